@@ -1,0 +1,198 @@
+// One error hierarchy for everything the gateway client can fail with.
+// Callers branch on the class (or `kind`), never on message text.
+
+export type GatewayErrorKind =
+  | 'validation'
+  | 'api'
+  | 'invalid-parameters'
+  | 'unknown-model'
+  | 'edit-not-supported'
+  | 'authentication'
+  | 'insufficient-funds'
+  | 'payload-too-large'
+  | 'rate-limited'
+  | 'server'
+  | 'connection'
+  | 'timeout'
+  | 'cancelled'
+  | 'response-format';
+
+export abstract class GatewayError extends Error {
+  abstract readonly kind: GatewayErrorKind;
+  /**
+   * True when a paid request had been sent and its answer was not fully received:
+   * the gateway may have charged it. Such a request is never resent automatically.
+   */
+  outcomeUnknown = false;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** Marks the error as "the paid request may have been charged". */
+  markOutcomeUnknown(): this {
+    this.outcomeUnknown = true;
+    return this;
+  }
+}
+
+/** Bad input found before anything was sent. Names the field and what is allowed. */
+export class ValidationError extends GatewayError {
+  readonly kind = 'validation';
+  constructor(
+    readonly field: string,
+    message: string,
+    readonly allowed?: readonly (string | number)[],
+  ) {
+    super(message);
+  }
+}
+
+export interface ApiErrorDetails {
+  status: number;
+  message: string;
+  code?: string;
+  type?: string;
+  param?: string;
+  requestId?: string;
+}
+
+/** The gateway answered with a non-success status. */
+export class ApiError extends GatewayError {
+  readonly kind: GatewayErrorKind = 'api';
+  readonly status: number;
+  readonly code?: string;
+  readonly type?: string;
+  readonly param?: string;
+  readonly requestId?: string;
+
+  constructor(details: ApiErrorDetails) {
+    super(details.message);
+    this.status = details.status;
+    this.code = details.code;
+    this.type = details.type;
+    this.param = details.param;
+    this.requestId = details.requestId;
+  }
+}
+
+export class InvalidParametersError extends ApiError {
+  override readonly kind: GatewayErrorKind = 'invalid-parameters';
+}
+
+export class EditNotSupportedError extends InvalidParametersError {
+  override readonly kind: GatewayErrorKind = 'edit-not-supported';
+}
+
+export class UnknownModelError extends ApiError {
+  override readonly kind: GatewayErrorKind = 'unknown-model';
+}
+
+export type AuthenticationReason = 'missing' | 'invalid' | 'expired' | 'revoked' | 'forbidden';
+
+export class AuthenticationError extends ApiError {
+  override readonly kind: GatewayErrorKind = 'authentication';
+  constructor(
+    details: ApiErrorDetails,
+    readonly reason: AuthenticationReason,
+  ) {
+    super(details);
+  }
+}
+
+export type FundsScope = 'balance' | 'budget' | 'unknown';
+
+export class InsufficientFundsError extends ApiError {
+  override readonly kind: GatewayErrorKind = 'insufficient-funds';
+  constructor(
+    details: ApiErrorDetails,
+    readonly scope: FundsScope,
+  ) {
+    super(details);
+  }
+}
+
+export class PayloadTooLargeError extends ApiError {
+  override readonly kind: GatewayErrorKind = 'payload-too-large';
+}
+
+export class RateLimitedError extends ApiError {
+  override readonly kind: GatewayErrorKind = 'rate-limited';
+  constructor(
+    details: ApiErrorDetails,
+    /** From Retry-After (seconds or an HTTP date) or retry-after-ms; undefined when absent. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(details);
+  }
+}
+
+export class ServerError extends ApiError {
+  override readonly kind: GatewayErrorKind = 'server';
+}
+
+/** The connection failed or broke (refused, reset, DNS, TLS, closed mid-body). */
+export class ConnectionError extends GatewayError {
+  readonly kind = 'connection';
+}
+
+/** The whole-request deadline passed. */
+export class TimeoutError extends GatewayError {
+  readonly kind = 'timeout';
+  constructor(
+    readonly timeoutMs: number,
+    message = `The gateway did not answer within ${Math.round(timeoutMs / 1000)} s.`,
+  ) {
+    super(message);
+  }
+}
+
+/** The caller aborted the request. */
+export class CancelledError extends GatewayError {
+  readonly kind = 'cancelled';
+  constructor(message = 'The request was cancelled.') {
+    super(message);
+  }
+}
+
+/** The gateway answered with a success status but the body could not be read (truncated JSON, bad base64...). */
+export class ResponseFormatError extends GatewayError {
+  readonly kind = 'response-format';
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}
+
+/** A plain, serialisable view of an error, for command results, logs and the webview. */
+export interface ErrorSummary {
+  kind: GatewayErrorKind | 'unexpected';
+  message: string;
+  status?: number;
+  code?: string;
+  field?: string;
+  requestId?: string;
+  outcomeUnknown: boolean;
+}
+
+export function summarizeError(error: unknown): ErrorSummary {
+  if (error instanceof ApiError) {
+    return {
+      kind: error.kind,
+      message: error.message,
+      status: error.status,
+      code: error.code,
+      requestId: error.requestId,
+      outcomeUnknown: error.outcomeUnknown,
+    };
+  }
+  if (error instanceof ValidationError) {
+    return { kind: error.kind, message: error.message, field: error.field, outcomeUnknown: false };
+  }
+  if (error instanceof GatewayError) {
+    return { kind: error.kind, message: error.message, outcomeUnknown: error.outcomeUnknown };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'unexpected', message, outcomeUnknown: false };
+}
