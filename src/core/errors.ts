@@ -15,7 +15,9 @@ export type GatewayErrorKind =
   | 'connection'
   | 'timeout'
   | 'cancelled'
-  | 'response-format';
+  | 'response-format'
+  | 'cannot-afford'
+  | 'not-configured';
 
 export abstract class GatewayError extends Error {
   abstract readonly kind: GatewayErrorKind;
@@ -159,6 +161,32 @@ export class CancelledError extends GatewayError {
 /** The gateway answered with a success status but the body could not be read (truncated JSON, bad base64...). */
 export class ResponseFormatError extends GatewayError {
   readonly kind = 'response-format';
+}
+
+/** The known balance or key budget cannot cover the reservation: refused before sending. */
+export class CannotAffordError extends GatewayError {
+  readonly kind = 'cannot-afford';
+  constructor(
+    readonly scope: 'balance' | 'budget',
+    readonly needed: number,
+    readonly available: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No base URL or no API key yet: nothing can be sent. */
+export class NotConfiguredError extends GatewayError {
+  readonly kind = 'not-configured';
+  constructor(
+    readonly missing: 'baseUrl' | 'apiKey',
+    message = missing === 'baseUrl'
+      ? 'Set the gateway address ("gatewayImages.baseUrl") first.'
+      : 'Set your API key first (Gateway Images: Set API Key).',
+  ) {
+    super(message);
+  }
 }
 
 export function isGatewayError(value: unknown): value is GatewayError {

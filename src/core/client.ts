@@ -1,0 +1,431 @@
+// The one typed client for every endpoint of the gateway (undici over HTTP).
+// Money rule: a paid request (generation, edit) is sent once and never resent automatically.
+import { Readable } from 'node:stream';
+import { Agent, Dispatcher, request } from 'undici';
+import { normalizeBaseUrl } from './baseUrl';
+import { extractEntries, extractGroups, parseImageModels } from './catalog';
+import {
+  ApiError,
+  CancelledError,
+  ConnectionError,
+  GatewayError,
+  RateLimitedError,
+  ResponseFormatError,
+  ServerError,
+  TimeoutError,
+} from './errors';
+import { classifyApiError, requestIdOf } from './errorParsing';
+import { decodeGenerationStream, ImageSink } from './generationStream';
+import { jsonBodyWithReferences, multipartEditBody, ReferenceFile } from './requestBodies';
+import {
+  BalanceRecord,
+  CatalogEntry,
+  CatalogGroup,
+  GenerationRequest,
+  GenerationResponseMeta,
+  ImageModel,
+  KeyRecord,
+  StatsSummary,
+  UserRecord,
+} from './types';
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status?: number;
+  durationMs: number;
+  requestId?: string;
+  attempt: number;
+  /** The error kind when the call failed. */
+  error?: string;
+}
+
+export interface GatewayClientConfig {
+  baseUrl: string;
+  /** Read on every call so a key changed in another window is used at once. */
+  getApiKey: () => Promise<string | undefined> | string | undefined;
+  /** A proxy agent, for example. When absent the client owns an Agent with explicit timeouts. */
+  dispatcher?: Dispatcher;
+  /** Whole-request deadline of a paid request (generations can take minutes). */
+  paidTimeoutMs?: number;
+  /** Deadline of each attempt of a free GET. */
+  freeTimeoutMs?: number;
+  /** Retries of free GETs on connection errors, 429 and 5xx. */
+  maxRetries?: number;
+  retryBaseDelayMs?: number;
+  /** A Retry-After longer than this is not waited for. */
+  maxRetryDelayMs?: number;
+  onRequest?: (entry: RequestLogEntry) => void;
+  userAgent?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_FREE_TIMEOUT_MS = 30_000;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
+/** Errors raised before any byte reached the gateway: nothing can have been charged. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+
+export class GatewayClient {
+  readonly baseUrl: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly paidTimeoutMs: number;
+  private readonly freeTimeoutMs: number;
+
+  constructor(private readonly config: GatewayClientConfig) {
+    this.baseUrl = normalizeBaseUrl(config.baseUrl);
+    this.paidTimeoutMs = config.paidTimeoutMs ?? DEFAULT_PAID_TIMEOUT_MS;
+    this.freeTimeoutMs = config.freeTimeoutMs ?? DEFAULT_FREE_TIMEOUT_MS;
+    this.ownsDispatcher = !config.dispatcher;
+    // undici's 300 s header/body defaults would kill slow generations: the deadline rules instead.
+    this.dispatcher =
+      config.dispatcher ??
+      new Agent({ headersTimeout: this.paidTimeoutMs, bodyTimeout: this.paidTimeoutMs, connect: { timeout: 30_000 } });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  // ---- Account (authorized, free) ----
+
+  me(options?: CallOptions): Promise<UserRecord> {
+    return this.getJson('/v1/gateway/me', true, options).then((body) => unwrap(body, 'email') as unknown as UserRecord);
+  }
+
+  async balance(options?: CallOptions): Promise<BalanceRecord> {
+    const body = unwrap(await this.getJson('/v1/gateway/balance', true, options), 'balance');
+    const balance = toNumber(body.balance);
+    if (balance === undefined) throw new ResponseFormatError('The balance answer has no numeric "balance" field.');
+    const budget = toNumber(body.budget);
+    return budget === undefined ? { balance } : { balance, budget };
+  }
+
+  async key(options?: CallOptions): Promise<KeyRecord> {
+    const body = unwrap(await this.getJson('/v1/gateway/key', true, options), 'name');
+    return { ...body, name: typeof body.name === 'string' ? body.name : null } as KeyRecord;
+  }
+
+  async stats(options?: CallOptions): Promise<StatsSummary> {
+    const body = unwrap(await this.getJson('/v1/gateway/stats/summary', true, options), 'today_spend');
+    const numberOr0 = (v: unknown) => toNumber(v) ?? 0;
+    return {
+      ...body,
+      today_spend: numberOr0(body.today_spend),
+      today_requests: numberOr0(body.today_requests),
+      month_spend: numberOr0(body.month_spend),
+      month_requests: numberOr0(body.month_requests),
+      avg_daily_spend: numberOr0(body.avg_daily_spend),
+    } as StatsSummary;
+  }
+
+  // ---- Public catalog (no authorization) ----
+
+  async catalog(options?: CallOptions): Promise<Map<string, CatalogEntry[]>> {
+    return extractGroups(await this.getJson('/public/gateway/models', false, options));
+  }
+
+  async catalogGroup(group: CatalogGroup, options?: CallOptions): Promise<CatalogEntry[]> {
+    return extractEntries(await this.getJson(`/public/gateway/models/${group}`, false, options), group);
+  }
+
+  async imageModels(options?: CallOptions): Promise<ImageModel[]> {
+    return parseImageModels(await this.getJson('/public/gateway/models/images', false, options));
+  }
+
+  // ---- Paid: generation and editing ----
+
+  /** Text-to-image, or image-to-image when `request.input_references` is set. Images stream to `sink`. */
+  generate(request: GenerationRequest, sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta> {
+    const body = JSON.stringify(flattenRequest(request));
+    return this.sendPaid('/v1/images/generations', { body, contentType: 'application/json', contentLength: Buffer.byteLength(body) }, sink, options);
+  }
+
+  /** Image-to-image with local files sent as `input_references` data: URLs, base64-encoded from disk as the body streams. */
+  generateWithReferences(request: GenerationRequest, files: ReferenceFile[], sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta> {
+    const { input_references: _ignored, ...rest } = flattenRequest(request);
+    const { body, contentLength } = jsonBodyWithReferences(rest, files);
+    return this.sendPaid('/v1/images/generations', { body, contentType: 'application/json', contentLength }, sink, options);
+  }
+
+  /** POST /v1/images/edits: multipart form with `image` (one file) or `image[]` (several), streamed from disk. */
+  edit(request: GenerationRequest, files: ReferenceFile[], sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta> {
+    const { input_references: _ignored, ...rest } = flattenRequest(request);
+    const fields: Record<string, string | number | boolean> = {};
+    for (const [name, value] of Object.entries(rest)) {
+      if (value !== undefined && value !== null) fields[name] = typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean);
+    }
+    const { body, contentType, contentLength } = multipartEditBody(fields, files);
+    return this.sendPaid('/v1/images/edits', { body, contentType, contentLength }, sink, options);
+  }
+
+  // ---- Transport ----
+
+  private async sendPaid(
+    path: string,
+    payload: { body: string | AsyncIterable<Uint8Array>; contentType: string; contentLength: number },
+    sink: ImageSink,
+    options?: CallOptions,
+  ): Promise<GenerationResponseMeta> {
+    const started = Date.now();
+    const deadline = new Deadline(this.paidTimeoutMs, options?.signal);
+    let status: number | undefined;
+    let requestId: string | undefined;
+    try {
+      const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) });
+      deadline.throwIfAborted();
+      const response = await request(this.url(path), {
+        method: 'POST',
+        headers,
+        body: typeof payload.body === 'string' ? payload.body : Readable.from(payload.body, { objectMode: false }),
+        dispatcher: this.dispatcher,
+        signal: deadline.signal,
+      });
+      status = response.statusCode;
+      requestId = requestIdOf(response.headers);
+      if (status < 200 || status >= 300) throw await apiErrorOf(response);
+      const meta = await decodeGenerationStream(response.body, guardSink(sink), { signal: deadline.signal });
+      this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1 });
+      return meta;
+    } catch (error) {
+      // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
+      if (error instanceof SinkFailure) throw error.cause;
+      const typed = deadline.translate(error);
+      // Once the request may have reached the gateway, only an error answer proves it was not charged.
+      if (!(typed instanceof ApiError) && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();
+      this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1, error: typed.kind });
+      throw typed;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** A free GET, retried a bounded number of times on connection errors, 429 and 5xx. */
+  private async getJson(path: string, authorized: boolean, options?: CallOptions): Promise<unknown> {
+    const maxRetries = this.config.maxRetries ?? 2;
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now();
+      const deadline = new Deadline(this.freeTimeoutMs, options?.signal);
+      let status: number | undefined;
+      let requestId: string | undefined;
+      try {
+        const headers = await this.headers(authorized, { accept: 'application/json' });
+        deadline.throwIfAborted();
+        const response = await request(this.url(path), { method: 'GET', headers, dispatcher: this.dispatcher, signal: deadline.signal });
+        status = response.statusCode;
+        requestId = requestIdOf(response.headers);
+        if (status < 200 || status >= 300) throw await apiErrorOf(response);
+        const text = await readText(response.body, MAX_JSON_BODY_BYTES);
+        this.log({ method: 'GET', path, status, durationMs: Date.now() - started, requestId, attempt });
+        return parseJson(text, path);
+      } catch (error) {
+        const typed = deadline.translate(error);
+        this.log({ method: 'GET', path, status, durationMs: Date.now() - started, requestId, attempt, error: typed.kind });
+        const delay = attempt <= maxRetries ? this.retryDelay(typed, attempt) : undefined;
+        if (delay === undefined) throw typed;
+        await sleep(delay, options?.signal);
+      } finally {
+        deadline.dispose();
+      }
+    }
+  }
+
+  private retryDelay(error: GatewayError, attempt: number): number | undefined {
+    const retryable = error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError || error instanceof RateLimitedError;
+    if (!retryable) return undefined;
+    const maxDelay = this.config.maxRetryDelayMs ?? 20_000;
+    if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
+      return error.retryAfterMs <= maxDelay ? error.retryAfterMs : undefined;
+    }
+    const base = (this.config.retryBaseDelayMs ?? 500) * 2 ** (attempt - 1);
+    return Math.min(maxDelay, base / 2 + Math.random() * base);
+  }
+
+  private async headers(authorized: boolean, extra: Record<string, string>): Promise<Record<string, string>> {
+    const headers: Record<string, string> = { 'user-agent': this.config.userAgent ?? 'gateway-images', ...extra };
+    if (authorized) {
+      const key = (await this.config.getApiKey())?.trim();
+      // Without a key the gateway decides; its 401 becomes an AuthenticationError like any other.
+      if (key) headers.authorization = `Bearer ${key}`;
+    }
+    return headers;
+  }
+
+  private url(path: string): string {
+    return `${this.baseUrl}${path}`;
+  }
+
+  private log(entry: RequestLogEntry): void {
+    try {
+      this.config.onRequest?.(entry);
+    } catch {
+      // A logger must never break a call.
+    }
+  }
+}
+
+/** Provider parameters go at the top level of the body; undefined fields are dropped. */
+export function flattenRequest(request: GenerationRequest): Record<string, unknown> {
+  const { params, ...fields } = request;
+  const flat: Record<string, unknown> = { ...(params ?? {}) };
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) flat[name] = value;
+  return flat;
+}
+
+/** Merges the caller's signal with a deadline, and says which of the two fired. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCallerAbort = () => this.controller.abort(new CancelledError());
+
+  constructor(
+    readonly timeoutMs: number,
+    private readonly callerSignal?: AbortSignal,
+  ) {
+    this.timer = setTimeout(() => this.controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
+    if (callerSignal?.aborted) this.onCallerAbort();
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  throwIfAborted(): void {
+    if (this.controller.signal.aborted) throw this.controller.signal.reason;
+  }
+
+  translate(error: unknown): GatewayError {
+    if (this.controller.signal.aborted) {
+      const reason = this.controller.signal.reason;
+      if (reason instanceof GatewayError) return reason;
+    }
+    if (error instanceof GatewayError) return error;
+    const code = errorCode(error);
+    const message = error instanceof Error ? error.message : String(error);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
+    if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
+    return new ConnectionError(`Could not reach the gateway: ${message}${code && !message.includes(code) ? ` (${code})` : ''}.`, { cause: error });
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+}
+
+/** Marks errors thrown by the caller's sink so they are not mistaken for network errors. */
+class SinkFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('sink failed');
+  }
+}
+
+function guardSink(sink: ImageSink): ImageSink {
+  const guard = async <T>(action: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await action();
+    } catch (error) {
+      throw error instanceof SinkFailure ? error : new SinkFailure(error);
+    }
+  };
+  return {
+    open: (index) =>
+      guard(async () => {
+        const writer = await sink.open(index);
+        return {
+          write: (bytes) => guard(() => writer.write(bytes)),
+          close: () => guard(() => writer.close()),
+          abort: (reason) => guard(() => writer.abort(reason)),
+        };
+      }),
+  };
+}
+
+function mayHaveReachedGateway(error: unknown): boolean {
+  if (error instanceof GatewayError && error.kind === 'validation') return false;
+  const code = errorCode(error);
+  return !(code && NOT_SENT_CODES.has(code));
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+async function apiErrorOf(response: Dispatcher.ResponseData): Promise<ApiError> {
+  let text = '';
+  try {
+    text = await readText(response.body, MAX_ERROR_BODY_BYTES);
+  } catch {
+    // An unreadable error body still gives a typed error from the status.
+  }
+  return classifyApiError(response.statusCode, text, response.headers);
+}
+
+/** Reads at most `limit` bytes as UTF-8 and discards the rest. */
+async function readText(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < limit) {
+      const buf = Buffer.from(chunk as Uint8Array);
+      chunks.push(buf.subarray(0, limit - size));
+      size += buf.length;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ResponseFormatError(`The gateway's answer to ${path} is not valid JSON.`);
+  }
+}
+
+/** Accepts the record itself or the record inside a `data`/`result` envelope. */
+function unwrap(body: unknown, expectedField: string): Record<string, unknown> {
+  if (!isRecord(body)) throw new ResponseFormatError('The gateway answered with something other than a JSON object.');
+  if (expectedField in body) return body;
+  for (const envelope of ['data', 'result']) {
+    const inner = body[envelope];
+    if (isRecord(inner) && expectedField in inner) return inner;
+  }
+  return body;
+}
+
+function toNumber(value: unknown): number | undefined {
+  const n = typeof value === 'string' && value.trim() ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new CancelledError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CancelledError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,84 @@
+// Money: the reservation the gateway makes before a request, the expected range, and how to
+// show rubles to people. Amounts are computed in kopecks to avoid float drift.
+import { ImageModel } from './types';
+
+export interface CostEstimate {
+  n: number;
+  /** What the gateway reserves before generating: max_price_per_image × n. */
+  reservation: number;
+  /** Expected final cost range: min..max price × n. */
+  expectedMin: number;
+  expectedMax: number;
+}
+
+export function estimateCost(model: Pick<ImageModel, 'min_price_per_image' | 'max_price_per_image'>, n = 1): CostEstimate {
+  const count = Math.max(1, Math.trunc(n));
+  const times = (price: number) => fromKopecks(toKopecks(price) * count);
+  return {
+    n: count,
+    reservation: times(model.max_price_per_image),
+    expectedMin: times(model.min_price_per_image),
+    expectedMax: times(model.max_price_per_image),
+  };
+}
+
+export interface FundsSnapshot {
+  balance?: number;
+  /** Remaining budget of the key, when it has one. */
+  budget?: number;
+}
+
+export type Affordability =
+  | { ok: true }
+  | { ok: false; scope: 'balance' | 'budget'; needed: number; available: number };
+
+/** Whether the known balance and key budget cover the reservation. Unknown figures do not block. */
+export function checkAffordable(estimate: CostEstimate, funds: FundsSnapshot): Affordability {
+  const needed = toKopecks(estimate.reservation);
+  if (funds.balance !== undefined && toKopecks(funds.balance) < needed) {
+    return { ok: false, scope: 'balance', needed: estimate.reservation, available: funds.balance };
+  }
+  if (funds.budget !== undefined && toKopecks(funds.budget) < needed) {
+    return { ok: false, scope: 'budget', needed: estimate.reservation, available: funds.budget };
+  }
+  return { ok: true };
+}
+
+/** Balance and budget after a charge of `amount` (for the live estimate). */
+export function fundsAfter(funds: FundsSnapshot, amount: number): FundsSnapshot {
+  const minus = (value?: number) => (value === undefined ? undefined : fromKopecks(toKopecks(value) - toKopecks(amount)));
+  return { balance: minus(funds.balance), budget: minus(funds.budget) };
+}
+
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/** Rubles for people: `1 234,50 ₽` in Russian, `₽1,234.50` in English. */
+export function formatRubles(amount: number, locale = 'ru'): string {
+  let formatter = formatters.get(locale);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat(locale, {
+      style: 'currency',
+      currency: 'RUB',
+      currencyDisplay: 'narrowSymbol',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    });
+    formatters.set(locale, formatter);
+  }
+  // Narrow no-break spaces become plain no-break spaces so every font shows them.
+  return formatter.format(amount).replace(/\u202f/g, '\u00a0');
+}
+
+/** `1 234,50–2 000,00 ₽` style range. */
+export function formatRubleRange(min: number, max: number, locale = 'ru'): string {
+  if (toKopecks(min) === toKopecks(max)) return formatRubles(max, locale);
+  return `${formatRubles(min, locale)} – ${formatRubles(max, locale)}`;
+}
+
+export function toKopecks(rubles: number): number {
+  return Math.round(rubles * 100);
+}
+
+export function fromKopecks(kopecks: number): number {
+  return kopecks / 100;
+}

@@ -1,0 +1,175 @@
+// Where paid images live on disk. Each image streams into a staging folder (the recovery folder
+// in the extension's global storage) and is then placed into the workspace without overwriting.
+// Whatever cannot be placed stays in the staging folder with a manifest: a paid image is never lost.
+import { randomUUID } from 'node:crypto';
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ImageSink, ImageWriter } from './generationStream';
+import { extensionForMediaType, ImageKind, sniffImage } from './imageSniff';
+import { withCollisionSuffix } from './naming';
+
+export interface StagedImage {
+  index: number;
+  path: string;
+  bytes: number;
+  /** From the image's magic bytes. */
+  sniffed?: ImageKind;
+}
+
+const SNIFF_BYTES = 64;
+const MAX_NAME_ATTEMPTS = 1000;
+
+/** An ImageSink that writes each decoded image to `<dir>/<jobId>-<index>.part`, renamed `.img` once complete. */
+export class StagingSink implements ImageSink {
+  readonly jobId: string;
+  private readonly completed = new Map<number, StagedImage>();
+
+  constructor(
+    readonly dir: string,
+    jobId?: string,
+  ) {
+    this.jobId = jobId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+  }
+
+  /** Images whose base64 string ended and decoded completely, by index. */
+  get images(): StagedImage[] {
+    return [...this.completed.values()].sort((a, b) => a.index - b.index);
+  }
+
+  async open(index: number): Promise<ImageWriter> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const partPath = path.join(this.dir, `${this.jobId}-${index}.part`);
+    const handle = await fs.open(partPath, 'wx');
+    let bytes = 0;
+    let head = Buffer.alloc(0);
+    let finished = false;
+    const finish = async () => {
+      if (finished) return;
+      finished = true;
+      await handle.close();
+    };
+    return {
+      write: async (chunk: Buffer) => {
+        if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        let offset = 0;
+        while (offset < chunk.length) {
+          const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+          offset += bytesWritten;
+        }
+        bytes += chunk.length;
+      },
+      close: async () => {
+        await handle.sync().catch(() => undefined);
+        await finish();
+        const donePath = path.join(this.dir, `${this.jobId}-${index}.img`);
+        await fs.rename(partPath, donePath);
+        this.completed.set(index, { index, path: donePath, bytes, sniffed: sniffImage(head) });
+      },
+      abort: async () => {
+        // A partly written file is never presented as an image.
+        await finish().catch(() => undefined);
+        await fs.rm(partPath, { force: true }).catch(() => undefined);
+      },
+    };
+  }
+
+  /** Removes every file of this job from the staging folder (after all were placed). */
+  async discard(): Promise<void> {
+    for (const image of this.completed.values()) await fs.rm(image.path, { force: true }).catch(() => undefined);
+    this.completed.clear();
+  }
+}
+
+/** The extension for a staged image: its magic bytes win, then the gateway's media_type, then png. */
+export function extensionOf(image: StagedImage, mediaType?: string): string {
+  return image.sniffed?.extension ?? extensionForMediaType(mediaType) ?? 'png';
+}
+
+/**
+ * Moves `source` into `dir` as `<baseName>.<ext>`, never overwriting: a hard link fails with
+ * EEXIST when the name is taken (atomically, even with concurrent jobs), and the next suffix is
+ * tried. Across devices the file is copied with COPYFILE_EXCL. Returns the final path.
+ */
+export async function placeWithoutOverwrite(source: string, dir: string, baseName: string, ext: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
+    const target = path.join(dir, `${withCollisionSuffix(baseName, attempt)}.${ext}`);
+    try {
+      await linkOrCopy(source, target);
+      await fs.rm(source, { force: true });
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  throw new Error(`No free file name for "${baseName}.${ext}" in ${dir} after ${MAX_NAME_ATTEMPTS} attempts.`);
+}
+
+async function linkOrCopy(source: string, target: string): Promise<void> {
+  try {
+    await fs.link(source, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Hard links are not possible across devices or on some file systems: copy exclusively instead.
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    await copyExclusive(source, target);
+  }
+}
+
+async function copyExclusive(source: string, target: string): Promise<void> {
+  try {
+    await fs.copyFile(source, target, fsConstants.COPYFILE_EXCL);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await fs.rm(target, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** What the recovery folder says about images that could not be placed. */
+export interface RecoveryManifest {
+  jobId: string;
+  createdAt: string;
+  prompt: string;
+  model: string;
+  intendedDirectory: string;
+  reason: string;
+  files: { path: string; suggestedName: string }[];
+}
+
+export async function writeRecoveryManifest(dir: string, manifest: RecoveryManifest): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${manifest.jobId}.json`);
+  await fs.writeFile(file, JSON.stringify(manifest, null, 2));
+  return file;
+}
+
+/** Every manifest in the recovery folder whose images are still there. */
+export async function listRecoverable(dir: string): Promise<RecoveryManifest[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return [];
+  }
+  const manifests: RecoveryManifest[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json'))) {
+    try {
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as RecoveryManifest;
+      const present = [];
+      for (const file of manifest.files) if (await exists(file.path)) present.push(file);
+      if (present.length) manifests.push({ ...manifest, files: present });
+    } catch {
+      // A damaged manifest hides nothing: its images are still listed by the folder itself.
+    }
+  }
+  return manifests.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

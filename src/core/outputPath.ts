@@ -1,0 +1,43 @@
+// Where images may be written. Output stays inside the workspace folder unless the user's own
+// settings (not a workspace's) name an absolute folder.
+import * as path from 'node:path';
+import { ValidationError } from './errors';
+
+export interface OutputLocation {
+  /** The setting's value as configured. */
+  configured: string;
+  /** True when the value comes from the user's settings (or a command argument), not the workspace. */
+  trustedSource: boolean;
+  /** The workspace folder the output belongs to, when one is open. */
+  workspaceFolder?: string;
+}
+
+export function resolveOutputDirectory(location: OutputLocation): string {
+  const configured = location.configured.trim() || 'generated-images';
+  const root = location.workspaceFolder;
+  if (path.isAbsolute(configured) || /^~[/\\]/.test(configured)) {
+    if (!location.trustedSource) {
+      throw new ValidationError(
+        'outputDirectory',
+        `"gatewayImages.outputDirectory" is an absolute folder (${configured}) set by the workspace; only your user settings may name a folder outside the workspace.`,
+      );
+    }
+    return path.resolve(configured.replace(/^~(?=[/\\])/, process.env.HOME ?? '~'));
+  }
+  if (!root) {
+    throw new ValidationError('outputDirectory', 'No workspace folder is open, so a relative output folder has no place. Choose a folder.');
+  }
+  const resolved = path.resolve(root, configured);
+  if (!isInside(root, resolved)) {
+    throw new ValidationError(
+      'outputDirectory',
+      `"gatewayImages.outputDirectory" (${configured}) leads outside the workspace folder; use a folder inside it.`,
+    );
+  }
+  return resolved;
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(path.resolve(root), path.resolve(candidate));
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

@@ -1,0 +1,166 @@
+// Checks a request against the chosen model's catalog entry with the spec's rules, before any
+// money is reserved. Every issue names the field and what is allowed.
+import { canEdit } from './catalog';
+import { ValidationError } from './errors';
+import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './types';
+
+export interface ValidationIssue {
+  field: string;
+  message: string;
+  allowed?: readonly (string | number)[];
+}
+
+export interface ValidationContext {
+  /** The catalog of image models; the request's model must be one of them. */
+  models: readonly ImageModel[];
+  /** How many reference images come with the request (data: URLs or uploaded files). */
+  referenceCount?: number;
+}
+
+const PIXEL_SIZE = /^(\d{1,5})x(\d{1,5})$/;
+const TIER_LABEL = /^\d{1,2}K$/;
+/** Cyrillic х/Х, ×, * and similar look-alikes people type between width and height. */
+const LOOKALIKE_X = /^\d{1,5}\s*[хХ×*✕xX]\s*\d{1,5}$/;
+const RESERVED_FIELDS = new Set([
+  'model', 'prompt', 'n', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format',
+  'background', 'output_compression', 'seed', 'input_references', 'image', 'image[]',
+]);
+
+/** All issues of a request (empty when it is valid). The studio shows them live. */
+export function collectIssues(request: GenerationRequest, context: ValidationContext): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const add = (field: string, message: string, allowed?: readonly (string | number)[]) => issues.push({ field, message, allowed });
+
+  const modelId = typeof request.model === 'string' ? request.model.trim() : '';
+  const model = context.models.find((m) => m.id === modelId);
+  if (!modelId) {
+    add('model', 'Choose a model: "model" is required.', context.models.map((m) => m.id));
+  } else if (!model) {
+    const bare = modelId.includes('/') ? modelId.slice(modelId.lastIndexOf('/') + 1) : undefined;
+    const hint = bare && context.models.some((m) => m.id === bare) ? ` Use "${bare}" without the provider prefix.` : '';
+    add('model', `Unknown model "${modelId}".${hint}`, context.models.map((m) => m.id));
+  }
+
+  if (typeof request.prompt !== 'string' || !request.prompt.trim()) {
+    add('prompt', 'Write a prompt: "prompt" must be a non-empty text.');
+  }
+
+  const references = context.referenceCount ?? request.input_references?.length ?? 0;
+  const maxN = model?.max_n ?? 10;
+  if (request.n !== undefined && (!Number.isInteger(request.n) || request.n < 1 || request.n > maxN)) {
+    const range = Array.from({ length: maxN }, (_, i) => i + 1);
+    add('n', `"n" must be a whole number from 1 to ${maxN}${model ? ` for ${model.id}` : ''}; got ${show(request.n)}.`, range);
+  }
+
+  if (model) {
+    if (references === 0 && !model.supports_generation) {
+      add('model', `${model.id} only edits images: add a reference image or choose another model.`);
+    }
+    checkListed(add, 'resolution', request.resolution, model.supported_resolutions, model.id);
+    checkListed(add, 'aspect_ratio', request.aspect_ratio, model.supported_aspect_ratios, model.id);
+    checkListed(add, 'background', request.background, model.supported_background, model.id);
+    if (references > 0) {
+      if (!canEdit(model)) {
+        add('input_references', `${model.id} does not support editing (references are not accepted). Choose a model that edits.`);
+      } else if (references > model.max_input_references) {
+        add(
+          'input_references',
+          `${model.id} accepts at most ${model.max_input_references} reference image${model.max_input_references === 1 ? '' : 's'}; got ${references}.`,
+        );
+      }
+    }
+    checkPassthrough(add, request.params, model);
+  }
+
+  checkSize(add, request);
+  if (request.quality !== undefined && !QUALITY_VALUES.includes(request.quality as never)) {
+    add('quality', `"quality" must be one of ${QUALITY_VALUES.join(', ')}; got ${show(request.quality)}.`, QUALITY_VALUES);
+  }
+  if (request.output_format !== undefined && !OUTPUT_FORMAT_VALUES.includes(request.output_format as never)) {
+    add('output_format', `"output_format" must be one of ${OUTPUT_FORMAT_VALUES.join(', ')}; got ${show(request.output_format)}.`, OUTPUT_FORMAT_VALUES);
+  }
+  if (request.seed !== undefined && !Number.isSafeInteger(request.seed)) {
+    add('seed', `"seed" must be a whole number; got ${show(request.seed)}.`);
+  }
+  const compression = request.output_compression;
+  if (compression !== undefined && (!Number.isInteger(compression) || compression < 0 || compression > 100)) {
+    add('output_compression', `"output_compression" must be a whole number from 0 to 100; got ${show(compression)}.`);
+  }
+  checkReferenceShapes(add, request);
+  return issues;
+}
+
+/** Throws a ValidationError for the first issue; returns the model of a valid request. */
+export function validateRequest(request: GenerationRequest, context: ValidationContext): ImageModel {
+  const [first] = collectIssues(request, context);
+  if (first) throw new ValidationError(first.field, first.message, first.allowed);
+  return context.models.find((m) => m.id === request.model.trim())!;
+}
+
+type Add = (field: string, message: string, allowed?: readonly (string | number)[]) => void;
+
+function checkListed(add: Add, field: string, value: string | undefined, allowed: string[], modelId: string): void {
+  if (value === undefined) return;
+  if (allowed.length === 0) {
+    add(field, `${modelId} does not accept "${field}"; leave it out.`, []);
+  } else if (!allowed.includes(value)) {
+    add(field, `"${field}" must be one of ${allowed.join(', ')} for ${modelId}; got ${show(value)}.`, allowed);
+  }
+}
+
+function checkSize(add: Add, request: GenerationRequest): void {
+  const size = request.size;
+  if (size === undefined) return;
+  const allowedText = 'a tier label such as 2K, WIDTHxHEIGHT with the Latin letter x (for example 1024x1024), or auto';
+  if (typeof size !== 'string') {
+    add('size', `"size" must be ${allowedText}; got ${show(size)}.`);
+    return;
+  }
+  const pixels = PIXEL_SIZE.exec(size);
+  if (pixels) {
+    if (Number(pixels[1]) === 0 || Number(pixels[2]) === 0) add('size', `"size" must have a width and height above zero; got "${size}".`);
+    if (request.resolution !== undefined || request.aspect_ratio !== undefined) {
+      add('size', `Explicit pixels in "size" ("${size}") cannot be combined with "resolution" or "aspect_ratio": use one or the other.`);
+    }
+    return;
+  }
+  if (size === 'auto' || TIER_LABEL.test(size)) return;
+  if (LOOKALIKE_X.test(size)) {
+    const fixed = size.replace(/\s*[хХ×*✕xX]\s*/, 'x');
+    add('size', `"size" must use the Latin letter x between width and height: write "${fixed}" instead of "${size}".`);
+    return;
+  }
+  add('size', `"size" must be ${allowedText}; got ${show(size)}.`);
+}
+
+function checkPassthrough(add: Add, params: GenerationRequest['params'], model: ImageModel): void {
+  for (const name of Object.keys(params ?? {})) {
+    if (RESERVED_FIELDS.has(name)) {
+      add(name, `"${name}" is a standard parameter; set it directly, not as a provider parameter.`);
+    } else if (!model.allowed_passthrough_parameters.includes(name)) {
+      const allowed = model.allowed_passthrough_parameters;
+      const list = allowed.length ? `Allowed for ${model.id}: ${allowed.join(', ')}.` : `${model.id} accepts no provider-specific parameters.`;
+      add(name, `Provider parameter "${name}" is not accepted. ${list}`, allowed);
+    }
+  }
+}
+
+function checkReferenceShapes(add: Add, request: GenerationRequest): void {
+  (request.input_references ?? []).forEach((ref, i) => {
+    const url = ref?.image_url?.url;
+    if (ref?.type !== 'image_url' || typeof url !== 'string') {
+      add('input_references', `input_references[${i}] must be {type: "image_url", image_url: {url}}.`);
+    } else if (!/^data:image\/[\w.+-]+;base64,/.test(url) && !/^https?:\/\//i.test(url)) {
+      add('input_references', `input_references[${i}].image_url.url must be a data: URL with base64 content or an http(s) address.`);
+    }
+  });
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
