@@ -1,0 +1,103 @@
+// Owns the gateway client: created on first use (the HTTP stack loads lazily), rebuilt when the
+// base URL, timeout or proxy settings change, closed on dispose.
+import * as vscode from 'vscode';
+import type { GatewayClient } from '../core/client';
+import { NotConfiguredError } from '../core/errors';
+import type * as GatewayBundle from '../core/gatewayBundle';
+import { logRequest } from './log';
+import { ApiKeyStore } from './secrets';
+import { readSettings } from './settings';
+
+let bundle: typeof GatewayBundle | undefined;
+
+/** Loads dist/gateway.js (client + undici) on first use; esbuild leaves this require alone. */
+function loadBundle(): typeof GatewayBundle {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  bundle ??= require('./gateway.js') as typeof GatewayBundle;
+  return bundle;
+}
+
+export class GatewayConnection implements vscode.Disposable {
+  private cached: { signature: string; client: GatewayClient } | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    readonly keys: ApiKeyStore,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly userAgent: string,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('gatewayImages') || event.affectsConfiguration('http')) this.reset();
+      }),
+    );
+  }
+
+  /** Whether a request could be sent now, without loading the HTTP stack. */
+  async readiness(): Promise<'ready' | 'no-url' | 'no-key'> {
+    if (!readSettings().baseUrl) return 'no-url';
+    return (await this.keys.get()) ? 'ready' : 'no-key';
+  }
+
+  /** The client; throws NotConfiguredError when the base URL or the key is missing. */
+  async client(): Promise<GatewayClient> {
+    const readiness = await this.readiness();
+    if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
+    if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
+    return this.clientFor(readSettings().baseUrl);
+  }
+
+  /** A client for a given base URL and key, for checking a key before it is saved. */
+  probeClient(baseUrl: string, key: string): GatewayClient {
+    const { GatewayClient: Client, createDispatcher } = loadBundle();
+    return new Client({
+      baseUrl,
+      getApiKey: () => key,
+      dispatcher: createDispatcher(this.proxySettings(30_000)),
+      onRequest: (entry) => logRequest(this.log, entry),
+      userAgent: this.userAgent,
+    });
+  }
+
+  private clientFor(baseUrl: string): GatewayClient {
+    const settings = readSettings();
+    const http = vscode.workspace.getConfiguration('http');
+    const signature = JSON.stringify([baseUrl, settings.requestTimeoutSeconds, http.get('proxy'), http.get('proxyStrictSSL'), http.get('noProxy')]);
+    if (this.cached?.signature === signature) return this.cached.client;
+    this.reset();
+    const { GatewayClient: Client, createDispatcher } = loadBundle();
+    const timeoutMs = settings.requestTimeoutSeconds * 1000;
+    const client = new Client({
+      baseUrl,
+      getApiKey: () => this.keys.get(),
+      dispatcher: createDispatcher(this.proxySettings(timeoutMs)),
+      paidTimeoutMs: timeoutMs,
+      onRequest: (entry) => logRequest(this.log, entry),
+      userAgent: this.userAgent,
+    });
+    this.cached = { signature, client };
+    return client;
+  }
+
+  private proxySettings(timeoutMs: number) {
+    const http = vscode.workspace.getConfiguration('http');
+    return {
+      proxy: http.get<string>('proxy') || undefined,
+      strictSSL: http.get<boolean>('proxyStrictSSL', true),
+      noProxy: http.get<string[]>('noProxy', []),
+      timeoutMs,
+    };
+  }
+
+  private reset(): void {
+    const old = this.cached?.client;
+    this.cached = undefined;
+    // Requests in flight keep their agent until they end; close() waits for them.
+    void old?.close().catch(() => undefined);
+  }
+
+  dispose(): void {
+    this.reset();
+    for (const s of this.subscriptions) s.dispose();
+  }
+}

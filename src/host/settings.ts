@@ -1,0 +1,45 @@
+// Typed access to the extension's settings, aware of Workspace Trust.
+import * as vscode from 'vscode';
+import type { EditTransport } from '../jobs/imageJobs';
+
+export const SECTION = 'gatewayImages';
+
+export interface ExtensionSettings {
+  baseUrl: string;
+  confirmCostAbove: number;
+  lowBalanceWarning: number;
+  balanceRefreshMinutes: number;
+  requestTimeoutSeconds: number;
+  openAfterGenerate: boolean;
+  editTransport: EditTransport;
+}
+
+export function readSettings(): ExtensionSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return {
+    baseUrl: config.get<string>('baseUrl', '').trim(),
+    confirmCostAbove: config.get<number>('confirmCostAbove', 50),
+    lowBalanceWarning: config.get<number>('lowBalanceWarning', 100),
+    balanceRefreshMinutes: config.get<number>('balanceRefreshMinutes', 5),
+    requestTimeoutSeconds: config.get<number>('requestTimeoutSeconds', 600),
+    openAfterGenerate: config.get<boolean>('openAfterGenerate', true),
+    editTransport: config.get<string>('editTransport', 'input_references') === 'multipart' ? 'multipart' : 'input_references',
+  };
+}
+
+/**
+ * A setting that decides where files go. In an untrusted workspace, the workspace's own value is
+ * ignored; `trustedSource` says whether the value came from the user rather than the workspace.
+ */
+export function readPathSetting(name: string, fallback: string, scope?: vscode.Uri): { value: string; trustedSource: boolean } {
+  const inspected = vscode.workspace.getConfiguration(SECTION, scope).inspect<string>(name);
+  const fromWorkspace = inspected?.workspaceFolderValue ?? inspected?.workspaceValue;
+  if (fromWorkspace !== undefined && vscode.workspace.isTrusted) return { value: fromWorkspace, trustedSource: false };
+  const fromUser = inspected?.globalValue;
+  if (fromUser !== undefined) return { value: fromUser, trustedSource: true };
+  return { value: inspected?.defaultValue ?? fallback, trustedSource: true };
+}
+
+export function affectsSettings(event: vscode.ConfigurationChangeEvent, ...names: string[]): boolean {
+  return names.length === 0 ? event.affectsConfiguration(SECTION) : names.some((n) => event.affectsConfiguration(`${SECTION}.${n}`));
+}
