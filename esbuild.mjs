@@ -28,6 +28,7 @@ const common = {
 };
 
 const contexts = await Promise.all([
+  // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
   esbuild.context({
     ...common,
     entryPoints: { extension: 'src/extension.ts' },
@@ -35,9 +36,15 @@ const contexts = await Promise.all([
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['vscode'],
-    // Lazy chunks (the HTTP stack, the studio host) are loaded with require() on first use.
-    metafile: true,
+    external: ['vscode', './gateway.js'],
+  }),
+  esbuild.context({
+    ...common,
+    entryPoints: { gateway: 'src/core/gatewayBundle.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   }),
 ]);
 

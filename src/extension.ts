@@ -1,8 +1,50 @@
 // Composition root: builds the services once and hands them to each feature's register().
+// No network call and no synchronous file I/O here; the HTTP stack loads on first use.
 import * as vscode from 'vscode';
+import { AccountSnapshot } from './account/accountModel';
+import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
+import { registerAccountCommands } from './commands/account';
+import { registerApiKeyCommands } from './commands/apiKey';
+import { EditArgs, GenerateArgs } from './commands/commandArgs';
+import { editImageCommand, registerEditImage } from './commands/editImage';
+import { generateCommand, registerGenerate } from './commands/generate';
+import { CommandResult } from './commands/jobRunner';
+import { createServices } from './services';
 
-export function activate(context: vscode.ExtensionContext): void {
-  void context;
+/** The extension's public API (also what `activate()` resolves to for other extensions and tests). */
+export interface GatewayImagesApi {
+  generate(args: GenerateArgs): Promise<CommandResult>;
+  editImage(args: EditArgs): Promise<CommandResult>;
+  readonly account: AccountSnapshot;
+  readonly onDidChangeAccount: vscode.Event<AccountSnapshot>;
+  refreshAccount(): Promise<AccountSnapshot>;
+}
+
+export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
+  const services = createServices(context);
+  const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
+  const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));
+
+  context.subscriptions.push(
+    accountChanged,
+    { dispose: () => forward.dispose() },
+    new AccountStatusBar(services.account, services.locale),
+    scheduleAccountRefresh(services.account, services.keys.onDidChange),
+    registerApiKeyCommands(services),
+    registerGenerate(services),
+    registerEditImage(services),
+    registerAccountCommands(services),
+  );
+
+  return {
+    generate: async (args) => (await generateCommand(services, args))!,
+    editImage: async (args) => (await editImageCommand(services, args))!,
+    get account() {
+      return services.account.snapshot;
+    },
+    onDidChangeAccount: accountChanged.event,
+    refreshAccount: () => services.account.refresh(),
+  };
 }
 
 export function deactivate(): void {

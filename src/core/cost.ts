@@ -69,6 +69,11 @@ export function formatRubles(amount: number, locale = 'ru'): string {
   return formatter.format(amount).replace(/\u202f/g, '\u00a0');
 }
 
+/** The number alone with two decimals, for compact places: `1 234,56`. */
+export function formatAmount(amount: number, locale = 'ru'): string {
+  return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount).replace(/\u202f/g, '\u00a0');
+}
+
 /** `1 234,50–2 000,00 ₽` style range. */
 export function formatRubleRange(min: number, max: number, locale = 'ru'): string {
   if (toKopecks(min) === toKopecks(max)) return formatRubles(max, locale);

@@ -47,6 +47,13 @@ export class GatewayConnection implements vscode.Disposable {
     return this.clientFor(readSettings().baseUrl);
   }
 
+  /** A client for the public catalog, which needs the base URL but no key. */
+  async clientForCatalog(): Promise<GatewayClient> {
+    const baseUrl = readSettings().baseUrl;
+    if (!baseUrl) throw new NotConfiguredError('baseUrl');
+    return this.clientFor(baseUrl);
+  }
+
   /** A client for a given base URL and key, for checking a key before it is saved. */
   probeClient(baseUrl: string, key: string): GatewayClient {
     const { GatewayClient: Client, createDispatcher } = loadBundle();

@@ -76,6 +76,12 @@ export interface JobResult {
   recovered?: { manifestPath: string; files: string[]; reason: string };
 }
 
+export interface RunOptions extends CallOptions {
+  onEvent?: (event: JobEvent) => void;
+  /** Ask for confirmation whatever the cost (an explicit "Try again" after an unknown outcome). */
+  forceConfirm?: boolean;
+}
+
 export interface PreparedJob {
   model: ImageModel;
   estimate: CostEstimate;
@@ -105,28 +111,32 @@ export class ImageJobService {
     return { model, estimate, references };
   }
 
-  async run(job: ImageJob, options: CallOptions = {}): Promise<JobResult> {
+  async run(job: ImageJob, options: RunOptions = {}): Promise<JobResult> {
     const prepared = await this.prepare(job);
     const { model, estimate, references } = prepared;
-    if (estimate.reservation > this.deps.confirmAbove()) {
+    const emit = (event: JobEvent) => {
+      this.deps.onEvent?.(event);
+      options.onEvent?.(event);
+    };
+    if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
       const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
       if (!confirmed) throw new CancelledError('Not sent: the cost was not confirmed.');
     }
     if (options.signal?.aborted) throw new CancelledError();
 
-    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), this.deps.onEvent);
-    this.deps.onEvent?.({ type: 'sending', estimate, model });
+    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), emit);
+    emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
     let meta: GenerationResponseMeta;
     try {
-      meta = await this.send(api, job, references, sink, options);
+      meta = await this.send(api, job, references, sink, { signal: options.signal });
     } catch (error) {
-      await this.afterFailure(job, sink.staging, error);
+      await this.afterFailure(job, sink.staging, error, emit);
       throw error;
     }
     if (meta.usage) this.deps.applyUsage(meta.usage);
     this.deps.reconcile();
-    return this.place(job, sink.staging, meta, estimate);
+    return this.place(job, sink.staging, meta, estimate, emit);
   }
 
   private send(api: ImageApi, job: ImageJob, references: ReferenceFile[], sink: ImageSink, options: CallOptions) {
@@ -138,7 +148,13 @@ export class ImageJobService {
   }
 
   /** Moves each staged image into the output folder; whatever cannot be moved stays recoverable. */
-  private async place(job: ImageJob, staging: StagingSink, meta: GenerationResponseMeta, estimate: CostEstimate): Promise<JobResult> {
+  private async place(
+    job: ImageJob,
+    staging: StagingSink,
+    meta: GenerationResponseMeta,
+    estimate: CostEstimate,
+    emit: (event: JobEvent) => void,
+  ): Promise<JobResult> {
     const date = this.deps.now?.() ?? new Date();
     const files: string[] = [];
     const left: { image: StagedImage; name: string; ext: string }[] = [];
@@ -161,21 +177,21 @@ export class ImageJobService {
       }
     }
     const result: JobResult = { files, model: meta.model ?? job.request.model, usage: meta.usage, estimate };
-    if (left.length) result.recovered = await this.keepForRecovery(job, staging, left, reason);
+    if (left.length) result.recovered = await this.keepForRecovery(job, staging, left, reason, emit);
     return result;
   }
 
   /** A failed request may still have delivered complete, paid images: keep them. */
-  private async afterFailure(job: ImageJob, staging: StagingSink, error: unknown): Promise<void> {
+  private async afterFailure(job: ImageJob, staging: StagingSink, error: unknown, emit: (event: JobEvent) => void): Promise<void> {
     if (error instanceof GatewayError && error.outcomeUnknown) {
-      this.deps.onEvent?.({ type: 'outcome-unknown', error });
+      emit({ type: 'outcome-unknown', error });
       this.deps.reconcile();
     }
     const images = staging.images;
     if (!images.length) return;
     const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
     const reason = `the request failed after ${images.length} image(s) arrived: ${error instanceof Error ? error.message : String(error)}`;
-    await this.keepForRecovery(job, staging, left, reason);
+    await this.keepForRecovery(job, staging, left, reason, emit);
   }
 
   private async keepForRecovery(
@@ -183,6 +199,7 @@ export class ImageJobService {
     staging: StagingSink,
     left: { image: StagedImage; name: string; ext: string }[],
     reason: string,
+    emit: (event: JobEvent) => void,
   ): Promise<{ manifestPath: string; files: string[]; reason: string }> {
     const files = left.map((l) => l.image.path);
     const manifestPath = await writeRecoveryManifest(this.deps.recoveryDir, {
@@ -194,7 +211,7 @@ export class ImageJobService {
       reason,
       files: left.map((l) => ({ path: l.image.path, suggestedName: `${l.name}.${l.ext}` })),
     });
-    this.deps.onEvent?.({ type: 'recovered', manifestPath, files, reason });
+    emit({ type: 'recovered', manifestPath, files, reason });
     return { manifestPath, files, reason };
   }
 }

@@ -1,0 +1,162 @@
+// The status bar item: balance and the key's remaining budget at all times, a rich tooltip, and
+// a click menu. It renders the account model; it never fetches by itself.
+import * as vscode from 'vscode';
+import { formatAmount, formatRubles } from '../core/cost';
+import { readSettings } from '../host/settings';
+import { AccountModel, AccountSnapshot, budgetLow, expiresWithin } from './accountModel';
+
+export const STATUS_ITEM_ID = 'gateway-images.status';
+const TOOLTIP_COMMANDS = ['gatewayImages.refreshAccount', 'gatewayImages.openStudio', 'gatewayImages.setApiKey', 'gatewayImages.showAccount'];
+
+export class AccountStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    account: AccountModel,
+    private readonly locale: string,
+  ) {
+    this.item = vscode.window.createStatusBarItem(STATUS_ITEM_ID, vscode.StatusBarAlignment.Right, 100);
+    this.item.name = vscode.l10n.t('Gateway Images Balance');
+    this.subscriptions.push(
+      account.onDidChange((snapshot) => this.render(snapshot)),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gatewayImages.lowBalanceWarning') && this.render(account.snapshot)),
+    );
+    this.render(account.snapshot);
+    this.item.show();
+  }
+
+  render(snapshot: AccountSnapshot): void {
+    const t = vscode.l10n.t;
+    const item = this.item;
+    item.backgroundColor = undefined;
+    item.command = 'gatewayImages.statusMenu';
+    switch (snapshot.status) {
+      case 'no-url':
+        item.text = `$(gear) ${t('Gateway: set address')}`;
+        item.tooltip = t('Set the gateway address (gatewayImages.baseUrl) to start.');
+        item.command = { title: t('Open Settings'), command: 'workbench.action.openSettings', arguments: ['gatewayImages.baseUrl'] };
+        return;
+      case 'no-key':
+        item.text = `$(key) ${t('Set API key')}`;
+        item.tooltip = t('Gateway Images has no API key yet. Click to set it.');
+        item.command = 'gatewayImages.setApiKey';
+        return;
+      case 'invalid-key':
+      case 'expired-key':
+        item.text = `$(error) ${snapshot.status === 'expired-key' ? t('API key expired') : t('API key rejected')}`;
+        item.tooltip = snapshot.error?.message ?? '';
+        item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        item.command = 'gatewayImages.setApiKey';
+        return;
+      case 'loading':
+        if (snapshot.balance === undefined) {
+          item.text = `$(sync~spin) ₽ …`;
+          item.tooltip = t('Reading the balance…');
+          return;
+        }
+        break;
+      case 'offline':
+        item.text = `$(cloud-offline) ${snapshot.balance === undefined ? t('Gateway offline') : this.figures(snapshot)}`;
+        item.tooltip = this.tooltip(snapshot);
+        item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+        return;
+    }
+    item.text = this.figures(snapshot);
+    item.tooltip = this.tooltip(snapshot);
+    if (this.needsWarning(snapshot)) item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+  }
+
+  private figures(snapshot: AccountSnapshot): string {
+    const balance = snapshot.balance === undefined ? '…' : formatAmount(snapshot.balance, this.locale);
+    const budget = snapshot.budget === undefined ? '' : ` · ${vscode.l10n.t('budget')} ${formatAmount(snapshot.budget, this.locale)}`;
+    return `₽ ${balance}${budget}`;
+  }
+
+  private needsWarning(snapshot: AccountSnapshot): boolean {
+    const low = snapshot.balance !== undefined && snapshot.balance < readSettings().lowBalanceWarning;
+    return low || budgetLow(snapshot) || expiresWithin(snapshot, 3);
+  }
+
+  private tooltip(snapshot: AccountSnapshot): vscode.MarkdownString {
+    const t = vscode.l10n.t;
+    const rub = (value?: number | null) => (typeof value === 'number' ? formatRubles(value, this.locale) : '—');
+    const date = (iso?: string) => (iso ? new Date(iso).toLocaleString(this.locale) : '—');
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: TOOLTIP_COMMANDS };
+    md.supportThemeIcons = true;
+    const lines: string[] = [`**${t('Gateway Images')}**`, ''];
+    if (snapshot.user) lines.push(`$(account) ${escape(snapshot.user.email)}`, '');
+    lines.push(`${t('Balance')}: **${rub(snapshot.balance)}**`);
+    const key = snapshot.key;
+    if (key) {
+      lines.push('', `$(key) ${t('Key')}: ${escape(key.name ?? t('(unnamed)'))}`);
+      if (key.budget) {
+        lines.push(`${t('Budget')}: ${rub(snapshot.budget ?? key.budget.remaining)} / ${rub(key.budget.initial)}`);
+        if (key.budget.reset_interval) lines.push(`${t('Resets')}: ${escape(key.budget.reset_interval)}, ${t('next')} ${date(key.budget.reset_at)}`);
+      }
+      if (key.expires_at) lines.push(`${t('Expires')}: ${date(key.expires_at)}`);
+    }
+    const stats = snapshot.stats;
+    if (stats) {
+      lines.push(
+        '',
+        `${t('Today')}: ${rub(stats.today_spend)} · ${t('{0} requests', stats.today_requests)}`,
+        `${t('30 days')}: ${rub(stats.month_spend)} · ${t('{0} requests', stats.month_requests)}`,
+        `${t('Daily average')}: ${rub(stats.avg_daily_spend)}`,
+      );
+      if (stats.top_model_by_spend) lines.push(`${t('Top model by spend')}: ${escape(stats.top_model_by_spend)} (${rub(stats.top_model_by_spend_value)})`);
+      if (stats.top_model_by_requests) lines.push(`${t('Top model by requests')}: ${escape(stats.top_model_by_requests)} (${stats.top_model_by_requests_value ?? 0})`);
+    }
+    if (snapshot.status === 'offline') lines.push('', `$(cloud-offline) ${t('Offline')}: ${escape(snapshot.error?.message ?? '')}`);
+    if (snapshot.updatedAt) lines.push('', `_${t('Updated {0}', new Date(snapshot.updatedAt).toLocaleTimeString(this.locale))}_`);
+    lines.push(
+      '',
+      `[$(refresh) ${t('Refresh')}](command:gatewayImages.refreshAccount) · [$(graph) ${t('Account')}](command:gatewayImages.showAccount) · [$(paintcan) ${t('Open Studio')}](command:gatewayImages.openStudio) · [$(key) ${t('Set Key')}](command:gatewayImages.setApiKey)`,
+    );
+    md.appendMarkdown(lines.join('  \n'));
+    return md;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.item.dispose();
+  }
+}
+
+/** Keeps the account fresh: at start, when the key or address changes, and on a timer while focused. */
+export function scheduleAccountRefresh(account: AccountModel, keysChanged: vscode.Event<void>): vscode.Disposable {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const restartTimer = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    const minutes = readSettings().balanceRefreshMinutes;
+    if (minutes > 0 && vscode.window.state.focused) timer = setInterval(() => void account.refresh(), minutes * 60_000);
+  };
+  // First read after activation has returned: activate() itself makes no network call.
+  const first = setTimeout(() => void account.refresh(), 0);
+  restartTimer();
+  const subscriptions = [
+    keysChanged(() => void account.refresh()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('gatewayImages.baseUrl')) void account.refresh();
+      if (e.affectsConfiguration('gatewayImages.balanceRefreshMinutes')) restartTimer();
+    }),
+    vscode.window.onDidChangeWindowState((state) => {
+      restartTimer();
+      // Coming back after a while: catch up at once.
+      const stale = !account.snapshot.updatedAt || Date.now() - account.snapshot.updatedAt > readSettings().balanceRefreshMinutes * 60_000;
+      if (state.focused && stale && readSettings().balanceRefreshMinutes > 0) void account.refresh();
+    }),
+  ];
+  return new vscode.Disposable(() => {
+    clearTimeout(first);
+    if (timer) clearInterval(timer);
+    for (const s of subscriptions) s.dispose();
+  });
+}
+
+/** Markdown-escapes text that comes from the gateway. */
+function escape(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}

@@ -1,0 +1,149 @@
+// Account and catalog views: the account report, the model browser, the status bar menu.
+import * as vscode from 'vscode';
+import { AccountSnapshot } from '../account/accountModel';
+import { canEdit } from '../core/catalog';
+import { formatRubleRange, formatRubles } from '../core/cost';
+import { CATALOG_GROUPS, CatalogEntry } from '../core/types';
+import { Services } from '../services';
+import { modelDetail } from './pickers';
+import { showError } from './showError';
+
+const ACCOUNT_URI = vscode.Uri.parse('gateway-images:/Account.md');
+
+export function registerAccountCommands(services: Services): vscode.Disposable {
+  const provider = new AccountDocument(services);
+  return vscode.Disposable.from(
+    provider,
+    vscode.workspace.registerTextDocumentContentProvider('gateway-images', provider),
+    vscode.commands.registerCommand('gatewayImages.refreshAccount', () => services.account.refresh()),
+    vscode.commands.registerCommand('gatewayImages.showAccount', () => showAccount(services)),
+    vscode.commands.registerCommand('gatewayImages.browseModels', () => browseModels(services)),
+    vscode.commands.registerCommand('gatewayImages.statusMenu', () => statusMenu()),
+    vscode.commands.registerCommand('gatewayImages.showLog', () => services.log.show()),
+  );
+}
+
+async function showAccount(services: Services): Promise<AccountSnapshot> {
+  const snapshot = await services.account.refresh();
+  if (snapshot.status === 'no-url' || snapshot.status === 'no-key' || snapshot.status === 'invalid-key' || snapshot.status === 'expired-key') {
+    await vscode.commands.executeCommand('gatewayImages.statusMenu');
+    return snapshot;
+  }
+  await vscode.commands.executeCommand('markdown.showPreview', ACCOUNT_URI);
+  return snapshot;
+}
+
+class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly subscription: { dispose(): void };
+
+  constructor(private readonly services: Services) {
+    this.subscription = services.account.onDidChange(() => this.changed.fire(ACCOUNT_URI));
+  }
+
+  provideTextDocumentContent(): string {
+    return renderAccount(this.services.account.snapshot, this.services.locale);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}
+
+export function renderAccount(s: AccountSnapshot, locale: string): string {
+  const t = vscode.l10n.t;
+  const rub = (v?: number | null) => (typeof v === 'number' ? formatRubles(v, locale) : '—');
+  const date = (iso?: string) => (iso ? new Date(iso).toLocaleString(locale) : '—');
+  const cell = (text: string) => text.replace(/[|\\<>]/g, (c) => `\\${c}`);
+  const rows: [string, string][] = [
+    [t('Account'), s.user ? `${s.user.email} (id ${s.user.id})` : '—'],
+    [t('Balance'), rub(s.balance)],
+    [t('Key'), s.key?.name ?? t('(unnamed)')],
+  ];
+  if (s.key?.budget) {
+    rows.push([t('Budget remaining / initial'), `${rub(s.budget ?? s.key.budget.remaining)} / ${rub(s.key.budget.initial)}`]);
+    if (s.key.budget.reset_interval) rows.push([t('Budget resets'), `${s.key.budget.reset_interval}, ${t('next')} ${date(s.key.budget.reset_at)}`]);
+  }
+  if (s.key?.expires_at) rows.push([t('Key expires'), date(s.key.expires_at)]);
+  const st = s.stats;
+  if (st) {
+    rows.push(
+      [t('Today'), `${rub(st.today_spend)}, ${t('{0} requests', st.today_requests)}`],
+      [t('Last 30 days'), `${rub(st.month_spend)}, ${t('{0} requests', st.month_requests)}`],
+      [t('Daily average'), rub(st.avg_daily_spend)],
+      [t('Top model by spend'), st.top_model_by_spend ? `${st.top_model_by_spend} (${rub(st.top_model_by_spend_value)})` : '—'],
+      [t('Top model by requests'), st.top_model_by_requests ? `${st.top_model_by_requests} (${st.top_model_by_requests_value ?? 0})` : '—'],
+    );
+  }
+  const updated = s.updatedAt ? t('Updated {0}.', new Date(s.updatedAt).toLocaleString(locale)) : '';
+  return [`# ${t('Gateway Images: Account and Usage')}`, '', `| | |`, `|---|---|`, ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), '', updated, ''].join('\n');
+}
+
+async function browseModels(services: Services): Promise<void> {
+  try {
+    const client = await services.connection.clientForCatalog();
+    const groups = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Reading the catalog…') },
+      () => client.catalog(),
+    );
+    const images = await services.catalog.get().catch(() => []);
+    type Item = vscode.QuickPickItem & { entry?: CatalogEntry };
+    const items: Item[] = [];
+    const order = [...CATALOG_GROUPS, ...[...groups.keys()].filter((g) => !(CATALOG_GROUPS as readonly string[]).includes(g))];
+    for (const group of order) {
+      const entries = groups.get(group);
+      if (!entries?.length) continue;
+      items.push({ label: group, kind: vscode.QuickPickItemKind.Separator });
+      for (const entry of entries) {
+        const image = group === 'images' ? images.find((m) => m.id === entry.id) : undefined;
+        if (image) items.push({ label: entry.id, ...modelDetail(image, services.locale), entry });
+        else items.push({ label: entry.id, description: typeof entry.provider === 'string' ? entry.provider : undefined, detail: describeEntry(entry, services.locale), entry });
+      }
+    }
+    const picked = await vscode.window.showQuickPick(items, {
+      title: vscode.l10n.t('Gateway Models'),
+      placeHolder: vscode.l10n.t('Models by group, with capabilities and prices. Pick an image model to generate with it.'),
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    const image = picked?.entry && images.find((m) => m.id === picked.entry!.id);
+    if (image && image.supports_generation) {
+      const go = vscode.l10n.t('Generate with {0}', image.id);
+      const edit = canEdit(image) ? vscode.l10n.t('Edit an image') : undefined;
+      const choice = await vscode.window.showInformationMessage(
+        `${image.id}: ${formatRubleRange(image.min_price_per_image, image.max_price_per_image, services.locale)} ${vscode.l10n.t('per image')}`,
+        ...[go, edit].filter((x): x is string => !!x),
+      );
+      if (choice === go) await vscode.commands.executeCommand('gatewayImages.generate');
+      else if (choice && choice === edit) await vscode.commands.executeCommand('gatewayImages.editImage');
+    }
+  } catch (error) {
+    await showError(services, error);
+  }
+}
+
+function describeEntry(entry: CatalogEntry, locale: string): string {
+  const parts: string[] = [];
+  if (typeof entry.description === 'string') parts.push(entry.description);
+  for (const [field, value] of Object.entries(entry)) {
+    if (/price/.test(field) && typeof value === 'number') parts.push(`${field.replace(/_/g, ' ')}: ${formatRubles(value, locale)}`);
+  }
+  return parts.join(' · ');
+}
+
+async function statusMenu(): Promise<void> {
+  const t = vscode.l10n.t;
+  const items = [
+    { label: `$(refresh) ${t('Refresh Balance')}`, command: 'gatewayImages.refreshAccount' },
+    { label: `$(graph) ${t('Account and Usage')}`, command: 'gatewayImages.showAccount' },
+    { label: `$(paintcan) ${t('Open Image Studio')}`, command: 'gatewayImages.openStudio' },
+    { label: `$(sparkle) ${t('Generate Image')}`, command: 'gatewayImages.generate' },
+    { label: `$(list-unordered) ${t('Browse Models')}`, command: 'gatewayImages.browseModels' },
+    { label: `$(key) ${t('Set API Key')}`, command: 'gatewayImages.setApiKey' },
+    { label: `$(gear) ${t('Settings')}`, command: 'workbench.action.openSettings', args: ['gatewayImages'] },
+  ];
+  const picked = await vscode.window.showQuickPick(items, { title: t('Gateway Images') });
+  if (picked) await vscode.commands.executeCommand(picked.command, ...(picked.args ?? []));
+}

@@ -1,0 +1,43 @@
+// Arguments of the commands when they run without prompts (keybindings, tasks, other extensions).
+import { ValidationError } from '../core/errors';
+import { GenerationRequest } from '../core/types';
+
+export interface GenerateArgs extends Omit<GenerationRequest, 'input_references'> {
+  outputDirectory?: string;
+}
+
+export interface EditArgs extends GenerateArgs {
+  /** Paths or file URIs (strings) of the reference images; Uri objects from the API. */
+  images: unknown[];
+}
+
+const OPTION_FIELDS = ['n', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background', 'output_compression', 'seed'] as const;
+
+/** Whether an argument object was given at all (a command from the palette gets none). */
+export function isArgsObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !('scheme' in value);
+}
+
+/** Picks the known fields; type errors are left to validation, which names the field. */
+export function toGenerateArgs(args: Record<string, unknown>): GenerateArgs {
+  if (typeof args.prompt !== 'string') throw new ValidationError('prompt', '"prompt" must be a text.');
+  if (typeof args.model !== 'string') throw new ValidationError('model', '"model" must be a model id (text).');
+  const result: GenerateArgs = { prompt: args.prompt, model: args.model };
+  for (const field of OPTION_FIELDS) if (args[field] !== undefined) (result as unknown as Record<string, unknown>)[field] = args[field];
+  if (args.params !== undefined) {
+    if (typeof args.params !== 'object' || args.params === null || Array.isArray(args.params)) {
+      throw new ValidationError('params', '"params" must be an object of provider-specific parameters.');
+    }
+    result.params = args.params as GenerationRequest['params'];
+  }
+  if (args.outputDirectory !== undefined) {
+    if (typeof args.outputDirectory !== 'string') throw new ValidationError('outputDirectory', '"outputDirectory" must be a folder path.');
+    result.outputDirectory = args.outputDirectory;
+  }
+  return result;
+}
+
+export function requestOf(args: GenerateArgs): GenerationRequest {
+  const { outputDirectory: _dir, ...request } = args;
+  return request;
+}

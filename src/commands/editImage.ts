@@ -1,0 +1,100 @@
+// Edit Image with AI: from the explorer (one or several images), the image preview's title bar,
+// the palette, or without prompts from arguments. Results are saved next to the first source.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { canEdit } from '../core/catalog';
+import { NotConfiguredError, ValidationError } from '../core/errors';
+import { readPathSetting, readSettings } from '../host/settings';
+import { Services } from '../services';
+import { EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { isShown, markShown } from './generate';
+import { CommandResult, runJobCommand } from './jobRunner';
+import { askPrompt, pickModel, reviewOptions } from './pickers';
+import { showError } from './showError';
+
+export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
+const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'];
+
+export function registerEditImage(services: Services): vscode.Disposable {
+  return vscode.commands.registerCommand('gatewayImages.editImage', (first?: unknown, selected?: unknown) =>
+    editImageCommand(services, first, selected),
+  );
+}
+
+export async function editImageCommand(services: Services, first?: unknown, selected?: unknown): Promise<CommandResult | undefined> {
+  if (isArgsObject(first)) {
+    try {
+      return await editImage(services, toEditArgs(first), false);
+    } catch (error) {
+      if (!isShown(error)) void showError(services, error);
+      throw error;
+    }
+  }
+  try {
+    const images = await imagesFromInvocation(first, selected);
+    if (!images.length) return undefined;
+    return await editImage(services, await askEditArgs(services, images), true);
+  } catch (error) {
+    if (!isShown(error)) await showError(services, error);
+    return undefined;
+  }
+}
+
+/** Runs an edit; shared by the command, the public API and the studio. */
+export async function editImage(services: Services, args: EditArgs, interactive: boolean): Promise<CommandResult> {
+  const images = args.images.map(toFilePath);
+  if (!images.length) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
+  const source = images[0];
+  const directory = args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : path.dirname(source);
+  const pattern = readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, vscode.Uri.file(source)).value;
+  return runJobCommand(
+    services,
+    {
+      request: requestOf(args),
+      references: images,
+      transport: readSettings().editTransport,
+      output: { directory, pattern, sourceName: path.basename(source, path.extname(source)) },
+    },
+    { title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), args.model), interactive, openBeside: vscode.Uri.file(source) },
+  ).catch((error) => {
+    throw markShown(error);
+  });
+}
+
+function toEditArgs(args: Record<string, unknown>): EditArgs {
+  const images = args.images;
+  if (!Array.isArray(images)) throw new ValidationError('images', '"images" must be a list of image files (Uri or path).');
+  return { ...toGenerateArgs(args), images };
+}
+
+function toFilePath(value: unknown): string {
+  if (value instanceof vscode.Uri) return value.fsPath;
+  if (typeof value === 'string') return value.startsWith('file:') ? vscode.Uri.parse(value).fsPath : value;
+  if (typeof value === 'object' && value && 'fsPath' in value && typeof value.fsPath === 'string') return value.fsPath;
+  throw new ValidationError('images', '"images" must contain Uri objects or file paths.');
+}
+
+/** The explorer passes (clicked, allSelected); the editor title passes the open image; the palette nothing. */
+async function imagesFromInvocation(first?: unknown, selected?: unknown): Promise<vscode.Uri[]> {
+  if (Array.isArray(selected) && selected.length && selected.every((u) => u instanceof vscode.Uri)) return selected as vscode.Uri[];
+  if (first instanceof vscode.Uri) return [first];
+  const picked = await vscode.window.showOpenDialog({
+    canSelectMany: true,
+    filters: { [vscode.l10n.t('Images')]: IMAGE_EXTENSIONS },
+    openLabel: vscode.l10n.t('Edit'),
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  return picked ?? [];
+}
+
+async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<EditArgs> {
+  const readiness = await services.connection.readiness();
+  if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
+  if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
+  const count = images.length;
+  const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(images[0].fsPath)) : vscode.l10n.t('Edit with {0} references', count);
+  const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title);
+  const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
+  const options = await reviewOptions(services, model, { model: model.id, prompt }, count, title);
+  return { ...options, model: model.id, prompt, images };
+}

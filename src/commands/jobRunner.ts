@@ -1,0 +1,130 @@
+// Runs an image job with the VS Code UI around it: progress with a real Cancel, the cost after,
+// actions on the saved files, and errors that say what to do. Used by generate and edit alike.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { formatRubleRange, formatRubles } from '../core/cost';
+import { CannotAffordError, GatewayError } from '../core/errors';
+import { ImageJob, JobEvent, JobResult } from '../jobs/imageJobs';
+import { Services } from '../services';
+import { readSettings } from '../host/settings';
+import { showError } from './showError';
+
+export interface RunOptions {
+  title: string;
+  /** Open the results; for edits, beside the original. */
+  openBeside?: vscode.Uri;
+  /** Fire-and-forget notifications instead of waiting for the user's choice (argument mode). */
+  interactive: boolean;
+  /** Confirm the cost whatever it is (an explicit retry after an unknown outcome). */
+  forceConfirm?: boolean;
+}
+
+export interface CommandResult {
+  files: vscode.Uri[];
+  model: string;
+  usage?: { cost_rub: number; balance: number };
+}
+
+export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
+    async (progress, token) => {
+      const controller = new AbortController();
+      const subscription = token.onCancellationRequested(() => controller.abort());
+      const onEvent = (event: JobEvent) => reportProgress(services, progress, event);
+      try {
+        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm });
+      } finally {
+        subscription.dispose();
+      }
+    },
+  );
+  const files = result.files.map((f) => vscode.Uri.file(f));
+  void presentResult(services, result, files, options);
+  return { files, model: result.model, usage: result.usage };
+}
+
+/** Runs a job from a command: errors are shown (with actions) and rethrown for programmatic callers. */
+export async function runJobCommand(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
+  try {
+    return await runJob(services, job, options);
+  } catch (error) {
+    void showError(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true }).then(() => undefined));
+    throw error;
+  }
+}
+
+function reportProgress(services: Services, progress: vscode.Progress<{ message?: string }>, event: JobEvent): void {
+  const locale = services.locale;
+  switch (event.type) {
+    case 'sending':
+      progress.report({
+        message: vscode.l10n.t(
+          '{0}: reserved {1}, expected {2}',
+          event.model.id,
+          formatRubles(event.estimate.reservation, locale),
+          formatRubleRange(event.estimate.expectedMin, event.estimate.expectedMax, locale),
+        ),
+      });
+      break;
+    case 'image-received':
+      progress.report({ message: vscode.l10n.t('Image {0} received ({1} KB)', event.index + 1, Math.round(event.bytes / 1024)) });
+      break;
+    case 'recovered':
+      services.log.warn(`Kept ${event.files.length} paid image(s) in the recovery folder: ${event.reason}`);
+      break;
+    case 'outcome-unknown':
+      services.log.warn(`Outcome unknown: ${event.error.message}`);
+      break;
+  }
+}
+
+async function presentResult(services: Services, result: JobResult, files: vscode.Uri[], options: RunOptions): Promise<void> {
+  const locale = services.locale;
+  if (readSettings().openAfterGenerate) {
+    for (const file of files.slice(0, 4)) {
+      await vscode.commands.executeCommand('vscode.open', file, {
+        viewColumn: options.openBeside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,
+        preview: files.length === 1,
+      });
+    }
+  }
+  if (result.recovered) {
+    void vscode.window
+      .showWarningMessage(
+        vscode.l10n.t(
+          '{0} paid image(s) could not be saved into the workspace ({1}). They are kept safe in the recovery folder.',
+          result.recovered.files.length,
+          result.recovered.reason,
+        ),
+        vscode.l10n.t('Recover Images'),
+      )
+      .then((choice) => choice && vscode.commands.executeCommand('gatewayImages.recoverImages'));
+  }
+  if (!files.length) return;
+  const cost = result.usage ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
+  const balance = result.usage ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
+  const message = vscode.l10n.t('Saved {0} image(s) to {1}. Cost {2}, balance {3}.', files.length, vscode.workspace.asRelativePath(path.dirname(files[0].fsPath)), cost, balance);
+  const actions = [vscode.l10n.t('Open Folder'), vscode.l10n.t('Reveal in Explorer'), vscode.l10n.t('Copy Path')];
+  const markdownEditor = vscode.window.activeTextEditor?.document.languageId === 'markdown' ? vscode.window.activeTextEditor : undefined;
+  if (markdownEditor) actions.push(vscode.l10n.t('Insert Markdown Link'));
+  const choice = await vscode.window.showInformationMessage(message, ...actions);
+  if (!choice) return;
+  if (choice === actions[0]) await vscode.commands.executeCommand('revealFileInOS', files[0]);
+  else if (choice === actions[1]) await vscode.commands.executeCommand('revealInExplorer', files[0]);
+  else if (choice === actions[2]) await vscode.env.clipboard.writeText(files.map((f) => f.fsPath).join('\n'));
+  else if (markdownEditor) await insertMarkdownLinks(markdownEditor, files, result);
+}
+
+export async function insertMarkdownLinks(editor: vscode.TextEditor, files: vscode.Uri[], result: { model: string }): Promise<void> {
+  const docDir = path.dirname(editor.document.uri.fsPath);
+  const links = files.map((f) => {
+    const relative = path.relative(docDir, f.fsPath).split(path.sep).join('/');
+    return `![${result.model}](${encodeURI(relative)})`;
+  });
+  await editor.edit((edit) => edit.insert(editor.selection.active, links.join('\n')));
+}
+
+export function isMoneyError(error: unknown): boolean {
+  return error instanceof CannotAffordError || (error instanceof GatewayError && error.kind === 'insufficient-funds');
+}

@@ -1,0 +1,198 @@
+// The multi-step quick pick: model, prompt, then a review list of options offered only from the
+// model's own lists, with the estimate shown before anything is sent. Choices are remembered per model.
+import * as vscode from 'vscode';
+import { canEdit } from '../core/catalog';
+import { estimateCost, formatRubleRange, formatRubles } from '../core/cost';
+import { CancelledError } from '../core/errors';
+import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
+import { collectIssues } from '../core/validation';
+import { Services } from '../services';
+
+const CHOICES_KEY = 'gatewayImages.choices';
+const LAST_MODEL_KEY = 'gatewayImages.lastModel';
+
+export type Options = Omit<GenerationRequest, 'model' | 'prompt' | 'input_references'>;
+
+function cancelled(): never {
+  throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
+}
+
+export function modelDetail(model: ImageModel, locale: string): { description: string; detail: string } {
+  const price = formatRubleRange(model.min_price_per_image, model.max_price_per_image, locale);
+  const edits = canEdit(model) ? vscode.l10n.t('edits up to {0} image(s)', model.max_input_references) : vscode.l10n.t('no editing');
+  return {
+    description: [model.provider, vscode.l10n.t('{0} per image', price)].filter(Boolean).join(' · '),
+    detail: [vscode.l10n.t('up to {0} per request', model.max_n), edits, model.supported_resolutions.join('/'), model.description]
+      .filter(Boolean)
+      .join(' · '),
+  };
+}
+
+/** Shows the cached catalog at once; fills in when the background refresh arrives. */
+export async function pickModel(services: Services, filter: (m: ImageModel) => boolean, title: string): Promise<ImageModel> {
+  const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { model: ImageModel }>();
+  quickPick.title = title;
+  quickPick.placeholder = vscode.l10n.t('Choose a model');
+  quickPick.matchOnDescription = true;
+  quickPick.matchOnDetail = true;
+  const lastModel = services.context.globalState.get<string>(LAST_MODEL_KEY);
+  const fill = (models: ImageModel[]) => {
+    const items = models.filter(filter).map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model }));
+    quickPick.items = items;
+    const last = items.find((i) => i.model.id === lastModel);
+    if (last) quickPick.activeItems = [last];
+  };
+  const cached = services.catalog.peek();
+  fill(cached);
+  quickPick.busy = true;
+  const refresh = (cached.length ? services.catalog.get() : services.catalog.refresh())
+    .then((models) => fill(models))
+    .catch((error) => {
+      if (!quickPick.items.length) quickPick.placeholder = vscode.l10n.t('Could not load the catalog: {0}', String(error?.message ?? error));
+    })
+    .finally(() => (quickPick.busy = false));
+  void refresh;
+  try {
+    const picked = await new Promise<ImageModel | undefined>((resolve) => {
+      quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]?.model));
+      quickPick.onDidHide(() => resolve(undefined));
+      quickPick.show();
+    });
+    if (!picked) cancelled();
+    await services.context.globalState.update(LAST_MODEL_KEY, picked.id);
+    return picked;
+  } finally {
+    quickPick.dispose();
+  }
+}
+
+export async function askPrompt(title: string, initial: string, placeholder: string): Promise<string> {
+  const prompt = await vscode.window.showInputBox({
+    title,
+    value: initial,
+    placeHolder: placeholder,
+    prompt: vscode.l10n.t('Describe the image'),
+    ignoreFocusOut: true,
+    validateInput: (text) => (text.trim() ? undefined : vscode.l10n.t('The prompt must not be empty.')),
+  });
+  if (prompt === undefined) cancelled();
+  return prompt.trim();
+}
+
+export function rememberedOptions(services: Services, model: ImageModel): Options {
+  const all = services.context.globalState.get<Record<string, Options>>(CHOICES_KEY, {});
+  const saved = all[model.id] ?? {};
+  // A remembered value the model no longer supports is dropped rather than refused.
+  const keep = (value: string | undefined, list: string[]) => (value !== undefined && list.includes(value) ? value : undefined);
+  return {
+    ...saved,
+    n: saved.n && saved.n <= model.max_n ? saved.n : undefined,
+    resolution: keep(saved.resolution, model.supported_resolutions),
+    aspect_ratio: keep(saved.aspect_ratio, model.supported_aspect_ratios),
+    background: keep(saved.background, model.supported_background),
+  };
+}
+
+async function rememberOptions(services: Services, model: ImageModel, options: Options): Promise<void> {
+  const all = services.context.globalState.get<Record<string, Options>>(CHOICES_KEY, {});
+  await services.context.globalState.update(CHOICES_KEY, { ...all, [model.id]: options });
+}
+
+type OptionItem = vscode.QuickPickItem & { action: 'send' | keyof Options };
+
+/** The review step: every option with its value; choosing one changes it; the first item sends. */
+export async function reviewOptions(
+  services: Services,
+  model: ImageModel,
+  request: GenerationRequest,
+  referenceCount: number,
+  title: string,
+): Promise<Options> {
+  const t = vscode.l10n.t;
+  let options: Options = rememberedOptions(services, model);
+  for (;;) {
+    const full = { ...request, ...options };
+    const estimate = estimateCost(model, options.n ?? 1);
+    const issues = collectIssues(full, { models: [model], referenceCount });
+    const reserve = formatRubles(estimate.reservation, services.locale);
+    const items: OptionItem[] = [
+      {
+        label: issues.length ? `$(error) ${issues[0].message}` : `$(sparkle) ${t('Send (reserve {0})', reserve)}`,
+        description: t('expected {0}', formatRubleRange(estimate.expectedMin, estimate.expectedMax, services.locale)),
+        action: 'send',
+      },
+      { label: '', kind: vscode.QuickPickItemKind.Separator, action: 'send' },
+      optionItem(t('Number of images'), options.n ?? 1, 'n'),
+    ];
+    if (model.supported_resolutions.length) items.push(optionItem(t('Resolution'), options.resolution, 'resolution'));
+    if (model.supported_aspect_ratios.length) items.push(optionItem(t('Aspect ratio'), options.aspect_ratio, 'aspect_ratio'));
+    if (model.supported_background.length) items.push(optionItem(t('Background'), options.background, 'background'));
+    items.push(
+      optionItem(t('Quality'), options.quality, 'quality', model.supported_quality.length ? undefined : t('ignored by this model')),
+      optionItem(t('Format'), options.output_format, 'output_format', model.supported_output_formats.length ? undefined : t('ignored by this model')),
+      optionItem(t('Size'), options.size, 'size'),
+      optionItem(t('Seed'), options.seed, 'seed', model.supports_seed ? undefined : t('ignored by this model')),
+    );
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `${title} — ${model.id}`,
+      placeHolder: t('Review the options; the first item sends the request'),
+      ignoreFocusOut: true,
+    });
+    if (!picked) cancelled();
+    if (picked.action === 'send') {
+      if (issues.length) continue;
+      await rememberOptions(services, model, options);
+      return options;
+    }
+    options = await changeOption(model, options, picked.action);
+  }
+}
+
+function optionItem(label: string, value: unknown, action: keyof Options, note?: string): OptionItem {
+  const shown = value === undefined || value === '' ? vscode.l10n.t('default') : String(value);
+  return { label, description: note ? `${shown} · ${note}` : shown, action };
+}
+
+async function changeOption(model: ImageModel, options: Options, field: keyof Options): Promise<Options> {
+  const t = vscode.l10n.t;
+  const choose = async (values: readonly (string | number)[]) => {
+    const items = [{ label: t('default'), value: undefined as string | number | undefined }, ...values.map((v) => ({ label: String(v), value: v }))];
+    const picked = await vscode.window.showQuickPick(items, { title: field, ignoreFocusOut: true });
+    return picked ? { ...options, [field]: picked.value } : options;
+  };
+  switch (field) {
+    case 'n':
+      return choose(Array.from({ length: model.max_n }, (_, i) => i + 1));
+    case 'resolution':
+      return choose(model.supported_resolutions);
+    case 'aspect_ratio':
+      return choose(model.supported_aspect_ratios);
+    case 'background':
+      return choose(model.supported_background);
+    case 'quality':
+      return choose(model.supported_quality.length ? model.supported_quality : QUALITY_VALUES);
+    case 'output_format':
+      return choose(model.supported_output_formats.length ? model.supported_output_formats : OUTPUT_FORMAT_VALUES);
+    case 'size': {
+      const size = await vscode.window.showInputBox({
+        title: t('Size'),
+        value: options.size ?? '',
+        prompt: t('A tier label such as 2K, WIDTHxHEIGHT with the Latin letter x, or auto. Empty for the default.'),
+        ignoreFocusOut: true,
+      });
+      return size === undefined ? options : { ...options, size: size.trim() || undefined };
+    }
+    case 'seed': {
+      const seed = await vscode.window.showInputBox({
+        title: t('Seed'),
+        value: options.seed?.toString() ?? '',
+        prompt: t('A whole number for repeatable results. Empty for random.'),
+        validateInput: (v) => (v.trim() === '' || /^-?\d+$/.test(v.trim()) ? undefined : t('The seed must be a whole number.')),
+        ignoreFocusOut: true,
+      });
+      return seed === undefined ? options : { ...options, seed: seed.trim() ? Number(seed.trim()) : undefined };
+    }
+    default:
+      return options;
+  }
+}

@@ -1,0 +1,70 @@
+// Shows any error as a sentence with the action that fixes it. Branches on the error class.
+import * as vscode from 'vscode';
+import { formatRubles } from '../core/cost';
+import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError } from '../core/errors';
+import { Services } from '../services';
+
+export async function showError(services: Services, error: unknown, retry?: () => Promise<void>): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  services.log.error(message);
+  const t = vscode.l10n.t;
+
+  if (error instanceof NotConfiguredError) {
+    const action = error.missing === 'baseUrl' ? t('Open Settings') : t('Set API Key');
+    const choice = await vscode.window.showWarningMessage(message, action);
+    if (choice) await runSetupAction(error.missing);
+    return;
+  }
+  if (error instanceof AuthenticationError) {
+    const text =
+      error.reason === 'expired'
+        ? t('Your API key has expired. Set a new key.')
+        : t('The gateway did not accept your API key: {0}', message);
+    const choice = await vscode.window.showErrorMessage(text, t('Set API Key'));
+    if (choice) await runSetupAction('apiKey');
+    return;
+  }
+  if (error instanceof GatewayError && error.outcomeUnknown) {
+    await showOutcomeUnknown(services, error, retry);
+    return;
+  }
+  if (error instanceof GatewayError && error.kind === 'cancelled') {
+    void vscode.window.showInformationMessage(message);
+    return;
+  }
+  if (error instanceof GatewayError && (error.kind === 'cannot-afford' || error.kind === 'insufficient-funds')) {
+    const choice = await vscode.window.showWarningMessage(message, t('Show Account'));
+    if (choice) await vscode.commands.executeCommand('gatewayImages.showAccount');
+    return;
+  }
+  if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
+    void vscode.window.showWarningMessage(t('{0} Try again in {1} s.', message, Math.ceil(error.retryAfterMs / 1000)));
+    return;
+  }
+  if (error instanceof GatewayError && error.kind === 'validation') {
+    void vscode.window.showErrorMessage(message);
+    return;
+  }
+  const choice = await vscode.window.showErrorMessage(message, t('Show Log'));
+  if (choice) services.log.show(true);
+}
+
+/** The paid request may have been charged: say so, reconcile at once, and offer an explicit retry. */
+async function showOutcomeUnknown(services: Services, error: GatewayError, retry?: () => Promise<void>): Promise<void> {
+  const t = vscode.l10n.t;
+  const change = await services.account.reconcile().catch(() => undefined);
+  let charged: string;
+  if (change?.balanceDelta === undefined) charged = t('The balance could not be read to check.');
+  else if (change.balanceDelta === 0) charged = t('The balance did not change: nothing was charged.');
+  else charged = t('The balance changed by {0}.', formatRubles(change.balanceDelta, services.locale));
+  const text = t('{0} The request may have been charged. {1}', error.message, charged);
+  const actions = retry ? [t('Try Again…'), t('Show Log')] : [t('Show Log')];
+  const choice = await vscode.window.showWarningMessage(text, ...actions);
+  if (choice === t('Show Log')) services.log.show(true);
+  else if (choice && retry) await retry().catch((e) => showError(services, e));
+}
+
+export async function runSetupAction(missing: 'baseUrl' | 'apiKey'): Promise<void> {
+  if (missing === 'baseUrl') await vscode.commands.executeCommand('workbench.action.openSettings', 'gatewayImages.baseUrl');
+  else await vscode.commands.executeCommand('gatewayImages.setApiKey');
+}

@@ -1,0 +1,60 @@
+// The services every feature shares, built once by the composition root.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { AccountModel } from './account/accountModel';
+import { CatalogCache, CatalogSnapshot } from './core/catalogCache';
+import { ImageJobService } from './jobs/imageJobs';
+import { GatewayConnection } from './host/gatewayConnection';
+import { createLog } from './host/log';
+import { ApiKeyStore } from './host/secrets';
+import { readSettings } from './host/settings';
+import { confirmCost } from './commands/confirmCost';
+
+export interface Services {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  keys: ApiKeyStore;
+  connection: GatewayConnection;
+  account: AccountModel;
+  catalog: CatalogCache;
+  jobs: ImageJobService;
+  /** Paid images that could not be placed into the workspace wait here. */
+  recoveryDir: string;
+  locale: string;
+}
+
+const CATALOG_STATE_KEY = 'gatewayImages.catalog';
+
+export function createServices(context: vscode.ExtensionContext): Services {
+  const log = createLog();
+  const keys = new ApiKeyStore(context.secrets);
+  const version = String(context.extension.packageJSON.version ?? '0');
+  const connection = new GatewayConnection(keys, log, `gateway-images-vscode/${version}`);
+  const locale = vscode.env.language;
+
+  const account = new AccountModel(async () => {
+    const readiness = await connection.readiness();
+    return readiness === 'ready' ? connection.client() : readiness;
+  });
+
+  const catalog = new CatalogCache(async () => (await connection.clientForCatalog()).imageModels(), {
+    load: () => context.globalState.get<CatalogSnapshot>(CATALOG_STATE_KEY),
+    save: (snapshot) => context.globalState.update(CATALOG_STATE_KEY, snapshot),
+  });
+
+  const recoveryDir = path.join(context.globalStorageUri.fsPath, 'recovery');
+  const jobs = new ImageJobService({
+    api: () => connection.client(),
+    models: () => catalog.get(),
+    funds: () => ({ balance: account.snapshot.balance, budget: account.snapshot.budget }),
+    applyUsage: (usage) => account.applyUsage(usage),
+    reconcile: () => account.reconcileSoon(),
+    confirm: (info) => confirmCost(info, locale),
+    confirmAbove: () => readSettings().confirmCostAbove,
+    recoveryDir,
+    locale,
+  });
+
+  context.subscriptions.push(log, keys, connection, { dispose: () => account.dispose() });
+  return { context, log, keys, connection, account, catalog, jobs, recoveryDir, locale };
+}
