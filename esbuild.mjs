@@ -1,5 +1,6 @@
 // Bundles the extension host (node) and the webview app (browser).
 // Type-checking is separate (`tsc --noEmit`); esbuild only transpiles and bundles.
+import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -18,13 +19,31 @@ const problemMatcher = {
   },
 };
 
+/**
+ * Modules that several bundles must share at run time (one class identity for `instanceof`):
+ * each is its own file in dist/ and every bundle requires it instead of inlining a copy.
+ */
+const sharedModules = { 'src/core/errors.ts': './errors.js' };
+const shareModules = {
+  name: 'share-modules',
+  setup(build) {
+    build.onResolve({ filter: /\/errors$/ }, async (args) => {
+      if (args.pluginData?.shared) return undefined;
+      const resolved = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { shared: true } });
+      const relative = path.relative(process.cwd(), resolved.path).split(path.sep).join('/');
+      const target = sharedModules[relative];
+      return target && !build.initialOptions.entryPoints?.errors ? { path: target, external: true } : undefined;
+    });
+  },
+};
+
 const common = {
   bundle: true,
   minify: production,
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'warning',
-  plugins: [problemMatcher],
+  plugins: [problemMatcher, shareModules],
 };
 
 const contexts = await Promise.all([
@@ -37,6 +56,14 @@ const contexts = await Promise.all([
     format: 'cjs',
     target: 'node20',
     external: ['vscode', './gateway.js'],
+  }),
+  esbuild.context({
+    ...common,
+    entryPoints: { errors: 'src/core/errors.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   }),
   esbuild.context({
     ...common,

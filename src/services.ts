@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { CatalogCache, CatalogSnapshot } from './core/catalogCache';
+import { HistoryStore } from './jobs/history';
 import { ImageJobService } from './jobs/imageJobs';
 import { GatewayConnection } from './host/gatewayConnection';
 import { createLog } from './host/log';
@@ -18,6 +19,7 @@ export interface Services {
   account: AccountModel;
   catalog: CatalogCache;
   jobs: ImageJobService;
+  history: HistoryStore;
   /** Paid images that could not be placed into the workspace wait here. */
   recoveryDir: string;
   locale: string;
@@ -55,6 +57,8 @@ export function createServices(context: vscode.ExtensionContext): Services {
     locale,
   });
 
+  const history = new HistoryStore(context.workspaceState);
+
   context.subscriptions.push(log, keys, connection, { dispose: () => account.dispose() });
-  return { context, log, keys, connection, account, catalog, jobs, recoveryDir, locale };
+  return { context, log, keys, connection, account, catalog, jobs, history, recoveryDir, locale };
 }

@@ -40,6 +40,17 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
     },
   );
   const files = result.files.map((f) => vscode.Uri.file(f));
+  if (result.files.length) {
+    const { input_references: _refs, ...request } = job.request;
+    await services.history.add({
+      request,
+      references: job.references,
+      model: result.model,
+      files: result.files,
+      costRub: result.usage?.cost_rub,
+      balanceAfter: result.usage?.balance,
+    });
+  }
   void presentResult(services, result, files, options);
   return { files, model: result.model, usage: result.usage };
 }

@@ -229,6 +229,8 @@ class Base64Decoder {
   private uValue = 0;
   /** The previous flush needed filtering (e.g. line-broken base64): skip the futile fast attempt. */
   private dirty = false;
+  /** Escapes other than \/ were seen in a dense run: skip the replaceAll attempt. */
+  private mixedEscapes = false;
   private decoded = 0;
   private label = '';
   private emit: (bytes: Buffer) => void = () => undefined;
@@ -240,6 +242,7 @@ class Base64Decoder {
     this.esc = 0;
     this.uValue = 0;
     this.dirty = false;
+    this.mixedEscapes = false;
     this.decoded = 0;
     this.label = label;
     this.emit = emit;
@@ -306,9 +309,25 @@ class Base64Decoder {
     return s + m;
   }
 
-  /** Stages buf[s, e) in one JS loop, resolving \/ inline and other escapes through escape(). */
+  /**
+   * Stages buf[s, e), where escapes are dense. When the only escapes are \/ (encoders that escape every
+   * slash), V8's native replaceAll does it; otherwise one JS loop resolves \/ inline and other escapes
+   * through escape().
+   */
   private dense(buf: Buffer, s: number, e: number): void {
     if (this.stLen + (e - s) > STAGING_CAPACITY) this.flush();
+    if (!this.mixedEscapes) {
+      // A backslash at the very end may start an escape that continues in the next chunk.
+      const end = buf[e - 1] === 0x5c ? e - 1 : e;
+      const text = buf.toString('latin1', s, end).replaceAll('\\/', '/');
+      // No backslash left means every one was followed by '/': the same pairing JSON makes.
+      if (text.indexOf('\\') === -1) {
+        this.stLen += this.staging.write(text, this.stLen, 'latin1');
+        if (end < e) this.esc = 1;
+        return;
+      }
+      this.mixedEscapes = true;
+    }
     const st = this.staging;
     let n = this.stLen;
     while (s < e) {

@@ -1,0 +1,70 @@
+// The results of this workspace, kept across sessions: what was asked, what it cost, where the
+// files are. The studio's gallery, "regenerate" and provenance of non-PNG files read it.
+import { randomUUID } from 'node:crypto';
+import { GenerationRequest } from '../core/types';
+
+export interface HistoryEntry {
+  id: string;
+  createdAt: string;
+  /** The request as sent (no reference data). */
+  request: GenerationRequest;
+  /** Source images of an edit. */
+  references?: string[];
+  model: string;
+  files: string[];
+  costRub?: number;
+  balanceAfter?: number;
+}
+
+/** A Memento-like store (workspaceState in the extension, a Map in tests). */
+export interface KeyValueStore {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): PromiseLike<void>;
+}
+
+const STATE_KEY = 'gatewayImages.history';
+const MAX_ENTRIES = 500;
+
+export class HistoryStore {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly store: KeyValueStore) {}
+
+  list(): HistoryEntry[] {
+    return this.store.get<HistoryEntry[]>(STATE_KEY) ?? [];
+  }
+
+  async add(entry: Omit<HistoryEntry, 'id' | 'createdAt'>): Promise<HistoryEntry> {
+    const full: HistoryEntry = { ...entry, id: randomUUID(), createdAt: new Date().toISOString() };
+    await this.store.update(STATE_KEY, [full, ...this.list()].slice(0, MAX_ENTRIES));
+    this.fire();
+    return full;
+  }
+
+  find(id: string): HistoryEntry | undefined {
+    return this.list().find((e) => e.id === id);
+  }
+
+  /** The entry that produced a file, for "regenerate" and provenance. */
+  findByFile(file: string): HistoryEntry | undefined {
+    return this.list().find((e) => e.files.includes(file));
+  }
+
+  /** Forgets one file of an entry (deleted from disk); the entry goes when it has no files left. */
+  async removeFile(file: string): Promise<void> {
+    const next = this.list()
+      .map((e) => (e.files.includes(file) ? { ...e, files: e.files.filter((f) => f !== file) } : e))
+      .filter((e) => e.files.length > 0);
+    await this.store.update(STATE_KEY, next);
+    this.fire();
+  }
+
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private fire(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
