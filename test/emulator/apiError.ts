@@ -1,0 +1,32 @@
+// The emulator's error body: OpenAI style {"error":{message,type,param,code}}.
+
+export class ApiFailure {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly message: string,
+    readonly param: string | null = null,
+    readonly type: string = typeForStatus(status),
+  ) {}
+
+  body(): string {
+    return JSON.stringify({ error: { message: this.message, type: this.type, param: this.param, code: this.code } });
+  }
+}
+
+function typeForStatus(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'insufficient_funds';
+    case 404:
+      return 'not_found_error';
+    case 429:
+      return 'rate_limit_error';
+    default:
+      return status >= 500 ? 'server_error' : 'invalid_request_error';
+  }
+}
+
+export const badRequest = (code: string, message: string, param: string | null = null) => new ApiFailure(400, code, message, param);

@@ -1,0 +1,128 @@
+// Fault injection: names, parameters, and the armed-fault queue.
+// Armed faults (admin endpoint, CLI, state API) are taken by the next paid requests;
+// faults named in the X-Emulator-Fault header apply to that request only, on any endpoint.
+import type { IncomingHttpHeaders } from 'node:http';
+
+export const FAULT_NAMES = [
+  'latency',
+  'slow-headers',
+  'drop-mid-body',
+  'html-500',
+  'html-502',
+  'rate-limit',
+  'no-media-type',
+  'escaped-slashes',
+  'media-type-last',
+  'usage-first',
+  'invalid-base64',
+  'truncated-json',
+  'large',
+  'kill',
+] as const;
+export type FaultName = (typeof FAULT_NAMES)[number];
+
+/** Faults acting before validation (no reservation, no charge). */
+export const FRONT_FAULTS: readonly FaultName[] = ['latency', 'slow-headers', 'html-500', 'html-502', 'rate-limit'];
+
+export interface FaultSpec {
+  fault: FaultName;
+  /** How many paid requests it applies to; -1 = until cleared. Default 1. */
+  times?: number;
+  latencyMs?: number;
+  imageBytes?: number;
+  retryAfterSeconds?: number;
+}
+
+/** The faults in force for one request, with their parameters resolved. */
+export interface ActiveFaults {
+  names: Set<FaultName>;
+  latencyMs?: number;
+  imageBytes?: number;
+  retryAfterSeconds?: number;
+}
+
+export const DEFAULT_SLOW_HEADERS_MS = 60_000;
+export const DEFAULT_LARGE_IMAGE_BYTES = 24 * 1024 * 1024;
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
+export function isFaultName(value: unknown): value is FaultName {
+  return typeof value === 'string' && (FAULT_NAMES as readonly string[]).includes(value);
+}
+
+export function emptyFaults(): ActiveFaults {
+  return { names: new Set() };
+}
+
+/** Checks an admin/CLI fault spec; returns an error message or the normalised spec. */
+export function parseFaultSpec(body: unknown): FaultSpec | string {
+  if (typeof body !== 'object' || body === null) return 'Body must be a JSON object with a "fault" field.';
+  const b = body as Record<string, unknown>;
+  if (!isFaultName(b.fault)) return `Unknown fault ${JSON.stringify(b.fault)}. Allowed: ${FAULT_NAMES.join(', ')}.`;
+  const spec: FaultSpec = { fault: b.fault, times: 1 };
+  if (b.times !== undefined) {
+    if (!Number.isInteger(b.times) || ((b.times as number) < 1 && b.times !== -1)) return '"times" must be a positive integer or -1.';
+    spec.times = b.times as number;
+  }
+  for (const field of ['latencyMs', 'imageBytes', 'retryAfterSeconds'] as const) {
+    const v = b[field];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return `"${field}" must be a non-negative number.`;
+    spec[field] = v;
+  }
+  return spec;
+}
+
+/** Reads X-Emulator-Fault (comma-separated) and its parameter headers. Unknown names are ignored. */
+export function faultsFromHeaders(headers: IncomingHttpHeaders): ActiveFaults {
+  const active = emptyFaults();
+  const raw = headers['x-emulator-fault'];
+  const list = (Array.isArray(raw) ? raw.join(',') : raw ?? '').split(',').map((s) => s.trim());
+  for (const name of list) if (isFaultName(name)) active.names.add(name);
+  active.latencyMs = numberHeader(headers['x-emulator-latency-ms']);
+  active.imageBytes = numberHeader(headers['x-emulator-image-bytes']);
+  active.retryAfterSeconds = numberHeader(headers['x-emulator-retry-after']);
+  return active;
+}
+
+function numberHeader(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || v.trim() === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** The queue of armed faults. Each entry is consumed separately per phase. */
+export class FaultQueue {
+  private armed: FaultSpec[] = [];
+
+  arm(spec: FaultSpec): void {
+    // Re-arming a fault replaces its previous entry.
+    this.armed = this.armed.filter((f) => f.fault !== spec.fault);
+    this.armed.push({ ...spec, times: spec.times ?? 1 });
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
+
+  list(): FaultSpec[] {
+    return this.armed.map((f) => ({ ...f }));
+  }
+
+  /**
+   * Takes the armed faults of one phase ('front' ones when a paid request arrives,
+   * the others when it reaches its success response) and merges them into `into`.
+   */
+  take(phase: 'front' | 'body', into: ActiveFaults): void {
+    for (const spec of this.armed) {
+      const isFront = FRONT_FAULTS.includes(spec.fault);
+      if (isFront !== (phase === 'front')) continue;
+      into.names.add(spec.fault);
+      into.latencyMs ??= spec.latencyMs;
+      into.imageBytes ??= spec.imageBytes;
+      into.retryAfterSeconds ??= spec.retryAfterSeconds;
+      if (spec.times !== -1) spec.times = (spec.times ?? 1) - 1;
+    }
+    this.armed = this.armed.filter((f) => f.times !== 0);
+  }
+}

@@ -1,0 +1,122 @@
+// POST /v1/images/generations and /v1/images/edits: parse, validate, reserve, generate, charge, stream.
+import { createHash } from 'node:crypto';
+import { ApiFailure, badRequest } from './apiError';
+import { DEFAULT_LARGE_IMAGE_BYTES } from './faults';
+import { kopToRub, rubToKop, type KeyState } from './keys';
+import { multipartBoundary, parseMultipart } from './multipart';
+import { paddedPngParts } from './png';
+import { pixelSize, renderImage } from './render';
+import { sendError, sleep, streamBody, type RequestContext, type Segment } from './respond';
+import type { EmulatorState } from './state';
+import { validateImageRequest, type RawImageRequest, type ValidImageRequest } from './validate';
+
+const DEFAULT_FAULT_LATENCY_MS = 1000;
+
+export interface ImageHandlerOptions {
+  state: EmulatorState;
+  /** Baseline "generation time" of every paid request. */
+  latencyMs: number;
+}
+
+export function parseImageBody(endpoint: 'generations' | 'edits', contentType: string | undefined, body: Buffer): RawImageRequest {
+  if (endpoint === 'generations') {
+    let fields: unknown;
+    try {
+      fields = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw badRequest('invalid_json', 'The request body is not valid JSON.');
+    }
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw badRequest('invalid_json', 'The request body must be a JSON object.');
+    return { endpoint, fields: fields as Record<string, unknown>, fromForm: false, files: [] };
+  }
+  const boundary = multipartBoundary(contentType);
+  if (!boundary) throw badRequest('invalid_content_type', 'The edits endpoint takes multipart/form-data with a boundary.');
+  let parts;
+  try {
+    parts = parseMultipart(body, boundary);
+  } catch (error) {
+    throw badRequest('invalid_multipart', `The multipart body is malformed: ${(error as Error).message}`);
+  }
+  const fields: Record<string, unknown> = {};
+  const files: Buffer[] = [];
+  for (const part of parts) {
+    if (part.filename === undefined) fields[part.name] = part.data.toString('utf8');
+    else if (part.name === 'image' || part.name === 'image[]') files.push(part.data);
+    else throw badRequest('unknown_parameter', `Unknown file field "${part.name}". Send images in "image" or "image[]".`, part.name);
+  }
+  return { endpoint, fields, fromForm: true, files };
+}
+
+/** Deterministic per-image price between min and max, from the prompt hash, in kopecks. */
+export function pricePerImageKop(request: Pick<ValidImageRequest, 'model' | 'prompt'>): number {
+  const minKop = rubToKop(request.model.min_price_per_image);
+  const maxKop = rubToKop(request.model.max_price_per_image);
+  const frac = createHash('sha256').update(`${request.model.id}\u0000${request.prompt}`).digest().readUInt32BE(0) / 2 ** 32;
+  return minKop + Math.round((maxKop - minKop) * frac);
+}
+
+export async function handleImages(ctx: RequestContext, opts: ImageHandlerOptions, key: KeyState, raw: RawImageRequest): Promise<void> {
+  const { state } = opts;
+  const request = validateImageRequest(raw);
+  const reserveKop = rubToKop(request.model.max_price_per_image) * request.n;
+  const reserved = state.reserve(key, reserveKop);
+  if (!reserved.ok) {
+    const what = reserved.scope === 'balance' ? 'account balance' : 'key budget';
+    const message = `Insufficient ${what}: this request reserves ${kopToRub(reserved.neededKop).toFixed(2)} RUB (max price ${request.model.max_price_per_image.toFixed(2)} x ${request.n}), the ${what} is ${kopToRub(reserved.availableKop).toFixed(2)} RUB.`;
+    sendError(ctx, new ApiFailure(402, reserved.scope === 'balance' ? 'insufficient_balance' : 'insufficient_budget', message));
+    return;
+  }
+  const reservation = reserved.reservation;
+  ctx.entry.reservedRub = kopToRub(reserveKop);
+
+  // "Generation": the provider's time. The client going away does not stop it (it is still charged).
+  const delay = opts.latencyMs + (ctx.faults.names.has('latency') ? ctx.faults.latencyMs ?? DEFAULT_FAULT_LATENCY_MS : 0);
+  const { width, height } = pixelSize(request.model, request);
+  let pngs: Buffer[];
+  try {
+    const finished = await sleep(delay, ctx.shutdown);
+    if (!finished) throw new Error('emulator closing');
+    const input = {
+      model: request.model,
+      prompt: request.prompt,
+      seed: request.seed,
+      width,
+      height,
+      transparent: request.background === 'transparent',
+      referencesDigest: request.referencesDigest,
+      extra: JSON.stringify([request.quality ?? '', request.passthrough]),
+    };
+    pngs = Array.from({ length: request.n }, (_, i) => renderImage(input, i));
+  } catch (error) {
+    state.release(reservation);
+    throw error;
+  }
+
+  state.faults.take('body', ctx.faults);
+  ctx.entry.faults = [...ctx.faults.names];
+  const costKop = pricePerImageKop(request) * request.n;
+  state.charge(reservation, costKop, request.model.id);
+  ctx.entry.chargedRub = kopToRub(costKop);
+
+  await streamBody(ctx, 200, responseSegments(ctx, request.model.id, pngs, kopToRub(costKop), state.balanceRub, state.defaultImageBytes));
+}
+
+function responseSegments(ctx: RequestContext, model: string, pngs: Buffer[], costRub: number, balanceRub: number, defaultImageBytes?: number): Segment[] {
+  const f = ctx.faults.names;
+  const padTo = f.has('large') ? ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES : 0;
+  const usage = `"usage":${JSON.stringify({ cost_rub: costRub, balance: balanceRub })}`;
+  const mediaType = f.has('no-media-type') ? '' : '"media_type":"image/png"';
+  const segments: Segment[] = [`{"created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(model)},`];
+  if (f.has('usage-first')) segments.push(`${usage},`);
+  segments.push('"data":[');
+  pngs.forEach((png, i) => {
+    const image: Segment = { parts: padTo ? paddedPngParts(png, padTo) : [png], escapeSlashes: f.has('escaped-slashes'), corrupt: f.has('invalid-base64') };
+    const before = f.has('media-type-last') || !mediaType ? '' : `${mediaType},`;
+    const after = f.has('media-type-last') && mediaType ? `,${mediaType}` : '';
+    segments.push(`${i ? ',' : ''}{${before}"b64_json":"`, image, `"${after}}`);
+  });
+  segments.push(']');
+  if (!f.has('usage-first')) segments.push(`,${usage}`);
+  segments.push('}');
+  return segments;
+}

@@ -1,0 +1,146 @@
+// Writing responses: JSON, errors, proxy-style HTML, and chunked streaming of large bodies
+// with backpressure. Body faults (kill, drop-mid-body, truncated-json) are applied here.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiFailure } from './apiError';
+import type { ActiveFaults } from './faults';
+import { base64Chunks, base64Length } from './png';
+import type { RecordedRequest } from './state';
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The log entry; updated as the request proceeds. */
+  entry: RecordedRequest;
+  faults: ActiveFaults;
+  /** Aborted when the emulator closes. */
+  shutdown: AbortSignal;
+}
+
+/** A piece of a streamed body: literal JSON text, or the base64 of an image given as buffers. */
+export type Segment = string | { parts: readonly Buffer[]; escapeSlashes: boolean; corrupt: boolean };
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Waits `ms`, ending early on shutdown. Returns false when cut short. */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (ms <= 0) return Promise.resolve(!signal.aborted);
+  return new Promise((resolve) => {
+    const done = (completed: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(completed);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', onAbort);
+  });
+}
+
+function writeHead(ctx: RequestContext, status: number, headers: Record<string, string | number>): boolean {
+  if (ctx.res.headersSent || ctx.res.destroyed) return false;
+  ctx.entry.status = status;
+  ctx.res.writeHead(status, headers);
+  return true;
+}
+
+export function sendError(ctx: RequestContext, failure: ApiFailure, headers: Record<string, string | number> = {}): void {
+  const body = failure.body();
+  if (writeHead(ctx, failure.status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), ...headers })) ctx.res.end(body);
+}
+
+/** A proxy's HTML error page (html-500 / html-502 faults). */
+export function sendHtml(ctx: RequestContext, status: 500 | 502): void {
+  const title = status === 502 ? '502 Bad Gateway' : '500 Internal Server Error';
+  const body = `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+  if (writeHead(ctx, status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(body) })) ctx.res.end(body);
+}
+
+/** A successful JSON answer; honours the body faults named for this request. */
+export function sendJson(ctx: RequestContext, value: unknown, status = 200): Promise<void> {
+  return streamBody(ctx, status, [JSON.stringify(value)]);
+}
+
+function imageLength(seg: Exclude<Segment, string>): number {
+  const bytes = seg.parts.reduce((s, p) => s + p.length, 0);
+  let length = base64Length(bytes);
+  if (seg.escapeSlashes) {
+    for (const chunk of base64Chunks(seg.parts)) for (let i = chunk.indexOf('/'); i >= 0; i = chunk.indexOf('/', i + 1)) length++;
+  }
+  return length;
+}
+
+function* pieces(segments: readonly Segment[]): Generator<Buffer> {
+  for (const seg of segments) {
+    if (typeof seg === 'string') {
+      yield Buffer.from(seg, 'utf8');
+      continue;
+    }
+    let first = true;
+    for (let chunk of base64Chunks(seg.parts)) {
+      if (seg.corrupt && first) chunk = corrupt(chunk);
+      first = false;
+      yield Buffer.from(seg.escapeSlashes ? chunk.replaceAll('/', '\\/') : chunk, 'latin1');
+    }
+  }
+}
+
+/** Puts '!' characters into the base64 text without changing its length. */
+function corrupt(chunk: string): string {
+  const chars = chunk.split('');
+  for (const at of [8, 9, Math.floor(chars.length / 2)]) if (at < chars.length) chars[at] = '!';
+  return chars.join('');
+}
+
+function drain(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Ends the connection after what was written has been flushed (FIN, then destroy). */
+function cutConnection(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.end();
+  setTimeout(() => socket.destroy(), 100).unref();
+}
+
+/**
+ * Streams a body made of segments, 1 MiB at a time, waiting for 'drain'. Content-Length is exact.
+ * kill: headers only, then the connection is cut; drop-mid-body: about half, then cut;
+ * truncated-json: about half with a matching Content-Length, ended cleanly.
+ */
+export async function streamBody(ctx: RequestContext, status: number, segments: readonly Segment[]): Promise<void> {
+  const { res, faults } = ctx;
+  const total = segments.reduce((s, seg) => s + (typeof seg === 'string' ? Buffer.byteLength(seg) : imageLength(seg)), 0);
+  const faulty = status < 300;
+  const truncated = faulty && faults.names.has('truncated-json');
+  const dropped = faulty && faults.names.has('drop-mid-body');
+  const limit = truncated || dropped ? Math.max(1, Math.floor(total / 2)) : total;
+  if (!writeHead(ctx, status, { 'content-type': JSON_TYPE, 'content-length': truncated ? limit : total })) return;
+  if (faulty && faults.names.has('kill')) {
+    res.flushHeaders();
+    cutConnection(res);
+    return;
+  }
+  let written = 0;
+  for (const piece of pieces(segments)) {
+    const text = written + piece.length > limit ? piece.subarray(0, limit - written) : piece;
+    if (res.destroyed) return;
+    if (text.length && !res.write(text)) await drain(res);
+    written += text.length;
+    if (written >= limit) break;
+  }
+  if (res.destroyed) return;
+  if (dropped) {
+    cutConnection(res);
+    return;
+  }
+  res.end();
+}

@@ -1,0 +1,116 @@
+// Non-image routes: catalog, authentication, account endpoints, admin endpoints.
+import type { IncomingMessage } from 'node:http';
+import { CATALOG_GROUPS, type CatalogGroup } from '../../src/core/types';
+import { ApiFailure, badRequest } from './apiError';
+import { CATALOG } from './catalog';
+import { parseFaultSpec } from './faults';
+import type { KeyState } from './keys';
+import { sendJson, type RequestContext } from './respond';
+import type { EmulatorState } from './state';
+
+export async function handleCatalog(ctx: RequestContext, path: string): Promise<void> {
+  if (path === '/public/gateway/models') {
+    await sendJson(ctx, { object: 'list', data: CATALOG });
+    return;
+  }
+  const group = path.slice('/public/gateway/models/'.length);
+  if (!(CATALOG_GROUPS as readonly string[]).includes(group)) {
+    throw new ApiFailure(404, 'group_not_found', `Unknown model group "${group}". Groups: ${CATALOG_GROUPS.join(', ')}.`, 'group');
+  }
+  await sendJson(ctx, { object: 'list', data: CATALOG[group as CatalogGroup] });
+}
+
+/** Resolves the Bearer key, or throws the matching 401. Records the key's name in the log. */
+export function authenticate(ctx: RequestContext, state: EmulatorState): KeyState {
+  const header = ctx.req.headers.authorization;
+  if (!header || header.trim() === '' || /^Bearer\s*$/i.test(header.trim())) {
+    throw new ApiFailure(401, 'missing_api_key', 'No API key: send the header "Authorization: Bearer <API_KEY>".');
+  }
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
+  const key = m ? state.key(m[1]) : undefined;
+  ctx.entry.key = key?.name ?? 'unknown';
+  if (!m) throw new ApiFailure(401, 'invalid_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
+  if (!key) throw new ApiFailure(401, 'invalid_api_key', 'The API key is not valid.');
+  if (key.revoked) throw new ApiFailure(401, 'key_revoked', `The API key "${key.name}" has been revoked.`);
+  if (key.expiresAt !== undefined && key.expiresAt <= Date.now()) {
+    throw new ApiFailure(401, 'key_expired', `The API key "${key.name}" expired on ${new Date(key.expiresAt).toISOString()}.`);
+  }
+  return key;
+}
+
+const ACCOUNT_PATHS = ['/v1/gateway/me', '/v1/gateway/balance', '/v1/gateway/key', '/v1/gateway/stats/summary'];
+
+export function isAccountPath(path: string): boolean {
+  return ACCOUNT_PATHS.includes(path);
+}
+
+export async function handleAccount(ctx: RequestContext, state: EmulatorState, key: KeyState, path: string): Promise<void> {
+  switch (path) {
+    case '/v1/gateway/me':
+      return sendJson(ctx, { email: 'demo@example.com', id: 42 });
+    case '/v1/gateway/balance': {
+      const budget = state.keyBudgetRub(key.key);
+      return sendJson(ctx, budget === undefined ? { balance: state.balanceRub } : { balance: state.balanceRub, budget });
+    }
+    case '/v1/gateway/key':
+      return sendJson(ctx, state.keyRecord(key));
+    default:
+      return sendJson(ctx, state.stats(key));
+  }
+}
+
+export function parseJsonBody(body: Buffer): unknown {
+  if (body.length === 0) return {};
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest('invalid_json', 'The request body is not valid JSON.');
+  }
+}
+
+/** /__emulator/* : control and inspection for tests in other processes. Not logged. */
+export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req: IncomingMessage, path: string, body: Buffer): Promise<void> {
+  const route = `${req.method} ${path.slice('/__emulator'.length)}`;
+  switch (route) {
+    case 'GET /health':
+      return sendJson(ctx, { ok: true });
+    case 'GET /requests':
+      return sendJson(ctx, { requests: state.requests, totalReservations: state.totalReservations, totalCharges: state.totalCharges });
+    case 'POST /reset':
+      state.reset();
+      return sendJson(ctx, { ok: true });
+    case 'GET /faults':
+      return sendJson(ctx, { faults: state.faults.list() });
+    case 'POST /faults': {
+      const spec = parseFaultSpec(parseJsonBody(body));
+      if (typeof spec === 'string') throw badRequest('invalid_value', spec, 'fault');
+      state.armFault(spec);
+      return sendJson(ctx, { faults: state.faults.list() });
+    }
+    case 'DELETE /faults':
+      state.clearFaults();
+      return sendJson(ctx, { faults: [] });
+    case 'GET /state':
+      return sendJson(ctx, state.snapshot());
+    case 'POST /state':
+      applyStateBody(state, parseJsonBody(body));
+      return sendJson(ctx, state.snapshot());
+    default:
+      throw new ApiFailure(404, 'not_found', `No admin route ${route}.`);
+  }
+}
+
+function applyStateBody(state: EmulatorState, body: unknown): void {
+  if (typeof body !== 'object' || body === null) throw badRequest('invalid_value', 'Body must be a JSON object.');
+  const b = body as { balance?: unknown; keyBudgets?: unknown };
+  if (b.balance !== undefined && (typeof b.balance !== 'number' || !Number.isFinite(b.balance))) throw badRequest('invalid_value', '"balance" must be a number.', 'balance');
+  const budgets = (b.keyBudgets ?? {}) as Record<string, unknown>;
+  if (typeof budgets !== 'object' || budgets === null) throw badRequest('invalid_value', '"keyBudgets" must be an object.', 'keyBudgets');
+  for (const [key, value] of Object.entries(budgets)) {
+    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value))) throw badRequest('invalid_value', `keyBudgets["${key}"] must be a number or null.`, 'keyBudgets');
+    if (!state.findKey(key)) throw badRequest('invalid_value', `Unknown key "${key}".`, 'keyBudgets');
+  }
+  // Everything checked: apply.
+  if (typeof b.balance === 'number') state.setBalance(b.balance);
+  for (const [key, value] of Object.entries(budgets)) state.setKeyBudget(key, value as number | null);
+}

@@ -1,0 +1,244 @@
+// All mutable emulator state: balance, keys, usage history, request log, armed faults.
+// Money is kept in integer kopecks so sums never drift.
+import type { StatsSummary } from '../../src/core/types';
+import { FaultQueue, type FaultSpec } from './faults';
+import { DEMO_KEYS, applyBudgetReset, initialKeys, keyRecord, kopToRub, rubToKop, type KeyState } from './keys';
+
+export interface RecordedRequest {
+  id: string;
+  method: string;
+  path: string;
+  /** The key's name, 'unknown' for an unknown key; absent without an Authorization header. */
+  key?: string;
+  /** 0 while headers have not been sent (or never were). */
+  status: number;
+  /** True for the generation and edit endpoints. */
+  paid: boolean;
+  reservedRub: number;
+  chargedRub: number;
+  faults: string[];
+  at: string;
+  /** True when the client went away before the response was complete. */
+  clientAborted?: boolean;
+}
+
+interface UsageEvent {
+  at: number;
+  model: string;
+  costKop: number;
+}
+
+/** A reservation held on the balance (and on the key budget when it has one). */
+export interface Reservation {
+  key: KeyState;
+  amountKop: number;
+  settled: boolean;
+}
+
+export type ReserveResult =
+  | { ok: true; reservation: Reservation }
+  | { ok: false; scope: 'balance' | 'budget'; neededKop: number; availableKop: number };
+
+const DAY_MS = 86_400_000;
+const MAX_LOG = 10_000;
+
+/** A few past charges on the budget key so the demo's statistics show figures. */
+function seedHistory(now: number): UsageEvent[] {
+  const day = (n: number, hour: number) => Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() - n, hour);
+  return [
+    { at: day(12, 10), model: 'lumen-xl', costKop: 984 },
+    { at: day(6, 9), model: 'aurora-1', costKop: 327 },
+    { at: day(6, 9), model: 'aurora-1', costKop: 327 },
+    { at: day(3, 15), model: 'prism-2', costKop: 512 },
+    { at: day(1, 18), model: 'aurora-1', costKop: 341 },
+    { at: day(40, 12), model: 'mosaic-edit', costKop: 650 }, // outside the 30-day window
+  ];
+}
+
+export class EmulatorState {
+  readonly faults = new FaultQueue();
+  /** Default padding size for the `large` fault (CLI --image-bytes). */
+  defaultImageBytes?: number;
+  private balanceKop = 0;
+  private keys = new Map<string, KeyState>();
+  private usage = new Map<string, UsageEvent[]>();
+  private log: RecordedRequest[] = [];
+  private requestCounter = 0;
+  private reservations = 0;
+  private charges = 0;
+
+  constructor(private readonly initialBalanceRub: number) {
+    this.reset();
+  }
+
+  /** Restores the initial balance, budgets, history, request log and faults. */
+  reset(now = Date.now()): void {
+    const history = seedHistory(now);
+    const recent = history.filter((e) => e.at >= now - 30 * DAY_MS);
+    this.balanceKop = rubToKop(this.initialBalanceRub);
+    this.keys = initialKeys(now, recent.reduce((s, e) => s + e.costKop, 0));
+    this.usage = new Map([[DEMO_KEYS.budget, history]]);
+    this.log = [];
+    this.reservations = 0;
+    this.charges = 0;
+    this.faults.clear();
+  }
+
+  get balanceRub(): number {
+    return kopToRub(this.balanceKop);
+  }
+
+  setBalance(rub: number): void {
+    this.balanceKop = rubToKop(rub);
+  }
+
+  /** Looks a key up by its raw string. */
+  key(key: string): KeyState | undefined {
+    return this.keys.get(key);
+  }
+
+  /** Remaining budget of a key in rubles, undefined when it has none. */
+  keyBudgetRub(key: string): number | undefined {
+    const k = this.findKey(key);
+    if (!k?.budget) return undefined;
+    applyBudgetReset(k.budget, Date.now());
+    return kopToRub(k.budget.remainingKop);
+  }
+
+  /** Sets a key's remaining budget (by raw key or name); a key without budget gets one; null removes it. */
+  setKeyBudget(key: string, rub: number | null): boolean {
+    const k = this.findKey(key);
+    if (!k) return false;
+    if (rub === null) delete k.budget;
+    else if (k.budget) k.budget.remainingKop = rubToKop(rub);
+    else k.budget = { initialKop: rubToKop(rub), remainingKop: rubToKop(rub) };
+    return true;
+  }
+
+  /** Looks a key up by its raw string or its name. */
+  findKey(keyOrName: string): KeyState | undefined {
+    return this.keys.get(keyOrName) ?? [...this.keys.values()].find((k) => k.name === keyOrName);
+  }
+
+  get requests(): readonly RecordedRequest[] {
+    return this.log;
+  }
+
+  get totalReservations(): number {
+    return this.reservations;
+  }
+
+  get totalCharges(): number {
+    return this.charges;
+  }
+
+  armFault(spec: FaultSpec): void {
+    this.faults.arm(spec);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  /** Creates the log entry of a new request; callers update it as the request proceeds. */
+  record(method: string, path: string, paid: boolean): RecordedRequest {
+    this.requestCounter += 1;
+    const entry: RecordedRequest = {
+      id: `req_${this.requestCounter.toString(16).padStart(8, '0')}`,
+      method,
+      path,
+      status: 0,
+      paid,
+      reservedRub: 0,
+      chargedRub: 0,
+      faults: [],
+      at: new Date().toISOString(),
+    };
+    this.log.push(entry);
+    if (this.log.length > MAX_LOG) this.log.splice(0, this.log.length - MAX_LOG);
+    return entry;
+  }
+
+  /** Holds `amountKop` on the balance and on the key budget, or refuses with nothing held. */
+  reserve(key: KeyState, amountKop: number): ReserveResult {
+    if (key.budget) applyBudgetReset(key.budget, Date.now());
+    if (this.balanceKop < amountKop) return { ok: false, scope: 'balance', neededKop: amountKop, availableKop: this.balanceKop };
+    if (key.budget && key.budget.remainingKop < amountKop) {
+      return { ok: false, scope: 'budget', neededKop: amountKop, availableKop: key.budget.remainingKop };
+    }
+    this.balanceKop -= amountKop;
+    if (key.budget) key.budget.remainingKop -= amountKop;
+    this.reservations += 1;
+    return { ok: true, reservation: { key, amountKop, settled: false } };
+  }
+
+  /** Charges the actual cost of a reservation and returns the difference. */
+  charge(reservation: Reservation, costKop: number, model: string): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    const refund = reservation.amountKop - costKop;
+    this.balanceKop += refund;
+    if (reservation.key.budget) reservation.key.budget.remainingKop += refund;
+    this.charges += 1;
+    const events = this.usage.get(reservation.key.key) ?? [];
+    events.push({ at: Date.now(), model, costKop });
+    this.usage.set(reservation.key.key, events);
+  }
+
+  /** Returns a whole reservation (the request failed before the provider answered). */
+  release(reservation: Reservation): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    this.balanceKop += reservation.amountKop;
+    if (reservation.key.budget) reservation.key.budget.remainingKop += reservation.amountKop;
+  }
+
+  keyRecord(key: KeyState) {
+    return keyRecord(key, Date.now());
+  }
+
+  /** The usage statistics record of a key: today (UTC) and the last 30 days. */
+  stats(key: KeyState, now = Date.now()): StatsSummary {
+    const d = new Date(now);
+    const todayStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+    const events = (this.usage.get(key.key) ?? []).filter((e) => e.at >= now - 30 * DAY_MS);
+    const today = events.filter((e) => e.at >= todayStart);
+    const spendByModel = new Map<string, number>();
+    const countByModel = new Map<string, number>();
+    for (const e of events) {
+      spendByModel.set(e.model, (spendByModel.get(e.model) ?? 0) + e.costKop);
+      countByModel.set(e.model, (countByModel.get(e.model) ?? 0) + 1);
+    }
+    const monthKop = events.reduce((s, e) => s + e.costKop, 0);
+    const topSpend = top(spendByModel);
+    const topCount = top(countByModel);
+    return {
+      today_spend: kopToRub(today.reduce((s, e) => s + e.costKop, 0)),
+      today_requests: today.length,
+      month_spend: kopToRub(monthKop),
+      month_requests: events.length,
+      avg_daily_spend: kopToRub(Math.round(monthKop / 30)),
+      top_model_by_spend: topSpend?.[0] ?? null,
+      top_model_by_spend_value: topSpend ? kopToRub(topSpend[1]) : null,
+      top_model_by_requests: topCount?.[0] ?? null,
+      top_model_by_requests_value: topCount ? topCount[1] : null,
+    };
+  }
+
+  /** A JSON view for GET /__emulator/state. */
+  snapshot(): Record<string, unknown> {
+    const now = Date.now();
+    const keys: Record<string, unknown> = {};
+    for (const k of this.keys.values()) keys[k.key] = { ...keyRecord(k, now), revoked: k.revoked, expired: k.expiresAt !== undefined && k.expiresAt <= now };
+    return { balance: this.balanceRub, keys, faults: this.faults.list(), totalReservations: this.reservations, totalCharges: this.charges };
+  }
+}
+
+/** Highest value; ties broken by model id so the answer is stable. */
+function top(map: Map<string, number>): [string, number] | undefined {
+  let best: [string, number] | undefined;
+  for (const [model, value] of map) {
+    if (!best || value > best[1] || (value === best[1] && model < best[0])) best = [model, value];
+  }
+  return best;
+}
