@@ -1,0 +1,85 @@
+// Command line shared by runIntegration (code-server) and runElectron (@vscode/test-electron).
+import * as fs from 'fs';
+import * as path from 'path';
+import { DEFAULT_INTEGRATION_ENTRY } from './paths';
+
+export interface Args {
+  tests: string;
+  workspace?: string;
+  grep?: string;
+  timeout?: string;
+  overallTimeoutMs: number;
+  verbose: boolean;
+}
+
+const USAGE =
+  'usage: node out/test/harness/runIntegration.js [--tests <entry module>] [--workspace <folder>] ' +
+  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--verbose]';
+
+export function parseArgs(argv: string[], script: string): Args {
+  const usage = USAGE.replace('runIntegration.js', script);
+  const args: Args = {
+    tests: DEFAULT_INTEGRATION_ENTRY,
+    overallTimeoutMs: Number(process.env.GATEWAY_IMAGES_TEST_OVERALL_TIMEOUT) || 10 * 60_000,
+    verbose: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value\n${usage}`);
+      return v;
+    };
+    switch (flag) {
+      case '--tests':
+        args.tests = path.resolve(value());
+        break;
+      case '--workspace':
+        args.workspace = path.resolve(value());
+        break;
+      case '--grep':
+        args.grep = value();
+        break;
+      case '--timeout': {
+        const v = value();
+        if (!/^\d+$/.test(v)) throw new Error(`--timeout must be milliseconds, got ${v}`);
+        args.timeout = v;
+        break;
+      }
+      case '--overall-timeout': {
+        const v = Number(value());
+        if (!Number.isFinite(v) || v <= 0) throw new Error('--overall-timeout must be positive milliseconds');
+        args.overallTimeoutMs = v;
+        break;
+      }
+      case '--verbose':
+        args.verbose = true;
+        break;
+      case '-h':
+      case '--help':
+        process.stdout.write(usage + '\n');
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument ${arg}\n${usage}`);
+    }
+  }
+  return args;
+}
+
+export function resolveEntry(tests: string): string {
+  for (const candidate of [tests, `${tests}.js`, path.join(tests, 'index.js')]) {
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate.replace(/\.js$/, '');
+  }
+  throw new Error(`Test entry module not found: ${tests} (compile the tests with \`npm run compile-tests\`)`);
+}
+
+
+/** What the mocha entry (test/integration/index.ts) reads from its environment. */
+export function testEntryEnv(args: Args): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (args.grep !== undefined) env.GATEWAY_IMAGES_TEST_GREP = args.grep;
+  if (args.timeout !== undefined) env.GATEWAY_IMAGES_TEST_TIMEOUT = args.timeout;
+  return env;
+}

@@ -1,0 +1,412 @@
+// Launches a real VS Code (code-server from .cache/) with the extension under development, the
+// gateway emulator and a headless Chromium on the workbench. Used by runIntegration (with a test
+// payload) and by the e2e helpers (without one). Everything lives in one temp dir and one
+// process group, and is removed/killed by close(), on Ctrl+C, on errors and at process exit.
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as http from 'http';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { format } from 'util';
+import type { BrowserContext, Page } from 'playwright-core';
+import { EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
+import {
+  CHROMIUM,
+  CODE_SERVER_ENTRY,
+  CODE_SERVER_VERSION,
+  EXTENSION_BUNDLE,
+  FIXTURE_WORKSPACE,
+  REPO_ROOT,
+} from './paths';
+import { isCodeServerInstalled } from './setup';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export const CODE_SERVER_FLAGS = [
+  '--auth',
+  'none',
+  '--disable-telemetry',
+  '--disable-update-check',
+  '--disable-workspace-trust',
+  '--disable-getting-started-override',
+];
+
+export interface LaunchOptions {
+  /** Workspace folder to open. Default: a fresh temp copy of test/fixtures/workspace/. */
+  workspace?: string;
+  /** Test entry module (exports run()). Without it the workbench opens for e2e use. */
+  extensionTestsPath?: string;
+  /** Extension under development. Default: the repository root. */
+  extensionDevelopmentPath?: string;
+  /** Extra environment for code-server and the extension host. */
+  env?: Record<string, string>;
+  /** Extra user settings (merged over the harness defaults). */
+  settings?: Record<string, unknown>;
+  /** Receives each relayed line of the workbench/extension host log. Default: stdout. */
+  onLog?: (line: string) => void;
+  /** Echo code-server's own stdout/stderr. Default: only on failure. */
+  verbose?: boolean;
+  /** Start a gateway emulator (default true). */
+  emulator?: boolean;
+  viewport?: { width: number; height: number };
+}
+
+export interface Workbench {
+  /** The one temp dir holding home, user data, extensions, workspace copy and browser profile. */
+  root: string;
+  port: number;
+  serverUrl: string;
+  workspace: string;
+  userDataDir: string;
+  emulator: EmulatorHandle | undefined;
+  context: BrowserContext;
+  page: Page;
+  /** Every relayed log line, for failure reports. */
+  logLines: string[];
+  /** code-server's own output (never used for pass/fail). */
+  serverLog(): string;
+  /** Resolves with the code passed to window.codeAutomationExit (test runs only). */
+  exitCode: Promise<number>;
+  /** VS Code's log files handed over with codeAutomationExit. */
+  vscodeLogs: { relativePath: string; contents: string }[];
+  close(): Promise<void>;
+}
+
+// ---- process-wide safety net ---------------------------------------------------------------
+
+interface Resource {
+  /** Best-effort synchronous cleanup, for process exit. */
+  killSync(): void;
+  close(): Promise<void>;
+}
+const live = new Set<Resource>();
+let handlersInstalled = false;
+
+function installSafetyNet(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on('exit', () => {
+    for (const r of live) r.killSync();
+  });
+  const onSignal = (signal: NodeJS.Signals, code: number) => {
+    process.stderr.write(`\n[harness] ${signal}: cleaning up\n`);
+    const all = [...live].map((r) => r.close().catch(() => undefined));
+    const force = setTimeout(() => process.exit(code), 10_000);
+    force.unref();
+    void Promise.all(all).finally(() => process.exit(code));
+  };
+  process.once('SIGINT', () => onSignal('SIGINT', 130));
+  process.once('SIGTERM', () => onSignal('SIGTERM', 143));
+  process.once('SIGHUP', () => onSignal('SIGHUP', 129));
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function httpStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.setTimeout(2000, () => req.destroy());
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** SIGTERM the whole group, SIGKILL what is left after a grace period, wait until it is empty. */
+async function killGroup(child: ChildProcess, graceMs = 3000): Promise<void> {
+  const pgid = child.pid;
+  if (pgid === undefined) return;
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(pgid) && Date.now() < deadline) await sleep(50);
+  if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
+  const hard = Date.now() + 5000;
+  while (groupAlive(pgid) && Date.now() < hard) await sleep(50);
+}
+
+export function checkExtensionBuilt(): void {
+  if (!fs.existsSync(EXTENSION_BUNDLE)) {
+    throw new Error(`${path.relative(REPO_ROOT, EXTENSION_BUNDLE)} is missing: build the extension first with \`npm run build\` (or \`node esbuild.mjs\`).`);
+  }
+}
+
+export function checkCodeServerInstalled(): void {
+  if (!isCodeServerInstalled()) {
+    throw new Error(`code-server ${CODE_SERVER_VERSION} is not installed: run \`npm run setup:vscode\` (node out/test/harness/setup.js).`);
+  }
+}
+
+/**
+ * Formats one codeAutomationLog call. VS Code hands either a formatted string or console-style
+ * arguments; `%c` CSS directives (and their style arguments) are dropped, the rest is
+ * printf-formatted like console.log.
+ */
+export function formatAutomationLog(type: string, args: unknown): string {
+  let parts = Array.isArray(args) ? [...args] : [args];
+  if (typeof parts[0] === 'string' && parts[0].includes('%c')) {
+    const template = parts[0];
+    const styles = (template.match(/%c/g) ?? []).length;
+    parts = [template.replace(/%c/g, ''), ...parts.slice(1 + styles)];
+  }
+  void type; // every level goes to the same stream; mocha's output is mostly 'info'
+  if (parts.length > 0 && typeof parts[0] === 'string') return format(...(parts as [string, ...unknown[]]));
+  return parts.map((p) => format('%O', p)).join(' ');
+}
+
+/** Workbench start-up chatter that comes through codeAutomationLog; kept in logLines, not printed. */
+const WORKBENCH_NOISE =
+  /^(Resolving connection token|Resolved connection token|Creating a socket|Ignoring fetching additional builtin extensions|\[Service Worker\]|ChatSessionStore:|Updating additional builtin extensions cache)/;
+
+function writeJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** The `payload` URL parameter the workbench reads (VS Code's web integration test mechanism). */
+export function buildWorkbenchUrl(port: number, workspace: string, payload: [string, string][]): string {
+  const q = new URLSearchParams({ folder: workspace, payload: JSON.stringify(payload) });
+  return `http://127.0.0.1:${port}/?${q.toString()}`;
+}
+
+// ---- launch --------------------------------------------------------------------------------
+
+export async function launchWorkbench(options: LaunchOptions = {}): Promise<Workbench> {
+  checkExtensionBuilt();
+  checkCodeServerInstalled();
+  installSafetyNet();
+
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-images-vscode-'));
+  const dirs = {
+    home: path.join(root, 'home'),
+    config: path.join(root, 'home', '.config'),
+    data: path.join(root, 'home', '.local', 'share'),
+    cache: path.join(root, 'home', '.cache'),
+    tmp: path.join(root, 'tmp'),
+    userData: path.join(root, 'user-data'),
+    extensions: path.join(root, 'extensions'),
+    browser: path.join(root, 'chromium-profile'),
+  };
+  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+
+  let child: ChildProcess | undefined;
+  let context: BrowserContext | undefined;
+  let emulator: EmulatorHandle | undefined;
+  let closed = false;
+  let serverOutput = '';
+  const logLines: string[] = [];
+  const emit = options.onLog ?? ((line: string) => process.stdout.write(line + '\n'));
+
+  const resource: Resource = {
+    killSync() {
+      if (child?.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await context?.close().catch(() => undefined);
+        if (child) await killGroup(child);
+        await Promise.resolve(emulator?.close()).catch(() => undefined);
+      } finally {
+        for (let i = 0; i < 5; i++) {
+          try {
+            fs.rmSync(root, { recursive: true, force: true });
+            break;
+          } catch {
+            await sleep(200); // a dying process may still be writing its logs
+          }
+        }
+        live.delete(resource);
+      }
+    },
+  };
+  live.add(resource);
+
+  try {
+    // Workspace: a throwaway copy of the fixture so tests may write files.
+    let workspace = options.workspace ? path.resolve(options.workspace) : path.join(root, 'workspace');
+    if (!options.workspace) fs.cpSync(FIXTURE_WORKSPACE, workspace, { recursive: true });
+    if (!fs.existsSync(workspace)) throw new Error(`Workspace folder does not exist: ${workspace}`);
+    workspace = fs.realpathSync(workspace);
+
+    const extEnv: Record<string, string> = {};
+    const settings: Record<string, unknown> = {
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.enableExperiments': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'update.mode': 'none',
+      'security.workspace.trust.enabled': false,
+      ...options.settings,
+    };
+    if (options.emulator !== false) {
+      emulator = await startSuiteEmulator();
+      Object.assign(extEnv, emulatorEnv(emulator));
+      settings['gatewayImages.baseUrl'] = emulator.url;
+    }
+    // baseUrl is machine-scoped: a remote window ignores it in User settings, so write both.
+    writeJson(path.join(dirs.userData, 'User', 'settings.json'), settings);
+    writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), emulator ? { 'gatewayImages.baseUrl': emulator.url } : {});
+
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) {
+      // Don't let an enclosing VS Code (terminal, debugger) leak into this one.
+      if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('npm_')) continue;
+      env[k] = v;
+    }
+    Object.assign(env, {
+      HOME: dirs.home,
+      XDG_CONFIG_HOME: dirs.config,
+      XDG_DATA_HOME: dirs.data,
+      XDG_CACHE_HOME: dirs.cache,
+      TMPDIR: dirs.tmp,
+      EXTENSIONS_GALLERY: '{}',
+      ...extEnv,
+      ...options.env,
+    });
+
+    const port = await freePort();
+    const serverUrl = `http://127.0.0.1:${port}`;
+    const args = [
+      CODE_SERVER_ENTRY,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      ...CODE_SERVER_FLAGS,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      '--ignore-last-opened',
+    ];
+    child = spawn(process.execPath, args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const onOutput = (chunk: Buffer) => {
+      const s = chunk.toString();
+      serverOutput += s;
+      if (serverOutput.length > 2_000_000) serverOutput = serverOutput.slice(-1_000_000);
+      if (options.verbose) process.stderr.write(s.replace(/^/gm, '[code-server] '));
+    };
+    child.stdout?.on('data', onOutput);
+    child.stderr?.on('data', onOutput);
+    let serverExited: string | undefined;
+    const serverExit = new Promise<never>((_, reject) => {
+      child!.on('exit', (code, signal) => {
+        serverExited = `code-server exited (${signal ?? code})`;
+        if (!closed) reject(new Error(`${serverExited}\n${serverOutput.slice(-4000)}`));
+      });
+    });
+    serverExit.catch(() => undefined);
+
+    // Ready when /healthz answers.
+    const readyBy = Date.now() + 60_000;
+    while ((await httpStatus(`${serverUrl}/healthz`)) !== 200) {
+      if (serverExited) throw new Error(`${serverExited} before it was ready:\n${serverOutput.slice(-4000)}`);
+      if (Date.now() > readyBy) throw new Error(`code-server did not answer on ${serverUrl} within 60 s:\n${serverOutput.slice(-4000)}`);
+      await sleep(100);
+    }
+
+    const { chromium } = await import('playwright-core');
+    context = await chromium.launchPersistentContext(dirs.browser, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: options.viewport ?? { width: 1400, height: 900 },
+      env: { ...env, HOME: dirs.home, TMPDIR: dirs.tmp },
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+
+    let resolveExit!: (code: number) => void;
+    const exitCode = new Promise<number>((resolve) => (resolveExit = resolve));
+    const vscodeLogs: { relativePath: string; contents: string }[] = [];
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown) => {
+      const line = formatAutomationLog(type, args);
+      logLines.push(line);
+      if (options.verbose || type !== 'info' || !WORKBENCH_NOISE.test(line)) emit(line);
+    });
+    await page.exposeFunction('codeAutomationExit', (code: number, logs?: { relativePath: string; contents: string }[]) => {
+      if (Array.isArray(logs)) vscodeLogs.push(...logs);
+      resolveExit(typeof code === 'number' ? code : 1);
+    });
+    page.on('pageerror', (err) => logLines.push(`[page error] ${err.message}`));
+    page.on('crash', () => logLines.push('[page crashed]'));
+
+    const extensionDevelopmentPath = path.resolve(options.extensionDevelopmentPath ?? REPO_ROOT);
+    const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
+    const payload: [string, string][] = [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
+    if (options.extensionTestsPath) payload.push(['extensionTestsPath', remote(path.resolve(options.extensionTestsPath))]);
+    payload.push(['skipWelcome', 'true']);
+    await page.goto(buildWorkbenchUrl(port, workspace, payload), { waitUntil: 'domcontentloaded', timeout: 60_000 });
+
+    return {
+      root,
+      port,
+      serverUrl,
+      workspace,
+      userDataDir: dirs.userData,
+      emulator,
+      context,
+      page,
+      logLines,
+      serverLog: () => serverOutput,
+      exitCode: Promise.race([exitCode, serverExit]),
+      vscodeLogs,
+      close: () => resource.close(),
+    };
+  } catch (err) {
+    await resource.close();
+    throw err;
+  }
+}
+
+/** Rejects after ms (for an overall deadline); the timer does not keep the process alive. */
+export function deadline(ms: number, what: string): Promise<never> {
+  return new Promise((_, reject) => {
+    const t = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+    t.unref();
+  });
+}

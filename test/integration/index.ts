@@ -1,0 +1,40 @@
+// The one mocha entry for the integration suite, loaded by VS Code's extension host.
+// Used by both runners: code-server (test/harness/runIntegration.ts, extensionTestsPath in the
+// workbench payload) and desktop VS Code (test/harness/runElectron.ts, @vscode/test-electron).
+// Environment: GATEWAY_IMAGES_TEST_GREP (mocha grep), GATEWAY_IMAGES_TEST_TIMEOUT (ms per test).
+import * as fs from 'fs';
+import * as path from 'path';
+import Mocha from 'mocha';
+
+/** All *.test.js files below dir, sorted, without a glob dependency. */
+export function findTestFiles(dir: string, suffix = '.test.js'): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...findTestFiles(full, suffix));
+    else if (entry.isFile() && entry.name.endsWith(suffix)) found.push(full);
+  }
+  return found.sort();
+}
+
+export function run(): Promise<void> {
+  const timeout = Number(process.env.GATEWAY_IMAGES_TEST_TIMEOUT) || 60_000;
+  const grep = process.env.GATEWAY_IMAGES_TEST_GREP;
+  const mocha = new Mocha({ ui: 'bdd', color: true, timeout, ...(grep ? { grep } : {}) });
+
+  // This file is out/test/integration/index.js; the suites are compiled next to it.
+  const files = findTestFiles(__dirname);
+  if (files.length === 0) return Promise.reject(new Error(`No *.test.js files under ${__dirname}`));
+  for (const file of files) mocha.addFile(file);
+
+  return new Promise<void>((resolve, reject) => {
+    try {
+      mocha.run((failures) => {
+        if (failures > 0) reject(new Error(`${failures} integration test(s) failed.`));
+        else resolve();
+      });
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  });
+}
