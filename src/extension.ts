@@ -9,6 +9,7 @@ import { EditArgs, GenerateArgs } from './commands/commandArgs';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
 import { CommandResult } from './commands/jobRunner';
+import { registerRecover } from './commands/recover';
 import { createServices } from './services';
 
 /** The extension's public API (also what `activate()` resolves to for other extensions and tests). */
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerGenerate(services),
     registerEditImage(services),
     registerAccountCommands(services),
+    registerRecover(services),
   );
 
   return {

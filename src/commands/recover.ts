@@ -1,0 +1,70 @@
+// Recover Images: paid images that could not be saved into the workspace wait in the recovery
+// folder with a manifest. This lists them and moves them where the user wants.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { listRecoverable, placeWithoutOverwrite, RecoveryManifest } from '../core/imageStore';
+import { Services } from '../services';
+import { resolveOutputFolder } from './outputFolder';
+
+export function registerRecover(services: Services): vscode.Disposable {
+  return vscode.commands.registerCommand('gatewayImages.recoverImages', () => recoverImages(services));
+}
+
+export async function recoverImages(services: Services): Promise<RecoveryManifest[]> {
+  const t = vscode.l10n.t;
+  const waiting = await listRecoverable(services.recoveryDir);
+  if (!waiting.length) {
+    void vscode.window.showInformationMessage(t('No images are waiting in the recovery folder.'));
+    return [];
+  }
+  const picked = await vscode.window.showQuickPick(
+    waiting.map((manifest) => ({
+      label: `$(file-media) ${t('{0} image(s) from {1}', manifest.files.length, manifest.model)}`,
+      description: new Date(manifest.createdAt).toLocaleString(services.locale),
+      detail: `${manifest.prompt.slice(0, 120)} — ${manifest.reason}`,
+      manifest,
+    })),
+    { title: t('Images Waiting for Recovery'), placeHolder: t('Choose images to move into the workspace') },
+  );
+  if (!picked) return waiting;
+  const moveToWorkspace = t('Move into Workspace');
+  const moveElsewhere = t('Choose Folder…');
+  const reveal = t('Reveal in File Manager');
+  const choice = await vscode.window.showInformationMessage(
+    t('Where should these {0} image(s) go? They were meant for {1}.', picked.manifest.files.length, picked.manifest.intendedDirectory),
+    moveToWorkspace,
+    moveElsewhere,
+    reveal,
+  );
+  if (choice === reveal) {
+    await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(picked.manifest.files[0].path));
+  } else if (choice === moveToWorkspace || choice === moveElsewhere) {
+    const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => picked.manifest.intendedDirectory);
+    if (target) await moveImages(picked.manifest, target, services);
+  }
+  return listRecoverable(services.recoveryDir);
+}
+
+async function askFolder(): Promise<string | undefined> {
+  const folder = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t('Move Here') });
+  return folder?.[0]?.fsPath;
+}
+
+async function moveImages(manifest: RecoveryManifest, directory: string, services: Services): Promise<void> {
+  const moved: string[] = [];
+  try {
+    for (const file of manifest.files) {
+      const ext = path.extname(file.suggestedName).slice(1) || 'png';
+      moved.push(await placeWithoutOverwrite(file.path, directory, path.basename(file.suggestedName, path.extname(file.suggestedName)), ext));
+    }
+    await fs.rm(path.join(services.recoveryDir, `${manifest.jobId}.json`), { force: true });
+    void vscode.window.showInformationMessage(vscode.l10n.t('Moved {0} image(s) to {1}.', moved.length, vscode.workspace.asRelativePath(directory)));
+    if (moved[0]) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(moved[0]));
+  } catch (error) {
+    // The manifest stays: whatever was not moved is still listed next time.
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('Could not move the images ({0}). They stay in the recovery folder.', error instanceof Error ? error.message : String(error)),
+    );
+  }
+}
