@@ -67,9 +67,9 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; faults: string[]
 
 async function main(): Promise<void> {
   const { options, faults } = parseArgs(process.argv.slice(2));
+  // CLI faults stay armed until cleared through the admin endpoint (and come back on reset).
+  options.faults = faults.filter(isFaultName).map((fault) => ({ fault, times: -1, imageBytes: options.imageBytes }));
   const emulator = await startEmulator(options);
-  // CLI faults stay armed until cleared through the admin endpoint.
-  for (const fault of faults) if (isFaultName(fault)) emulator.state.armFault({ fault, times: -1, imageBytes: options.imageBytes });
 
   console.log(`Gateway emulator listening on ${emulator.url}`);
   console.log(`Balance ${emulator.state.balanceRub} RUB${options.latencyMs ? `, generation latency ${options.latencyMs} ms` : ''}${faults.length ? `, faults: ${faults.join(', ')}` : ''}`);

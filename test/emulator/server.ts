@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiFailure } from './apiError';
-import { DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_SLOW_HEADERS_MS, emptyFaults, faultsFromHeaders } from './faults';
+import { DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_SLOW_HEADERS_MS, emptyFaults, faultsFromHeaders, type FaultSpec } from './faults';
 import { handleImages, parseImageBody } from './images';
 import { DEMO_KEYS } from './keys';
 import { sendError, sendHtml, sleep, type RequestContext } from './respond';
@@ -26,6 +26,8 @@ export interface EmulatorOptions {
   quiet?: boolean;
   /** Padding size of the `large` fault when not given with the fault. Default 24 MiB. */
   imageBytes?: number;
+  /** Faults armed at start and again on every reset (the CLI's --fault, armed until cleared). */
+  faults?: FaultSpec[];
 }
 
 export interface RunningEmulator {
@@ -62,6 +64,10 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
     });
     req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks, size)));
     req.on('error', reject);
+    // A client that disconnects mid-upload never sends 'end'.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('The client closed the connection during the upload.'));
+    });
   });
 }
 
@@ -73,6 +79,8 @@ function normalisePath(rawUrl: string | undefined): string {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const state = new EmulatorState(options.balance ?? 5000);
   state.defaultImageBytes = options.imageBytes;
+  state.initialFaults = options.faults ?? [];
+  state.reset();
   const latencyMs = options.latencyMs ?? 0;
   const shutdown = new AbortController();
   let adminCounter = 0;
@@ -136,6 +144,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       else await route(ctx, path, body);
     } catch (error) {
       if (error instanceof ApiFailure) return sendError(ctx, error);
+      if (res.destroyed || !req.complete) return; // the client went away: nobody to answer
       if (!shutdown.signal.aborted) console.error('gateway emulator: internal error', error);
       sendError(ctx, new ApiFailure(500, 'internal_error', `Emulator error: ${(error as Error)?.message ?? String(error)}`));
     }

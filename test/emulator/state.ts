@@ -33,6 +33,8 @@ export interface Reservation {
   key: KeyState;
   amountKop: number;
   settled: boolean;
+  /** The reset() generation it was made in; a reset forgets older reservations. */
+  epoch: number;
 }
 
 export type ReserveResult =
@@ -59,6 +61,8 @@ export class EmulatorState {
   readonly faults = new FaultQueue();
   /** Default padding size for the `large` fault (CLI --image-bytes). */
   defaultImageBytes?: number;
+  /** Faults armed at start (CLI --fault); reset() arms them again. */
+  initialFaults: FaultSpec[] = [];
   private balanceKop = 0;
   private keys = new Map<string, KeyState>();
   private usage = new Map<string, UsageEvent[]>();
@@ -66,6 +70,7 @@ export class EmulatorState {
   private requestCounter = 0;
   private reservations = 0;
   private charges = 0;
+  private epoch = 0;
 
   constructor(private readonly initialBalanceRub: number) {
     this.reset();
@@ -74,6 +79,7 @@ export class EmulatorState {
   /** Restores the initial balance, budgets, history, request log and faults. */
   reset(now = Date.now()): void {
     const history = seedHistory(now);
+    this.epoch += 1;
     const recent = history.filter((e) => e.at >= now - 30 * DAY_MS);
     this.balanceKop = rubToKop(this.initialBalanceRub);
     this.keys = initialKeys(now, recent.reduce((s, e) => s + e.costKop, 0));
@@ -82,6 +88,7 @@ export class EmulatorState {
     this.reservations = 0;
     this.charges = 0;
     this.faults.clear();
+    for (const spec of this.initialFaults) this.faults.arm(spec);
   }
 
   get balanceRub(): number {
@@ -138,6 +145,7 @@ export class EmulatorState {
 
   clearFaults(): void {
     this.faults.clear();
+    for (const spec of this.initialFaults) this.faults.arm(spec);
   }
 
   /** Creates the log entry of a new request; callers update it as the request proceeds. */
@@ -169,12 +177,12 @@ export class EmulatorState {
     this.balanceKop -= amountKop;
     if (key.budget) key.budget.remainingKop -= amountKop;
     this.reservations += 1;
-    return { ok: true, reservation: { key, amountKop, settled: false } };
+    return { ok: true, reservation: { key, amountKop, settled: false, epoch: this.epoch } };
   }
 
   /** Charges the actual cost of a reservation and returns the difference. */
   charge(reservation: Reservation, costKop: number, model: string): void {
-    if (reservation.settled) return;
+    if (reservation.settled || reservation.epoch !== this.epoch) return;
     reservation.settled = true;
     const refund = reservation.amountKop - costKop;
     this.balanceKop += refund;
@@ -187,7 +195,7 @@ export class EmulatorState {
 
   /** Returns a whole reservation (the request failed before the provider answered). */
   release(reservation: Reservation): void {
-    if (reservation.settled) return;
+    if (reservation.settled || reservation.epoch !== this.epoch) return;
     reservation.settled = true;
     this.balanceKop += reservation.amountKop;
     if (reservation.key.budget) reservation.key.budget.remainingKop += reservation.amountKop;

@@ -695,6 +695,32 @@ describe('gateway emulator', function () {
   });
 
   describe('lifecycle', () => {
+    it('re-arms start-up faults on reset', async () => {
+      const other = await startEmulator({ quiet: true, faults: [{ fault: 'usage-first', times: -1 }] });
+      try {
+        other.state.reset();
+        assert.deepEqual(other.state.faults.list().map((f) => f.fault), ['usage-first']);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a reset during a generation does not leak its reservation into the new balance', async () => {
+      const pending = generate({ model: 'sketch-mini', prompt: 'x' }, undefined, { 'x-emulator-fault': 'latency', 'x-emulator-latency-ms': '200' });
+      await new Promise((r) => setTimeout(r, 80));
+      assert.ok(emu.state.balanceRub < 5000, 'reserved while generating');
+      emu.state.reset();
+      assert.equal((await pending).res.status, 200);
+      assert.equal(emu.state.balanceRub, 5000);
+    });
+
+    it('applies header body faults to account endpoints too', async () => {
+      const res = await fetch(`${emu.url}/v1/gateway/balance`, { headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, 'x-emulator-fault': 'truncated-json' } });
+      assert.equal(res.status, 200);
+      const text = await res.text();
+      assert.ok('{"balance":5000}'.startsWith(text) && text.length < 16, text);
+    });
+
     it('close() ends open connections, including slow ones', async () => {
       const other = await startEmulator({ quiet: true });
       const pending = fetch(`${other.url}/v1/images/generations`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...{ 'x-emulator-fault': 'slow-headers' } }, body: '{}' }).catch((e: unknown) => e);
