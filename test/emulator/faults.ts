@@ -41,6 +41,7 @@ export interface ActiveFaults {
   retryAfterSeconds?: number;
 }
 
+export const DEFAULT_LATENCY_MS = 1000;
 export const DEFAULT_SLOW_HEADERS_MS = 60_000;
 export const DEFAULT_LARGE_IMAGE_BYTES = 24 * 1024 * 1024;
 export const DEFAULT_RETRY_AFTER_SECONDS = 1;

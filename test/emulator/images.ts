@@ -1,7 +1,7 @@
 // POST /v1/images/generations and /v1/images/edits: parse, validate, reserve, generate, charge, stream.
 import { createHash } from 'node:crypto';
 import { ApiFailure, badRequest } from './apiError';
-import { DEFAULT_LARGE_IMAGE_BYTES } from './faults';
+import { DEFAULT_LARGE_IMAGE_BYTES, DEFAULT_LATENCY_MS } from './faults';
 import { kopToRub, rubToKop, type KeyState } from './keys';
 import { multipartBoundary, parseMultipart } from './multipart';
 import { paddedPngParts } from './png';
@@ -10,7 +10,6 @@ import { sendError, sleep, streamBody, type RequestContext, type Segment } from 
 import type { EmulatorState } from './state';
 import { validateImageRequest, type RawImageRequest, type ValidImageRequest } from './validate';
 
-const DEFAULT_FAULT_LATENCY_MS = 1000;
 
 export interface ImageHandlerOptions {
   state: EmulatorState;
@@ -70,7 +69,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   ctx.entry.reservedRub = kopToRub(reserveKop);
 
   // "Generation": the provider's time. The client going away does not stop it (it is still charged).
-  const delay = opts.latencyMs + (ctx.faults.names.has('latency') ? ctx.faults.latencyMs ?? DEFAULT_FAULT_LATENCY_MS : 0);
+  const delay = opts.latencyMs + (ctx.faults.names.has('latency') ? ctx.faults.latencyMs ?? DEFAULT_LATENCY_MS : 0);
   const { width, height } = pixelSize(request.model, request);
   let pngs: Buffer[];
   try {

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiFailure } from './apiError';
-import { DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_SLOW_HEADERS_MS, emptyFaults, faultsFromHeaders, type FaultSpec } from './faults';
+import { DEFAULT_LATENCY_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_SLOW_HEADERS_MS, emptyFaults, faultsFromHeaders, type FaultSpec } from './faults';
 import { handleImages, parseImageBody } from './images';
 import { DEMO_KEYS } from './keys';
 import { sendError, sendHtml, sleep, type RequestContext } from './respond';
@@ -42,7 +42,6 @@ export interface RunningEmulator {
 
 /** Whole request bodies are buffered; beyond this they are refused with 413. */
 const MAX_BODY_BYTES = 320 * 1024 * 1024;
-const DEFAULT_FAULT_LATENCY_MS = 1000;
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
@@ -94,10 +93,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return sendError(ctx, new ApiFailure(429, 'rate_limit_exceeded', `Too many requests. Retry after ${seconds} s.`), { 'retry-after': String(Math.ceil(seconds)) });
     }
     if (faults.names.has('slow-headers')) {
-      await sleep(faults.latencyMs ?? DEFAULT_SLOW_HEADERS_MS, shutdown.signal);
+      // Stop waiting as soon as the client gives up, so no timer outlives the test.
+      const gone = new AbortController();
+      const abort = () => gone.abort();
+      ctx.res.once('close', abort);
+      shutdown.signal.addEventListener('abort', abort, { once: true });
+      await sleep(faults.latencyMs ?? DEFAULT_SLOW_HEADERS_MS, gone.signal);
+      shutdown.signal.removeEventListener('abort', abort);
       return sendError(ctx, new ApiFailure(504, 'upstream_timeout', 'The provider did not answer in time. Nothing was charged.'));
     }
-    if (faults.names.has('latency') && !ctx.entry.paid) await sleep(faults.latencyMs ?? DEFAULT_FAULT_LATENCY_MS, shutdown.signal);
+    if (faults.names.has('latency') && !ctx.entry.paid) await sleep(faults.latencyMs ?? DEFAULT_LATENCY_MS, shutdown.signal);
 
     if (path === '/public/gateway/models' || path.startsWith('/public/gateway/models/')) {
       if (req.method !== 'GET') throw new ApiFailure(405, 'method_not_allowed', `${req.method} is not allowed here; use GET.`);
