@@ -18,11 +18,12 @@ export const FAULT_NAMES = [
   'truncated-json',
   'large',
   'kill',
+  'charge-on-disconnect',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 /** Faults acting before validation (no reservation, no charge). */
-export const FRONT_FAULTS: readonly FaultName[] = ['latency', 'slow-headers', 'html-500', 'html-502', 'rate-limit'];
+export const FRONT_FAULTS: readonly FaultName[] = ['latency', 'slow-headers', 'html-500', 'html-502', 'rate-limit', 'charge-on-disconnect'];
 
 export interface FaultSpec {
   fault: FaultName;

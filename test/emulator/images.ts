@@ -68,13 +68,20 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   const reservation = reserved.reservation;
   ctx.entry.reservedRub = kopToRub(reserveKop);
 
-  // "Generation": the provider's time. The client going away does not stop it (it is still charged).
+  // "Generation": the provider's time. A client that hangs up before the answer starts cancels the
+  // provider call and the reservation is returned, unless `charge-on-disconnect` models a gateway
+  // that charges anyway.
   const delay = opts.latencyMs + (ctx.faults.names.has('latency') ? ctx.faults.latencyMs ?? DEFAULT_LATENCY_MS : 0);
   const { width, height } = pixelSize(request.model, request);
+  const chargeAnyway = ctx.faults.names.has('charge-on-disconnect');
+  const clientGone = new AbortController();
+  ctx.res.on('close', () => {
+    if (!ctx.res.writableFinished) clientGone.abort();
+  });
   let pngs: Buffer[];
   try {
-    const finished = await sleep(delay, ctx.shutdown);
-    if (!finished) throw new Error('emulator closing');
+    const finished = await sleep(delay, chargeAnyway ? ctx.shutdown : AbortSignal.any([ctx.shutdown, clientGone.signal]));
+    if (!finished) throw new Error(ctx.shutdown.aborted ? 'emulator closing' : 'client disconnected');
     const input = {
       model: request.model,
       prompt: request.prompt,
