@@ -30,13 +30,15 @@ export function parseErrorBody(text: string, contentType = ''): ParsedErrorBody 
   try {
     const trimmed = text.trim();
     if (!trimmed) return {};
-    if (/^[[{]/.test(trimmed)) {
-      const parsed = parseJsonError(trimmed);
-      if (parsed) return parsed;
-    }
+    const json = parseJsonError(trimmed);
+    if (json) return json;
+    // Cut or broken JSON (a truncated body, say): salvage the message, never show raw JSON.
+    if (/^[[{]/.test(trimmed)) return salvageJsonMessage(trimmed);
     if (/html/i.test(contentType) || /^<(!doctype|html|head|body|\?xml)/i.test(trimmed)) {
       return { message: htmlHeadline(trimmed), html: true };
     }
+    // Binary or garbled bodies are no message at all: the status speaks instead.
+    if (!isReadable(trimmed)) return {};
     return { message: clip(trimmed.replace(/\s+/g, ' ')) };
   } catch {
     return {};
@@ -51,7 +53,9 @@ function parseJsonError(text: string): ParsedErrorBody | undefined {
     return undefined;
   }
   if (Array.isArray(value)) value = value[0];
-  if (!isRecord(value)) return undefined;
+  // A JSON string is the message itself; null, numbers, booleans and empty arrays carry none.
+  if (typeof value === 'string') return value.trim() && isReadable(value) ? { message: clip(value.trim().replace(/\s+/g, ' ')) } : {};
+  if (!isRecord(value)) return {};
 
   const result: ParsedErrorBody = {};
   const error = value.error;
@@ -67,6 +71,12 @@ function parseJsonError(text: string): ParsedErrorBody | undefined {
   result.param ??= top.param ?? detailParam(value.detail);
   if (result.message) result.message = clip(result.message);
   return result;
+}
+
+function salvageJsonMessage(text: string): ParsedErrorBody {
+  const match = /"(?:message|msg|detail|error)"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(text);
+  const message = match?.[1].replace(/\\(.)/g, '$1').replace(/\s+/g, ' ').trim();
+  return message && isReadable(message) ? { message: clip(message) } : {};
 }
 
 function fieldsOf(record: Record<string, unknown>): ParsedErrorBody {
@@ -137,7 +147,8 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   const value = headerValue(headers, 'retry-after')?.trim();
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const date = Date.parse(value);
+  // An HTTP date names its month; anything else (a negative number, junk) is ignored.
+  const date = /[a-z]/i.test(value) ? Date.parse(value) : NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
@@ -244,6 +255,11 @@ function humanMessage(status: number, parsed: ParsedErrorBody): string {
 function endSentence(text: string): string {
   const first = text.charAt(0).toUpperCase() + text.slice(1);
   return /[.!?…]$/.test(first) ? first : `${first}.`;
+}
+
+/** False for text without letters, or with control or replacement characters (a binary body decoded as UTF-8). */
+function isReadable(text: string): boolean {
+  return /\p{L}/u.test(text) && !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/.test(text);
 }
 
 function clip(text: string): string {

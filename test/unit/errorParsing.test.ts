@@ -1,0 +1,204 @@
+// Error answers in every plausible form: parsed into a typed error with a readable sentence, never a throw.
+import * as assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { GatewayClient } from '../../src/core/client';
+import {
+  ApiError,
+  AuthenticationError,
+  EditNotSupportedError,
+  InsufficientFundsError,
+  InvalidParametersError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServerError,
+  UnknownModelError,
+} from '../../src/core/errors';
+import { classifyApiError, parseErrorBody, parseRetryAfter, requestIdOf } from '../../src/core/errorParsing';
+import { caught, localServer, LocalServer, MemorySink, newClient } from './support/gateway';
+
+const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n';
+
+/** A readable sentence: non-empty, no control characters, ends with punctuation, bounded. */
+function assertReadable(message: string, label: string): void {
+  assert.equal(typeof message, 'string', label);
+  assert.ok(message.length > 2 && message.length <= 600, `${label}: length ${message.length}`);
+  assert.doesNotMatch(message, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/, `${label}: control characters in ${JSON.stringify(message)}`);
+  assert.match(message, /[.!?…]$/, `${label}: ${JSON.stringify(message)}`);
+  assert.match(message, /^[A-Z"(]/, `${label}: starts with a capital: ${JSON.stringify(message)}`);
+}
+
+interface BodyCase {
+  name: string;
+  body: string;
+  contentType?: string;
+  message?: RegExp;
+  param?: string;
+  code?: string;
+}
+
+const BODIES: BodyCase[] = [
+  { name: 'OpenAI error object', body: '{"error":{"message":"Invalid size","type":"invalid_request_error","param":"size","code":"invalid_value"}}', message: /^Invalid size\.$/, param: 'size', code: 'invalid_value' },
+  { name: 'top-level message', body: '{"message":"quality must be one of low, high"}', message: /^Quality must be one of low, high\.$/ },
+  { name: 'detail string', body: '{"detail":"Not enough credits!"}', message: /^Not enough credits!$/ },
+  { name: 'FastAPI detail list', body: '{"detail":[{"loc":["body","n"],"msg":"ensure this value is less than 11","type":"value_error"}]}', message: /^N: ensure this value is less than 11\.$/, param: 'n' },
+  { name: 'FastAPI detail list of two', body: '{"detail":[{"loc":["body","size"],"msg":"bad"},{"loc":["body","seed"],"msg":"not int"}]}', message: /size: bad; seed: not int/i, param: 'size' },
+  { name: 'error string', body: '{"error":"model not available"}', message: /^Model not available\.$/ },
+  { name: 'errors list of objects', body: '{"errors":[{"message":"first problem"},{"message":"second problem"}]}', message: /^First problem; second problem\.$/ },
+  { name: 'errors list of strings', body: '{"errors":["one","two"]}', message: /^One; two\.$/ },
+  { name: 'array of error objects', body: '[{"error":{"message":"in an array","code":"x1"}}]', message: /^In an array\.$/, code: 'x1' },
+  { name: 'msg and field', body: '{"msg":"wrong value","field":"background","error_code":42}', message: /^Wrong value\.$/, param: 'background', code: '42' },
+  { name: 'plain text', body: 'Service temporarily overloaded', message: /^Service temporarily overloaded\.$/ },
+  { name: 'plain text with newlines', body: 'line one\n\n  line two\t', message: /^Line one line two\.$/ },
+  { name: 'nginx 502 page', body: NGINX_502, contentType: 'text/html', message: /HTML page \("502 Bad Gateway"\)/ },
+  { name: 'HTML without content type', body: '<!DOCTYPE html><html><head><title>Just a moment &amp; wait</title></head></html>', message: /"Just a moment & wait"/ },
+  { name: 'HTML without a title', body: '<html><body><p>oops</p></body></html>', contentType: 'text/html', message: /HTML page: / },
+  { name: 'empty body', body: '', message: /^The gateway answered HTTP \d+/ },
+  { name: 'whitespace body', body: ' \r\n ', message: /^The gateway answered HTTP \d+/ },
+  { name: 'invalid JSON', body: '{"error": {"message": "cut', message: /^Cut\.$/ },
+  { name: 'JSON null', body: 'null', message: /^The gateway answered HTTP \d+/ },
+  { name: 'JSON number', body: '42', message: /^The gateway answered HTTP \d+/ },
+  { name: 'JSON empty array', body: '[]', message: /^The gateway answered HTTP \d+/ },
+  { name: 'JSON string', body: '"quota exceeded for today"', message: /^Quota exceeded for today\.$/ },
+  { name: 'error null', body: '{"error":null}', message: /^The gateway answered HTTP \d+/ },
+  { name: 'unrelated object', body: '{"foo":{"bar":1}}', message: /^The gateway answered HTTP \d+/ },
+  { name: 'message not a string', body: '{"error":{"message":{"deep":true}},"message":17}', message: /^The gateway answered HTTP \d+/ },
+  { name: 'huge message', body: JSON.stringify({ error: { message: 'x'.repeat(100_000) } }), message: /…$/ },
+  { name: 'huge plain text', body: 'word '.repeat(50_000), message: /…$/ },
+  { name: 'binary junk', body: randomBytes(512).toString('utf8'), message: /^The gateway answered HTTP \d+/ },
+  { name: 'NUL bytes', body: '\u0000\u0001\u0002abc', message: /^The gateway answered HTTP \d+/ },
+];
+
+describe('errorParsing', () => {
+  describe('parseErrorBody / classifyApiError on every body form', () => {
+    for (const c of BODIES) {
+      it(c.name, () => {
+        assert.doesNotThrow(() => parseErrorBody(c.body, c.contentType));
+        for (const status of [400, 500, 502]) {
+          const error = classifyApiError(status, c.body, c.contentType ? { 'content-type': c.contentType } : {});
+          assert.ok(error instanceof ApiError);
+          assert.equal(error.status, status);
+          assertReadable(error.message, `${c.name} @${status}`);
+          if (c.message) assert.match(error.message, c.message, `${c.name} @${status}`);
+          if (c.param) assert.equal(error.param, c.param);
+          if (c.code) assert.equal(error.code, c.code);
+        }
+      });
+    }
+
+    it('never throws on hostile input', () => {
+      const bodies = ['{', '[', '{"error":', '<', '<html', '{"detail":[null,1,"bad input",{"loc":"notalist"}]}', '{"errors":{}}', '\ud800', '{"__proto__":{"message":"p"}}'];
+      for (const body of bodies) {
+        for (const status of [0, 100, 200, 399, 401, 403, 404, 409, 413, 418, 422, 429, 500, 599, 999]) {
+          const error = classifyApiError(status, body, { 'content-type': 'application/json', 'retry-after': 'garbage' });
+          assertReadable(error.message, `${JSON.stringify(body)} @${status}`);
+        }
+      }
+    });
+  });
+
+  describe('classification by status and body', () => {
+    const kind = (status: number, body: string, headers = {}) => classifyApiError(status, body, headers);
+    it('401 reasons', () => {
+      const reason = (body: string) => (kind(401, body) as AuthenticationError).reason;
+      assert.equal(reason('{"error":{"code":"key_expired","message":"The key expired"}}'), 'expired');
+      assert.equal(reason('{"error":{"code":"key_revoked","message":"The key was revoked"}}'), 'revoked');
+      assert.equal(reason('{"error":{"code":"missing_api_key","message":"No API key"}}'), 'missing');
+      assert.equal(reason('{"error":{"code":"invalid_api_key","message":"The API key is not valid."}}'), 'invalid');
+      assert.equal(reason(''), 'invalid');
+    });
+    it('403 about a key is authentication, other 403 is forbidden', () => {
+      assert.equal((kind(403, '{"message":"API key disabled"}') as AuthenticationError).reason, 'revoked');
+      assert.equal((kind(403, 'Forbidden') as AuthenticationError).reason, 'forbidden');
+    });
+    it('402 and funds wording', () => {
+      assert.equal((kind(402, '{"error":{"code":"insufficient_budget","message":"Insufficient key budget"}}') as InsufficientFundsError).scope, 'budget');
+      assert.equal((kind(402, '{"error":{"code":"insufficient_balance","message":"Insufficient account balance"}}') as InsufficientFundsError).scope, 'balance');
+      assert.equal((kind(402, '') as InsufficientFundsError).scope, 'unknown');
+      assert.ok(kind(400, '{"detail":"Недостаточно средств на балансе"}') instanceof InsufficientFundsError);
+    });
+    it('unknown model, edit not supported, invalid parameters', () => {
+      assert.ok(kind(404, '{"error":{"code":"model_not_found","message":"no"}}') instanceof UnknownModelError);
+      assert.ok(kind(400, '{"error":{"param":"model","message":"Model x does not exist"}}') instanceof UnknownModelError);
+      assert.ok(kind(400, '{"error":{"code":"edit_not_supported","message":"no"}}') instanceof EditNotSupportedError);
+      assert.ok(kind(422, '{"detail":[{"loc":["body","n"],"msg":"too big"}]}') instanceof InvalidParametersError);
+      assert.ok(!(kind(404, 'Not found') instanceof InvalidParametersError));
+    });
+    it('413, 429, 5xx', () => {
+      assert.ok(kind(413, '') instanceof PayloadTooLargeError);
+      assert.ok(kind(429, '') instanceof RateLimitedError);
+      assert.ok(kind(503, '') instanceof ServerError);
+      assert.ok(kind(502, NGINX_502, { 'content-type': 'text/html' }) instanceof ServerError);
+    });
+  });
+
+  describe('Retry-After and request ids', () => {
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    it('seconds, fractions, HTTP date, retry-after-ms', () => {
+      assert.equal(parseRetryAfter({ 'retry-after': '3' }, now), 3000);
+      assert.equal(parseRetryAfter({ 'retry-after': ' 1.5 ' }, now), 1500);
+      assert.equal(parseRetryAfter({ 'retry-after': 'Tue, 01 Jan 2030 00:00:10 GMT' }, now), 10_000);
+      assert.equal(parseRetryAfter({ 'retry-after': 'Mon, 31 Dec 2029 23:59:00 GMT' }, now), 0, 'a past date means now');
+      assert.equal(parseRetryAfter({ 'retry-after-ms': '250', 'retry-after': '9' }, now), 250, 'retry-after-ms wins');
+      assert.equal(parseRetryAfter({ 'retry-after': ['2', '7'] }, now), 2000);
+    });
+    it('absent or junk values give undefined', () => {
+      assert.equal(parseRetryAfter({}, now), undefined);
+      assert.equal(parseRetryAfter({ 'retry-after': '' }, now), undefined);
+      assert.equal(parseRetryAfter({ 'retry-after': 'soon' }, now), undefined);
+      assert.equal(parseRetryAfter({ 'retry-after': '-5' }, now), undefined);
+      assert.equal(parseRetryAfter({ 'retry-after-ms': 'x' }, now), undefined);
+    });
+    it('a 429 carries retryAfterMs', () => {
+      assert.equal((classifyApiError(429, '', { 'retry-after': '4' }) as RateLimitedError).retryAfterMs, 4000);
+      assert.equal((classifyApiError(429, '', {}) as RateLimitedError).retryAfterMs, undefined);
+    });
+    it('request id headers', () => {
+      assert.equal(requestIdOf({ 'x-request-id': 'a1' }), 'a1');
+      assert.equal(requestIdOf({ 'request-id': 'b2' }), 'b2');
+      assert.equal(requestIdOf({ 'cf-ray': 'c3' }), 'c3');
+      assert.equal(requestIdOf({ 'x-correlation-id': 'd4' }), 'd4');
+      assert.equal(requestIdOf({}), undefined);
+      assert.equal(classifyApiError(400, '', { 'x-request-id': 'zz' }).requestId, 'zz');
+    });
+  });
+
+  describe('the whole path through the client (local server)', () => {
+    let server: LocalServer;
+    let client: GatewayClient;
+    let next: { status: number; body: string | Buffer; headers?: Record<string, string> };
+    before(async () => {
+      server = await localServer((_req, res) => {
+        res.writeHead(next.status, { 'x-request-id': 'rid-7', ...(next.headers ?? {}) }).end(next.body);
+      });
+      client = newClient(server, 'k', { maxRetries: 0 });
+    });
+    after(async () => {
+      await client.close();
+      await server.close();
+    });
+
+    for (const c of BODIES) {
+      it(`${c.name} (paid and free)`, async () => {
+        for (const status of [400, 502]) {
+          next = { status, body: c.body, headers: c.contentType ? { 'content-type': c.contentType } : {} };
+          for (const call of [() => client.generate({ model: 'm', prompt: 'p' }, new MemorySink()), () => client.balance()]) {
+            const error = await caught(call);
+            assert.ok(error instanceof ApiError, `${c.name}: ${String(error)}`);
+            assert.equal(error.status, status);
+            assert.equal(error.requestId, 'rid-7');
+            assert.equal(error.outcomeUnknown, false);
+            assertReadable(error.message, c.name);
+            if (c.message) assert.match(error.message, c.message);
+          }
+        }
+      });
+    }
+
+    it('binary junk bytes (not valid UTF-8) through the client', async () => {
+      next = { status: 500, body: randomBytes(4096), headers: { 'content-type': 'application/octet-stream' } };
+      const error = await caught(() => client.me());
+      assert.ok(error instanceof ServerError);
+      assertReadable(error.message, 'binary');
+    });
+  });
+});
