@@ -12,6 +12,8 @@ const GROUP_MAP_FIELDS = ['groups', 'categories', 'data', 'models'] as const;
 /** The model id of an entry, from whichever field carries it. */
 export function entryId(entry: Json, fallbackKey?: string): string | undefined {
   for (const field of ID_FIELDS) {
+    // In a map of id -> entry the key is the id; `name` and `key` there are display labels.
+    if (fallbackKey !== undefined && (field === 'name' || field === 'key')) return fallbackKey;
     const value = entry[field];
     if (typeof value === 'string' && value.trim()) return value.trim();
   }
@@ -21,11 +23,22 @@ export function entryId(entry: Json, fallbackKey?: string): string | undefined {
 /** Entries of one group: a bare array, a list under a common field, or a map of id -> entry. */
 export function extractEntries(body: unknown, group?: string): CatalogEntry[] {
   const list = findEntryList(body, group);
-  return list.flatMap(([key, raw]) => {
+  const entries: CatalogEntry[] = list.flatMap(([key, raw]) => {
     if (!isRecord(raw)) return [];
     const id = entryId(raw, key);
     return id ? [{ ...raw, id }] : [];
   });
+  // A flat list of every group whose entries name their group: keep only the asked group.
+  if (group && entries.some((e) => knownGroupOf(e))) return entries.filter((e) => (knownGroupOf(e) ?? group) === group);
+  return entries;
+}
+
+function knownGroupOf(entry: Json): string | undefined {
+  for (const field of GROUP_FIELDS) {
+    const value = entry[field];
+    if (typeof value === 'string' && KNOWN_GROUPS.has(value)) return value;
+  }
+  return undefined;
 }
 
 function findEntryList(body: unknown, group: string | undefined, depth = 0): [string | undefined, unknown][] {
