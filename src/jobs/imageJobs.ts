@@ -95,7 +95,12 @@ export class ImageJobService {
   async prepare(job: ImageJob): Promise<PreparedJob> {
     const references = await checkReferenceFiles(job.references ?? []);
     const models = await this.deps.models();
-    const model = validateRequest(job.request, { models, referenceCount: references.length });
+    // URL references in the request count too (a count of 0 would hide them from validation).
+    const urlCount = job.request.input_references?.length ?? 0;
+    if (references.length && urlCount) {
+      throw new ValidationError('input_references', 'Send either local reference images or input_references URLs, not both: the URLs would be dropped.');
+    }
+    const model = validateRequest(job.request, { models, referenceCount: references.length || urlCount });
     const estimate = estimateCost(model, job.request.n ?? 1);
     const affordable = checkAffordable(estimate, this.deps.funds());
     if (!affordable.ok) {

@@ -1,0 +1,208 @@
+// The validation matrix: every invalid input is refused by the job service before anything is sent
+// to a paid endpoint (checked in the emulator's request log), with a ValidationError naming the field.
+import * as assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { GatewayClient } from '../../src/core/client';
+import { ValidationError } from '../../src/core/errors';
+import type { GenerationRequest, ImageModel } from '../../src/core/types';
+import { collectIssues, validateRequest } from '../../src/core/validation';
+import type { ImageJob } from '../../src/jobs/imageJobs';
+import { caught, newClient, newService, paidRequests, removeDir, RunningEmulator, ServiceRig, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
+
+interface Case {
+  name: string;
+  request: Partial<GenerationRequest> & Record<string, unknown>;
+  field: string;
+  /** Values the error must list as allowed. */
+  allowed?: readonly (string | number)[];
+  /** Text the message must contain. */
+  says?: RegExp;
+  /** Local reference files: a count of PNGs, or named kinds. */
+  references?: (string | 'png')[];
+}
+
+const url = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const ref = (u = url) => ({ type: 'image_url' as const, image_url: { url: u } });
+
+const INVALID: Case[] = [
+  // model
+  { name: 'no model', request: { model: '' }, field: 'model' },
+  { name: 'blank model', request: { model: '   ' }, field: 'model' },
+  { name: 'unknown model', request: { model: 'aurora-9' }, field: 'model', says: /Unknown model "aurora-9"/ },
+  { name: 'provider-prefixed model', request: { model: 'northlight/aurora-1' }, field: 'model', says: /Use "aurora-1" without the provider prefix/ },
+  { name: 'edit-only model without references', request: { model: 'retouch-pro' }, field: 'model', says: /only edits/ },
+  // prompt
+  { name: 'empty prompt', request: { prompt: '' }, field: 'prompt' },
+  { name: 'whitespace prompt', request: { prompt: ' \n\t ' }, field: 'prompt' },
+  { name: 'prompt not a string', request: { prompt: 42 as unknown as string }, field: 'prompt' },
+  // n
+  { name: 'n = 0', request: { n: 0 }, field: 'n', allowed: [1, 2, 3, 4] },
+  { name: 'n = 11', request: { model: 'prism-2', n: 11 }, field: 'n', allowed: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] },
+  { name: 'n over max_n', request: { n: 5 }, field: 'n', allowed: [1, 2, 3, 4], says: /1 to 4 for aurora-1/ },
+  { name: 'n = 2 on a max_n 1 model', request: { model: 'vector-forge', n: 2 }, field: 'n', allowed: [1] },
+  { name: 'n not an integer', request: { n: 1.5 }, field: 'n' },
+  { name: 'n negative', request: { n: -1 }, field: 'n' },
+  { name: 'n as a string', request: { n: '2' as unknown as number }, field: 'n' },
+  // capability fields
+  { name: 'resolution not supported', request: { size: undefined, resolution: '4K' }, field: 'resolution', allowed: ['1K', '2K'] },
+  { name: 'resolution lowercase', request: { size: undefined, resolution: '1k' }, field: 'resolution', allowed: ['1K', '2K'] },
+  { name: 'aspect_ratio not supported', request: { size: undefined, aspect_ratio: '21:9' }, field: 'aspect_ratio', allowed: ['1:1', '16:9', '9:16', '4:3', '3:4'] },
+  { name: 'aspect_ratio with a slash', request: { size: undefined, aspect_ratio: '16/9' }, field: 'aspect_ratio' },
+  { name: 'background not supported', request: { background: 'transparent' }, field: 'background', allowed: ['auto', 'opaque'] },
+  { name: 'background on a model that supports only auto', request: { model: 'sketch-mini', background: 'opaque' }, field: 'background', allowed: ['auto'] },
+  // size
+  { name: 'size with a Cyrillic х', request: { size: '1024х1024' }, field: 'size', says: /write "1024x1024"/ },
+  { name: 'size with a Cyrillic Х', request: { size: '512Х512' }, field: 'size', says: /Latin letter x/ },
+  { name: 'size with ×', request: { size: '800×600' }, field: 'size', says: /write "800x600"/ },
+  { name: 'size with spaces around x', request: { size: '800 x 600' }, field: 'size', says: /Latin letter x/ },
+  { name: 'size as a word', request: { size: 'large' }, field: 'size', says: /tier label/ },
+  { name: 'size lowercase tier', request: { size: '2k' }, field: 'size' },
+  { name: 'size with zero width', request: { size: '0x512' }, field: 'size', says: /above zero/ },
+  { name: 'size as a number', request: { size: 1024 as unknown as string }, field: 'size' },
+  { name: 'explicit pixels with resolution', request: { size: '1024x1024', resolution: '1K' }, field: 'size', says: /cannot be combined/ },
+  { name: 'explicit pixels with aspect_ratio', request: { size: '1024x576', aspect_ratio: '16:9' }, field: 'size', says: /cannot be combined/ },
+  // universal enums
+  { name: 'quality unknown', request: { quality: 'ultra' }, field: 'quality', allowed: ['low', 'medium', 'high', 'auto'] },
+  { name: 'quality capitalised', request: { quality: 'High' }, field: 'quality', allowed: ['low', 'medium', 'high', 'auto'] },
+  { name: 'output_format gif', request: { output_format: 'gif' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
+  { name: 'output_format jpg', request: { output_format: 'jpg' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
+  { name: 'seed as text', request: { seed: 'abc' as unknown as number }, field: 'seed' },
+  { name: 'seed fractional', request: { seed: 1.25 }, field: 'seed' },
+  { name: 'seed beyond safe integers', request: { seed: 2 ** 60 }, field: 'seed' },
+  { name: 'output_compression 101', request: { output_compression: 101 }, field: 'output_compression' },
+  { name: 'output_compression -1', request: { output_compression: -1 }, field: 'output_compression' },
+  { name: 'output_compression fractional', request: { output_compression: 50.5 }, field: 'output_compression' },
+  // provider parameters
+  { name: 'passthrough not allowed for the model', request: { params: { moderation: 'low' } }, field: 'moderation', says: /accepts no provider-specific parameters/ },
+  { name: 'unknown passthrough on a model that allows others', request: { model: 'prism-2', params: { style: 'vivid' } }, field: 'style', allowed: ['moderation'] },
+  { name: 'standard field smuggled as a provider parameter', request: { params: { n: 3 } }, field: 'n', says: /standard parameter/ },
+  // references
+  { name: 'references on a model without editing (files)', request: { model: 'sketch-mini' }, references: ['png'], field: 'input_references', says: /does not support editing/ },
+  { name: 'references on a model without editing (URLs)', request: { model: 'sketch-mini', input_references: [ref()] }, field: 'input_references' },
+  { name: 'too many reference files', request: {}, references: ['png', 'png'], field: 'input_references', says: /at most 1 reference image; got 2/ },
+  { name: 'too many reference URLs', request: { model: 'lumen-xl', input_references: [ref(), ref(), ref()] }, field: 'input_references', says: /at most 2/ },
+  { name: 'reference URL not data: or http', request: { input_references: [ref('ftp://x/y.png')] }, field: 'input_references' },
+  { name: 'reference data: URL without base64', request: { input_references: [ref('data:image/png,rawbytes')] }, field: 'input_references' },
+  { name: 'reference object of the wrong shape', request: { input_references: [{ type: 'file', url } as never] }, field: 'input_references' },
+  { name: 'reference file is not an image', request: {}, references: ['text'], field: 'images', allowed: ['png', 'jpeg', 'webp'] },
+  { name: 'reference file does not exist', request: {}, references: ['missing'], field: 'images', says: /does not exist/ },
+  { name: 'reference path is a folder', request: {}, references: ['folder'], field: 'images' },
+  { name: 'reference files and URLs together', request: { input_references: [ref()] }, references: ['png'], field: 'input_references', says: /not both/ },
+];
+
+const VALID: Partial<GenerationRequest>[] = [
+  {},
+  { n: 4 },
+  { size: '1K' },
+  { size: 'auto' },
+  { size: '2K', resolution: '2K', aspect_ratio: '16:9' },
+  { size: undefined, resolution: '1K', aspect_ratio: '3:4', background: 'opaque', quality: 'low', output_format: 'webp', output_compression: 0, seed: 0 },
+  { model: 'prism-2', n: 10, background: 'transparent', params: { moderation: 'low' }, seed: -5 },
+  { model: 'lumen-xl', quality: 'high', output_format: 'svg', output_compression: 100 },
+  { model: 'retouch-pro', input_references: [ref()] },
+  { model: 'mosaic-edit', input_references: Array.from({ length: 8 }, () => ref('https://example.com/a.png')) },
+];
+
+describe('validation matrix', function () {
+  let emu: RunningEmulator;
+  let client: GatewayClient;
+  let models: ImageModel[];
+  let dir: string;
+  let rig: ServiceRig;
+  let refused = 0;
+  let sent = 0;
+  let reserved = 0;
+
+  before(async () => {
+    emu = await startEmulator();
+    client = newClient(emu);
+    models = await client.imageModels();
+    dir = await tempDir();
+    rig = newService(client, models, path.join(dir, 'recovery'));
+    await writePng(dir, 'ref.png');
+    await writeFile(path.join(dir, 'notes.txt'), 'not an image at all');
+  });
+  after(async () => {
+    console.log(`      validation: ${refused} invalid inputs refused before sending, ${sent} requests, ${reserved} reservations`);
+    await client.close();
+    await emu.close();
+    await removeDir(dir);
+  });
+
+  const fileFor = (kind: string) =>
+    kind === 'png' ? path.join(dir, 'ref.png') : kind === 'text' ? path.join(dir, 'notes.txt') : kind === 'folder' ? dir : path.join(dir, 'nope.png');
+
+  const job = (request: Record<string, unknown>, references?: string[]): ImageJob => ({
+    request: { model: 'aurora-1', prompt: 'a quiet harbour at dawn', size: SMALL, ...request } as GenerationRequest,
+    references: references?.map(fileFor),
+    output: { directory: path.join(dir, 'out'), pattern: '{slug}-{index}' },
+  });
+
+  it('has at least 40 invalid cases', () => assert.ok(INVALID.length >= 40, String(INVALID.length)));
+
+  describe('invalid inputs: refused locally, nothing sent, nothing reserved', () => {
+    for (const c of INVALID) {
+      it(c.name, async () => {
+        const before = emu.state.requests.length;
+        const paidBefore = paidRequests(emu).length;
+        const reservationsBefore = emu.state.totalReservations;
+        const error = await caught(() => rig.service.run(job(c.request, c.references)));
+        const paidNow = paidRequests(emu).length - paidBefore;
+        const reservedNow = emu.state.totalReservations - reservationsBefore;
+        sent += paidNow;
+        reserved += reservedNow;
+        assert.ok(error instanceof ValidationError, `${c.name}: ${String(error)}`);
+        assert.equal(error.field, c.field, error.message);
+        if (c.allowed) assert.deepEqual([...(error.allowed ?? [])], [...c.allowed], error.message);
+        if (c.says) assert.match(error.message, c.says);
+        assert.match(error.message, /[.!?]$/);
+        assert.equal(paidNow, 0, 'no request to a paid endpoint');
+        assert.equal(emu.state.requests.length, before, 'no request at all');
+        assert.equal(reservedNow, 0, 'no reservation');
+        refused++;
+      });
+    }
+  });
+
+  describe('valid combinations pass validation', () => {
+    for (const request of VALID) {
+      it(JSON.stringify(request).slice(0, 90), () => {
+        const full = { model: 'aurora-1', prompt: 'ok', size: SMALL, ...request } as GenerationRequest;
+        if ('size' in request && request.size === undefined) delete full.size;
+        assert.deepEqual(collectIssues(full, { models }), []);
+        assert.equal(validateRequest(full, { models }).id, full.model);
+      });
+    }
+
+    it('a valid request goes through the service and the gateway accepts it', async () => {
+      const result = await rig.service.run(job({ n: 2, seed: 3 }));
+      assert.equal(result.files.length, 2);
+      assert.equal(paidRequests(emu).length, 1);
+      emu.state.reset();
+    });
+
+    it('a valid edit with one reference file goes through', async () => {
+      const result = await rig.service.run(job({}, ['png']));
+      assert.equal(result.files.length, 1);
+      assert.equal(paidRequests(emu).length, 1);
+      emu.state.reset();
+    });
+  });
+
+  describe('collectIssues reports every problem at once', () => {
+    it('lists several fields', () => {
+      const issues = collectIssues({ model: 'aurora-1', prompt: '', n: 9, quality: 'x', size: '5х5' } as GenerationRequest, { models });
+      assert.deepEqual(issues.map((i) => i.field).sort(), ['n', 'prompt', 'quality', 'size']);
+    });
+    it('referenceCount overrides input_references', () => {
+      const issues = collectIssues({ model: 'aurora-1', prompt: 'p' }, { models, referenceCount: 3 });
+      assert.deepEqual(issues.map((i) => i.field), ['input_references']);
+    });
+    it('an empty catalog refuses every model', () => {
+      assert.equal(collectIssues({ model: 'aurora-1', prompt: 'p' }, { models: [] })[0].field, 'model');
+    });
+  });
+
+  it('TINY_PNG fixture is a real PNG (guards the reference cases)', () => assert.equal(TINY_PNG.subarray(1, 4).toString(), 'PNG'));
+});
