@@ -21,7 +21,7 @@ export interface OpenWorkbenchOptions {
   waitForActivation?: boolean;
   /** Start-up deadline in ms (default 90 s). */
   timeoutMs?: number;
-  /** Print the workbench log and code-server's output as they come (default: only kept). */
+  /** Print the workbench log and code-server's output as they come (default: env GATEWAY_IMAGES_TEST_VERBOSE=1). */
   verbose?: boolean;
   viewport?: LaunchOptions['viewport'];
 }
@@ -87,16 +87,15 @@ async function waitForActivation(wb: Workbench, id: string, timeoutMs: number): 
 /** Opens the workbench and waits until it is ready (workbench, status bar, extension activated). */
 export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise<OpenedWorkbench> {
   const timeoutMs = options.timeoutMs ?? 90_000;
-  const logs: string[] = [];
   const wb = await launchWorkbench({
     workspace: options.workspace,
     settings: options.settings,
     env: options.env,
     verbose: options.verbose,
     viewport: options.viewport,
+    // Kept in workbench.logLines (saved on failure); printed only when verbose.
     onLog: (line) => {
-      logs.push(line);
-      if (options.verbose) process.stdout.write(`[workbench] ${line}\n`);
+      if (options.verbose ?? process.env.GATEWAY_IMAGES_TEST_VERBOSE === '1') process.stdout.write(`[workbench] ${line}\n`);
     },
   });
   try {

@@ -55,7 +55,7 @@ export interface LaunchOptions {
   settings?: Record<string, unknown>;
   /** Receives each relayed line of the workbench/extension host log. Default: stdout. */
   onLog?: (line: string) => void;
-  /** Echo code-server's own stdout/stderr. Default: only on failure. */
+  /** Echo code-server's own stdout/stderr and all workbench chatter. Default: env GATEWAY_IMAGES_TEST_VERBOSE=1. */
   verbose?: boolean;
   /** Start a gateway emulator (default true). */
   emulator?: boolean;
@@ -109,6 +109,11 @@ function installSafetyNet(): void {
   process.once('SIGINT', () => onSignal('SIGINT', 130));
   process.once('SIGTERM', () => onSignal('SIGTERM', 143));
   process.once('SIGHUP', () => onSignal('SIGHUP', 129));
+}
+
+/** Closes every workbench this process launched (also ones still starting). */
+export async function closeAllWorkbenches(): Promise<void> {
+  await Promise.all([...live].map((r) => r.close().catch(() => undefined)));
 }
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -237,6 +242,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
   let closed = false;
   let serverOutput = '';
   const logLines: string[] = [];
+  const verbose = options.verbose ?? process.env.GATEWAY_IMAGES_TEST_VERBOSE === '1';
   const emit = options.onLog ?? ((line: string) => process.stdout.write(line + '\n'));
 
   const resource: Resource = {
@@ -248,7 +254,8 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       if (closed) return;
       closed = true;
       try {
-        await context?.close().catch(() => undefined);
+        // A wedged browser must not block the clean-up: Playwright kills it at exit anyway.
+        if (context) await Promise.race([context.close().catch(() => undefined), sleep(10_000)]);
         if (child) await killGroup(child);
         await Promise.resolve(emulator?.close()).catch(() => undefined);
       } finally {
@@ -329,7 +336,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       const s = chunk.toString();
       serverOutput += s;
       if (serverOutput.length > 2_000_000) serverOutput = serverOutput.slice(-1_000_000);
-      if (options.verbose) process.stderr.write(s.replace(/^/gm, '[code-server] '));
+      if (verbose) process.stderr.write(s.replace(/^/gm, '[code-server] '));
     };
     child.stdout?.on('data', onOutput);
     child.stderr?.on('data', onOutput);
@@ -366,7 +373,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     await page.exposeFunction('codeAutomationLog', (type: string, args: unknown) => {
       const line = formatAutomationLog(type, args);
       logLines.push(line);
-      if (options.verbose || type !== 'info' || !WORKBENCH_NOISE.test(line)) emit(line);
+      if (verbose || type !== 'info' || !WORKBENCH_NOISE.test(line)) emit(line);
     });
     await page.exposeFunction('codeAutomationExit', (code: number, logs?: { relativePath: string; contents: string }[]) => {
       if (Array.isArray(logs)) vscodeLogs.push(...logs);

@@ -4,7 +4,7 @@
 // Exit code: the suite's, as reported by window.codeAutomationExit (never code-server's log).
 import * as fs from 'fs';
 import * as path from 'path';
-import { deadline, launchWorkbench, Workbench } from './launch';
+import { closeAllWorkbenches, deadline, launchWorkbench, Workbench } from './launch';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
 import { RESULTS_DIR } from './paths';
 
@@ -34,7 +34,7 @@ async function main(): Promise<number> {
   let code = 1;
   try {
     const run = (async () => {
-      wb = await launchWorkbench({ extensionTestsPath: entry, workspace: args.workspace, env, verbose: args.verbose });
+      wb = await launchWorkbench({ extensionTestsPath: entry, workspace: args.workspace, env, verbose: args.verbose || undefined });
       process.stdout.write(`[harness] VS Code ${wb.serverUrl} (code-server), workspace ${wb.workspace}, emulator ${wb.emulator?.url}\n`);
       return wb.exitCode;
     })();
@@ -47,6 +47,7 @@ async function main(): Promise<number> {
     code = 1;
   } finally {
     await wb?.close();
+    await closeAllWorkbenches(); // one that was still starting when the deadline hit
   }
   process.stdout.write(`[harness] integration tests ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return code;
