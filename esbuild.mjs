@@ -73,6 +73,15 @@ const contexts = await Promise.all([
     format: 'cjs',
     target: 'node20',
   }),
+  // The Image Studio page (webview): browser code, no node built-ins.
+  esbuild.context({
+    ...common,
+    entryPoints: { studio: 'media/studio/main.ts' },
+    outdir: 'dist',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  }),
 ]);
 
 if (watch) {

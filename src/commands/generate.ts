@@ -34,13 +34,13 @@ export async function generateCommand(services: Services, args?: unknown): Promi
 }
 
 /** Runs a generation; shared by the command, the public API and the studio. */
-export async function generate(services: Services, args: GenerateArgs, interactive: boolean): Promise<CommandResult> {
+export async function generate(services: Services, args: GenerateArgs, interactive: boolean, signal?: AbortSignal): Promise<CommandResult> {
   const directory = await resolveOutputFolder(args.outputDirectory);
   const pattern = vscode.workspace.getConfiguration('gatewayImages').get<string>('fileNamePattern', FILE_NAME_PATTERN_DEFAULT);
   return runJobCommand(
     services,
     { request: requestOf(args), output: { directory, pattern } },
-    { title: vscode.l10n.t('Generating with {0}', args.model), interactive },
+    { title: vscode.l10n.t('Generating with {0}', args.model), interactive, signal },
   ).catch((error) => {
     throw markShown(error);
   });

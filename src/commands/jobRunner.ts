@@ -17,6 +17,8 @@ export interface RunOptions {
   interactive: boolean;
   /** Confirm the cost whatever it is (an explicit retry after an unknown outcome). */
   forceConfirm?: boolean;
+  /** Cancels like the notification's Cancel button (the studio's Cancel). */
+  signal?: AbortSignal;
 }
 
 export interface CommandResult {
@@ -31,11 +33,15 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
     async (progress, token) => {
       const controller = new AbortController();
       const subscription = token.onCancellationRequested(() => controller.abort());
+      const abort = () => controller.abort();
+      if (options.signal?.aborted) controller.abort();
+      options.signal?.addEventListener('abort', abort);
       const onEvent = (event: JobEvent) => reportProgress(services, progress, event);
       try {
         return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm });
       } finally {
         subscription.dispose();
+        options.signal?.removeEventListener('abort', abort);
       }
     },
   );
@@ -60,7 +66,7 @@ export async function runJobCommand(services: Services, job: ImageJob, options: 
   try {
     return await runJob(services, job, options);
   } catch (error) {
-    void showError(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true }).then(() => undefined));
+    void showError(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined));
     throw error;
   }
 }

@@ -1,0 +1,344 @@
+// The form: model, prompt, the model's own options, references, the live estimate and Generate.
+// Issues and the estimate come from the host (collectIssues, estimateCost on the account's figures).
+import type { AccountView, EvaluationMessage, FormValues, ModelInfo, ReferenceView } from '../../src/studio/protocol';
+import { append, el, fillSelect, replaceChildren } from './dom';
+import { post, request, saveForm, t } from './host';
+import { attachReferenceInputs } from './references';
+
+type OptionKey = 'resolution' | 'aspect_ratio' | 'background' | 'quality' | 'output_format';
+type TextKey = 'size' | 'seed' | 'output_compression';
+
+export class StudioForm {
+  private models: ModelInfo[] = [];
+  private references: ReferenceView[] = [];
+  private busy = false;
+  private issues: string[] = [];
+  /** Generate stays off until the host has checked the form once. */
+  private evaluated = false;
+  private evaluationId = 0;
+  private evaluateTimer: ReturnType<typeof setTimeout> | undefined;
+
+  private readonly model = el('select', { id: 'model' });
+  private readonly modelSummary = el('p', { id: 'model-summary', class: 'description' });
+  private readonly modelsError = el('p', { class: 'error', role: 'alert', hidden: true });
+  private readonly prompt = el('textarea', { id: 'prompt', rows: '5', maxlength: '32000' });
+  private readonly count = el('select', { id: 'n' });
+  private readonly selects: Record<OptionKey, HTMLSelectElement> = {
+    resolution: el('select', { id: 'resolution' }),
+    aspect_ratio: el('select', { id: 'aspect_ratio' }),
+    background: el('select', { id: 'background' }),
+    quality: el('select', { id: 'quality' }),
+    output_format: el('select', { id: 'output_format' }),
+  };
+  private readonly selectRows = {} as Record<OptionKey, HTMLElement>;
+  private readonly texts: Record<TextKey, HTMLInputElement> = {
+    size: el('input', { id: 'size', type: 'text', maxlength: '40' }),
+    seed: el('input', { id: 'seed', type: 'text', inputmode: 'numeric', maxlength: '20' }),
+    output_compression: el('input', { id: 'output_compression', type: 'text', inputmode: 'numeric', maxlength: '3' }),
+  };
+  private readonly seedNote = el('span', { class: 'description' });
+  private readonly params = el('div', { class: 'params' });
+  private readonly referenceList = el('ul', { class: 'references' });
+  private readonly referenceNote = el('p', { class: 'description' });
+  private readonly referenceErrors = el('p', { class: 'error', role: 'alert' });
+  private readonly addButton = el('button', { type: 'button', class: 'secondary', id: 'add-references' });
+  private readonly estimate = el('dl', { class: 'estimate' });
+  private readonly account = el('p', { class: 'description account' });
+  private readonly issueList = el('ul', { class: 'issues', id: 'issues' });
+  private readonly generateButton = el('button', { type: 'button', id: 'generate', 'aria-describedby': 'issues status' });
+  private readonly cancelButton = el('button', { type: 'button', id: 'cancel', class: 'secondary' });
+  private readonly status = el('p', { id: 'status', role: 'status', 'aria-live': 'polite' });
+
+  constructor(
+    root: HTMLElement,
+    private form: FormValues,
+  ) {
+    root.appendChild(this.build());
+    this.prompt.value = form.prompt;
+    for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = form[key] ?? '';
+    this.wire(root);
+    this.render();
+  }
+
+  // ---- updates from the host ------------------------------------------------------------------
+
+  setModels(models: ModelInfo[], error?: string): void {
+    this.models = models;
+    this.modelsError.hidden = !error;
+    this.modelsError.textContent = error ? error : '';
+    this.render();
+    this.evaluateSoon();
+  }
+
+  setAccount(account: AccountView): void {
+    const parts = [
+      account.balanceText && `${t('balance')}: ${account.balanceText}`,
+      account.budgetText && `${t('budget')}: ${account.budgetText}`,
+    ].filter(Boolean);
+    this.account.textContent = parts.length ? parts.join(' · ') : t('accountStatus', account.status);
+    this.evaluateSoon();
+  }
+
+  setEvaluation(message: EvaluationMessage): void {
+    if (message.requestId !== this.evaluationId) return; // a newer one is on its way
+    this.evaluated = true;
+    this.issues = message.issues.map((i) => i.message);
+    const e = message.estimate;
+    if (e?.cannotAfford) this.issues.push(t(e.cannotAfford === 'balance' ? 'cannotAffordBalance' : 'cannotAffordBudget'));
+    const row = (label: string, value: string | undefined) => [el('dt', {}, [label]), el('dd', {}, [value ?? t('unknown')])];
+    replaceChildren(
+      this.estimate,
+      e
+        ? [
+            ...row(t('reservation'), e.reservationText),
+            ...row(t('expected'), e.expectedText),
+            ...row(t('balanceAfter'), e.balanceAfterText),
+            ...(e.budgetAfterText ? row(t('budgetAfter'), e.budgetAfterText) : []),
+          ]
+        : [],
+    );
+    replaceChildren(this.issueList, this.issues.map((text) => el('li', {}, [text])));
+    this.renderButtons();
+  }
+
+  setReferences(views: ReferenceView[]): void {
+    this.references = views;
+    this.syncReferences();
+  }
+
+  addReferences(views: ReferenceView[], rejected: string[]): void {
+    for (const view of views) if (!this.references.some((r) => r.path === view.path)) this.references.push(view);
+    this.referenceErrors.textContent = rejected.join(' ');
+    this.syncReferences();
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    if (busy) this.setStatus(t('generating'), false);
+    this.renderButtons();
+  }
+
+  setStatus(text: string, isError: boolean): void {
+    this.status.textContent = text;
+    this.status.classList.toggle('error', isError);
+  }
+
+  /** "Regenerate": fill in a past request; the person reviews it and presses Generate. */
+  fill(form: FormValues, references: ReferenceView[]): void {
+    this.form = { ...form, references: references.map((r) => r.path) };
+    this.references = references;
+    this.prompt.value = form.prompt;
+    for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = form[key] ?? '';
+    this.render();
+    this.syncReferences();
+    this.setStatus(t('filledFromHistory'), false);
+    this.generateButton.scrollIntoView({ block: 'nearest' });
+    this.prompt.focus();
+  }
+
+  // ---- building -------------------------------------------------------------------------------
+
+  private build(): HTMLElement {
+    const field = (id: string, labelKey: string, control: HTMLElement, extra?: Node) =>
+      el('div', { class: 'field' }, [el('label', { for: id }, [t(labelKey)]), control, extra]);
+    const rows = (keys: OptionKey[], labels: string[]) =>
+      keys.map((key, i) => (this.selectRows[key] = field(key, labels[i], this.selects[key])));
+
+    const refresh = el('button', { type: 'button', class: 'icon secondary', 'aria-label': t('refreshModels'), title: t('refreshModels') }, ['⟳']);
+    refresh.addEventListener('click', () => post({ type: 'refreshModels' }));
+    this.addButton.textContent = t('addReferences');
+    this.addButton.addEventListener('click', () => request({ type: 'pickReferences' }));
+    this.generateButton.addEventListener('click', () => this.send());
+    this.cancelButton.textContent = t('cancel');
+    this.cancelButton.addEventListener('click', () => post({ type: 'cancel' }));
+    this.prompt.placeholder = t('promptPlaceholder');
+    this.texts.size.placeholder = t('sizePlaceholder');
+    this.texts.seed.placeholder = t('seedPlaceholder');
+
+    return el('section', { class: 'form', 'aria-labelledby': 'form-heading' }, [
+      el('h2', { id: 'form-heading' }, [t('formHeading')]),
+      el('div', { class: 'field' }, [
+        el('label', { for: 'model' }, [t('model')]),
+        el('div', { class: 'inline' }, [this.model, refresh]),
+        this.modelSummary,
+        this.modelsError,
+      ]),
+      field('prompt', 'prompt', this.prompt),
+      el('div', { class: 'grid' }, [field('n', 'count', this.count), ...rows(['resolution', 'aspect_ratio', 'background'], ['resolution', 'aspectRatio', 'background'])]),
+      el('details', { class: 'more' }, [
+        el('summary', {}, [t('moreOptions')]),
+        el('div', { class: 'grid' }, [
+          ...rows(['quality', 'output_format'], ['quality', 'format']),
+          field('size', 'size', this.texts.size),
+          field('seed', 'seed', this.texts.seed, this.seedNote),
+          field('output_compression', 'compression', this.texts.output_compression),
+        ]),
+        this.params,
+      ]),
+      el('fieldset', { class: 'reference-zone' }, [
+        el('legend', {}, [t('references')]),
+        el('p', { class: 'description' }, [t('referencesHint')]),
+        this.referenceList,
+        el('div', { class: 'inline' }, [this.addButton, this.referenceNote]),
+        this.referenceErrors,
+      ]),
+      el('div', { class: 'summary' }, [el('h3', {}, [t('estimate')]), this.estimate, this.account]),
+      this.issueList,
+      el('div', { class: 'actions' }, [this.generateButton, this.cancelButton]),
+      this.status,
+    ]);
+  }
+
+  private wire(root: HTMLElement): void {
+    this.model.addEventListener('change', () => {
+      this.form.model = this.model.value;
+      this.render();
+      this.changed();
+    });
+    this.prompt.addEventListener('input', () => {
+      this.form.prompt = this.prompt.value;
+      this.changed();
+    });
+    this.count.addEventListener('change', () => {
+      this.form.n = Number(this.count.value) || 1;
+      this.changed();
+    });
+    for (const key of Object.keys(this.selects) as OptionKey[]) {
+      this.selects[key].addEventListener('change', () => {
+        this.form[key] = this.selects[key].value || undefined;
+        this.changed();
+      });
+    }
+    for (const key of Object.keys(this.texts) as TextKey[]) {
+      this.texts[key].addEventListener('input', () => {
+        this.form[key] = this.texts[key].value.trim() ? this.texts[key].value : undefined;
+        this.changed();
+      });
+    }
+    attachReferenceInputs(root, (message) => this.setStatus(message, true));
+  }
+
+  // ---- rendering ------------------------------------------------------------------------------
+
+  private selected(): ModelInfo | undefined {
+    return this.models.find((m) => m.id === this.form.model);
+  }
+
+  /** Rebuilds what depends on the chosen model; drops values the model does not offer. */
+  private render(): void {
+    const current = this.form.model;
+    this.model.replaceChildren();
+    append(this.model, [el('option', { value: '' }, [this.models.length ? t('modelPlaceholder') : t('noModels')])]);
+    for (const m of this.models) append(this.model, [el('option', { value: m.id }, [m.id])]);
+    if (current && !this.models.some((m) => m.id === current)) append(this.model, [el('option', { value: current }, [current])]);
+    this.model.value = current;
+
+    const model = this.selected();
+    this.modelSummary.textContent = model ? summary(model) : '';
+    if (model?.description) append(this.modelSummary, [el('br'), model.description]);
+
+    const maxN = model?.maxN ?? 1;
+    if (this.form.n > maxN && model) this.form.n = maxN;
+    fillSelect(this.count, Array.from({ length: Math.max(maxN, this.form.n) }, (_, i) => String(i + 1)), String(this.form.n));
+
+    const lists: Record<OptionKey, string[]> = {
+      resolution: model?.resolutions ?? [],
+      aspect_ratio: model?.aspectRatios ?? [],
+      background: model?.backgrounds ?? [],
+      quality: model?.qualities ?? [],
+      output_format: model?.formats ?? [],
+    };
+    for (const key of Object.keys(lists) as OptionKey[]) {
+      if (model && this.form[key] !== undefined && !lists[key].includes(this.form[key]!)) this.form[key] = undefined;
+      fillSelect(this.selects[key], lists[key], this.form[key], t('defaultOption'));
+      this.selectRows[key].hidden = lists[key].length === 0;
+    }
+    this.seedNote.textContent = model && !model.supportsSeed ? t('ignoredByModel') : '';
+    this.renderParams(model);
+    this.syncReferences();
+  }
+
+  private renderParams(model: ModelInfo | undefined): void {
+    const names = model?.passthrough ?? [];
+    if (model) this.form.params = Object.fromEntries(Object.entries(this.form.params).filter(([k]) => names.includes(k)));
+    const inputs = names.map((name, i) => {
+      const id = `param-${i}`;
+      const input = el('input', { id, type: 'text', maxlength: '2000' });
+      input.value = this.form.params[name] ?? '';
+      input.addEventListener('input', () => {
+        if (input.value.trim()) this.form.params[name] = input.value;
+        else delete this.form.params[name];
+        this.changed();
+      });
+      return el('div', { class: 'field' }, [el('label', { for: id }, [name]), input]);
+    });
+    replaceChildren(this.params, inputs.length ? [el('h3', {}, [t('providerParameters')]), el('div', { class: 'grid' }, inputs)] : []);
+  }
+
+  private syncReferences(): void {
+    this.form.references = this.references.map((r) => r.path);
+    const max = this.selected()?.maxReferences;
+    replaceChildren(
+      this.referenceList,
+      this.references.map((ref) => {
+        const remove = el('button', { type: 'button', class: 'icon remove', 'aria-label': t('removeReference', ref.name), title: t('removeReference', ref.name) }, ['×']);
+        remove.addEventListener('click', () => {
+          this.references = this.references.filter((r) => r.path !== ref.path);
+          this.syncReferences();
+          this.changed();
+        });
+        const image = el('img', { src: ref.src, alt: '' });
+        image.alt = ref.name;
+        return el('li', {}, [image, el('span', { class: 'name' }, [ref.name]), remove]);
+      }),
+    );
+    const cannotEdit = max === 0;
+    this.referenceNote.textContent = cannotEdit ? t('referencesNotSupported') : max ? t('referencesCount', this.references.length, max) : '';
+    this.addButton.disabled = cannotEdit || (max !== undefined && this.references.length >= max);
+    this.renderButtons();
+  }
+
+  private renderButtons(): void {
+    const reason = this.issues[0];
+    this.generateButton.textContent = this.references.length ? t('edit') : t('generate');
+    this.generateButton.disabled = this.busy || !this.evaluated || !!reason;
+    this.cancelButton.disabled = !this.busy;
+    if (!this.busy && reason) this.setStatus(t('disabledBecause', reason), false);
+    else if (!this.busy && this.status.textContent?.startsWith(t('disabledBecause', ''))) this.setStatus('', false);
+  }
+
+  private changed(): void {
+    saveForm(this.form);
+    this.evaluateSoon();
+  }
+
+  private evaluateSoon(): void {
+    if (this.evaluateTimer) clearTimeout(this.evaluateTimer);
+    this.evaluateTimer = setTimeout(() => {
+      this.evaluationId = request({ type: 'evaluate', form: this.snapshot() });
+    }, 120);
+  }
+
+  private snapshot(): FormValues {
+    return { ...this.form, params: { ...this.form.params }, references: [...this.form.references] };
+  }
+
+  private send(): void {
+    if (this.busy || this.issues.length) return;
+    this.setBusy(true);
+    request({ type: 'generate', form: this.snapshot() });
+  }
+}
+
+function summary(model: ModelInfo): string {
+  const edits = model.maxReferences > 0 ? t('editsUpTo', model.maxReferences) : t('noEditing');
+  return [
+    model.provider && t('provider', model.provider),
+    t('pricePerImage', model.priceText),
+    t('maxN', model.maxN),
+    edits,
+    !model.supportsGeneration && t('generationOnlyWithReferences'),
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}

@@ -1,0 +1,63 @@
+// Image Studio page: asks the host for its first state (`ready`), then reacts to its messages.
+// Untrusted text (prompts, model names, errors) only ever goes into textContent, value or alt.
+import type { ToWebviewMessage } from '../../src/studio/protocol';
+import { replaceChildren } from './dom';
+import { loadForm, request, setStrings, t } from './host';
+import { StudioForm } from './form';
+import { buildGallery } from './gallery';
+
+const app = document.getElementById('app')!;
+const initialForm = loadForm();
+let form: StudioForm | undefined;
+let gallery: ReturnType<typeof buildGallery> | undefined;
+let readyId = 0;
+
+window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
+  const message = event.data;
+  if (!message || typeof message !== 'object') return;
+  if (message.type === 'init') {
+    if (message.requestId !== readyId) return;
+    setStrings(message.strings);
+    document.title = t('title');
+    gallery = buildGallery();
+    replaceChildren(app, []);
+    form = new StudioForm(app, initialForm);
+    app.appendChild(gallery.section);
+    app.removeAttribute('aria-busy');
+    form.setModels(message.models, message.modelsError);
+    form.setAccount(message.account);
+    form.setReferences(message.references);
+    form.setBusy(message.busy);
+    gallery.render(message.gallery);
+    return;
+  }
+  if (!form || !gallery) return;
+  switch (message.type) {
+    case 'models':
+      form.setModels(message.models, message.error);
+      break;
+    case 'account':
+      form.setAccount(message.account);
+      break;
+    case 'gallery':
+      gallery.render(message.items);
+      break;
+    case 'evaluation':
+      form.setEvaluation(message);
+      break;
+    case 'referencesAdded':
+      form.addReferences(message.references, message.rejected);
+      break;
+    case 'busy':
+      form.setBusy(message.busy);
+      break;
+    case 'generateDone':
+      form.setStatus(message.ok ? t('done', message.files.length, message.costText ?? t('unknown')) : t('failed', message.error ?? ''), !message.ok);
+      break;
+    case 'fillForm':
+      form.fill(message.form, message.references);
+      break;
+  }
+});
+
+readyId = request({ type: 'ready', references: initialForm.references });

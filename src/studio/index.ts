@@ -1,0 +1,15 @@
+// Registers the Image Studio cheaply: the command and the serializer only. The panel's code
+// (HTML, message handling) is loaded on first open, so activation stays light.
+import * as vscode from 'vscode';
+import { Services } from '../services';
+import { STUDIO_VIEW_TYPE } from './protocol';
+
+export function registerStudio(services: Services): vscode.Disposable {
+  const load = () => import('./studioPanel');
+  return vscode.Disposable.from(
+    vscode.commands.registerCommand('gatewayImages.openStudio', async () => (await load()).StudioPanel.show(services)),
+    vscode.window.registerWebviewPanelSerializer(STUDIO_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => (await load()).StudioPanel.revive(panel, services),
+    }),
+  );
+}

@@ -1,0 +1,288 @@
+// Host side of the Image Studio: one panel, restored after reload. It owns no logic of its own:
+// generation and editing go through the shared commands (and so the job service), the gallery is
+// the history store, the figures are the account model's. Loaded on first open (see index.ts).
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { editImage } from '../commands/editImage';
+import { generate, isShown } from '../commands/generate';
+import { insertMarkdownLinks } from '../commands/jobRunner';
+import { showError } from '../commands/showError';
+import { formatRubles } from '../core/cost';
+import { summarizeError } from '../core/errors';
+import { Services } from '../services';
+import { checkReference, pathOfDroppedUri, savePastedImage } from './files';
+import { buildHtml, webviewOptions } from './html';
+import {
+  describeRejected,
+  FormValues,
+  FromWebviewMessage,
+  GalleryActionMessage,
+  parseFromWebviewMessage,
+  ReferenceView,
+  STUDIO_VIEW_TYPE,
+  ToWebviewMessage,
+} from './protocol';
+import { studioStrings, studioTitle } from './strings';
+import { evaluateForm, toAccountView, toFormValues, toGalleryItems, toModelInfo, toRequest } from './view';
+
+export class StudioPanel {
+  private static current: StudioPanel | undefined;
+
+  /** Opens the studio, or reveals the one that is open. */
+  static show(services: Services): void {
+    if (StudioPanel.current) {
+      StudioPanel.current.panel.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      STUDIO_VIEW_TYPE,
+      studioTitle(),
+      vscode.ViewColumn.Active,
+      { ...webviewOptions(services.context.extensionUri), retainContextWhenHidden: false },
+    );
+    StudioPanel.current = new StudioPanel(panel, services);
+  }
+
+  /** A panel VS Code restored after a window reload. */
+  static revive(panel: vscode.WebviewPanel, services: Services): void {
+    StudioPanel.current?.panel.dispose();
+    StudioPanel.current = new StudioPanel(panel, services);
+  }
+
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Posting starts when the page asks (`ready`) and stops while it is hidden (it is discarded). */
+  private pageReady = false;
+  private running: AbortController | undefined;
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly services: Services,
+  ) {
+    const { webview } = panel;
+    const extensionUri = services.context.extensionUri;
+    webview.options = webviewOptions(extensionUri);
+    panel.title = studioTitle();
+    webview.html = buildHtml(webview, extensionUri, studioTitle(), vscode.l10n.t('Loading…'));
+    this.disposables.push(
+      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.pageReady = false;
+      }),
+      panel.onDidDispose(() => this.dispose()),
+      disposable(services.account.onDidChange((snapshot) => this.post({ type: 'account', account: toAccountView(snapshot, services.locale) }))),
+      disposable(services.catalog.onDidChange(() => this.postModels())),
+      disposable(services.history.onDidChange(() => this.post({ type: 'gallery', items: this.galleryItems() }))),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => (webview.options = webviewOptions(extensionUri))),
+    );
+  }
+
+  private dispose(): void {
+    // A running job is not aborted: it was paid for, so it finishes and saves its files.
+    if (StudioPanel.current === this) StudioPanel.current = undefined;
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+
+  private post(message: ToWebviewMessage): void {
+    if (this.pageReady) void this.panel.webview.postMessage(message);
+  }
+
+  private receive(raw: unknown): void {
+    const message = parseFromWebviewMessage(raw);
+    if (!message) {
+      this.services.log.warn(`Image Studio: ignored an invalid message from the page (${describeRejected(raw)})`);
+      return;
+    }
+    this.handle(message).catch((error) => this.services.log.error(`Image Studio: ${summarizeError(error).message}`));
+  }
+
+  private async handle(message: FromWebviewMessage): Promise<void> {
+    const { services } = this;
+    switch (message.type) {
+      case 'ready': {
+        this.pageReady = true;
+        const models = services.catalog.peek();
+        const { views } = await this.referenceViews(message.references);
+        this.post({
+          type: 'init',
+          requestId: message.requestId,
+          strings: studioStrings(),
+          models: models.map((m) => toModelInfo(m, services.locale)),
+          account: toAccountView(services.account.snapshot, services.locale),
+          gallery: this.galleryItems(),
+          references: views,
+          busy: !!this.running,
+        });
+        // Cached models are shown at once; a missing or stale catalog is fetched in the background.
+        // (A fetched catalog arrives through catalog.onDidChange.)
+        services.catalog.get().catch((error) => this.post({ type: 'models', models: [], error: summarizeError(error).message }));
+        return;
+      }
+      case 'evaluate':
+        this.post(evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId));
+        return;
+      case 'generate':
+        return this.generate(message.requestId, message.form);
+      case 'cancel':
+        this.running?.abort();
+        return;
+      case 'refreshModels':
+        await services.catalog.refresh().catch((error) => this.post({ type: 'models', models: [], error: summarizeError(error).message }));
+        return;
+      case 'pickReferences': {
+        const picked = await vscode.window.showOpenDialog({
+          canSelectMany: true,
+          filters: { [vscode.l10n.t('Images')]: ['png', 'jpg', 'jpeg', 'webp'] },
+          openLabel: vscode.l10n.t('Add'),
+          defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+        });
+        await this.addReferences(message.requestId, (picked ?? []).map((u) => u.fsPath));
+        return;
+      }
+      case 'dropUris': {
+        const paths = message.uris.map(pathOfDroppedUri).filter((p): p is string => !!p);
+        await this.addReferences(message.requestId, paths);
+        return;
+      }
+      case 'pasteImage': {
+        try {
+          const file = await savePastedImage(Buffer.from(message.base64, 'base64'), message.mediaType);
+          await this.addReferences(message.requestId, [file]);
+        } catch (error) {
+          this.post({ type: 'referencesAdded', requestId: message.requestId, references: [], rejected: [summarizeError(error).message] });
+        }
+        return;
+      }
+      case 'galleryAction':
+        return this.galleryAction(message);
+    }
+  }
+
+  private async generate(requestId: number, form: FormValues): Promise<void> {
+    const { services } = this;
+    if (this.running) {
+      this.post({ type: 'generateDone', requestId, ok: false, files: [], error: vscode.l10n.t('A request is already running.') });
+      return;
+    }
+    const controller = new AbortController();
+    this.running = controller;
+    this.post({ type: 'busy', busy: true });
+    try {
+      const { views, rejected } = await this.referenceViews(form.references);
+      if (rejected.length) throw new Error(rejected.join(' '));
+      const args = toRequest(form);
+      const images = views.map((v) => v.path);
+      const result = images.length
+        ? await editImage(services, { ...args, images }, true, controller.signal)
+        : await generate(services, args, true, controller.signal);
+      this.post({
+        type: 'generateDone',
+        requestId,
+        ok: true,
+        files: result.files.map((f) => f.fsPath),
+        costText: result.usage ? formatRubles(result.usage.cost_rub, services.locale) : undefined,
+      });
+    } catch (error) {
+      // generate/editImage show their own errors; what failed before them is shown here.
+      if (!isShown(error)) void showError(services, error);
+      this.post({ type: 'generateDone', requestId, ok: false, files: [], error: summarizeError(error).message });
+    } finally {
+      this.running = undefined;
+      this.post({ type: 'busy', busy: false });
+    }
+  }
+
+  private async galleryAction({ requestId, action, entryId, file }: GalleryActionMessage): Promise<void> {
+    const { services } = this;
+    // Only files the history knows (the host's own record) can be acted on.
+    const entry = services.history.find(entryId);
+    if (!entry || !entry.files.includes(file)) {
+      services.log.warn(`Image Studio: ignored a gallery action on a file that is not in the history`);
+      return;
+    }
+    const uri = vscode.Uri.file(file);
+    switch (action) {
+      case 'open':
+        await vscode.commands.executeCommand('vscode.open', uri);
+        return;
+      case 'reveal':
+        await vscode.commands.executeCommand('revealInExplorer', uri);
+        return;
+      case 'copyPath':
+        await vscode.env.clipboard.writeText(file);
+        return;
+      case 'insertLink': {
+        const editors = vscode.window.visibleTextEditors;
+        const editor = vscode.window.activeTextEditor ?? editors.find((e) => e.document.languageId === 'markdown') ?? editors[0];
+        if (!editor) {
+          void vscode.window.showInformationMessage(vscode.l10n.t('Open a text editor to insert the link into.'));
+          return;
+        }
+        await insertMarkdownLinks(editor, [uri], { model: entry.model });
+        return;
+      }
+      case 'useAsReference':
+        await this.addReferences(requestId, [file]);
+        return;
+      case 'regenerate': {
+        const { views } = await this.referenceViews(entry.references ?? []);
+        this.post({ type: 'fillForm', form: toFormValues(entry.request, views.map((v) => v.path)), references: views });
+        return;
+      }
+      case 'delete':
+        return this.deleteResult(file);
+    }
+  }
+
+  private async deleteResult(file: string): Promise<void> {
+    const t = vscode.l10n.t;
+    const confirm = t('Move to Trash');
+    const answer = await vscode.window.showWarningMessage(
+      t('Delete {0}?', path.basename(file)),
+      { modal: true, detail: t('The file is moved to the trash and removed from the studio’s results.') },
+      confirm,
+    );
+    if (answer !== confirm) return;
+    try {
+      await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true });
+    } catch (error) {
+      if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) {
+        void vscode.window.showErrorMessage(t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message));
+        return;
+      }
+    }
+    await this.services.history.removeFile(file);
+  }
+
+  private async addReferences(requestId: number, paths: string[]): Promise<void> {
+    const { views, rejected } = await this.referenceViews(paths);
+    this.post({ type: 'referencesAdded', requestId, references: views, rejected });
+  }
+
+  /** Checks paths named by the page (inside the workspace, an image) and gives them webview URIs. */
+  private async referenceViews(paths: string[]): Promise<{ views: ReferenceView[]; rejected: string[] }> {
+    const views: ReferenceView[] = [];
+    const rejected: string[] = [];
+    for (const file of paths) {
+      const check = await checkReference(file);
+      if (!check.ok) rejected.push(check.reason);
+      else views.push({ path: check.path, name: path.basename(check.path), src: this.src(check.path) });
+    }
+    return { views, rejected };
+  }
+
+  private galleryItems() {
+    return toGalleryItems(this.services.history.list(), this.services.locale, (file) => this.src(file));
+  }
+
+  private postModels(): void {
+    this.post({ type: 'models', models: this.services.catalog.peek().map((m) => toModelInfo(m, this.services.locale)) });
+  }
+
+  private src(file: string): string {
+    return this.panel.webview.asWebviewUri(vscode.Uri.file(file)).toString();
+  }
+}
+
+function disposable(value: { dispose(): void }): vscode.Disposable {
+  return new vscode.Disposable(() => value.dispose());
+}

@@ -1,0 +1,142 @@
+// Pure conversions between the services' data and the page's messages: models, account, gallery,
+// form <-> request, and the live estimate. No vscode import (the page never sees these types).
+import * as path from 'node:path';
+import type { AccountSnapshot } from '../account/accountModel';
+import { canEdit } from '../core/catalog';
+import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
+import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
+import { collectIssues } from '../core/validation';
+import type { HistoryEntry } from '../jobs/history';
+import type { AccountView, EvaluationMessage, FormValues, GalleryItem, ModelInfo } from './protocol';
+
+export function toModelInfo(model: ImageModel, locale: string): ModelInfo {
+  return {
+    id: model.id,
+    provider: model.provider,
+    description: model.description,
+    priceText: formatRubleRange(model.min_price_per_image, model.max_price_per_image, locale),
+    maxN: model.max_n,
+    maxReferences: canEdit(model) ? model.max_input_references : 0,
+    supportsGeneration: model.supports_generation,
+    resolutions: model.supported_resolutions,
+    aspectRatios: model.supported_aspect_ratios,
+    backgrounds: model.supported_background,
+    // Quality and format are universal: the model's own list when it has one, else every value.
+    qualities: model.supported_quality.length ? model.supported_quality : [...QUALITY_VALUES],
+    formats: model.supported_output_formats.length ? model.supported_output_formats : [...OUTPUT_FORMAT_VALUES],
+    supportsSeed: model.supports_seed,
+    passthrough: model.allowed_passthrough_parameters,
+  };
+}
+
+export function toAccountView(snapshot: AccountSnapshot, locale: string): AccountView {
+  return {
+    status: snapshot.status,
+    balanceText: snapshot.balance === undefined ? undefined : formatRubles(snapshot.balance, locale),
+    budgetText: snapshot.budget === undefined ? undefined : formatRubles(snapshot.budget, locale),
+  };
+}
+
+/** One card per saved file, newest first (history is kept newest first). */
+export function toGalleryItems(entries: readonly HistoryEntry[], locale: string, toSrc: (file: string) => string): GalleryItem[] {
+  const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
+  return entries.flatMap((entry) =>
+    entry.files.map((file) => ({
+      entryId: entry.id,
+      file,
+      name: path.basename(file),
+      src: toSrc(file),
+      prompt: entry.request.prompt,
+      model: entry.model,
+      costText: entry.costRub === undefined ? undefined : formatRubles(entry.costRub, locale),
+      dateText: safeDate(date, entry.createdAt),
+      isEdit: !!entry.references?.length,
+    })),
+  );
+}
+
+function safeDate(format: Intl.DateTimeFormat, iso: string): string {
+  const time = Date.parse(iso);
+  return Number.isNaN(time) ? '' : format.format(time);
+}
+
+const OPTIONAL_TEXT = ['resolution', 'aspect_ratio', 'background', 'quality', 'output_format', 'size'] as const;
+
+/** The request of a form. A number typed wrongly is passed on as text so validation names it. */
+export function toRequest(form: FormValues): Omit<GenerationRequest, 'input_references'> {
+  const request: GenerationRequest = { model: form.model.trim(), prompt: form.prompt.trim(), n: form.n };
+  for (const key of OPTIONAL_TEXT) {
+    const value = form[key]?.trim();
+    if (value) request[key] = value;
+  }
+  const seed = wholeNumber(form.seed);
+  if (seed !== undefined) request.seed = seed as number;
+  const compression = wholeNumber(form.output_compression);
+  if (compression !== undefined) request.output_compression = compression as number;
+  const params = Object.entries(form.params).filter(([, v]) => v.trim() !== '');
+  if (params.length) request.params = Object.fromEntries(params.map(([k, v]) => [k, passthroughValue(v.trim())]));
+  return request;
+}
+
+function wholeNumber(text: string | undefined): number | string | undefined {
+  const value = text?.trim();
+  if (!value) return undefined;
+  return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+/** Text inputs carry text; numbers and booleans typed into them are meant as such. */
+function passthroughValue(text: string): string | number | boolean {
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^-?\d+(\.\d+)?$/.test(text) && Number.isFinite(Number(text))) return Number(text);
+  return text;
+}
+
+/** The form of a past request ("regenerate"). */
+export function toFormValues(request: GenerationRequest, references: string[]): FormValues {
+  const text = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  return {
+    model: request.model,
+    prompt: request.prompt,
+    n: Number.isInteger(request.n) && request.n! >= 1 && request.n! <= 10 ? request.n! : 1,
+    resolution: request.resolution,
+    aspect_ratio: request.aspect_ratio,
+    background: request.background,
+    quality: request.quality,
+    output_format: request.output_format,
+    size: request.size,
+    seed: text(request.seed),
+    output_compression: text(request.output_compression),
+    params: Object.fromEntries(Object.entries(request.params ?? {}).map(([k, v]) => [k, String(v)])),
+    references,
+  };
+}
+
+/** Issues of the form (collectIssues) and the estimate against the account's known funds. */
+export function evaluateForm(
+  form: FormValues,
+  models: readonly ImageModel[],
+  account: AccountSnapshot,
+  locale: string,
+  requestId: number,
+): EvaluationMessage {
+  const request = toRequest(form);
+  const issues = collectIssues(request, { models, referenceCount: form.references.length }).map(({ field, message }) => ({ field, message }));
+  const model = models.find((m) => m.id === request.model);
+  if (!model) return { type: 'evaluation', requestId, issues };
+  const estimate = estimateCost(model, form.n);
+  const funds = { balance: account.balance, budget: account.budget };
+  const after = fundsAfter(funds, estimate.reservation);
+  const affordable = checkAffordable(estimate, funds);
+  return {
+    type: 'evaluation',
+    requestId,
+    issues,
+    estimate: {
+      reservationText: formatRubles(estimate.reservation, locale),
+      expectedText: formatRubleRange(estimate.expectedMin, estimate.expectedMax, locale),
+      balanceAfterText: after.balance === undefined ? undefined : formatRubles(after.balance, locale),
+      budgetAfterText: after.budget === undefined ? undefined : formatRubles(after.budget, locale),
+      cannotAfford: affordable.ok ? undefined : affordable.scope,
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// Image Studio end to end, in the real workbench: open it from the palette, generate against the
+// emulator, see the result in the gallery and on disk, survive a window reload, show markup in a
+// prompt as text, and save screenshots of the panel in the dark and light themes (docs/).
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Frame, Page } from 'playwright-core';
+import { REPO_ROOT } from '../harness/paths';
+import {
+  captureOnFailure,
+  openWorkbench,
+  OpenedWorkbench,
+  pickQuickItem,
+  runCommand,
+  typeInQuickInput,
+  waitForNotification,
+  webviewFrame,
+} from './workbench';
+
+const TITLE = 'Image Studio';
+const XSS = '<img src=x onerror=alert(1)>';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function demoKey(keys: unknown): string {
+  const key = (keys as Record<string, unknown> | null)?.unlimited;
+  return typeof key === 'string' ? key : 'gw-demo-unlimited';
+}
+
+function imagesIn(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((n) => /\.(png|jpe?g|webp)$/i.test(n));
+}
+
+async function openStudio(page: Page): Promise<Frame> {
+  await runCommand(page, 'Gateway Images: Open Image Studio');
+  const frame = await webviewFrame(page, TITLE, 30_000);
+  await frame.locator('#generate').waitFor({ state: 'attached', timeout: 20_000 });
+  return frame;
+}
+
+/**
+ * Switches `workbench.colorTheme` with "Preferences: Color Theme" (the picker writes the setting).
+ * Writing the settings file directly is not picked up quickly enough by code-server's watcher.
+ */
+async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Promise<void> {
+  const wantLight = label.startsWith('Light');
+  const isLight = () => page.locator('.monaco-workbench').evaluate((e: { classList: { contains(c: string): boolean } }) => e.classList.contains('vs'));
+  if ((await isLight()) === wantLight) return;
+  await runCommand(page, 'Preferences: Color Theme');
+  await typeInQuickInput(page, label);
+  await pickQuickItem(page, label);
+  const until = Date.now() + 15_000;
+  while ((await isLight()) !== wantLight) {
+    assert.ok(Date.now() < until, `the theme did not switch to ${label}`);
+    await sleep(200);
+  }
+  await sleep(1000); // the webview receives the new theme variables just after the workbench
+}
+
+async function generateFrom(frame: Frame, prompt: string): Promise<void> {
+  await frame.locator('#prompt').fill(prompt);
+  const generate = frame.locator('#generate');
+  // Locators, not string predicates: the page's CSP (rightly) forbids eval.
+  await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
+  await generate.click();
+}
+
+async function waitForCards(frame: Frame, count: number, timeoutMs = 60_000): Promise<void> {
+  await frame.locator('#gallery li.card').nth(count - 1).waitFor({ state: 'attached', timeout: timeoutMs });
+}
+
+describe('Image Studio (e2e)', () => {
+  let opened: OpenedWorkbench | undefined;
+  const dialogs: string[] = [];
+
+  before(async () => {
+    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
+    opened.page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+  });
+
+  after(async () => {
+    await opened?.close();
+  });
+
+  afterEach(async function () {
+    await captureOnFailure(this, opened);
+  });
+
+  it('sets the API key from the palette', async () => {
+    const page = opened!.page;
+    await runCommand(page, 'Gateway Images: Set API Key');
+    await typeInQuickInput(page, demoKey(opened!.emulator.keys), { submit: true });
+    await waitForNotification(page, 'API key saved', 20_000);
+  });
+
+  it('generates from the studio; the gallery shows the image and the file is in the workspace', async () => {
+    const { page, workspace } = opened!;
+    const frame = await openStudio(page);
+    await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await frame.locator('#model').selectOption('aurora-1');
+    assert.match((await frame.locator('#model-summary').textContent()) ?? '', /northlight/);
+    await generateFrom(frame, 'A lighthouse on a cliff at dawn, watercolour');
+    await waitForCards(frame, 1);
+
+    const card = frame.locator('#gallery li.card').first();
+    assert.strictEqual(await card.locator('.prompt').textContent(), 'A lighthouse on a cliff at dawn, watercolour');
+    assert.match((await card.locator('.description').textContent()) ?? '', /aurora-1/);
+    const thumb = card.locator('img');
+    const until = Date.now() + 20_000;
+    while (!(await thumb.evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth > 0))) {
+      assert.ok(Date.now() < until, 'the thumbnail did not load through asWebviewUri');
+      await sleep(200);
+    }
+    const files = imagesIn(path.join(workspace, 'generated-images'));
+    assert.strictEqual(files.length, 1, `files in generated-images: ${files.join(', ')}`);
+    assert.match(await frame.locator('#status').textContent() ?? '', /1/);
+  });
+
+  it('saves screenshots of the panel in the dark and light themes', async () => {
+    const { page } = opened!;
+    fs.mkdirSync(path.join(REPO_ROOT, 'docs'), { recursive: true });
+    for (const [theme, name] of [
+      ['Dark Modern', 'studio-dark.png'],
+      ['Light Modern', 'studio-light.png'],
+    ] as const) {
+      await setTheme(page, theme);
+      await runCommand(page, 'Notifications: Clear All Notifications');
+      const frame = await webviewFrame(page, TITLE);
+      await waitForCards(frame, 1);
+      await page.locator('.part.editor').screenshot({ path: path.join(REPO_ROOT, 'docs', name) });
+    }
+  });
+
+  it('shows markup in a prompt as text: no element is created from it and no dialog opens', async () => {
+    const { page } = opened!;
+    const frame = await webviewFrame(page, TITLE);
+    await generateFrom(frame, XSS);
+    await waitForCards(frame, 2);
+    assert.strictEqual(await frame.locator('#gallery li.card .prompt').first().textContent(), XSS);
+    assert.strictEqual(await frame.locator('img[src="x"]').count(), 0, 'an <img> was created from the prompt');
+    assert.strictEqual(await frame.locator('#gallery li.card .prompt img').count(), 0);
+    assert.strictEqual(await frame.locator('#prompt').inputValue(), XSS);
+    await sleep(500);
+    assert.deepStrictEqual(dialogs, []);
+  });
+
+  it('comes back after Developer: Reload Window, with its form and gallery', async () => {
+    const { page } = opened!;
+    await runCommand(page, 'Developer: Reload Window');
+    await page.waitForEvent('load', { timeout: 60_000 }).catch(() => undefined);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    const frame = await webviewFrame(page, TITLE, 60_000);
+    await waitForCards(frame, 2, 30_000);
+    assert.strictEqual(await frame.locator('#prompt').inputValue(), XSS, 'the form was not restored from the page state');
+    assert.strictEqual(await frame.locator('#model').inputValue(), 'aurora-1');
+    assert.strictEqual(await frame.locator('img[src="x"]').count(), 0);
+    assert.deepStrictEqual(dialogs, []);
+  });
+});
