@@ -23,7 +23,7 @@ export function normalizeBaseUrl(input: string): string {
   }
   url.search = '';
   url.hash = '';
-  const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '').replace(/\/+$/, '');
   return `${url.origin}${path}`;
 }
 

@@ -39,5 +39,6 @@ export function resolveOutputDirectory(location: OutputLocation): string {
 
 export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(path.resolve(root), path.resolve(candidate));
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  // `..` or `../x` leaves the root; a name that merely starts with dots (`..data`) does not.
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
