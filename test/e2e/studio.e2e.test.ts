@@ -147,6 +147,27 @@ describe('Image Studio (e2e)', () => {
     assert.deepStrictEqual(dialogs, []);
   });
 
+  it('cancels a running request from the panel', async () => {
+    const { page, emulator } = opened!;
+    const arm = await fetch(new URL('/__emulator/faults', emulator.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fault: 'latency', latencyMs: 30_000 }),
+    });
+    assert.strictEqual(arm.status, 200);
+    const frame = await webviewFrame(page, TITLE);
+    await generateFrom(frame, XSS);
+    await frame.locator('#cancel:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });
+    const started = Date.now();
+    await frame.locator('#cancel').click();
+    await frame.locator('#status.error').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.ok(Date.now() - started < 10_000);
+    assert.match((await frame.locator('#status').textContent()) ?? '', /cancel/i);
+    await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.strictEqual(await frame.locator('#gallery li.card').count(), 2, 'a cancelled request added a result');
+    await fetch(new URL('/__emulator/faults', emulator.url), { method: 'DELETE' });
+  });
+
   it('comes back after Developer: Reload Window, with its form and gallery', async () => {
     const { page } = opened!;
     await runCommand(page, 'Developer: Reload Window');
