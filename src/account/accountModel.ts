@@ -96,7 +96,14 @@ export class AccountModel {
   }
 
   private async load(): Promise<AccountSnapshot> {
-    const api = await this.api();
+    let api: Awaited<ReturnType<AccountApiProvider>>;
+    try {
+      api = await this.api();
+    } catch (error) {
+      // A provider that fails (a base URL that does not parse, say) must not leave the status at "loading".
+      this.update({ ...this.current, status: statusOfError(error), error: summarizeError(error) });
+      return this.current;
+    }
     if (api === 'no-url' || api === 'no-key') {
       this.update({ status: api });
       return this.current;

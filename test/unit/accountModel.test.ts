@@ -1,0 +1,162 @@
+// The account model against the emulator: status from errors, usage applied without a request, reconcile deltas.
+import * as assert from 'node:assert/strict';
+import type { GatewayClient } from '../../src/core/client';
+import { toKopecks } from '../../src/core/cost';
+import { ValidationError } from '../../src/core/errors';
+import { AccountModel, AccountSnapshot, budgetLow, expiresWithin } from '../../src/account/accountModel';
+import { DEMO_KEYS, localServer, MemorySink, newClient, RunningEmulator, SMALL, startEmulator } from './support/gateway';
+
+describe('AccountModel', function () {
+  let emu: RunningEmulator;
+  const clients: GatewayClient[] = [];
+  const clientFor = (key: string | null, url = emu.url) => {
+    const c = newClient({ url }, key, { maxRetries: 0 });
+    clients.push(c);
+    return c;
+  };
+  const modelFor = (key: string | null) => {
+    const client = clientFor(key);
+    return { client, account: new AccountModel(async () => client) };
+  };
+
+  before(async () => {
+    emu = await startEmulator();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await emu.close();
+  });
+  beforeEach(() => emu.state.reset());
+
+  it('ready: user, balance, budget, key and stats of the calling key', async () => {
+    const { account } = modelFor(DEMO_KEYS.budget);
+    const seen: string[] = [];
+    account.onDidChange((s) => seen.push(s.status));
+    const snap = await account.refresh();
+    assert.equal(snap.status, 'ready');
+    assert.equal(snap.user?.email, 'demo@example.com');
+    assert.equal(snap.balance, 5000);
+    assert.equal(snap.budget, emu.state.keyBudgetRub(DEMO_KEYS.budget));
+    assert.equal(snap.key?.budget?.initial, 1000);
+    assert.equal(snap.stats?.month_requests, 5);
+    assert.ok(snap.updatedAt);
+    assert.deepEqual(seen, ['loading', 'ready']);
+  });
+
+  for (const [key, status, reason] of [
+    [DEMO_KEYS.expired, 'expired-key', 'expired'],
+    [DEMO_KEYS.revoked, 'invalid-key', 'revoked'],
+    ['gw-unknown', 'invalid-key', 'invalid'],
+    [null, 'invalid-key', 'missing'],
+  ] as const) {
+    it(`${reason} key -> ${status}`, async () => {
+      const { account } = modelFor(key);
+      const snap = await account.refresh();
+      assert.equal(snap.status, status);
+      assert.equal(snap.error?.kind, 'authentication');
+      assert.equal(snap.error?.status, 401);
+    });
+  }
+
+  it('offline when the gateway cannot be reached; the old figures stay', async () => {
+    const server = await localServer(() => undefined);
+    const url = server.url;
+    await server.close();
+    let target = emu.url;
+    const account = new AccountModel(async () => clientFor(DEMO_KEYS.unlimited, target));
+    await account.refresh();
+    target = url;
+    const snap = await account.refresh();
+    assert.equal(snap.status, 'offline');
+    assert.equal(snap.error?.kind, 'connection');
+    assert.equal(snap.balance, 5000, 'last known balance kept');
+    target = emu.url;
+    const back = await account.refresh();
+    assert.equal(back.status, 'ready');
+    assert.equal(back.error, undefined, 'the error is cleared');
+  });
+
+  it('no-url and no-key from the provider', async () => {
+    assert.equal((await new AccountModel(async () => 'no-url').refresh()).status, 'no-url');
+    assert.equal((await new AccountModel(async () => 'no-key').refresh()).status, 'no-key');
+  });
+
+  it('a provider that throws (a bad base URL) gives a status, not a rejected refresh', async () => {
+    const account = new AccountModel(async () => {
+      throw new ValidationError('baseUrl', 'bad base URL.');
+    });
+    const snap = await account.refresh();
+    assert.equal(snap.status, 'offline');
+    assert.equal(snap.error?.kind, 'validation');
+  });
+
+  it('concurrent refreshes share one set of requests', async () => {
+    const { account } = modelFor(DEMO_KEYS.unlimited);
+    await Promise.all([account.refresh(), account.refresh(), account.refresh()]);
+    assert.equal(emu.state.requests.length, 4, 'me, balance, key, stats once');
+  });
+
+  it('applyUsage updates balance and budget without a request', async () => {
+    const { client, account } = modelFor(DEMO_KEYS.budget);
+    await account.refresh();
+    const budget = account.snapshot.budget!;
+    const requests = emu.state.requests.length;
+    const meta = await client.generate({ model: 'sketch-mini', prompt: 'apply', size: SMALL }, new MemorySink());
+    account.applyUsage(meta.usage!);
+    assert.equal(emu.state.requests.length, requests + 1, 'only the generation itself');
+    assert.equal(account.snapshot.balance, meta.usage!.balance);
+    assert.equal(toKopecks(account.snapshot.budget!), toKopecks(budget) - toKopecks(meta.usage!.cost_rub));
+    assert.equal(account.snapshot.budget, emu.state.keyBudgetRub(DEMO_KEYS.budget), 'matches the gateway');
+  });
+
+  it('applyUsage leaves an absent budget absent', () => {
+    const account = new AccountModel(async () => 'no-key');
+    account.applyUsage({ cost_rub: 1, balance: 9 });
+    assert.equal(account.snapshot.budget, undefined);
+    assert.equal(account.snapshot.balance, 9);
+  });
+
+  it('reconcile returns the deltas of a charge it did not see', async () => {
+    const { client, account } = modelFor(DEMO_KEYS.budget);
+    await account.refresh();
+    const meta = await client.generate({ model: 'aurora-1', prompt: 'unseen', n: 2, size: SMALL }, new MemorySink());
+    const change = await account.reconcile();
+    assert.equal(toKopecks(change.balanceDelta!), -toKopecks(meta.usage!.cost_rub));
+    assert.equal(toKopecks(change.budgetDelta!), -toKopecks(meta.usage!.cost_rub));
+    assert.equal(change.after.balance, meta.usage!.balance);
+    const none = await account.reconcile();
+    assert.equal(none.balanceDelta, 0);
+  });
+
+  it('reconcile deltas are undefined when a side is unknown', async () => {
+    const { account } = modelFor(DEMO_KEYS.unlimited);
+    const change = await account.reconcile();
+    assert.equal(change.balanceDelta, undefined, 'nothing known before');
+    assert.equal(change.budgetDelta, undefined);
+  });
+
+  it('reconcileSoon refreshes once after a delay, and dispose cancels it', async () => {
+    const { account } = modelFor(DEMO_KEYS.unlimited);
+    account.reconcileSoon(20);
+    account.reconcileSoon(20);
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(emu.state.requests.length, 4);
+    account.reconcileSoon(20);
+    account.dispose();
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(emu.state.requests.length, 4);
+  });
+
+  it('expiresWithin and budgetLow', () => {
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    const snap = (s: Partial<AccountSnapshot>): AccountSnapshot => ({ status: 'ready', ...s });
+    assert.equal(expiresWithin(snap({ key: { name: 'k', expires_in_seconds: 86_400 } }), 2, now), true);
+    assert.equal(expiresWithin(snap({ key: { name: 'k', expires_in_seconds: 3 * 86_400 } }), 2, now), false);
+    assert.equal(expiresWithin(snap({ key: { name: 'k', expires_at: '2030-01-02T00:00:00Z' } }), 2, now), true);
+    assert.equal(expiresWithin(snap({ key: { name: 'k' } }), 2, now), false);
+    assert.equal(expiresWithin(snap({}), 2, now), false);
+    assert.equal(budgetLow(snap({ budget: 5, key: { name: 'k', budget: { remaining: 5, initial: 50 } } })), false, 'exactly 10 % is not low');
+    assert.equal(budgetLow(snap({ budget: 4.99, key: { name: 'k', budget: { remaining: 4.99, initial: 50 } } })), true);
+    assert.equal(budgetLow(snap({ budget: 1 })), false, 'no initial budget known');
+  });
+});
