@@ -1,0 +1,114 @@
+// The image store: staging files, placing without overwrite under concurrent races, recovery manifests.
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { extensionOf, listRecoverable, placeWithoutOverwrite, StagingSink, writeRecoveryManifest } from '../../src/core/imageStore';
+import { listFiles, removeDir, tempDir, TINY_PNG } from './support/gateway';
+
+describe('imageStore', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await tempDir('gwi-store-');
+  });
+  afterEach(() => removeDir(dir));
+
+  describe('StagingSink', () => {
+    it('writes .part, renames to .img on close, sniffs the type', async () => {
+      const sink = new StagingSink(path.join(dir, 'staging'), 'job1');
+      const writer = await sink.open(0);
+      await writer.write(TINY_PNG.subarray(0, 10));
+      assert.deepEqual(await listFiles(path.join(dir, 'staging')), ['job1-0.part']);
+      await writer.write(TINY_PNG.subarray(10));
+      await writer.close();
+      assert.deepEqual(await listFiles(path.join(dir, 'staging')), ['job1-0.img']);
+      const [image] = sink.images;
+      assert.equal(image.bytes, TINY_PNG.length);
+      assert.equal(image.sniffed?.extension, 'png');
+      assert.ok((await readFile(image.path)).equals(TINY_PNG));
+    });
+    it('abort removes the partial file and reports no image', async () => {
+      const sink = new StagingSink(dir, 'job2');
+      const writer = await sink.open(0);
+      await writer.write(Buffer.from('half'));
+      await writer.abort(new Error('cut'));
+      assert.deepEqual(await listFiles(dir), []);
+      assert.deepEqual(sink.images, []);
+    });
+    it('discard removes completed images', async () => {
+      const sink = new StagingSink(dir, 'job3');
+      for (const i of [1, 0]) {
+        const w = await sink.open(i);
+        await w.write(TINY_PNG);
+        await w.close();
+      }
+      assert.deepEqual(sink.images.map((i) => i.index), [0, 1]);
+      await sink.discard();
+      assert.deepEqual(await listFiles(dir), []);
+    });
+    it('job ids are unique', () => {
+      const ids = new Set(Array.from({ length: 50 }, () => new StagingSink(dir).jobId));
+      assert.equal(ids.size, 50);
+    });
+  });
+
+  describe('placeWithoutOverwrite', () => {
+    const source = async (name: string, content: string) => {
+      const file = path.join(dir, name);
+      await writeFile(file, content);
+      return file;
+    };
+    it('moves the file and keeps an existing one', async () => {
+      const out = path.join(dir, 'out', 'nested');
+      const first = await placeWithoutOverwrite(await source('s1', 'one'), out, 'pic', 'png');
+      const second = await placeWithoutOverwrite(await source('s2', 'two'), out, 'pic', 'png');
+      assert.equal(first, path.join(out, 'pic.png'));
+      assert.equal(second, path.join(out, 'pic-2.png'));
+      assert.equal(await readFile(first, 'utf8'), 'one');
+      assert.equal(await readFile(second, 'utf8'), 'two');
+      assert.ok(!existsSync(path.join(dir, 's1')), 'the source is gone');
+    });
+    it('a different extension is a different name', async () => {
+      await writeFile(path.join(dir, 'pic.png'), 'x');
+      assert.equal(await placeWithoutOverwrite(await source('s', 'y'), dir, 'pic', 'jpg'), path.join(dir, 'pic.jpg'));
+    });
+    it('40 concurrent placements of one name: 40 distinct files, nothing overwritten', async () => {
+      const out = path.join(dir, 'race');
+      const sources = await Promise.all(Array.from({ length: 40 }, (_, i) => source(`src-${i}`, `content-${i}`)));
+      const placed = await Promise.all(sources.map((s) => placeWithoutOverwrite(s, out, 'same', 'png')));
+      assert.equal(new Set(placed).size, 40);
+      const contents = await Promise.all(placed.map((p) => readFile(p, 'utf8')));
+      assert.deepEqual([...contents].sort(), Array.from({ length: 40 }, (_, i) => `content-${i}`).sort());
+      placed.forEach((p, i) => assert.equal(contents[i], `content-${i}`, `${p} holds its own source`));
+      assert.equal((await listFiles(out)).length, 40);
+    });
+    it('a file in place of the folder fails with ENOTDIR and leaves the source', async () => {
+      await writeFile(path.join(dir, 'blocker'), '');
+      const s = await source('keep-me', 'data');
+      await assert.rejects(placeWithoutOverwrite(s, path.join(dir, 'blocker', 'sub'), 'x', 'png'), (e: NodeJS.ErrnoException) => e.code === 'ENOTDIR');
+      assert.equal(await readFile(s, 'utf8'), 'data');
+    });
+  });
+
+  describe('recovery manifests', () => {
+    it('lists manifests whose images are still there, oldest first', async () => {
+      const img = path.join(dir, 'a.img');
+      await writeFile(img, TINY_PNG);
+      const base = { prompt: 'p', model: 'm', intendedDirectory: '/x', reason: 'r' };
+      await writeRecoveryManifest(dir, { ...base, jobId: 'late', createdAt: '2030-01-02T00:00:00Z', files: [{ path: img, suggestedName: 'a.png' }] });
+      await writeRecoveryManifest(dir, { ...base, jobId: 'early', createdAt: '2030-01-01T00:00:00Z', files: [{ path: img, suggestedName: 'a.png' }, { path: path.join(dir, 'gone.img'), suggestedName: 'b.png' }] });
+      await writeRecoveryManifest(dir, { ...base, jobId: 'empty', createdAt: '2030-01-03T00:00:00Z', files: [{ path: path.join(dir, 'gone2.img'), suggestedName: 'c.png' }] });
+      await writeFile(path.join(dir, 'broken.json'), '{not json');
+      const list = await listRecoverable(dir);
+      assert.deepEqual(list.map((m) => m.jobId), ['early', 'late']);
+      assert.deepEqual(list[0].files.map((f) => f.suggestedName), ['a.png'], 'missing files are left out');
+      assert.deepEqual(await listRecoverable(path.join(dir, 'none')), []);
+    });
+  });
+
+  it('extensionOf: magic bytes, then media_type, then png', () => {
+    assert.equal(extensionOf({ index: 0, path: 'x', bytes: 1, sniffed: { extension: 'webp', mediaType: 'image/webp' } as never }, 'image/png'), 'webp');
+    assert.equal(extensionOf({ index: 0, path: 'x', bytes: 1 }, 'image/jpeg'), 'jpg');
+    assert.equal(extensionOf({ index: 0, path: 'x', bytes: 1 }), 'png');
+  });
+});
