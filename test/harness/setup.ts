@@ -1,6 +1,6 @@
 // Setup for the real-VS-Code tests: Debian packages, then code-server from npm into .cache/.
 // CLI: `node out/test/harness/setup.js`. Idempotent; a second run with a complete install is fast.
-import { spawnSync, SpawnSyncOptions } from 'child_process';
+import { ChildProcess, spawn, SpawnOptions, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -42,14 +42,39 @@ function log(message: string): void {
   process.stdout.write(`[setup] ${message}\n`);
 }
 
-function run(command: string, args: string[], options: SpawnSyncOptions = {}): void {
-  const where = options.cwd ? ` (in ${path.relative(process.cwd(), String(options.cwd)) || '.'})` : '';
-  log(`$ ${command} ${args.join(' ')}${where}`);
-  const result = spawnSync(command, args, { stdio: 'inherit', ...options });
-  if (result.error) throw new SetupError(`${command} could not start: ${result.error.message}`);
-  if (result.status !== 0) {
-    throw new SetupError(`${command} ${args.join(' ')} failed with ${result.signal ?? `exit code ${result.status}`}`);
+let currentChild: ChildProcess | undefined;
+let interruptedBy: NodeJS.Signals | undefined;
+
+/**
+ * Runs a command to completion. On SIGINT/SIGTERM the setup waits for the running command to
+ * finish (npm rolls back a half-done install) instead of leaving it running behind a new setup.
+ */
+function run(command: string, args: string[], options: SpawnOptions = {}): Promise<void> {
+  if (interruptedBy) return Promise.reject(new SetupError(`interrupted (${interruptedBy})`));
+  const cwd = options.cwd ? String(options.cwd) : undefined;
+  if (cwd && !fs.existsSync(cwd)) {
+    return Promise.reject(new SetupError(`${cwd} has disappeared: is another setup running on the same .cache/?`));
   }
+  log(`$ ${command} ${args.join(' ')}${cwd ? ` (in ${path.relative(process.cwd(), cwd) || '.'})` : ''}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', ...options });
+    currentChild = child;
+    child.on('error', (err) => reject(new SetupError(`${command} could not start: ${err.message}`)));
+    child.on('exit', (code, signal) => {
+      currentChild = undefined;
+      if (interruptedBy) reject(new SetupError(`interrupted (${interruptedBy})`));
+      else if (code === 0) resolve();
+      else reject(new SetupError(`${command} ${args.join(' ')} failed with ${signal ?? `exit code ${code}`}`));
+    });
+  });
+}
+
+function onInterrupt(signal: NodeJS.Signals): void {
+  if (interruptedBy) return;
+  interruptedBy = signal;
+  process.stderr.write(`\n[setup] ${signal}: waiting for the running step to stop; the install will be redone next time\n`);
+  // Ctrl+C reaches the whole foreground group already; a SIGTERM is usually aimed at us alone.
+  if (signal === 'SIGTERM') currentChild?.kill('SIGTERM');
 }
 
 function isInstalled(pkg: string): boolean {
@@ -66,7 +91,7 @@ export function missingAptPackages(packages = APT_PACKAGES): string[] {
 }
 
 /** Installs missing Debian packages as root; otherwise prints the command and fails. */
-export function ensureAptPackages(): void {
+export async function ensureAptPackages(): Promise<void> {
   const missing = missingAptPackages();
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -79,8 +104,8 @@ export function ensureAptPackages(): void {
   }
   log(`Installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get', ['update'], { env });
-  run('apt-get', ['install', '-y', ...missing], { env });
+  await run('apt-get', ['update'], { env });
+  await run('apt-get', ['install', '-y', ...missing], { env });
   const still = missingAptPackages();
   if (still.length > 0) throw new SetupError(`apt-get did not install: ${still.join(' ')}`);
 }
@@ -147,7 +172,7 @@ function verifyNativeModules(): void {
   }
 }
 
-function installCodeServer(): void {
+async function installCodeServer(): Promise<void> {
   // Start from scratch: a leftover directory without the marker is an interrupted install.
   fs.rmSync(CODE_SERVER_PREFIX, { recursive: true, force: true });
   fs.mkdirSync(CODE_SERVER_PREFIX, { recursive: true });
@@ -168,15 +193,15 @@ function installCodeServer(): void {
   const npm = 'npm';
 
   // 1. code-server itself, without its postinstall (it would build kerberos and download ripgrep).
-  run(npm, ['install', `code-server@${CODE_SERVER_VERSION}`, '--ignore-scripts', '--no-save'], {
+  await run(npm, ['install', `code-server@${CODE_SERVER_VERSION}`, '--ignore-scripts', '--no-save'], {
     cwd: CODE_SERVER_PREFIX,
     env,
   });
-  run(npm, ['rebuild', 'argon2'], { cwd: CODE_SERVER_PREFIX, env });
+  await run(npm, ['rebuild', 'argon2'], { cwd: CODE_SERVER_PREFIX, env });
 
   // 2. VS Code's server dependencies, pinned by lib/vscode/npm-shrinkwrap.json; natives rebuilt by name.
-  run(npm, ['install', '--omit=dev', '--ignore-scripts'], { cwd: CODE_SERVER_VSCODE, env });
-  run(npm, ['rebuild', ...VSCODE_NATIVE_MODULES], { cwd: CODE_SERVER_VSCODE, env });
+  await run(npm, ['install', '--omit=dev', '--ignore-scripts'], { cwd: CODE_SERVER_VSCODE, env });
+  await run(npm, ['rebuild', ...VSCODE_NATIVE_MODULES], { cwd: CODE_SERVER_VSCODE, env });
 
   // 3. ripgrep from Debian instead of @vscode/ripgrep's GitHub download.
   symlink('/usr/bin/rg', path.join(CODE_SERVER_VSCODE, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg'));
@@ -185,7 +210,7 @@ function installCodeServer(): void {
   symlink('node_modules', path.join(CODE_SERVER_VSCODE, 'node_modules.asar'));
   symlink('code-linux.sh', path.join(CODE_SERVER_VSCODE, 'bin', 'remote-cli', 'code-server'));
   symlink('browser-linux.sh', path.join(CODE_SERVER_VSCODE, 'bin', 'helpers', 'browser.sh'));
-  run(npm, ['install', '--omit=dev'], { cwd: path.join(CODE_SERVER_VSCODE, 'extensions'), env });
+  await run(npm, ['install', '--omit=dev'], { cwd: path.join(CODE_SERVER_VSCODE, 'extensions'), env });
 
   // 5. Prove it: every native module loads, ripgrep runs, the CLI answers.
   verifyNativeModules();
@@ -220,29 +245,77 @@ export interface SetupResult {
   seconds: number;
 }
 
-/** Makes sure Debian packages and code-server are there. Throws SetupError on any failure. */
-export function ensureSetup(): SetupResult {
+const LOCK = `${CODE_SERVER_PREFIX}.lock`;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** One installer at a time per checkout (parallel CI jobs, several terminals). */
+async function withInstallLock<T>(fn: () => Promise<T>): Promise<T> {
+  fs.mkdirSync(path.dirname(LOCK), { recursive: true });
+  let waited = false;
+  for (;;) {
+    try {
+      const fd = fs.openSync(LOCK, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(fs.readFileSync(LOCK, 'utf8').trim());
+      if (!owner || !pidAlive(owner)) {
+        fs.rmSync(LOCK, { force: true }); // stale: its owner died
+        continue;
+      }
+      if (!waited) log(`Another setup (pid ${owner}) is installing code-server; waiting for it`);
+      waited = true;
+      await new Promise((r) => setTimeout(r, 1000));
+      if (interruptedBy) throw new SetupError(`interrupted (${interruptedBy})`);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(LOCK, { force: true });
+  }
+}
+
+/** Makes sure Debian packages and code-server are there. Rejects with SetupError on any failure. */
+export async function ensureSetup(): Promise<SetupResult> {
   const started = Date.now();
-  ensureAptPackages();
+  await ensureAptPackages();
   let reused = true;
   if (!isCodeServerInstalled()) {
-    reused = false;
-    log(`Installing code-server ${CODE_SERVER_VERSION} into ${CODE_SERVER_PREFIX}`);
-    installCodeServer();
+    await withInstallLock(async () => {
+      if (isCodeServerInstalled()) return; // the other setup finished it
+      reused = false;
+      log(`Installing code-server ${CODE_SERVER_VERSION} into ${CODE_SERVER_PREFIX}`);
+      await installCodeServer();
+    });
   }
   return { reused, seconds: (Date.now() - started) / 1000 };
 }
 
 if (require.main === module) {
-  try {
-    const { reused, seconds } = ensureSetup();
-    log(
-      reused
-        ? `code-server ${CODE_SERVER_VERSION} already installed (${CODE_SERVER_PREFIX}); checked in ${seconds.toFixed(2)} s`
-        : `code-server ${CODE_SERVER_VERSION} installed in ${seconds.toFixed(1)} s`,
-    );
-  } catch (err) {
-    process.stderr.write(`[setup] FAILED: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  }
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+  ensureSetup().then(
+    ({ reused, seconds }) => {
+      log(
+        reused
+          ? `code-server ${CODE_SERVER_VERSION} already installed (${CODE_SERVER_PREFIX}); checked in ${seconds.toFixed(2)} s`
+          : `code-server ${CODE_SERVER_VERSION} installed in ${seconds.toFixed(1)} s`,
+      );
+    },
+    (err: unknown) => {
+      process.stderr.write(`[setup] FAILED: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = interruptedBy === 'SIGINT' ? 130 : interruptedBy === 'SIGTERM' ? 143 : 1;
+    },
+  );
 }
