@@ -290,16 +290,17 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       'extensions.autoUpdate': false,
       'update.mode': 'none',
       'security.workspace.trust.enabled': false,
-      ...options.settings,
     };
     if (options.emulator !== false) {
       emulator = await startSuiteEmulator();
       Object.assign(extEnv, emulatorEnv(emulator));
       settings['gatewayImages.baseUrl'] = emulator.url;
     }
+    Object.assign(settings, options.settings); // the caller's settings win, baseUrl included
     // baseUrl is machine-scoped: a remote window ignores it in User settings, so write both.
+    const machine = 'gatewayImages.baseUrl' in settings ? { 'gatewayImages.baseUrl': settings['gatewayImages.baseUrl'] } : {};
     writeJson(path.join(dirs.userData, 'User', 'settings.json'), settings);
-    writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), emulator ? { 'gatewayImages.baseUrl': emulator.url } : {});
+    writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), machine);
 
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) {
