@@ -3,7 +3,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { listRecoverable, placeWithoutOverwrite, RecoveryManifest } from '../core/imageStore';
+import { FALLBACK_RECOVERY_DIR, listRecoverable, placeWithoutOverwrite, RecoveryManifest } from '../core/imageStore';
 import { Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 
@@ -13,7 +13,7 @@ export function registerRecover(services: Services): vscode.Disposable {
 
 export async function recoverImages(services: Services): Promise<RecoveryManifest[]> {
   const t = vscode.l10n.t;
-  const waiting = await listRecoverable(services.recoveryDir);
+  const waiting = await listWaiting(services);
   if (!waiting.length) {
     void vscode.window.showInformationMessage(t('No images are waiting in the recovery folder.'));
     return [];
@@ -43,7 +43,11 @@ export async function recoverImages(services: Services): Promise<RecoveryManifes
     const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => picked.manifest.intendedDirectory);
     if (target) await moveImages(picked.manifest, target, services);
   }
-  return listRecoverable(services.recoveryDir);
+  return listWaiting(services);
+}
+
+async function listWaiting(services: Services): Promise<RecoveryManifest[]> {
+  return [...(await listRecoverable(services.recoveryDir)), ...(await listRecoverable(FALLBACK_RECOVERY_DIR))];
 }
 
 async function askFolder(): Promise<string | undefined> {
@@ -58,7 +62,7 @@ async function moveImages(manifest: RecoveryManifest, directory: string, service
       const ext = path.extname(file.suggestedName).slice(1) || 'png';
       moved.push(await placeWithoutOverwrite(file.path, directory, path.basename(file.suggestedName, path.extname(file.suggestedName)), ext));
     }
-    await fs.rm(path.join(services.recoveryDir, `${manifest.jobId}.json`), { force: true });
+    if (manifest.manifestPath) await fs.rm(manifest.manifestPath, { force: true });
     void vscode.window.showInformationMessage(vscode.l10n.t('Moved {0} image(s) to {1}.', moved.length, vscode.workspace.asRelativePath(directory)));
     if (moved[0]) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(moved[0]));
   } catch (error) {

@@ -198,6 +198,8 @@ export class GatewayClient {
       const typed = deadline.translate(error);
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
       if (!(typed instanceof ApiError) && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();
+      // A proxy's 502/504 says nothing of whether the gateway behind it went on and charged.
+      if (typed instanceof ApiError && (typed.status === 502 || typed.status === 504)) typed.markOutcomeUnknown();
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1, error: typed.kind });
       throw typed;
     } finally {

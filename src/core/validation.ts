@@ -18,7 +18,7 @@ export interface ValidationContext {
 }
 
 const PIXEL_SIZE = /^(\d{1,5})x(\d{1,5})$/;
-const TIER_LABEL = /^\d{1,2}K$/;
+const TIER_LABEL = /^[1-9]\d?K$/;
 /** Cyrillic х/Х, ×, * and similar look-alikes people type between width and height. */
 const LOOKALIKE_X = /^\d{1,5}\s*[хХ×*✕xX]\s*\d{1,5}$/;
 const RESERVED_FIELDS = new Set([
@@ -119,6 +119,7 @@ function checkSize(add: Add, request: GenerationRequest): void {
   const pixels = PIXEL_SIZE.exec(size);
   if (pixels) {
     if (Number(pixels[1]) === 0 || Number(pixels[2]) === 0) add('size', `"size" must have a width and height above zero; got "${size}".`);
+    else if (/^0|x0/.test(size)) add('size', `"size" must be written without leading zeros, for example "${Number(pixels[1])}x${Number(pixels[2])}".`);
     if (request.resolution !== undefined || request.aspect_ratio !== undefined) {
       add('size', `Explicit pixels in "size" ("${size}") cannot be combined with "resolution" or "aspect_ratio": use one or the other.`);
     }

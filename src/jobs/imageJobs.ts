@@ -207,7 +207,7 @@ export class ImageJobService {
     emit: (event: JobEvent) => void,
   ): Promise<{ manifestPath: string; files: string[]; reason: string }> {
     const files = left.map((l) => l.image.path);
-    const manifestPath = await writeRecoveryManifest(this.deps.recoveryDir, {
+    const manifestPath = await writeRecoveryManifest(staging.dir, {
       jobId: staging.jobId,
       createdAt: new Date().toISOString(),
       prompt: job.request.prompt,
