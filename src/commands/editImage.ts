@@ -50,7 +50,7 @@ export async function editImage(services: Services, args: EditArgs, interactive:
   return runJobCommand(
     services,
     {
-      request: requestOf(args),
+      request: requestOf(withoutImages(args)),
       references: images,
       transport: readSettings().editTransport,
       output: { directory, pattern, sourceName: path.basename(source, path.extname(source)) },
@@ -59,6 +59,11 @@ export async function editImage(services: Services, args: EditArgs, interactive:
   ).catch((error) => {
     throw markShown(error);
   });
+}
+
+function withoutImages(args: EditArgs): Omit<EditArgs, 'images'> {
+  const { images: _images, ...rest } = args;
+  return rest;
 }
 
 function toEditArgs(args: Record<string, unknown>): EditArgs {
