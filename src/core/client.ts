@@ -46,6 +46,8 @@ export interface GatewayClientConfig {
   getApiKey: () => Promise<string | undefined> | string | undefined;
   /** A proxy agent, for example. When absent the client owns an Agent with explicit timeouts. */
   dispatcher?: Dispatcher;
+  /** close() also closes the given dispatcher (one made for this client alone). */
+  closeDispatcher?: boolean;
   /** Whole-request deadline of a paid request (generations can take minutes). */
   paidTimeoutMs?: number;
   /** Deadline of each attempt of a free GET. */
@@ -81,7 +83,7 @@ export class GatewayClient {
     this.baseUrl = normalizeBaseUrl(config.baseUrl);
     this.paidTimeoutMs = config.paidTimeoutMs ?? DEFAULT_PAID_TIMEOUT_MS;
     this.freeTimeoutMs = config.freeTimeoutMs ?? DEFAULT_FREE_TIMEOUT_MS;
-    this.ownsDispatcher = !config.dispatcher;
+    this.ownsDispatcher = !config.dispatcher || config.closeDispatcher === true;
     // undici's 300 s header/body defaults would kill slow generations: the deadline rules instead.
     this.dispatcher =
       config.dispatcher ??

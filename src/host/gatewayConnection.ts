@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { GatewayClient } from '../core/client';
 import { NotConfiguredError } from '../core/errors';
 import type * as GatewayBundle from '../core/gatewayBundle';
+import type { ProxySettings } from '../core/proxy';
 import { logRequest } from './log';
 import { ApiKeyStore } from './secrets';
 import { readSettings } from './settings';
@@ -61,6 +62,7 @@ export class GatewayConnection implements vscode.Disposable {
       baseUrl,
       getApiKey: () => key,
       dispatcher: createDispatcher(this.proxySettings(30_000)),
+      closeDispatcher: true,
       onRequest: (entry) => logRequest(this.log, entry),
       userAgent: this.userAgent,
     });
@@ -68,8 +70,7 @@ export class GatewayConnection implements vscode.Disposable {
 
   private clientFor(baseUrl: string): GatewayClient {
     const settings = readSettings();
-    const http = vscode.workspace.getConfiguration('http');
-    const signature = JSON.stringify([baseUrl, settings.requestTimeoutSeconds, http.get('proxy'), http.get('proxyStrictSSL'), http.get('noProxy')]);
+    const signature = JSON.stringify([baseUrl, settings.requestTimeoutSeconds, this.proxySettings(0)]);
     if (this.cached?.signature === signature) return this.cached.client;
     this.reset();
     const { GatewayClient: Client, createDispatcher } = loadBundle();
@@ -78,6 +79,8 @@ export class GatewayConnection implements vscode.Disposable {
       baseUrl,
       getApiKey: () => this.keys.get(),
       dispatcher: createDispatcher(this.proxySettings(timeoutMs)),
+      // The agent is this client's alone: closing the client (on a settings change) closes it.
+      closeDispatcher: true,
       paidTimeoutMs: timeoutMs,
       onRequest: (entry) => logRequest(this.log, entry),
       userAgent: this.userAgent,
@@ -86,12 +89,16 @@ export class GatewayConnection implements vscode.Disposable {
     return client;
   }
 
-  private proxySettings(timeoutMs: number) {
+  /** VS Code's proxy settings; `http.proxySupport: off` turns every proxy off, the environment's too. */
+  private proxySettings(timeoutMs: number): ProxySettings {
     const http = vscode.workspace.getConfiguration('http');
+    if (http.get<string>('proxySupport') === 'off') return { timeoutMs, env: {} };
+    const noProxy = http.get<unknown>('noProxy');
     return {
-      proxy: http.get<string>('proxy') || undefined,
+      proxy: http.get<string>('proxy')?.trim() || undefined,
       strictSSL: http.get<boolean>('proxyStrictSSL', true),
-      noProxy: http.get<string[]>('noProxy', []),
+      noProxy: Array.isArray(noProxy) ? noProxy.filter((h): h is string => typeof h === 'string') : [],
+      proxyAuthorization: http.get<string>('proxyAuthorization') || undefined,
       timeoutMs,
     };
   }

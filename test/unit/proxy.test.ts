@@ -1,0 +1,225 @@
+// Proxy support: real calls through a real forwarding proxy on loopback (test/support/forwardProxy.ts).
+// What undici does is asserted as observed: http targets reach the proxy as absolute-URI requests
+// (proxyTunnel false), https targets through a CONNECT tunnel.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { Dispatcher } from 'undici';
+import { GatewayClient } from '../../src/core/client';
+import { ConnectionError, GatewayError, TimeoutError, ValidationError } from '../../src/core/errors';
+import { createDispatcher, ProxySettings, resolveProxy } from '../../src/core/proxy';
+import { ForwardProxy, startForwardProxy } from '../support/forwardProxy';
+import { caught, DEMO_KEYS, MemorySink, paidRequests, RunningEmulator, SMALL, startEmulator } from './support/gateway';
+
+describe('proxy support (createDispatcher)', function () {
+  this.timeout(30_000);
+  let emu: RunningEmulator;
+  let proxy: ForwardProxy;
+  let other: ForwardProxy;
+  const dispatchers: Dispatcher[] = [];
+
+  const clientVia = (settings: Omit<ProxySettings, 'timeoutMs'> & { timeoutMs?: number }, baseUrl = emu.url) => {
+    const dispatcher = createDispatcher({ timeoutMs: 15_000, env: {}, ...settings });
+    dispatchers.push(dispatcher);
+    return new GatewayClient({ baseUrl, getApiKey: () => DEMO_KEYS.unlimited, dispatcher, retryBaseDelayMs: 5, maxRetries: 0, freeTimeoutMs: 5_000, paidTimeoutMs: 15_000 });
+  };
+
+  before(async () => {
+    emu = await startEmulator();
+    proxy = await startForwardProxy();
+    other = await startForwardProxy();
+  });
+  beforeEach(() => {
+    emu.state.reset();
+    proxy.reset();
+    other.reset();
+    proxy.options = {};
+  });
+  after(async () => {
+    await Promise.all(dispatchers.map((d) => d.close().catch(() => undefined)));
+    await Promise.all([proxy?.close(), other?.close(), emu?.close()]);
+  });
+
+  it('sends free and paid calls to an http:// gateway through http.proxy as absolute-URI requests', async () => {
+    const client = clientVia({ proxy: proxy.url });
+    const models = await client.imageModels();
+    assert.ok(models.length > 0);
+    const balance = await client.balance();
+    const sink = new MemorySink();
+    const meta = await client.generate({ model: 'aurora-1', prompt: 'through the proxy', size: SMALL }, sink);
+    assert.equal(sink.images.size, 1);
+    assert.equal(meta.usage?.balance, emu.state.balanceRub);
+    assert.ok(balance.balance > emu.state.balanceRub, 'the generation was charged');
+    assert.deepEqual(
+      proxy.requests.map((r) => `${r.method} ${r.url}`),
+      [`GET ${emu.url}/public/gateway/models/images`, `GET ${emu.url}/v1/gateway/balance`, `POST ${emu.url}/v1/images/generations`],
+    );
+    assert.equal(proxy.tunnels.length, 0, 'an http target is not tunnelled (proxyTunnel false)');
+    assert.equal(paidRequests(emu).length, 1);
+  });
+
+  it('uses HTTP_PROXY, or HTTPS_PROXY alone, from the environment when http.proxy is not set', async () => {
+    await clientVia({ env: { HTTP_PROXY: proxy.url } }).balance();
+    assert.equal(proxy.count(), 1);
+    await clientVia({ env: { https_proxy: proxy.url } }).balance();
+    assert.equal(proxy.count(), 2, 'HTTPS_PROXY alone serves http targets too, as in VS Code');
+    // An empty variable does not hide the next one.
+    await clientVia({ env: { HTTPS_PROXY: '', HTTP_PROXY: proxy.url } }).balance();
+    assert.equal(proxy.count(), 3);
+    assert.equal(other.count(), 0);
+  });
+
+  it('prefers http.proxy over the environment', async () => {
+    await clientVia({ proxy: proxy.url, env: { HTTP_PROXY: other.url, HTTPS_PROXY: other.url } }).balance();
+    assert.equal(proxy.count(), 1);
+    assert.equal(other.count(), 0);
+  });
+
+  it('bypasses the proxy for NO_PROXY and http.noProxy hosts (the proxy counts nothing)', async () => {
+    await clientVia({ env: { HTTP_PROXY: proxy.url, NO_PROXY: 'example.org,127.0.0.1' } }).balance();
+    await clientVia({ env: { HTTP_PROXY: proxy.url, no_proxy: `127.0.0.1:${emu.port}` } }).balance();
+    await clientVia({ proxy: proxy.url, noProxy: ['127.0.0.1'] }).balance();
+    await clientVia({ proxy: proxy.url, env: { NO_PROXY: '127.0.0.1' } }).balance();
+    await clientVia({ proxy: proxy.url, noProxy: ['other.example', '*'] }).balance();
+    await clientVia({ proxy: proxy.url, noProxy: ['localhost'] }, emu.url.replace('127.0.0.1', 'localhost')).balance();
+    assert.equal(proxy.count(), 0);
+    // A different port in the entry does not bypass.
+    await clientVia({ proxy: proxy.url, noProxy: ['127.0.0.1:1'] }).balance();
+    assert.equal(proxy.count(), 1);
+  });
+
+  it('accepts a proxy without a scheme and sends credentials from the URL as Proxy-Authorization', async () => {
+    await clientVia({ proxy: `127.0.0.1:${proxy.port}` }).balance();
+    await clientVia({ proxy: `http://user:pa%3Ass@127.0.0.1:${proxy.port}` }).balance();
+    await clientVia({ proxy: proxy.url, proxyAuthorization: 'Basic dXNlcjpwYXNz' }).balance();
+    assert.deepEqual(
+      proxy.requests.map((r) => r.proxyAuthorization),
+      [false, true, true],
+    );
+  });
+
+  it('refuses a malformed proxy with a ValidationError that does not echo it', () => {
+    const error = caughtSync(() => createDispatcher({ proxy: 'http://user:s3cret@[bad', timeoutMs: 1000, env: {} }));
+    assert.ok(error instanceof ValidationError);
+    assert.equal(error.field, 'http.proxy');
+    assert.doesNotMatch(error.message, /s3cret/);
+    const socks = caughtSync(() => createDispatcher({ timeoutMs: 1000, env: { HTTPS_PROXY: 'socks5://127.0.0.1:1' } }));
+    assert.ok(socks instanceof ValidationError);
+    assert.equal(socks.field, 'HTTPS_PROXY');
+  });
+
+  it('resolves which proxy serves which scheme', () => {
+    assert.deepEqual(resolveProxy({ env: {} }), { noProxy: '' });
+    assert.deepEqual(resolveProxy({ env: { HTTP_PROXY: 'http://a:1', HTTPS_PROXY: 'http://b:2', NO_PROXY: 'x, y' } }), {
+      httpProxy: 'http://a:1/',
+      httpsProxy: 'http://b:2/',
+      noProxy: 'x,y',
+    });
+    assert.deepEqual(resolveProxy({ proxy: 'http://c:3', noProxy: ['z'], env: { HTTP_PROXY: 'http://a:1', no_proxy: 'w' } }), {
+      httpProxy: 'http://c:3/',
+      httpsProxy: 'http://c:3/',
+      noProxy: 'z,w',
+    });
+  });
+
+  it('a paid generation is never resent when the proxy drops the connection mid-answer: outcome unknown', async () => {
+    proxy.options = { dropPaidAnswers: true };
+    const client = clientVia({ proxy: proxy.url });
+    const sink = new MemorySink();
+    const error = await caught<GatewayError>(() => client.generate({ model: 'aurora-1', prompt: 'dropped by the proxy', size: SMALL, n: 2 }, sink));
+    assert.ok(error instanceof GatewayError, String(error));
+    assert.ok(error instanceof ConnectionError, `${error.name}: ${error.message}`);
+    assert.equal(error.outcomeUnknown, true);
+    assert.equal(proxy.dropped.length, 1);
+    assert.equal(proxy.requests.filter((r) => r.method === 'POST').length, 1, 'the proxy saw one paid POST');
+    const paid = paidRequests(emu);
+    assert.equal(paid.length, 1, 'the gateway saw one paid request: no automatic resend');
+    assert.ok(paid[0].chargedRub > 0, 'the gateway charged it (which is why the outcome is unknown)');
+    assert.equal(sink.images.size, 0, 'no partial image was kept as complete');
+  });
+
+  it("applies the request deadline through the proxy (not undici's 300 s default)", async () => {
+    emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
+    const client = clientVia({ proxy: proxy.url, timeoutMs: 400 });
+    const started = Date.now();
+    const error = await caught<GatewayError>(() => client.generate({ model: 'aurora-1', prompt: 'slow', size: SMALL }, new MemorySink()));
+    assert.ok(error instanceof TimeoutError, `${(error as Error).name}: ${(error as Error).message}`);
+    assert.ok(Date.now() - started < 2_500, `took ${Date.now() - started} ms`);
+    assert.equal(error.outcomeUnknown, true);
+    assert.equal(proxy.count(), 1);
+  });
+
+  describe('https targets (CONNECT) and proxyStrictSSL', () => {
+    let tlsServer: https.Server | undefined;
+    let tlsUrl = '';
+    let certDir = '';
+
+    before(function () {
+      try {
+        certDir = mkdtempSync(path.join(tmpdir(), 'gwi-proxy-cert-'));
+        execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+          '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem')], { stdio: 'ignore' });
+      } catch {
+        this.skip(); // no openssl: these cases cannot run here
+      }
+    });
+    before(async function () {
+      if (!certDir) this.skip();
+      // A TLS front for the emulator with a self-signed certificate.
+      tlsServer = https.createServer({ key: readFileSync(path.join(certDir, 'key.pem')), cert: readFileSync(path.join(certDir, 'cert.pem')) }, (req, res) => {
+        const upstream = http.request({ host: '127.0.0.1', port: emu.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        req.pipe(upstream);
+      });
+      await new Promise<void>((resolve) => tlsServer!.listen(0, '127.0.0.1', resolve));
+      tlsUrl = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}`;
+    });
+    after(async () => {
+      tlsServer?.closeAllConnections();
+      await new Promise<void>((resolve) => (tlsServer ? tlsServer.close(() => resolve()) : resolve()));
+      if (certDir) rmSync(certDir, { recursive: true, force: true });
+    });
+
+    it('tunnels with CONNECT and verifies the certificate by default', async () => {
+      const error = await caught<GatewayError>(() => clientVia({ proxy: proxy.url }, tlsUrl).balance());
+      assert.ok(error instanceof ConnectionError, String(error));
+      assert.equal(proxy.tunnels.length, 1);
+      assert.equal(proxy.tunnels[0].target, tlsUrl.slice('https://'.length));
+      assert.equal(proxy.requests.length, 0, 'nothing readable went through the proxy');
+    });
+
+    it('proxyStrictSSL false relaxes verification for proxied connections only', async () => {
+      const balance = await clientVia({ proxy: proxy.url, strictSSL: false }, tlsUrl).balance();
+      assert.equal(balance.balance, emu.state.balanceRub);
+      assert.equal(proxy.tunnels.length, 1);
+      const sink = new MemorySink();
+      await clientVia({ env: { HTTPS_PROXY: proxy.url }, strictSSL: false }, tlsUrl).generate({ model: 'aurora-1', prompt: 'tls', size: SMALL }, sink);
+      assert.equal(sink.images.size, 1);
+      assert.equal(proxy.tunnels.length, 2);
+      // Direct connections stay verified: a noProxy host, and no proxy at all.
+      const bypass = await caught(() => clientVia({ proxy: proxy.url, strictSSL: false, noProxy: ['127.0.0.1'] }, tlsUrl).balance());
+      assert.ok(bypass instanceof ConnectionError && /certificate|self.signed/i.test(bypass.message), String(bypass));
+      const direct = await caught(() => clientVia({ strictSSL: false }, tlsUrl).balance());
+      assert.ok(direct instanceof ConnectionError && /certificate|self.signed/i.test(direct.message), String(direct));
+      assert.equal(proxy.tunnels.length, 2, 'the direct calls did not use the proxy');
+      // And nothing changed TLS for the rest of the process.
+      assert.notEqual(process.env.NODE_TLS_REJECT_UNAUTHORIZED, '0');
+    });
+  });
+});
+
+function caughtSync(fn: () => unknown): Error & { field?: string } {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error;
+  }
+  assert.fail('expected an error');
+}
