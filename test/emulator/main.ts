@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   for (const name of Object.keys(DEMO_KEYS) as (keyof typeof DEMO_KEYS)[]) {
     console.log(`  ${DEMO_KEYS[name].padEnd(20)} ${DEMO_KEY_DESCRIPTIONS[name]}`);
   }
-  console.log(`Admin: GET ${emulator.url}/__emulator/requests, POST /__emulator/reset, POST|DELETE /__emulator/faults, POST /__emulator/state`);
+  console.log(`Admin: GET ${emulator.url}/__emulator/requests, POST /__emulator/reset, POST|DELETE /__emulator/faults, POST /__emulator/state, POST /__emulator/keys`);
 
   let stopping = false;
   const stop = (signal: string) => {

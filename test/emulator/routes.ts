@@ -4,7 +4,7 @@ import { CATALOG_GROUPS, type CatalogGroup } from '../../src/core/types';
 import { ApiFailure, badRequest } from './apiError';
 import { CATALOG } from './catalog';
 import { parseFaultSpec } from './faults';
-import type { KeyState } from './keys';
+import { DEMO_KEYS, type KeyState } from './keys';
 import { sendJson, type RequestContext } from './respond';
 import type { EmulatorState } from './state';
 
@@ -90,6 +90,15 @@ export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req
     case 'DELETE /faults':
       state.clearFaults();
       return sendJson(ctx, { faults: [] });
+    case 'POST /keys': {
+      const b = parseJsonBody(body) as { key?: unknown; like?: unknown };
+      if (typeof b.key !== 'string' || !/^\S{1,200}$/.test(b.key)) throw badRequest('invalid_value', '"key" must be 1 to 200 non-space characters.', 'key');
+      if (typeof b.like !== 'string' || !Object.prototype.hasOwnProperty.call(DEMO_KEYS, b.like)) {
+        throw badRequest('invalid_value', `"like" must be one of: ${Object.keys(DEMO_KEYS).join(', ')}.`, 'like');
+      }
+      const added = state.addKey(b.key, b.like as keyof typeof DEMO_KEYS);
+      return sendJson(ctx, { ok: true, name: added.name });
+    }
     case 'GET /state':
       return sendJson(ctx, state.snapshot());
     case 'POST /state':

@@ -71,6 +71,8 @@ export class EmulatorState {
   private reservations = 0;
   private charges = 0;
   private epoch = 0;
+  /** Keys added through POST /__emulator/keys; reset() adds them again, fresh. */
+  private extraKeys: { key: string; like: DemoKeyName }[] = [];
 
   constructor(private readonly initialBalanceRub: number) {
     this.reset();
@@ -83,6 +85,7 @@ export class EmulatorState {
     const recent = history.filter((e) => e.at >= now - 30 * DAY_MS);
     this.balanceKop = rubToKop(this.initialBalanceRub);
     this.keys = initialKeys(now, recent.reduce((s, e) => s + e.costKop, 0));
+    for (const extra of this.extraKeys) this.keys.set(extra.key, copyOf(this.keys.get(DEMO_KEYS[extra.like])!, extra.key));
     this.usage = new Map([[DEMO_KEYS.budget, history]]);
     this.log = [];
     this.reservations = 0;
@@ -97,6 +100,14 @@ export class EmulatorState {
 
   setBalance(rub: number): void {
     this.balanceKop = rubToKop(rub);
+  }
+
+  /** Registers one more key with the properties (budget, expiry, revocation) of a demo key as they are now. */
+  addKey(key: string, like: DemoKeyName): KeyState {
+    const state = copyOf(this.keys.get(DEMO_KEYS[like])!, key);
+    this.keys.set(key, state);
+    this.extraKeys = [...this.extraKeys.filter((e) => e.key !== key), { key, like }];
+    return state;
   }
 
   /** Looks a key up by its raw string. */
@@ -240,6 +251,12 @@ export class EmulatorState {
     for (const k of this.keys.values()) keys[k.key] = { ...keyRecord(k, now), revoked: k.revoked, expired: k.expiresAt !== undefined && k.expiresAt <= now };
     return { balance: this.balanceRub, keys, faults: this.faults.list(), totalReservations: this.reservations, totalCharges: this.charges };
   }
+}
+
+export type DemoKeyName = keyof typeof DEMO_KEYS;
+
+function copyOf(template: KeyState, key: string): KeyState {
+  return { ...template, key, name: `${template.name}-extra`, budget: template.budget ? { ...template.budget } : undefined };
 }
 
 /** Highest value; ties broken by model id so the answer is stable. */

@@ -543,6 +543,30 @@ describe('gateway emulator', function () {
       assert.equal((await generateJson({ model: 'sketch-mini', prompt: 'x' })).body.data[0].media_type, 'image/png');
     });
 
+    it('registers an extra key like a demo key, kept across resets', async () => {
+      const extra = 'gw-extra-' + Date.now().toString(16);
+      assert.equal((await get('/v1/gateway/me', extra)).res.status, 401);
+      const added = await admin('POST', '/keys', { key: extra, like: 'budget' });
+      assert.equal(added.res.status, 200);
+      assert.equal(added.body.name, 'demo-budget-extra');
+      assert.equal((await get('/v1/gateway/me', extra)).res.status, 200);
+      const record = (await get('/v1/gateway/key', extra)).body;
+      assert.equal(record.budget.initial, 1000);
+      assert.equal(record.name, 'demo-budget-extra');
+      // Its own budget: spending with the extra key leaves the demo key's alone.
+      const demoBefore = (await get('/v1/gateway/balance', DEMO_KEYS.budget)).body.budget;
+      assert.equal((await generate({ model: 'sketch-mini', prompt: 'x' }, extra)).res.status, 200);
+      assert.equal(lastRequest().key, 'demo-budget-extra');
+      assert.ok((await get('/v1/gateway/balance', extra)).body.budget < demoBefore);
+      assert.equal((await get('/v1/gateway/balance', DEMO_KEYS.budget)).body.budget, demoBefore);
+      await admin('POST', '/keys', { key: extra + '-x', like: 'expired' });
+      assert.equal((await get('/v1/gateway/me', extra + '-x')).body.error.code, 'key_expired');
+      await admin('POST', '/reset');
+      assert.equal((await get('/v1/gateway/me', extra)).res.status, 200, 'a reset keeps registered keys');
+      assert.equal((await admin('POST', '/keys', { key: 'has space', like: 'budget' })).res.status, 400);
+      assert.equal((await admin('POST', '/keys', { key: 'gw-x', like: 'platinum' })).res.status, 400);
+    });
+
     it('keeps body faults armed across refused requests', async () => {
       emu.state.armFault({ fault: 'usage-first' });
       assert.equal((await generate({ model: 'sketch-mini', prompt: '' })).res.status, 400);
