@@ -1,0 +1,338 @@
+// One benchmark row, run in its own process (forked by run.ts) so that its peak RSS and event-loop
+// delay are its own. Receives a WorkerTask as JSON in argv[2]; sends back one WorkerResult over IPC.
+// The emulator runs in the parent process, never here.
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fs, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import { CatalogCache } from '../../src/core/catalogCache';
+import { GatewayClient } from '../../src/core/client';
+import { parseImageModels } from '../../src/core/catalog';
+import type { ImageModel } from '../../src/core/types';
+import { EditTransport, ImageJobService } from '../../src/jobs/imageJobs';
+
+export type RowKind = 'limit' | 'naive' | 'extension' | 'upload' | 'catalog';
+
+export interface WorkerTask {
+  kind: RowKind;
+  baseUrl: string;
+  apiKey: string;
+  /** A fresh empty folder owned by this run. */
+  workDir: string;
+  /** Generation rows. */
+  model?: string;
+  prompt?: string;
+  n?: number;
+  size?: string;
+  seed?: number;
+  /** Upload rows. */
+  references?: string[];
+  transport?: EditTransport;
+}
+
+export interface WorkerResult {
+  ok: boolean;
+  /** The error of a failed row (its code first, e.g. ERR_STRING_TOO_LONG). */
+  error?: string;
+  wallMs: number;
+  idleRssMb: number;
+  /**
+   * Peak RSS while the row ran: VmHWM, reset at idle through /proc/self/clear_refs. Not
+   * resourceUsage().maxRSS, which in a forked child also counts the parent's peak (Linux carries
+   * the pre-exec peak into the new image), so it reads the emulator's memory, not the row's.
+   */
+  peakRssMb: number;
+  /** How peakRssMb was measured: 'VmHWM' (reset at idle) or 'maxRSS' (fallback, includes the parent's peak). */
+  peakSource?: string;
+  /** process.resourceUsage().maxRSS at the end, for reference. */
+  maxRssMb?: number;
+  /** The largest RSS seen by the 5 ms probe (a cross-check of the peak). */
+  sampledPeakRssMb?: number;
+  /** User + system CPU time of this process while the row ran. */
+  cpuMs?: number;
+  /** monitorEventLoopDelay({ resolution: 10 }) max, in ms, while the request ran. */
+  maxLoopDelayMs: number;
+  /** The 99th percentile of the same histogram, in ms. */
+  p99LoopDelayMs?: number;
+  /** Max lateness of a setInterval(…, 5) probe beyond its 5 ms, in ms. */
+  probeLagMs: number;
+  /**
+   * The same lateness minus the time the main thread spent runnable but waiting for a CPU in that
+   * interval (/proc/self/task/<pid>/schedstat): the delay the row's own work caused, without the
+   * delay a loaded machine adds. Undefined where schedstat is unavailable.
+   */
+  selfLagMs?: number;
+  /** Total time the main thread waited for a CPU while the row ran, in ms. */
+  runqueueWaitMs?: number;
+  /** SHA-256 of each saved image, in index order (generation rows except limit). */
+  sha256?: string[];
+  /** Bytes written to disk. */
+  bytesWritten?: number;
+  files?: number;
+  /** Catalog row: latencies of CatalogCache.get() with a warm cache. */
+  catalog?: { firstMs: number; medianMs: number; maxMs: number; samples: number };
+}
+
+const MB = 1024 * 1024;
+
+function rssMb(): number {
+  return process.memoryUsage.rss() / MB;
+}
+
+/** Resets the kernel's peak-RSS mark of this process to its current RSS (Linux >= 4.0). */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return vmHwmMb() !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Nanoseconds the main thread has waited on a run queue (runnable, not running), as ms; undefined when unknown. */
+function runqueueWaitMs(): number | undefined {
+  try {
+    const wait = Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1').split(' ')[1]);
+    return Number.isFinite(wait) ? wait / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function vmHwmMb(): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function generationBody(task: WorkerTask): string {
+  return JSON.stringify({ model: task.model, prompt: task.prompt, n: task.n, size: task.size, seed: task.seed });
+}
+
+function headers(task: WorkerTask): Record<string, string> {
+  return { authorization: `Bearer ${task.apiKey}`, 'content-type': 'application/json', 'user-agent': 'gateway-images-bench' };
+}
+
+async function fetchModels(task: WorkerTask): Promise<ImageModel[]> {
+  const response = await request(`${task.baseUrl}/public/gateway/models/images`, { method: 'GET' });
+  return parseImageModels(await response.body.json());
+}
+
+/**
+ * The physical limit: drain the body, base64-decode it with no JSON parsing and append the bytes to
+ * one file. Chunks are gathered (memcpy) into a 1 MiB staging buffer; each full buffer is decoded by
+ * Node's native decoder, which skips characters outside the alphabet (JSON keys and punctuation
+ * decode to a few junk bytes: irrelevant here), and written with one awaited write (~768 KiB).
+ */
+async function limitRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
+  const file = path.join(task.workDir, 'limit.bin');
+  const handle = await fs.open(file, 'w');
+  const staging = Buffer.allocUnsafe(1024 * 1024);
+  let filled = 0;
+  let written = 0;
+  const flush = async (final: boolean) => {
+    // Whole 4-character groups only, except at the very end; the rest moves to the front.
+    const whole = final ? filled : filled - (filled % 4);
+    if (whole === 0) return;
+    const bytes = Buffer.from(staging.toString('latin1', 0, whole), 'base64');
+    staging.copy(staging, 0, whole, filled);
+    filled -= whole;
+    if (bytes.length) {
+      await handle.write(bytes);
+      written += bytes.length;
+    }
+  };
+  try {
+    const response = await request(`${task.baseUrl}/v1/images/generations`, { method: 'POST', headers: headers(task), body: generationBody(task) });
+    if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${await response.body.text()}`);
+    for await (const chunk of response.body) {
+      const buf = chunk as Buffer;
+      for (let off = 0; off < buf.length; ) {
+        const n = buf.copy(staging, filled, off);
+        filled += n;
+        off += n;
+        if (filled === staging.length) await flush(false);
+      }
+    }
+    await flush(true);
+  } finally {
+    await handle.close();
+  }
+  return { bytesWritten: written };
+}
+
+/** What most clients do: json(), then Buffer.from(b64, 'base64'), then writeFile per image. */
+async function naiveRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
+  const response = await request(`${task.baseUrl}/v1/images/generations`, { method: 'POST', headers: headers(task), body: generationBody(task) });
+  if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${await response.body.text()}`);
+  const json = (await response.body.json()) as { data: { b64_json: string }[] };
+  const files: string[] = [];
+  let written = 0;
+  for (let i = 0; i < json.data.length; i++) {
+    const bytes = Buffer.from(json.data[i].b64_json, 'base64');
+    const file = path.join(task.workDir, `naive-${i}.png`);
+    await fs.writeFile(file, bytes);
+    files.push(file);
+    written += bytes.length;
+  }
+  return { bytesWritten: written, files: files.length, _files: files } as Partial<WorkerResult>;
+}
+
+function jobService(task: WorkerTask, client: GatewayClient, models: ImageModel[]): ImageJobService {
+  return new ImageJobService({
+    api: async () => client,
+    models: async () => models,
+    funds: () => ({}),
+    applyUsage: () => undefined,
+    reconcile: () => undefined,
+    confirm: async () => true,
+    confirmAbove: () => Number.POSITIVE_INFINITY,
+    recoveryDir: path.join(task.workDir, 'global-storage', 'recovery'),
+  });
+}
+
+/** The extension's real code path: ImageJobService.run -> GatewayClient -> StagingSink -> placeWithoutOverwrite. */
+async function extensionRow(task: WorkerTask, service: ImageJobService): Promise<Partial<WorkerResult>> {
+  const result = await service.run({
+    request: { model: task.model!, prompt: task.prompt!, n: task.n, size: task.size, seed: task.seed },
+    references: task.references,
+    transport: task.transport,
+    output: { directory: path.join(task.workDir, 'workspace', 'generated-images'), pattern: '{date}-{slug}-{model}-{index}' },
+  });
+  if (result.recovered) throw new Error(`images left in the recovery folder: ${result.recovered.reason}`);
+  return { files: result.files.length, _files: result.files } as Partial<WorkerResult>;
+}
+
+async function catalogRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
+  const models = await fetchModels(task);
+  const snapshot = { models, fetchedAt: Date.now() };
+  // A warm cache: what the extension has in globalState after any earlier session.
+  let started = performance.now();
+  const cache = new CatalogCache(() => Promise.reject(new Error('the network must not be used')), { load: () => snapshot, save: () => undefined });
+  const first = await cache.get();
+  const firstMs = performance.now() - started;
+  if (first.length !== models.length) throw new Error('the cache lost models');
+  const samples: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    started = performance.now();
+    await cache.get();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  return { catalog: { firstMs, medianMs: samples[samples.length >> 1], maxMs: samples[samples.length - 1], samples: samples.length } };
+}
+
+async function main(): Promise<WorkerResult> {
+  const task = JSON.parse(process.argv[2]) as WorkerTask;
+  await fs.mkdir(task.workDir, { recursive: true });
+  if (task.kind === 'catalog') {
+    const r = await catalogRow(task);
+    return { ok: true, wallMs: 0, idleRssMb: rssMb(), peakRssMb: process.resourceUsage().maxRSS / 1024, maxLoopDelayMs: 0, probeLagMs: 0, ...r };
+  }
+
+  // Same warm-up for every row: undici loaded, one connection to the emulator, the catalog fetched.
+  const client = new GatewayClient({ baseUrl: task.baseUrl, getApiKey: () => task.apiKey });
+  const models = await client.imageModels();
+  await fetchModels(task);
+  const service = jobService(task, client, models);
+  (globalThis as { gc?: () => void }).gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const idleRssMb = rssMb();
+  const peakReset = resetPeakRss();
+
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  let probeLagMs = 0;
+  let selfLagMs = 0;
+  let sampledPeakRssMb = idleRssMb;
+  let last = performance.now();
+  const waitAtStart = runqueueWaitMs();
+  let lastWait = waitAtStart;
+  const probe = setInterval(() => {
+    const now = performance.now();
+    const lag = now - last - 5;
+    probeLagMs = Math.max(probeLagMs, lag);
+    const wait = lastWait === undefined ? undefined : runqueueWaitMs();
+    if (wait !== undefined && lastWait !== undefined) selfLagMs = Math.max(selfLagMs, lag - (wait - lastWait));
+    lastWait = wait;
+    last = now;
+    sampledPeakRssMb = Math.max(sampledPeakRssMb, rssMb());
+  }, 5);
+  // BENCH_TRACE=1: memory samples every ms on stderr when RSS grows (for investigating a row).
+  let traceMax = 0;
+  const traceStart = performance.now();
+  const trace = process.env.BENCH_TRACE
+    ? setInterval(() => {
+        const m = process.memoryUsage();
+        if (m.rss <= traceMax) return;
+        traceMax = m.rss;
+        process.stderr.write(`${(performance.now() - traceStart).toFixed(0)} ms: rss ${(m.rss / MB).toFixed(0)} heap ${(m.heapUsed / MB).toFixed(0)}/${(m.heapTotal / MB).toFixed(0)} ab ${(m.arrayBuffers / MB).toFixed(0)}\n`);
+      }, 1)
+    : undefined;
+  histogram.enable();
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  let outcome: Partial<WorkerResult> & { _files?: string[] };
+  let error: string | undefined;
+  try {
+    if (task.kind === 'limit') outcome = await limitRow(task);
+    else if (task.kind === 'naive') outcome = await naiveRow(task);
+    else outcome = await extensionRow(task, service);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    error = `${err.code ? `${err.code}: ` : ''}${err.message ?? String(e)}`;
+    outcome = {};
+  }
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const waitAtEnd = runqueueWaitMs();
+  const runqueue = waitAtStart !== undefined && waitAtEnd !== undefined ? { selfLagMs, runqueueWaitMs: waitAtEnd - waitAtStart } : {};
+  histogram.disable();
+  clearInterval(probe);
+  if (trace) clearInterval(trace);
+  const maxRssMb = process.resourceUsage().maxRSS / 1024;
+  const hwm = peakReset ? vmHwmMb() : undefined;
+  const peakRssMb = hwm ?? maxRssMb;
+  const peakSource = hwm !== undefined ? 'VmHWM' : 'maxRSS';
+  const maxLoopDelayMs = histogram.max / 1e6;
+  const p99LoopDelayMs = histogram.percentile(99) / 1e6;
+  await client.close();
+
+  // Verification, after the clock stopped.
+  const { _files, ...rest } = outcome;
+  let sha256: string[] | undefined;
+  let bytesWritten = rest.bytesWritten;
+  if (_files && task.kind !== 'upload') {
+    sha256 = [];
+    bytesWritten = 0;
+    const sorted = task.kind === 'extension' ? [..._files].sort(byIndexSuffix) : _files;
+    for (const file of sorted) {
+      sha256.push(await sha256File(file));
+      bytesWritten += (await fs.stat(file)).size;
+    }
+  }
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  return { ok: error === undefined, error, wallMs, cpuMs, idleRssMb, peakRssMb, peakSource, maxRssMb, sampledPeakRssMb, maxLoopDelayMs, p99LoopDelayMs, probeLagMs, ...runqueue, ...rest, bytesWritten, sha256 };
+}
+
+/** Files named …-<index>.<ext>: numeric order. */
+function byIndexSuffix(a: string, b: string): number {
+  const index = (f: string) => Number(/-(\d+)\.[a-z]+$/.exec(f)?.[1] ?? 0);
+  return index(a) - index(b);
+}
+
+main().then(
+  (result) => process.send!(result, () => process.exit(0)),
+  (error) => {
+    process.send!({ ok: false, error: String((error as Error)?.stack ?? error), wallMs: 0, idleRssMb: 0, peakRssMb: 0, maxLoopDelayMs: 0, probeLagMs: 0 }, () => process.exit(1));
+  },
+);
