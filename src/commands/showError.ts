@@ -4,6 +4,8 @@ import { formatRubles } from '../core/cost';
 import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError } from '../core/errors';
 import { Services } from '../services';
 
+const OUTCOME_SETTLE_MS = 1500;
+
 export async function showError(services: Services, error: unknown, retry?: () => Promise<void>): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
   services.log.error(message);
@@ -52,6 +54,8 @@ export async function showError(services: Services, error: unknown, retry?: () =
 /** The paid request may have been charged: say so, reconcile at once, and offer an explicit retry. */
 async function showOutcomeUnknown(services: Services, error: GatewayError, retry?: () => Promise<void>): Promise<void> {
   const t = vscode.l10n.t;
+  // Give the gateway a moment to settle: a reservation may still be held just after the break.
+  await new Promise((resolve) => setTimeout(resolve, OUTCOME_SETTLE_MS));
   const change = await services.account.reconcile().catch(() => undefined);
   let charged: string;
   if (change?.balanceDelta === undefined) charged = t('The balance could not be read to check.');

@@ -13,6 +13,8 @@ export const E2E_RESULTS_DIR = path.join(RESULTS_DIR, 'e2e');
 export interface OpenWorkbenchOptions {
   /** Folder to open. Default: a fresh temp copy of test/fixtures/workspace/. */
   workspace?: string;
+  /** Open an empty window with no folder. */
+  noFolder?: boolean;
   /** Extra user settings. */
   settings?: Record<string, unknown>;
   /** Extra environment for code-server and the extension host. */
@@ -89,6 +91,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
   const timeoutMs = options.timeoutMs ?? 90_000;
   const wb = await launchWorkbench({
     workspace: options.workspace,
+    noFolder: options.noFolder,
     settings: options.settings,
     env: options.env,
     verbose: options.verbose,

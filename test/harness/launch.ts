@@ -45,6 +45,8 @@ export const CODE_SERVER_FLAGS = [
 export interface LaunchOptions {
   /** Workspace folder to open. Default: a fresh temp copy of test/fixtures/workspace/. */
   workspace?: string;
+  /** Open an empty window (no folder); `workspace` is then only a scratch folder the tests may use. */
+  noFolder?: boolean;
   /** Test entry module (exports run()). Without it the workbench opens for e2e use. */
   extensionTestsPath?: string;
   /** Extension under development. Default: the repository root. */
@@ -211,8 +213,8 @@ function writeJson(file: string, value: unknown): void {
 }
 
 /** The `payload` URL parameter the workbench reads (VS Code's web integration test mechanism). */
-export function buildWorkbenchUrl(port: number, workspace: string, payload: [string, string][]): string {
-  const q = new URLSearchParams({ folder: workspace, payload: JSON.stringify(payload) });
+export function buildWorkbenchUrl(port: number, workspace: string | undefined, payload: [string, string][]): string {
+  const q = new URLSearchParams({ ...(workspace ? { folder: workspace } : { ew: 'true' }), payload: JSON.stringify(payload) });
   return `http://127.0.0.1:${port}/?${q.toString()}`;
 }
 
@@ -388,7 +390,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     const payload: [string, string][] = [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
     if (options.extensionTestsPath) payload.push(['extensionTestsPath', remote(path.resolve(options.extensionTestsPath))]);
     payload.push(['skipWelcome', 'true']);
-    await page.goto(buildWorkbenchUrl(port, workspace, payload), { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.goto(buildWorkbenchUrl(port, options.noFolder ? undefined : workspace, payload), { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
     return {
       root,
