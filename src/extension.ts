@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { AccountSnapshot } from './account/accountModel';
 import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerAccountCommands } from './commands/account';
-import { registerApiKeyCommands } from './commands/apiKey';
+import { registerApiKeyCommands, seedDemoKey } from './commands/apiKey';
 import { EditArgs, GenerateArgs } from './commands/commandArgs';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
@@ -42,6 +42,8 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerRecover(services),
     registerStudio(services),
   );
+
+  void seedDemoKey(services);
 
   const activationMs = performance.now() - started;
   services.log.info(`Activated in ${activationMs.toFixed(1)} ms`);
