@@ -11,6 +11,7 @@ import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSn
 import { extensionOf, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
 import type { ReferenceFile } from '../core/requestBodies';
+import { tr } from '../core/i18n';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import { validateRequest } from '../core/validation';
 
@@ -98,19 +99,22 @@ export class ImageJobService {
     // URL references in the request count too (a count of 0 would hide them from validation).
     const urlCount = job.request.input_references?.length ?? 0;
     if (references.length && urlCount) {
-      throw new ValidationError('input_references', 'Send either local reference images or input_references URLs, not both: the URLs would be dropped.');
+      throw new ValidationError('input_references', tr('Send either local reference images or input_references URLs, not both: the URLs would be dropped.'));
     }
     const model = validateRequest(job.request, { models, referenceCount: references.length || urlCount });
     const estimate = estimateCost(model, job.request.n ?? 1);
     const affordable = checkAffordable(estimate, this.deps.funds());
     if (!affordable.ok) {
       const locale = this.deps.locale;
-      const what = affordable.scope === 'balance' ? 'account balance' : "key's remaining budget";
+      const needed = formatRubles(affordable.needed, locale);
+      const available = formatRubles(affordable.available, locale);
       throw new CannotAffordError(
         affordable.scope,
         affordable.needed,
         affordable.available,
-        `The gateway reserves ${formatRubles(affordable.needed, locale)} for this request, but the ${what} is ${formatRubles(affordable.available, locale)}. Lower "n", choose a cheaper model, or top up.`,
+        affordable.scope === 'balance'
+          ? tr('The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.', needed, available)
+          : tr('The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.', needed, available),
       );
     }
     return { model, estimate, references };
@@ -125,7 +129,7 @@ export class ImageJobService {
     };
     if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
       const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
-      if (!confirmed) throw new CancelledError('Not sent: the cost was not confirmed.');
+      if (!confirmed) throw new CancelledError(tr('Not sent: the cost was not confirmed.'));
     }
     if (options.signal?.aborted) throw new CancelledError();
 
@@ -195,7 +199,7 @@ export class ImageJobService {
     const images = staging.images;
     if (!images.length) return;
     const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
-    const reason = `the request failed after ${images.length} image(s) arrived: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = tr('the request failed after {0} image(s) arrived: {1}', images.length, error instanceof Error ? error.message : String(error));
     await this.keepForRecovery(job, staging, left, reason, emit);
   }
 
@@ -232,21 +236,21 @@ export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFil
       if (!stat.isFile()) throw new Error('not a file');
       size = stat.size;
     } catch {
-      throw new ValidationError('images', `Cannot read "${name}": the file does not exist or is not readable.`);
+      throw new ValidationError('images', tr('Cannot read "{0}": the file does not exist or is not readable.', name));
     }
     if (size > MAX_REFERENCE_BYTES) {
-      const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-      throw new ValidationError('images', `"${name}" is ${mb(size)}; the gateway accepts reference images of at most 25 MB.`);
+      const mb = (bytes: number) => tr('{0} MB', (bytes / 1024 / 1024).toFixed(1));
+      throw new ValidationError('images', tr('"{0}" is {1}; the gateway accepts reference images of at most 25 MB.', name, mb(size)));
     }
     let head: Buffer;
     try {
       head = await readImageHead(file);
     } catch {
-      throw new ValidationError('images', `Cannot read "${name}".`);
+      throw new ValidationError('images', tr('Cannot read "{0}".', name));
     }
     const kind = sniffImage(head);
     if (!kind || !EDITABLE_MEDIA_TYPES.includes(kind.mediaType)) {
-      throw new ValidationError('images', `"${name}" is not a PNG, JPEG or WebP image (checked by its content, not its extension).`, ['png', 'jpeg', 'webp']);
+      throw new ValidationError('images', tr('"{0}" is not a PNG, JPEG or WebP image (checked by its content, not its extension).', name), ['png', 'jpeg', 'webp']);
     }
     files.push({ path: file, mediaType: kind.mediaType, size });
   }
@@ -255,14 +259,15 @@ export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFil
 
 function describeFsError(error: unknown, dir: string): string {
   const code = (error as NodeJS.ErrnoException)?.code;
-  const reasons: Record<string, string> = {
-    EACCES: 'the folder is not writable',
-    EPERM: 'the folder is not writable',
-    EROFS: 'the folder is on a read-only file system',
-    ENOSPC: 'the disk is full',
-    ENOTDIR: 'a file stands where the folder should be',
+  const reasons: Record<string, () => string> = {
+    EACCES: () => tr('the folder is not writable'),
+    EPERM: () => tr('the folder is not writable'),
+    EROFS: () => tr('the folder is on a read-only file system'),
+    ENOSPC: () => tr('the disk is full'),
+    ENOTDIR: () => tr('a file stands where the folder should be'),
   };
-  return `could not save into ${dir}: ${(code && reasons[code]) ?? (error instanceof Error ? error.message : String(error))}`;
+  const reason = code && Object.hasOwn(reasons, code) ? reasons[code]() : error instanceof Error ? error.message : String(error);
+  return tr('could not save into {0}: {1}', dir, reason);
 }
 
 /** Forwards to the staging sink and reports each completed image. */
