@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import { Agent, Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
+import { tr } from './i18n';
 import { extractEntries, extractGroups, parseImageModels } from './catalog';
 import {
   ApiError,
@@ -314,7 +315,8 @@ class Deadline {
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
     if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
-    return new ConnectionError(`Could not reach the gateway: ${message}${code && !message.includes(code) ? ` (${code})` : ''}.`, { cause: error });
+    const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
+    return new ConnectionError(tr('Could not reach the gateway: {0}.', detail), { cause: error });
   }
 
   dispose(): void {

@@ -14,6 +14,7 @@ import {
   ServerError,
   UnknownModelError,
 } from './errors';
+import { tr } from './i18n';
 
 export interface ParsedErrorBody {
   message?: string;
@@ -226,30 +227,32 @@ function looksLikeEditUnsupported(hint: string): boolean {
   return /edit[_ ]not[_ ]supported|does not support edit|editing is not supported|not support(ed)? (image )?edit/.test(hint);
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'the request was rejected as invalid',
-  401: 'the API key was not accepted',
-  402: 'the balance is not sufficient',
-  403: 'access was refused',
-  404: 'the resource was not found',
-  408: 'the request timed out',
-  413: 'the request is too large',
-  422: 'the request was rejected as invalid',
-  429: 'too many requests were sent',
-  500: 'the gateway failed',
-  502: 'a proxy could not reach the gateway',
-  503: 'the gateway is unavailable',
-  504: 'a proxy timed out waiting for the gateway',
+/** What each status means, in words (functions, so each message is translated when it is used). */
+const STATUS_TEXT: Record<number, () => string> = {
+  400: () => tr('the request was rejected as invalid'),
+  401: () => tr('the API key was not accepted'),
+  402: () => tr('the balance is not sufficient'),
+  403: () => tr('access was refused'),
+  404: () => tr('the resource was not found'),
+  408: () => tr('the request timed out'),
+  413: () => tr('the request is too large'),
+  422: () => tr('the request was rejected as invalid'),
+  429: () => tr('too many requests were sent'),
+  500: () => tr('the gateway failed'),
+  502: () => tr('a proxy could not reach the gateway'),
+  503: () => tr('the gateway is unavailable'),
+  504: () => tr('a proxy timed out waiting for the gateway'),
 };
 
 function humanMessage(status: number, parsed: ParsedErrorBody): string {
-  const what = STATUS_TEXT[status] ?? (status >= 500 ? 'the gateway failed' : 'the request failed');
+  const what = Object.hasOwn(STATUS_TEXT, status) ? STATUS_TEXT[status]() : status >= 500 ? tr('the gateway failed') : tr('the request failed');
   if (parsed.html) {
-    const title = parsed.message ? ` ("${parsed.message}")` : '';
-    return `The gateway answered HTTP ${status} with an HTML page${title}: ${what}.`;
+    return parsed.message
+      ? tr('The gateway answered HTTP {0} with an HTML page ("{1}"): {2}.', status, parsed.message, what)
+      : tr('The gateway answered HTTP {0} with an HTML page: {1}.', status, what);
   }
   if (parsed.message) return endSentence(parsed.message);
-  return `The gateway answered HTTP ${status}: ${what}.`;
+  return tr('The gateway answered HTTP {0}: {1}.', status, what);
 }
 
 function endSentence(text: string): string {

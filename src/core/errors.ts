@@ -1,5 +1,6 @@
 // One error hierarchy for everything the gateway client can fail with.
 // Callers branch on the class (or `kind`), never on message text.
+import { tr } from './i18n';
 
 export type GatewayErrorKind =
   | 'validation'
@@ -144,7 +145,7 @@ export class TimeoutError extends GatewayError {
   readonly kind = 'timeout';
   constructor(
     readonly timeoutMs: number,
-    message = `The gateway did not answer within ${Math.round(timeoutMs / 1000)} s.`,
+    message = tr('The gateway did not answer within {0} s.', Math.round(timeoutMs / 1000)),
   ) {
     super(message);
   }
@@ -153,7 +154,7 @@ export class TimeoutError extends GatewayError {
 /** The caller aborted the request. */
 export class CancelledError extends GatewayError {
   readonly kind = 'cancelled';
-  constructor(message = 'The request was cancelled.') {
+  constructor(message = tr('The request was cancelled.')) {
     super(message);
   }
 }
@@ -182,8 +183,8 @@ export class NotConfiguredError extends GatewayError {
   constructor(
     readonly missing: 'baseUrl' | 'apiKey',
     message = missing === 'baseUrl'
-      ? 'Set the gateway address ("gatewayImages.baseUrl") first.'
-      : 'Set your API key first (Gateway Images: Set API Key).',
+      ? tr('Set the gateway address ("gatewayImages.baseUrl") first.')
+      : tr('Set your API key first (Gateway Images: Set API Key).'),
   ) {
     super(message);
   }
