@@ -10,6 +10,8 @@ import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
 import { CommandResult } from './commands/jobRunner';
 import { registerRecover } from './commands/recover';
+import { setTranslator } from './core/i18n';
+import { initOnboarding } from './host/onboarding';
 import { createServices } from './services';
 import { registerStudio } from './studio';
 
@@ -26,6 +28,8 @@ export interface GatewayImagesApi {
 
 export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   const started = performance.now();
+  // The pure modules (core, jobs) translate through this: VS Code's l10n bundle for the display language.
+  setTranslator((message, ...args) => vscode.l10n.t(message, ...args));
   const services = createServices(context);
   const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
   const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));
@@ -41,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerAccountCommands(services),
     registerRecover(services),
     registerStudio(services),
+    initOnboarding(context.globalState, services.keys),
   );
 
   void seedDemoKey(services);

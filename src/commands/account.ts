@@ -4,6 +4,7 @@ import { AccountSnapshot } from '../account/accountModel';
 import { canEdit } from '../core/catalog';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { CATALOG_GROUPS, CatalogEntry } from '../core/types';
+import { markOnboarding } from '../host/onboarding';
 import { Services } from '../services';
 import { modelDetail } from './pickers';
 import { showError } from './showError';
@@ -15,10 +16,10 @@ export function registerAccountCommands(services: Services): vscode.Disposable {
   return vscode.Disposable.from(
     provider,
     vscode.workspace.registerTextDocumentContentProvider('gateway-images', provider),
-    vscode.commands.registerCommand('gatewayImages.refreshAccount', () => services.account.refresh()),
-    vscode.commands.registerCommand('gatewayImages.showAccount', () => showAccount(services)),
+    vscode.commands.registerCommand('gatewayImages.refreshAccount', () => (markOnboarding('statusBarSeen'), services.account.refresh())),
+    vscode.commands.registerCommand('gatewayImages.showAccount', () => (markOnboarding('statusBarSeen'), showAccount(services))),
     vscode.commands.registerCommand('gatewayImages.browseModels', () => browseModels(services)),
-    vscode.commands.registerCommand('gatewayImages.statusMenu', () => statusMenu()),
+    vscode.commands.registerCommand('gatewayImages.statusMenu', () => (markOnboarding('statusBarSeen'), statusMenu())),
     vscode.commands.registerCommand('gatewayImages.showLog', () => services.log.show()),
   );
 }

@@ -6,6 +6,7 @@ import { formatRubleRange, formatRubles } from '../core/cost';
 import { CannotAffordError, GatewayError } from '../core/errors';
 import { ImageJob, JobEvent, JobResult } from '../jobs/imageJobs';
 import { Services } from '../services';
+import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
 import { showError } from './showError';
 
@@ -47,6 +48,7 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
   );
   const files = result.files.map((f) => vscode.Uri.file(f));
   if (result.files.length) {
+    markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
     const { input_references: _refs, ...request } = job.request;
     await services.history.add({
       request,
