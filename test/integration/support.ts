@@ -89,3 +89,120 @@ export async function emulatorImages(key: string, request: Record<string, unknow
 export async function closeAllEditors(): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 }
+
+/** Polls until `condition` holds; returns how long it took. */
+export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) assert.fail(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return Date.now() - started;
+}
+
+/** The emulator's account balance, read through its admin API. */
+export async function emulatorBalance(): Promise<number> {
+  return (await admin<{ balance: number }>('GET', 'state')).balance;
+}
+
+export interface UiRecord {
+  kind: 'info' | 'warning' | 'error' | 'progress' | 'progress-report' | 'quick-pick' | 'webview-html' | 'webview-message';
+  text: string;
+  items: string[];
+}
+
+export interface UiCapture {
+  readonly records: UiRecord[];
+  /** Webview panels the extension created while capturing. */
+  readonly panels: vscode.WebviewPanel[];
+  /** Whether the extension's calls reached the wrappers (the same vscode API object). */
+  readonly sawExtensionCall: boolean;
+  restore(): void;
+}
+
+/**
+ * Wraps vscode.window's notification, progress, quick pick and webview functions to record what
+ * the extension shows. The test and the extension under development get the same vscode API
+ * object (the extension host hands one object per extension, found by file path, and the tests
+ * live inside the extension's folder), so these wrappers see the extension's own calls.
+ * Quick picks resolve to undefined at once (nothing is picked); notifications are still shown.
+ */
+export function captureUi(): UiCapture {
+  const records: UiRecord[] = [];
+  const panels: vscode.WebviewPanel[] = [];
+  const window = vscode.window as unknown as Record<string, unknown>;
+  const originals = new Map<string, unknown>();
+  const state = { saw: false };
+  const itemText = (item: unknown) => (typeof item === 'string' ? item : JSON.stringify(item));
+  const replace = (name: string, make: (original: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown) => {
+    const original = window[name] as (...args: unknown[]) => unknown;
+    originals.set(name, original);
+    window[name] = make(original.bind(vscode.window));
+  };
+  for (const [name, kind] of [
+    ['showInformationMessage', 'info'],
+    ['showWarningMessage', 'warning'],
+    ['showErrorMessage', 'error'],
+  ] as const) {
+    replace(name, (original) => (...args) => {
+      state.saw = true;
+      const [text, ...rest] = args;
+      records.push({ kind, text: String(text), items: rest.map(itemText) });
+      return original(...args);
+    });
+  }
+  replace('withProgress', (original) => (options, task) => {
+    state.saw = true;
+    records.push({ kind: 'progress', text: String((options as { title?: string }).title ?? ''), items: [] });
+    const wrapped = (progress: vscode.Progress<{ message?: string }>, token: vscode.CancellationToken) =>
+      (task as (p: vscode.Progress<{ message?: string }>, t: vscode.CancellationToken) => unknown)(
+        {
+          report: (value) => {
+            records.push({ kind: 'progress-report', text: String(value.message ?? ''), items: [] });
+            progress.report(value);
+          },
+        },
+        token,
+      );
+    return original(options, wrapped);
+  });
+  replace('showQuickPick', () => async (items) => {
+    state.saw = true;
+    const resolved = (await items) as unknown[];
+    records.push({ kind: 'quick-pick', text: '', items: resolved.map(itemText) });
+    return undefined;
+  });
+  replace('createWebviewPanel', (original) => (...args) => {
+    state.saw = true;
+    const panel = original(...args) as vscode.WebviewPanel;
+    panels.push(panel);
+    const webview = panel.webview as unknown as { postMessage: (m: unknown) => Thenable<boolean> };
+    const post = webview.postMessage.bind(panel.webview);
+    webview.postMessage = (message: unknown) => {
+      records.push({ kind: 'webview-message', text: JSON.stringify(message), items: [] });
+      return post(message);
+    };
+    return panel;
+  });
+  return {
+    records,
+    panels,
+    get sawExtensionCall() {
+      return state.saw;
+    },
+    restore() {
+      for (const [name, original] of originals) window[name] = original;
+    },
+  };
+}
+
+/**
+ * The harness's temp root (home, user-data, chromium-profile, workspace, tmp): HOME is
+ * <root>/home in the extension host (test/harness/launch.ts).
+ */
+export function harnessRoot(): string {
+  const home = process.env.HOME ?? '';
+  const root = path.dirname(home);
+  assert.ok(fs.existsSync(path.join(root, 'user-data', 'User', 'settings.json')), `no harness user-data dir next to HOME (${home})`);
+  return root;
+}

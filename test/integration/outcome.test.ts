@@ -1,0 +1,63 @@
+// Outcome unknown inside VS Code: the connection breaks after the gateway charged. The command
+// rejects with a typed error marked outcomeUnknown, the account is reconciled at once, nothing is
+// resent, and the notification says the request may have been charged and offers "Try Again…".
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import { admin, api, captureUi, closeAllEditors, emulator, emulatorBalance, paidRequests, rejectionOf, useKey, waitUntil } from './support';
+
+describe('Outcome unknown (drop-mid-body, kill)', function () {
+  this.timeout(60_000);
+
+  before(async () => {
+    await admin('POST', 'reset');
+    const config = vscode.workspace.getConfiguration('gatewayImages');
+    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
+    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
+    await useKey(emulator().keys.unlimited);
+  });
+
+  afterEach(async () => {
+    await admin('DELETE', 'faults');
+    await closeAllEditors();
+  });
+
+  for (const fault of ['drop-mid-body', 'kill'] as const) {
+    it(`${fault}: typed error, reconciled by the error path, one paid request, "may have been charged" with Try Again…`, async () => {
+      const extensionApi = await api();
+      await extensionApi.refreshAccount();
+      const before = extensionApi.account.balance;
+      const paidBefore = (await paidRequests()).length;
+      await admin('POST', 'faults', { fault });
+      const ui = captureUi();
+      try {
+        const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { model: 'aurora-1', prompt: `Outcome ${fault}`, n: 2 }));
+        const rejectedAt = Date.now();
+        assert.strictEqual((error as { outcomeUnknown?: boolean }).outcomeUnknown, true, `${error.name}: ${error.message}`);
+        assert.ok(['connection', 'response-format'].includes(String(error.kind)), `kind ${error.kind}`);
+
+        // Reconciled by the error path itself (after its 1.5 s settle, showError.ts): the snapshot
+        // equals the gateway's balance, and the notice states the change it measured.
+        const gatewayBalance = await emulatorBalance();
+        assert.ok(before !== undefined && gatewayBalance < before, 'the gateway charged the broken request');
+        await waitUntil(() => extensionApi.account.balance === gatewayBalance, 5_000, 'account reconciled');
+        const took = Date.now() - rejectedAt;
+
+        // The notification: shown once the reconcile is done, with the measured change and Try Again…
+        await waitUntil(() => ui.records.some((r) => r.kind === 'warning' && /may have been charged/.test(r.text)), 5_000, 'the warning');
+        const warning = ui.records.find((r) => r.kind === 'warning' && /may have been charged/.test(r.text))!;
+        assert.ok(warning.items.includes('Try Again…'), `actions: ${warning.items.join(', ')}`);
+        const delta = /The balance changed by (.+)\.$/.exec(warning.text)?.[1] ?? '';
+        assert.strictEqual(Number(delta.replace(/[^\d.-]/g, '')), Math.round((gatewayBalance - before) * 100) / 100, `notice: ${warning.text}`);
+
+        // No automatic resend, even a little later.
+        await new Promise((r) => setTimeout(r, 2_000));
+        const paid = (await paidRequests()).slice(paidBefore);
+        assert.strictEqual(paid.length, 1, `paid requests: ${paid.length}`);
+        assert.ok(paid[0].chargedRub > 0);
+        console.log(`      outcome unknown (${fault}): ${error.kind}, reconciled in ${took} ms, ${paid.length} paid request, notice "${warning.text}" [${warning.items.join(' | ')}]`);
+      } finally {
+        ui.restore();
+      }
+    });
+  }
+});

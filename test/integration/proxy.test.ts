@@ -1,0 +1,62 @@
+// VS Code's http.proxy inside VS Code: a real forwarding proxy on loopback, started here in the
+// extension host, sees the generation; http.noProxy and clearing the setting bypass it.
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import { ForwardProxy, startForwardProxy } from '../support/forwardProxy';
+import { admin, closeAllEditors, emulator, paidRequests, useKey, waitUntil } from './support';
+
+interface Result {
+  files: vscode.Uri[];
+}
+
+describe('Proxy (http.proxy in VS Code settings)', function () {
+  this.timeout(60_000);
+  let proxy: ForwardProxy;
+  const http = () => vscode.workspace.getConfiguration('http');
+
+  async function setHttp(name: string, value: unknown): Promise<void> {
+    await http().update(name, value, vscode.ConfigurationTarget.Global);
+    await waitUntil(() => JSON.stringify(http().get(name)) === JSON.stringify(value ?? http().inspect(name)?.defaultValue), 5_000, `http.${name} applied`);
+  }
+
+  before(async () => {
+    await admin('POST', 'reset');
+    const config = vscode.workspace.getConfiguration('gatewayImages');
+    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
+    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
+    await useKey(emulator().keys.unlimited);
+    proxy = await startForwardProxy();
+  });
+
+  after(async () => {
+    await setHttp('proxy', undefined);
+    await setHttp('noProxy', undefined);
+    await proxy?.close();
+  });
+
+  afterEach(closeAllEditors);
+
+  it('sends a generation by arguments through http.proxy', async () => {
+    await setHttp('proxy', proxy.url);
+    const paidBefore = (await paidRequests()).length;
+    const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Through the proxy' });
+    assert.strictEqual(result.files.length, 1);
+    const posts = proxy.requests.filter((r) => r.method === 'POST');
+    assert.deepStrictEqual(posts.map((r) => r.url), [`${emulator().url}/v1/images/generations`], 'the proxy did not see the generation');
+    assert.strictEqual(proxy.tunnels.length, 0, 'an http:// gateway is forwarded, not tunnelled');
+    assert.strictEqual((await paidRequests()).length, paidBefore + 1);
+    console.log(`      proxy saw: ${proxy.requests.map((r) => `${r.method} ${new URL(r.url).pathname}`).join(', ')}`);
+  });
+
+  it('bypasses the proxy for a host in http.noProxy, and after the setting is cleared', async () => {
+    await setHttp('proxy', proxy.url);
+    await setHttp('noProxy', ['127.0.0.1']);
+    proxy.reset();
+    await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Bypass' });
+    assert.strictEqual(proxy.count(), 0, 'http.noProxy was not honoured');
+    await setHttp('noProxy', undefined);
+    await setHttp('proxy', undefined);
+    await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'No proxy' });
+    assert.strictEqual(proxy.count(), 0, 'the proxy was still used after http.proxy was cleared');
+  });
+});

@@ -1,0 +1,117 @@
+// Where images may go, and what a workspace may not change: an outputDirectory from the
+// WORKSPACE settings that leaves the workspace is refused before any request; the same folder
+// from USER settings is honoured; a workspace value of the machine-scoped baseUrl is ignored.
+// The harness runs with Workspace Trust disabled (the workspace is trusted): untrusted mode,
+// where the workspace values are ignored altogether, is not exercised here.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { admin, closeAllEditors, emulator, EXTENSION_ID, paidRequests, rejectionOf, useKey, waitUntil, workspaceRoot } from './support';
+
+interface Result {
+  files: vscode.Uri[];
+}
+
+describe('Workspace settings cannot redirect writes or the key', function () {
+  this.timeout(60_000);
+  let outside: string;
+  let hadVscodeDir: boolean;
+  const config = () => vscode.workspace.getConfiguration('gatewayImages');
+  const vscodeDir = () => path.join(workspaceRoot(), '.vscode');
+
+  before(async () => {
+    await admin('POST', 'reset');
+    await config().update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
+    await config().update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
+    await useKey(emulator().keys.unlimited);
+    outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gwi-outside-')));
+    hadVscodeDir = fs.existsSync(vscodeDir());
+  });
+
+  after(async () => {
+    await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Workspace);
+    await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Global);
+    if (!hadVscodeDir) fs.rmSync(vscodeDir(), { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  afterEach(closeAllEditors);
+
+  async function refusedBeforeSending(value: string): Promise<void> {
+    await config().update('outputDirectory', value, vscode.ConfigurationTarget.Workspace);
+    await waitUntil(() => config().inspect('outputDirectory')?.workspaceValue === value, 5_000, 'workspace value applied');
+    const paidBefore = (await paidRequests()).length;
+    const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Workspace redirect' }));
+    assert.strictEqual(error.kind, 'validation', `${error.name}: ${error.message}`);
+    assert.strictEqual(error.field, 'outputDirectory');
+    assert.match(error.message, /outputDirectory/);
+    assert.strictEqual((await paidRequests()).length, paidBefore, 'a paid request was sent');
+    assert.deepStrictEqual(fs.readdirSync(outside), [], 'something was written outside');
+  }
+
+  it('refuses an absolute outputDirectory from the workspace settings, before any request', async () => {
+    await refusedBeforeSending(outside);
+  });
+
+  it('refuses ../outside from the workspace settings, before any request', async () => {
+    await refusedBeforeSending('../outside');
+    assert.ok(!fs.existsSync(path.join(path.dirname(workspaceRoot()), 'outside')), 'the folder was created');
+  });
+
+  it('honours the same absolute folder from the user settings', async () => {
+    await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Workspace);
+    await config().update('outputDirectory', outside, vscode.ConfigurationTarget.Global);
+    await waitUntil(() => config().get('outputDirectory') === outside, 5_000, 'user value applied');
+    const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'User folder' });
+    assert.strictEqual(path.dirname(result.files[0].fsPath), outside);
+    assert.ok(fs.existsSync(result.files[0].fsPath));
+    await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('ignores a workspace value of the machine-scoped gatewayImages.baseUrl', async () => {
+    const decoy = 'http://127.0.0.1:9/';
+    // VS Code refuses to write it through the API...
+    const refused = await rejectionOf(config().update('baseUrl', decoy, vscode.ConfigurationTarget.Workspace));
+    assert.match(refused.message, /baseUrl/);
+    // ...and ignores it when the file says so anyway.
+    fs.mkdirSync(vscodeDir(), { recursive: true });
+    const file = path.join(vscodeDir(), 'settings.json');
+    const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    const changed = new Promise<void>((resolve) => {
+      const sub = vscode.workspace.onDidChangeConfiguration(() => {
+        sub.dispose();
+        resolve();
+      });
+    });
+    fs.writeFileSync(file, JSON.stringify({ 'gatewayImages.baseUrl': decoy, 'gatewayImages.confirmCostAbove': 999 }, null, 2));
+    try {
+      await Promise.race([changed, new Promise((r) => setTimeout(r, 5_000))]);
+      // The file was read (the resource-free setting next to it applies) but baseUrl was not taken.
+      await waitUntil(() => config().get('confirmCostAbove') === 999, 5_000, 'the workspace settings file read');
+      assert.strictEqual(config().get('baseUrl'), emulator().url);
+      assert.strictEqual(config().inspect('baseUrl')?.workspaceValue, undefined);
+      const paidBefore = (await paidRequests()).length;
+      await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Still the emulator' });
+      assert.strictEqual((await paidRequests()).length, paidBefore + 1, 'the generation did not reach the configured gateway');
+    } finally {
+      if (previous === undefined) fs.rmSync(file, { force: true });
+      else fs.writeFileSync(file, previous);
+    }
+  });
+
+  it('declares untrusted-workspace limits for exactly the settings that redirect writes', () => {
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+      capabilities: { virtualWorkspaces: boolean; untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
+      contributes: { configuration: { properties: Record<string, { scope?: string }> } };
+    };
+    assert.strictEqual(pkg.capabilities.virtualWorkspaces, false, 'images are written with node fs: no virtual workspaces');
+    assert.strictEqual(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+    const properties = pkg.contributes.configuration.properties;
+    // Settings a workspace may set (not machine/application scope) that decide where files go.
+    const redirecting = Object.keys(properties).filter((name) => /outputDirectory|FileNamePattern|fileNamePattern/.test(name));
+    assert.deepStrictEqual([...pkg.capabilities.untrustedWorkspaces.restrictedConfigurations].sort(), redirecting.sort());
+    assert.strictEqual(properties['gatewayImages.baseUrl'].scope, 'machine');
+  });
+});
