@@ -1,0 +1,185 @@
+// PNG provenance chunks: round trip, UTF-8 (Cyrillic), big files without reading them, refusals,
+// and that the result is still a valid PNG (IEND last, every CRC right, same pixels).
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, readFile, stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { crc32, inflateSync } from 'node:zlib';
+import { addPngTextChunk, addPngTextChunkToBuffer, buildITXtChunk, IEND_CHUNK, PNG_SIGNATURE, PngFormatError, readPngTextChunk } from '../../src/core/pngText';
+import { paddedPngParts, paintPng, pngChunk } from '../emulator/png';
+import { removeDir, tempDir, TINY_PNG } from './support/gateway';
+
+interface Chunk {
+  type: string;
+  data: Buffer;
+  crcOk: boolean;
+}
+
+/** Every chunk of an in-memory PNG, with its CRC checked. */
+function chunks(png: Buffer): Chunk[] {
+  assert.ok(png.subarray(0, 8).equals(PNG_SIGNATURE), 'signature');
+  const found: Chunk[] = [];
+  let offset = 8;
+  while (offset < png.length) {
+    const length = png.readUInt32BE(offset);
+    const type = png.toString('latin1', offset + 4, offset + 8);
+    const data = png.subarray(offset + 8, offset + 8 + length);
+    const crc = png.readUInt32BE(offset + 8 + length);
+    found.push({ type, data, crcOk: crc32(png.subarray(offset + 4, offset + 8 + length)) === crc });
+    offset += 12 + length;
+  }
+  assert.equal(offset, png.length, 'the chunks end exactly at the end of the file');
+  return found;
+}
+
+/** The decompressed image data (what a decoder inflates). */
+function pixels(png: Buffer): Buffer {
+  return inflateSync(Buffer.concat(chunks(png).filter((c) => c.type === 'IDAT').map((c) => c.data)));
+}
+
+const KEY = 'gateway-images';
+
+describe('pngText', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await tempDir('gwi-pngtext-');
+  });
+  afterEach(() => removeDir(dir));
+
+  it('builds an uncompressed iTXt chunk: keyword, flags, empty language and translation, UTF-8 text', () => {
+    const chunk = buildITXtChunk(KEY, 'hello');
+    assert.equal(chunk.toString('latin1', 4, 8), 'iTXt');
+    const data = chunk.subarray(8, chunk.length - 4);
+    assert.ok(data.equals(Buffer.concat([Buffer.from(KEY), Buffer.from([0, 0, 0, 0, 0]), Buffer.from('hello')])));
+    assert.equal(chunk.readUInt32BE(chunk.length - 4), crc32(chunk.subarray(4, chunk.length - 4)));
+    assert.throws(() => buildITXtChunk('', 'x'), RangeError);
+    assert.throws(() => buildITXtChunk('x'.repeat(80), 'x'), RangeError);
+    assert.throws(() => buildITXtChunk('ключ', 'x'), RangeError);
+  });
+
+  it('round trip in a file: Cyrillic JSON comes back unchanged; the file is still a valid PNG with the same pixels', async () => {
+    const original = paintPng({ width: 64, height: 48, transparent: false, identity: 'round trip' });
+    const file = path.join(dir, 'a.png');
+    await writeFile(file, original);
+    const record = JSON.stringify({ prompt: 'Маяк на скале на рассвете, акварель — «тест» 🐟', model: 'aurora-1', seed: 42 });
+    assert.equal(await readPngTextChunk(file, KEY), undefined, 'no record before');
+    await addPngTextChunk(file, KEY, record);
+    assert.equal(await readPngTextChunk(file, KEY), record);
+    assert.deepEqual(JSON.parse((await readPngTextChunk(file, KEY))!).prompt, 'Маяк на скале на рассвете, акварель — «тест» 🐟');
+
+    const changed = await readFile(file);
+    const list = chunks(changed);
+    assert.deepEqual(list.map((c) => c.type), ['IHDR', 'IDAT', 'iTXt', 'IEND']);
+    assert.ok(list.every((c) => c.crcOk), 'every CRC is valid');
+    assert.ok(changed.subarray(changed.length - 12).equals(IEND_CHUNK), 'IEND is last');
+    assert.ok(changed.subarray(0, original.length - 12).equals(original.subarray(0, original.length - 12)), 'the bytes before IEND are untouched');
+    assert.ok(pixels(changed).equals(pixels(original)), 'the same pixels decode');
+  });
+
+  it('the buffer variant gives the same bytes as the file variant', async () => {
+    const file = path.join(dir, 'b.png');
+    await writeFile(file, TINY_PNG);
+    await addPngTextChunk(file, KEY, 'тест');
+    assert.ok((await readFile(file)).equals(addPngTextChunkToBuffer(TINY_PNG, KEY, 'тест')));
+  });
+
+  it('reads the first chunk with the keyword, ignores other keywords, reads tEXt too', async () => {
+    const other = pngChunk('tEXt', Buffer.from('Software\0something'));
+    const legacy = pngChunk('tEXt', Buffer.from(`${KEY}\0latin text`, 'latin1'));
+    const png = Buffer.concat([TINY_PNG.subarray(0, TINY_PNG.length - 12), other, legacy, IEND_CHUNK]);
+    const file = path.join(dir, 'c.png');
+    await writeFile(file, png);
+    assert.equal(await readPngTextChunk(file, 'Software'), 'something');
+    assert.equal(await readPngTextChunk(file, KEY), 'latin text');
+    assert.equal(await readPngTextChunk(file, 'Missing'), undefined);
+  });
+
+  it('a chunk with a bad CRC is not believed', async () => {
+    const chunk = buildITXtChunk(KEY, 'ok');
+    chunk[chunk.length - 1] ^= 0xff;
+    const file = path.join(dir, 'd.png');
+    await writeFile(file, Buffer.concat([TINY_PNG.subarray(0, TINY_PNG.length - 12), chunk, IEND_CHUNK]));
+    assert.equal(await readPngTextChunk(file, KEY), undefined);
+  });
+
+  it('refuses what is not a PNG ending in IEND, and leaves the file as it was', async () => {
+    const cases: [string, Buffer][] = [
+      ['jpeg.png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Buffer.alloc(40)])],
+      ['junk-after-iend.png', Buffer.concat([TINY_PNG, Buffer.from('trailing')])],
+      ['truncated.png', TINY_PNG.subarray(0, TINY_PNG.length - 5)],
+      ['empty.png', Buffer.alloc(0)],
+      ['signature-only.png', PNG_SIGNATURE],
+    ];
+    for (const [name, bytes] of cases) {
+      const file = path.join(dir, name);
+      await writeFile(file, bytes);
+      await assert.rejects(addPngTextChunk(file, KEY, 'x'), PngFormatError, name);
+      assert.ok((await readFile(file)).equals(bytes), `${name} was modified`);
+    }
+    assert.throws(() => addPngTextChunkToBuffer(Buffer.concat([TINY_PNG, Buffer.from('x')]), KEY, 'x'), PngFormatError);
+    await assert.rejects(readPngTextChunk(path.join(dir, 'jpeg.png'), KEY), PngFormatError);
+    // A chunk length that runs past the end is reported, not followed.
+    const broken = Buffer.from(TINY_PNG);
+    broken.writeUInt32BE(0x7000_0000, 8);
+    await writeFile(path.join(dir, 'broken.png'), broken);
+    await assert.rejects(readPngTextChunk(path.join(dir, 'broken.png'), KEY), PngFormatError);
+  });
+
+  it('a 24 MiB PNG gets its chunk; every byte before IEND is unchanged (hash of the streamed file)', async function () {
+    this.timeout(60_000);
+    const base = paintPng({ width: 256, height: 256, transparent: true, identity: 'big' });
+    const file = path.join(dir, 'big.png');
+    await pipeline(
+      (async function* () {
+        yield* paddedPngParts(base, 24 * 1024 * 1024 + 123);
+      })(),
+      createWriteStream(file),
+    );
+    const before = await stat(file);
+    const hashOf = async (end: number) => {
+      const hash = createHash('sha256');
+      await pipeline(createReadStream(file, { start: 0, end: end - 1 }), hash);
+      return hash.digest('hex');
+    };
+    const headHash = await hashOf(before.size - 12);
+    await addPngTextChunk(file, KEY, JSON.stringify({ prompt: 'большой файл' }));
+    const after = await stat(file);
+    const chunk = buildITXtChunk(KEY, JSON.stringify({ prompt: 'большой файл' }));
+    assert.equal(after.size, before.size + chunk.length);
+    assert.equal(await hashOf(before.size - 12), headHash);
+    const handle = await open(file, 'r');
+    const tail = Buffer.alloc(chunk.length + 12);
+    await handle.read(tail, 0, tail.length, after.size - tail.length);
+    await handle.close();
+    assert.ok(tail.equals(Buffer.concat([chunk, IEND_CHUNK])));
+    assert.equal(JSON.parse((await readPngTextChunk(file, KEY))!).prompt, 'большой файл');
+  });
+
+  it('works on a 3 GiB (sparse) PNG that could not be read into memory at all', async function () {
+    this.timeout(30_000);
+    // Signature, IHDR, one 1.5 GiB and one ~1.5 GiB chunk of zeros (holes), IEND: only headers are written.
+    const file = path.join(dir, 'huge.png');
+    const head = TINY_PNG.subarray(0, 8 + 25); // signature + IHDR
+    const chunkLength = 1536 * 1024 * 1024;
+    const handle = await open(file, 'w');
+    await handle.write(head, 0, head.length, 0);
+    let offset = head.length;
+    for (let i = 0; i < 2; i++) {
+      const header = Buffer.alloc(8);
+      header.writeUInt32BE(chunkLength, 0);
+      header.write('gaPd', 4, 'latin1');
+      await handle.write(header, 0, 8, offset);
+      offset += 12 + chunkLength; // data (holes) and a CRC of zeros: never read by these functions
+    }
+    await handle.write(IEND_CHUNK, 0, 12, offset);
+    await handle.close();
+    const size = (await stat(file)).size;
+    assert.ok(size > 3 * 1024 * 1024 * 1024, `size ${size}`);
+    await assert.rejects(readFile(file), 'readFile refuses a file this large: proof the functions below stream');
+
+    await addPngTextChunk(file, KEY, '{"prompt":"огромный"}');
+    assert.equal(await readPngTextChunk(file, KEY), '{"prompt":"огромный"}');
+  });
+});
