@@ -1,0 +1,136 @@
+// Both languages have every string: manifest keys (package.nls*.json) and runtime messages
+// (l10n/bundle.l10n*.json), and the committed English bundle is what the extractor finds in src.
+// A new untranslated string fails here.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { formatMessage, setTranslator, tr } from '../../src/core/i18n';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const readJson = (file: string) => JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, unknown>;
+const placeholders = (text: string) => [...new Set(text.match(/\{\d+\}/g) ?? [])].sort();
+
+function referencedKeys(value: unknown, found = new Set<string>()): Set<string> {
+  if (typeof value === 'string') {
+    const match = /^%([^%\s]+)%$/.exec(value);
+    if (match) found.add(match[1]);
+  } else if (Array.isArray(value)) value.forEach((v) => referencedKeys(v, found));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => referencedKeys(v, found));
+  return found;
+}
+
+describe('l10n: manifest strings (package.nls)', () => {
+  const pkg = readJson('package.json');
+  const en = readJson('package.nls.json');
+  const ru = readJson('package.nls.ru.json');
+
+  it('English and Russian have the same keys', () => {
+    assert.deepEqual(Object.keys(ru).sort(), Object.keys(en).sort());
+  });
+
+  it('every %key% of package.json has a non-empty text in both languages', () => {
+    const used = [...referencedKeys(pkg)];
+    assert.ok(used.length > 30, `only ${used.length} keys are used`);
+    for (const key of used) {
+      assert.ok(typeof en[key] === 'string' && (en[key] as string).trim(), `package.nls.json lacks ${key}`);
+      assert.ok(typeof ru[key] === 'string' && (ru[key] as string).trim(), `package.nls.ru.json lacks ${key}`);
+    }
+  });
+
+  it('no user-facing string of package.json is left plain (scripts/nls-manifest.mjs --check)', () => {
+    try {
+      execFileSync(process.execPath, [path.join(ROOT, 'scripts/nls-manifest.mjs'), '--check'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+    } catch (error) {
+      const e = error as { stderr?: string; stdout?: string };
+      assert.fail(`run node scripts/nls-manifest.mjs and translate package.nls.ru.json:\n${e.stderr ?? ''}${e.stdout ?? ''}`);
+    }
+  });
+
+  it('Russian keeps the command links and the {placeholders} of the English text', () => {
+    for (const [key, english] of Object.entries(en)) {
+      const russian = String(ru[key] ?? '');
+      const links = (text: string) => (text.match(/\]\((command:[^)]+)\)/g) ?? []).sort();
+      assert.deepEqual(links(russian), links(String(english)), `links of ${key}`);
+      const settingsPlaceholders = (text: string) => (text.match(/`\{\w+\}`/g) ?? []).sort();
+      assert.deepEqual(settingsPlaceholders(russian), settingsPlaceholders(String(english)), `placeholders of ${key}`);
+    }
+  });
+});
+
+describe('l10n: runtime messages (l10n bundle)', () => {
+  const en = readJson('l10n/bundle.l10n.json') as Record<string, string>;
+  const ru = readJson('l10n/bundle.l10n.ru.json') as Record<string, string>;
+
+  it('package.json points VS Code at the l10n folder', () => {
+    assert.equal(readJson('package.json').l10n, './l10n');
+  });
+
+  it('the committed English bundle is exactly what the extractor finds in src', () => {
+    const out = execFileSync(process.execPath, [path.join(ROOT, 'scripts/l10n-extract.mjs'), '--json'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+    const { messages, problems } = JSON.parse(out) as { messages: string[]; problems: string[] };
+    assert.deepEqual(problems, [], 'translated messages must be string literals');
+    const missing = messages.filter((m) => !(m in en));
+    const stale = Object.keys(en).filter((m) => !messages.includes(m));
+    assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, 'run node scripts/l10n-extract.mjs and translate the new keys');
+    for (const [key, value] of Object.entries(en)) assert.equal(value, key, 'the English value is the message itself');
+  });
+
+  it('the extractor sees the messages of every layer (host, webview strings, core, jobs)', () => {
+    for (const sample of [
+      'Gateway Images has no API key yet. Click to set it.', // statusBar: t = vscode.l10n.t
+      'API key saved. Signed in as {0}.', // vscode.l10n.t(...)
+      'Image Studio', // studio/strings.ts
+      'Choose a model: "model" is required.', // core/validation.ts: tr()
+      'The gateway answered HTTP {0}: {1}.', // core/errorParsing.ts
+      'Not sent: the cost was not confirmed.', // jobs/imageJobs.ts
+      'Cannot read "{0}": the file does not exist or is not readable.', // reference checks
+    ]) {
+      assert.ok(sample in en, `${sample} is not in bundle.l10n.json`);
+    }
+  });
+
+  it('every message has a non-empty Russian text with the same {N} placeholders', () => {
+    const problems: string[] = [];
+    for (const key of Object.keys(en)) {
+      const russian = ru[key];
+      if (typeof russian !== 'string' || !russian.trim()) problems.push(`untranslated: ${key}`);
+      else if (placeholders(russian).join() !== placeholders(key).join()) problems.push(`placeholders differ: ${key} -> ${russian}`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('the Russian bundle has no keys the English one lacks', () => {
+    assert.deepEqual(Object.keys(ru).filter((k) => !(k in en)), []);
+  });
+});
+
+describe('l10n: tr() in the pure modules', () => {
+  afterEach(() => setTranslator(undefined));
+
+  it('formats {N} placeholders in English without a translator', () => {
+    assert.equal(tr('Cannot read "{0}".', 'a.png'), 'Cannot read "a.png".');
+    assert.equal(formatMessage('{1} and {0}, {2}', ['a', 2]), '2 and a, {2}');
+    assert.equal(tr('must be {type: "image_url", image_url: {url}} at {0}', 3), 'must be {type: "image_url", image_url: {url}} at 3');
+  });
+
+  it('uses the installed translator, and falls back to English when it throws', () => {
+    const ru = readJson('l10n/bundle.l10n.ru.json') as Record<string, string>;
+    setTranslator((message, ...args) => formatMessage(ru[message] ?? message, args));
+    assert.equal(tr('Cannot read "{0}".', 'a.png'), 'Не удаётся прочитать "a.png".');
+    setTranslator(() => {
+      throw new Error('broken');
+    });
+    assert.equal(tr('Cannot read "{0}".', 'a.png'), 'Cannot read "a.png".');
+  });
+
+  it('validation messages come out translated through the translator', async () => {
+    const { collectIssues } = await import('../../src/core/validation');
+    const ru = readJson('l10n/bundle.l10n.ru.json') as Record<string, string>;
+    setTranslator((message, ...args) => formatMessage(ru[message] ?? message, args));
+    const issues = collectIssues({ model: '', prompt: '' } as never, { models: [] });
+    assert.ok(issues.some((i) => i.message === 'Выберите модель: "model" обязателен.'), JSON.stringify(issues));
+    setTranslator(undefined);
+    assert.ok(collectIssues({ model: '', prompt: '' } as never, { models: [] }).some((i) => i.message === 'Choose a model: "model" is required.'));
+  });
+});
