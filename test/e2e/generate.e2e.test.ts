@@ -5,6 +5,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
+import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { assembleApng } from './apng';
 import {
   captureOnFailure,
   openWorkbench,
@@ -51,13 +53,38 @@ async function setKey(page: Page, key: string): Promise<void> {
 }
 
 /** The palette flow: model, prompt, then the first item of the review list sends. */
-async function generateFromPalette(page: Page, model: string, prompt: string): Promise<void> {
+async function generateFromPalette(page: Page, model: string, prompt: string, capture: () => Promise<void> = async () => undefined): Promise<void> {
   await runCommand(page, 'Gateway Images: Generate Image');
   await typeInQuickInput(page, model);
+  await sleep(300);
+  await capture();
   await pickQuickItem(page, model, 30_000);
   await waitForInputBox(page, 'A lighthouse on a cliff');
-  await typeInQuickInput(page, prompt, { submit: true });
+  await page.locator('.quick-input-widget .quick-input-box input').fill(prompt);
+  await capture();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Send (reserve' }).first().waitFor({ timeout: 15_000 });
+  await capture();
   await pickQuickItem(page, /Send \(reserve/);
+}
+
+/** Frames of the palette flow for the README's animated capture (docs/ only when asked to update). */
+class Capture {
+  readonly frames: Buffer[] = [];
+  constructor(private readonly page: Page) {}
+  readonly take = async () => {
+    this.frames.push(await this.page.screenshot());
+  };
+  save(name: string): void {
+    if (this.frames.length < 2) return;
+    const apng = assembleApng(this.frames, this.frames.map((_, i) => (i === this.frames.length - 1 ? 3000 : 1400)));
+    const targets = [path.join(RESULTS_DIR, 'e2e', name)];
+    if (process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1') targets.push(path.join(REPO_ROOT, 'docs', name));
+    for (const target of targets) {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, apng);
+    }
+  }
 }
 
 describe('Generate and edit from the UI (e2e)', () => {
@@ -88,8 +115,12 @@ describe('Generate and edit from the UI (e2e)', () => {
   it('generates through the quick picks; the file lands in the workspace and the status bar changes', async () => {
     const { page, workspace } = opened!;
     const before = await statusText(page);
-    await generateFromPalette(page, 'aurora-1', 'A lighthouse at dawn');
+    const capture = new Capture(page);
+    await generateFromPalette(page, 'aurora-1', 'A lighthouse at dawn', capture.take);
     await waitForNotification(page, /Saved 1 image\(s\) to generated-images/, 30_000);
+    await sleep(500);
+    await capture.take();
+    capture.save('generate-flow.png');
     const files = images(path.join(workspace, 'generated-images'));
     assert.strictEqual(files.length, 1, `files: ${files.join(', ')}`);
     assert.match(files[0], /a-lighthouse-at-dawn-aurora-1-1\.png$/);
