@@ -1,0 +1,138 @@
+// The .vsix holds only what runs: the production bundles (no source maps), the webview and
+// walkthrough media (no TypeScript), the manifest with its nls files, the l10n bundles, README,
+// CHANGELOG, LICENSE and the icon; and it stays under 1 MB. Built in a temporary copy of the
+// repository so the working tree's dist/ (dev build, used by the integration tests) is untouched.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const MAX_BYTES = 1024 * 1024;
+const COPIED = ['package.json', 'docs', 'package.nls.json', 'package.nls.ru.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'src', 'media', 'l10n', 'images'];
+
+/** Paths inside the .vsix (zip) that may ship; everything else fails the test. */
+const ALLOWED: RegExp[] = [
+  /^\[Content_Types\]\.xml$/,
+  /^extension\.vsixmanifest$/,
+  /^extension\/package\.json$/,
+  /^extension\/package\.nls(\.[a-z-]+)?\.json$/,
+  /^extension\/(readme|README)\.md$/,
+  /^extension\/(changelog|CHANGELOG)\.md$/,
+  /^extension\/LICENSE(\.txt)?$/,
+  /^extension\/dist\/[\w.-]+\.js$/,
+  /^extension\/media\/[\w/.-]+\.(css|svg|png|md)$/,
+  /^extension\/l10n\/bundle\.l10n(\.[a-z-]+)?\.json$/,
+  /^extension\/images\/icon\.png$/,
+  /^extension\/docs\/[\w.-]+\.png$/, // README screenshots, only those the README shows (checked below)
+];
+
+/** Relative image paths the README shows. */
+function readmeImages(): string[] {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)].map((m) => m[1]).filter((p) => !/^[a-z]+:/i.test(p));
+}
+
+/** Entry names of a zip file, read from its central directory. */
+export function zipEntries(zip: Buffer): string[] {
+  let end = zip.length - 22;
+  while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) end--;
+  assert.ok(end >= 0, 'not a zip file');
+  const count = zip.readUInt16LE(end + 10);
+  let offset = zip.readUInt32LE(end + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    assert.equal(zip.readUInt32LE(offset), 0x02014b50, 'broken central directory');
+    const nameLength = zip.readUInt16LE(offset + 28);
+    const extraLength = zip.readUInt16LE(offset + 30);
+    const commentLength = zip.readUInt16LE(offset + 32);
+    names.push(zip.toString('utf8', offset + 46, offset + 46 + nameLength));
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return names;
+}
+
+describe('packaging: the .vsix', function () {
+  this.timeout(90_000);
+  let dir: string;
+  let vsix: string;
+  let entries: string[];
+
+  before(function () {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-images-package-'));
+    for (const item of COPIED) {
+      if (existsSync(path.join(ROOT, item))) cpSync(path.join(ROOT, item), path.join(dir, item), { recursive: true });
+    }
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    // Exactly what `npm run package` does: the production bundles, then vsce.
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    try {
+      execFileSync(npm, ['run', '--silent', 'package'], { cwd: dir, stdio: 'pipe', encoding: 'utf8' });
+    } catch (error) {
+      const e = error as { stdout?: string; stderr?: string };
+      throw new Error(`npm run package failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+    }
+    const built = readdirSync(dir).filter((f) => f.endsWith('.vsix'));
+    assert.equal(built.length, 1, `expected one .vsix, found ${built.join(', ')}`);
+    vsix = path.join(dir, built[0]);
+    entries = zipEntries(readFileSync(vsix)).filter((e) => !e.endsWith('/'));
+  });
+
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('contains nothing outside the allow-list (no sources, no source maps, no tests)', () => {
+    const unexpected = entries.filter((e) => !ALLOWED.some((re) => re.test(e)));
+    assert.deepEqual(unexpected, []);
+    assert.deepEqual(entries.filter((e) => /\.(ts|map)$/.test(e)), []);
+  });
+
+  it('contains everything that runs', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    const required = [
+      'extension/package.json',
+      'extension/package.nls.json',
+      'extension/package.nls.ru.json',
+      'extension/l10n/bundle.l10n.json',
+      'extension/l10n/bundle.l10n.ru.json',
+      'extension/images/icon.png',
+      'extension/dist/extension.js',
+      'extension/dist/errors.js',
+      'extension/dist/gateway.js',
+      'extension/dist/studio.js',
+      'extension/media/studio/studio.css',
+    ];
+    for (const walkthrough of pkg.contributes?.walkthroughs ?? []) {
+      for (const step of walkthrough.steps ?? []) {
+        for (const media of [step.media?.image, step.media?.svg, step.media?.markdown]) {
+          if (typeof media === 'string') required.push(`extension/${media}`);
+          else if (media && typeof media === 'object') for (const p of Object.values(media)) required.push(`extension/${p}`);
+        }
+      }
+    }
+    const lower = new Set(entries.map((e) => e.toLowerCase()));
+    for (const file of required) assert.ok(lower.has(file.toLowerCase()), `${file} is missing from the .vsix`);
+    assert.ok(entries.some((e) => /^extension\/readme\.md$/i.test(e)), 'README is missing');
+    assert.ok(entries.some((e) => /^extension\/license/i.test(e)), 'LICENSE is missing');
+  });
+
+  it('ships the README screenshots it shows, and no others', () => {
+    const shown = readmeImages().map((p) => `extension/${p.replace(/^\.\//, '')}`);
+    for (const image of shown) assert.ok(entries.includes(image), `${image} (shown by the README) is missing`);
+    assert.deepEqual(entries.filter((e) => e.startsWith('extension/docs/') && !shown.includes(e)), []);
+  });
+
+  it('is smaller than 1 MB', () => {
+    const size = statSync(vsix).size;
+    assert.ok(size < MAX_BYTES, `the .vsix is ${size} bytes`);
+  });
+
+  it('the icon is a 128×128 PNG', () => {
+    const png = readFileSync(path.join(ROOT, 'images', 'icon.png'));
+    assert.equal(png.toString('hex', 0, 8), '89504e470d0a1a0a');
+    assert.equal(png.readUInt32BE(16), 128);
+    assert.equal(png.readUInt32BE(20), 128);
+  });
+});
