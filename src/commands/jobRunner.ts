@@ -87,7 +87,7 @@ function reportProgress(services: Services, progress: vscode.Progress<{ message?
       });
       break;
     case 'image-received':
-      progress.report({ message: vscode.l10n.t('Image {0} received ({1} KB)', event.index + 1, Math.round(event.bytes / 1024)) });
+      progress.report({ message: vscode.l10n.t('Image {0} received ({1} KB)', event.index + 1, Math.round(event.bytes / 1024).toLocaleString(locale)) });
       break;
     case 'recovered':
       services.log.warn(`Kept ${event.files.length} paid image(s) in the recovery folder: ${event.reason}`);
