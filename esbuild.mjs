@@ -46,33 +46,15 @@ const common = {
   plugins: [problemMatcher, shareModules],
 };
 
+/** A bundle for the extension host (Node, CommonJS). */
+const nodeBundle = (name, entry, external = ['vscode']) =>
+  esbuild.context({ ...common, entryPoints: { [name]: entry }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external });
+
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
-  esbuild.context({
-    ...common,
-    entryPoints: { extension: 'src/extension.ts' },
-    outdir: 'dist',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['vscode', './gateway.js'],
-  }),
-  esbuild.context({
-    ...common,
-    entryPoints: { errors: 'src/core/errors.ts' },
-    outdir: 'dist',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  }),
-  esbuild.context({
-    ...common,
-    entryPoints: { gateway: 'src/core/gatewayBundle.ts' },
-    outdir: 'dist',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  }),
+  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js']),
+  nodeBundle('errors', 'src/core/errors.ts'),
+  nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
   // The Image Studio page (webview): browser code, no node built-ins.
   esbuild.context({
     ...common,

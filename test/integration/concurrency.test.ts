@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { admin, api, closeAllEditors, emulator, emulatorBalance, emulatorImages, paidRequests, useKey, waitUntil, workspaceRoot } from './support';
+import { api, closeAllEditors, emulator, emulatorBalance, emulatorImages, paidRequests, waitUntil, workspaceRoot, prepareSuite } from './support';
 
 interface Result {
   files: vscode.Uri[];
@@ -17,11 +17,7 @@ describe('Concurrent generations (10 at once, one folder)', function () {
   this.timeout(120_000);
 
   before(async () => {
-    await admin('POST', 'reset');
-    const config = vscode.workspace.getConfiguration('gatewayImages');
-    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
-    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
-    await useKey(emulator().keys.unlimited);
+    await prepareSuite();
   });
 
   afterEach(closeAllEditors);

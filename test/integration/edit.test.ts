@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { admin, closeAllEditors, emulator, paidRequests, rejectionOf, useKey, workspaceRoot } from './support';
+import { admin, closeAllEditors, paidRequests, rejectionOf, workspaceRoot, prepareSuite } from './support';
 
 interface Result {
   files: vscode.Uri[];
@@ -21,11 +21,7 @@ describe('Edit Image (arguments, both transports)', function () {
   let originalBytes: Buffer;
 
   before(async () => {
-    await admin('POST', 'reset');
-    const config = vscode.workspace.getConfiguration('gatewayImages');
-    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
-    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
-    await useKey(emulator().keys.unlimited);
+    await prepareSuite();
     sample = path.join(workspaceRoot(), 'images', 'sample.png');
     second = path.join(workspaceRoot(), 'images', 'second.png');
     fs.copyFileSync(sample, second);

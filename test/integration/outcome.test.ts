@@ -3,17 +3,13 @@
 // resent, and the notification says the request may have been charged and offers "Try Again…".
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import { admin, api, captureUi, closeAllEditors, emulator, emulatorBalance, paidRequests, rejectionOf, useKey, waitUntil } from './support';
+import { admin, api, captureUi, closeAllEditors, emulatorBalance, paidRequests, rejectionOf, waitUntil, prepareSuite } from './support';
 
 describe('Outcome unknown (drop-mid-body, kill)', function () {
   this.timeout(60_000);
 
   before(async () => {
-    await admin('POST', 'reset');
-    const config = vscode.workspace.getConfiguration('gatewayImages');
-    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
-    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
-    await useKey(emulator().keys.unlimited);
+    await prepareSuite();
   });
 
   afterEach(async () => {

@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { ForwardProxy, startForwardProxy } from '../support/forwardProxy';
-import { admin, closeAllEditors, emulator, paidRequests, useKey, waitUntil } from './support';
+import { closeAllEditors, emulator, paidRequests, waitUntil, prepareSuite } from './support';
 
 interface Result {
   files: vscode.Uri[];
@@ -20,11 +20,7 @@ describe('Proxy (http.proxy in VS Code settings)', function () {
   }
 
   before(async () => {
-    await admin('POST', 'reset');
-    const config = vscode.workspace.getConfiguration('gatewayImages');
-    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
-    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
-    await useKey(emulator().keys.unlimited);
+    await prepareSuite();
     proxy = await startForwardProxy();
   });
 

@@ -58,6 +58,15 @@ export async function useKey(key: string): Promise<void> {
   await (await api()).refreshAccount();
 }
 
+/** The usual start of a suite: a fresh emulator, no cost dialog, no editors opened, and a key in use. */
+export async function prepareSuite(key: keyof EmulatorInfo['keys'] = 'unlimited'): Promise<void> {
+  await admin('POST', 'reset');
+  const config = vscode.workspace.getConfiguration('gatewayImages');
+  await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
+  await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
+  await useKey(emulator().keys[key]);
+}
+
 export function workspaceRoot(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
   assert.ok(folder, 'the test workspace has no folder');
