@@ -53,6 +53,7 @@ export function createServices(context: vscode.ExtensionContext): Services {
     reconcile: () => account.reconcileSoon(),
     confirm: (info) => confirmCost(info, locale),
     confirmAbove: () => readSettings().confirmCostAbove,
+    provenance: () => vscode.workspace.getConfiguration('gatewayImages').get<boolean>('embedProvenance', true) !== false,
     recoveryDir,
     locale,
   });

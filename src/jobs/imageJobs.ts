@@ -10,6 +10,7 @@ import type { ImageSink } from '../core/generationStream';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
 import { extensionOf, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
+import { addPngTextChunk } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
@@ -50,7 +51,8 @@ export type JobEvent =
   | { type: 'sending'; estimate: CostEstimate; model: ImageModel }
   | { type: 'image-received'; index: number; bytes: number }
   | { type: 'recovered'; manifestPath: string; files: string[]; reason: string }
-  | { type: 'outcome-unknown'; error: GatewayError };
+  | { type: 'outcome-unknown'; error: GatewayError }
+  | { type: 'provenance-failed'; file: string; reason: string };
 
 export interface JobDeps {
   api: () => Promise<ImageApi>;
@@ -62,6 +64,8 @@ export interface JobDeps {
   /** Asked only when the reservation exceeds `confirmAbove()`; false cancels before sending. */
   confirm: (info: ConfirmRequest) => Promise<boolean>;
   confirmAbove: () => number;
+  /** Whether saved PNGs carry their request in an iTXt chunk (setting gatewayImages.embedProvenance). Off when absent. */
+  provenance?: () => boolean;
   recoveryDir: string;
   locale?: string;
   now?: () => Date;
@@ -89,8 +93,51 @@ export interface PreparedJob {
   references: ReferenceFile[];
 }
 
+/** Keyword of the PNG iTXt chunk that holds a ProvenanceRecord as JSON. */
+export const PROVENANCE_KEYWORD = 'gateway-images';
+
+/** What a saved image was made with: enough to make it again (no reference data, no paths). */
+export interface ProvenanceRecord {
+  generator: 'gateway-images';
+  version: 1;
+  createdAt: string;
+  model: string;
+  prompt: string;
+  seed?: number;
+  /** The other request fields as sent (n, resolution, aspect_ratio, size, quality, ...). */
+  parameters: Omit<GenerationRequest, 'model' | 'prompt' | 'seed' | 'input_references'>;
+  /** Number of reference images of an edit. */
+  references?: number;
+  /** 1-based index of the image in its request. */
+  index: number;
+}
+
+export function provenanceRecord(job: ImageJob, model: string, index: number, date: Date): ProvenanceRecord {
+  const { model: _m, prompt, seed, input_references: urls, ...parameters } = job.request;
+  const references = (job.references?.length ?? 0) || (urls?.length ?? 0);
+  return {
+    generator: 'gateway-images',
+    version: 1,
+    createdAt: date.toISOString(),
+    model,
+    prompt,
+    ...(seed === undefined ? {} : { seed }),
+    parameters,
+    ...(references ? { references } : {}),
+    index,
+  };
+}
+
 export class ImageJobService {
   constructor(private readonly deps: JobDeps) {}
+
+  /**
+   * The same service with some ports replaced, e.g. the chat tool's `confirmAbove` (its own
+   * confirmation already showed the cost, so the job asks again only above what was confirmed).
+   */
+  withDeps(overrides: Partial<JobDeps>): ImageJobService {
+    return new ImageJobService({ ...this.deps, ...overrides });
+  }
 
   /** Everything that happens before money is involved: validation, reference checks, estimate, funds. */
   async prepare(job: ImageJob): Promise<PreparedJob> {
@@ -178,6 +225,13 @@ export class ImageJobService {
         sourceName: job.output.sourceName,
       });
       const ext = extensionOf(image, meta.images[image.index]?.mediaType);
+      if (ext === 'png' && this.deps.provenance?.()) {
+        // Written into the staged file before it is placed. A failure only loses the record (history keeps it).
+        const record = provenanceRecord(job, meta.model ?? job.request.model, image.index + 1, date);
+        await addPngTextChunk(image.path, PROVENANCE_KEYWORD, JSON.stringify(record)).catch((error: unknown) =>
+          emit({ type: 'provenance-failed', file: image.path, reason: error instanceof Error ? error.message : String(error) }),
+        );
+      }
       try {
         files.push(await placeWithoutOverwrite(image.path, job.output.directory, baseName, ext));
       } catch (error) {

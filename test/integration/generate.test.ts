@@ -37,10 +37,16 @@ describe('Generate Image (arguments, no prompts)', function () {
   it('saves the images with pattern names, byte-equal to what the emulator produced', async () => {
     await useKey(emulator().keys.budget);
     const request = { model: 'aurora-1', prompt: 'A red fox in snow', n: 2, seed: 7 };
-    const result = await vscode.commands.executeCommand<{ files: vscode.Uri[]; model: string; usage: { cost_rub: number; balance: number } }>(
-      'gatewayImages.generate',
-      request,
-    );
+    // Byte equality needs the files as the gateway sent them: no provenance chunk (see provenance.test.ts).
+    const config = vscode.workspace.getConfiguration('gatewayImages');
+    await config.update('embedProvenance', false, vscode.ConfigurationTarget.Global);
+    type Result = { files: vscode.Uri[]; model: string; usage: { cost_rub: number; balance: number } };
+    const result = await vscode.commands
+      .executeCommand<Result>('gatewayImages.generate', request)
+      .then(async (value) => {
+        await config.update('embedProvenance', undefined, vscode.ConfigurationTarget.Global);
+        return value;
+      });
     assert.ok(result, 'the command resolved nothing');
     assert.strictEqual(result.files.length, 2);
     assert.strictEqual(result.model, 'aurora-1');
