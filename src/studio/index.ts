@@ -1,8 +1,14 @@
 // Registers the Image Studio cheaply: the command and the serializer only. The panel's code
 // (HTML, message handling) is loaded on first open, so activation stays light.
 import * as vscode from 'vscode';
+import type { GenerationRequest } from '../core/types';
 import { Services } from '../services';
 import { STUDIO_VIEW_TYPE } from './protocol';
+
+/** Opens the Image Studio with its form filled from `request` (regenerate, variations). Never sends. */
+export async function openStudioWith(services: Services, request: GenerationRequest, references: string[] = []): Promise<void> {
+  (await import('./studioPanel')).StudioPanel.showWith(services, { request, references });
+}
 
 export function registerStudio(services: Services): vscode.Disposable {
   const load = () => import('./studioPanel');

@@ -8,6 +8,7 @@ import { generate, isShown } from '../commands/generate';
 import { insertMarkdownLinks } from '../commands/jobRunner';
 import { showError } from '../commands/showError';
 import { formatRubles } from '../core/cost';
+import type { GenerationRequest } from '../core/types';
 import { summarizeError } from '../core/errors';
 import { Services } from '../services';
 import { checkReference, pathOfDroppedUri, savePastedImage } from './files';
@@ -24,6 +25,12 @@ import {
 } from './protocol';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, toAccountView, toFormValues, toGalleryItems, toModelInfo, toRequest } from './view';
+
+/** A request to show in the form (and its local reference images, for edits). */
+export interface StudioFill {
+  request: GenerationRequest;
+  references: string[];
+}
 
 export class StudioPanel {
   private static current: StudioPanel | undefined;
@@ -43,6 +50,15 @@ export class StudioPanel {
     StudioPanel.current = new StudioPanel(panel, services);
   }
 
+  /** Opens (or reveals) the studio with the form filled from a request ("regenerate"); nothing is sent. */
+  static showWith(services: Services, fill: StudioFill): void {
+    StudioPanel.show(services);
+    const panel = StudioPanel.current!;
+    panel.pendingFill = fill;
+    // A page that is ready gets it now; a page still loading (or reloading after reveal) on `ready`.
+    if (panel.pageReady) void panel.flushFill();
+  }
+
   /** A panel VS Code restored after a window reload. */
   static revive(panel: vscode.WebviewPanel, services: Services): void {
     StudioPanel.current?.panel.dispose();
@@ -53,6 +69,7 @@ export class StudioPanel {
   /** Posting starts when the page asks (`ready`) and stops while it is hidden (it is discarded). */
   private pageReady = false;
   private running: AbortController | undefined;
+  private pendingFill: StudioFill | undefined;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -112,6 +129,7 @@ export class StudioPanel {
           references: views,
           busy: !!this.running,
         });
+        await this.flushFill();
         // Cached models are shown at once; a missing or stale catalog is fetched in the background.
         // (A fetched catalog arrives through catalog.onDidChange.)
         services.catalog.get().catch((error) => this.post({ type: 'models', models: [], error: summarizeError(error).message }));
@@ -231,6 +249,14 @@ export class StudioPanel {
       case 'delete':
         return this.deleteResult(file);
     }
+  }
+
+  private async flushFill(): Promise<void> {
+    const fill = this.pendingFill;
+    if (!fill) return;
+    this.pendingFill = undefined;
+    const { views } = await this.referenceViews(fill.references);
+    this.post({ type: 'fillForm', form: toFormValues(fill.request, views.map((v) => v.path)), references: views });
   }
 
   private async deleteResult(file: string): Promise<void> {
