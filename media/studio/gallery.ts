@@ -40,10 +40,16 @@ function card(item: GalleryItem): HTMLElement {
     button.addEventListener('click', () => request({ type: 'galleryAction', action, entryId: item.entryId, file: item.file }));
     return button;
   });
-  return el('li', { class: 'card' }, [
+  // Dragged into a Markdown or HTML editor (with Shift), the editor's drop providers insert an image link.
+  const li = el('li', { class: 'card', draggable: 'true' }, [
     el('div', { class: 'thumb' }, [image]),
     el('p', { class: 'prompt', title: item.name }, [item.prompt]),
     el('p', { class: 'description' }, [details]),
     el('div', { class: 'card-actions', role: 'group', 'aria-label': t('actionsFor', item.name) }, buttons),
   ]);
+  li.addEventListener('dragstart', (event) => {
+    event.dataTransfer?.setData('text/uri-list', item.uri);
+    event.dataTransfer?.setData('text/plain', item.file);
+  });
+  return li;
 }

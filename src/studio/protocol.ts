@@ -95,6 +95,8 @@ export interface EstimateView {
 export interface GalleryItem {
   entryId: string;
   file: string;
+  /** file: URI of the saved image, set as text/uri-list when the card is dragged into an editor. */
+  uri: string;
   name: string;
   src: string;
   prompt: string;

@@ -1,6 +1,7 @@
 // Pure conversions between the services' data and the page's messages: models, account, gallery,
 // form <-> request, and the live estimate. No vscode import (the page never sees these types).
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AccountSnapshot } from '../account/accountModel';
 import { canEdit } from '../core/catalog';
 import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
@@ -44,6 +45,7 @@ export function toGalleryItems(entries: readonly HistoryEntry[], locale: string,
     entry.files.map((file) => ({
       entryId: entry.id,
       file,
+      uri: pathToFileURL(file).href,
       name: path.basename(file),
       src: toSrc(file),
       prompt: entry.request.prompt,
