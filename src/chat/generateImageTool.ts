@@ -1,0 +1,163 @@
+// The language model tool `gatewayImages_generateImage`: chat agents generate images through the
+// same job as the Generate Image command. The tool's confirmation IS the cost confirmation: it shows
+// the model, the prompt, the reservation and the expected range (from ImageJobService.prepare, which
+// sends nothing). The job then asks again only if the reservation grew beyond what was confirmed.
+import * as vscode from 'vscode';
+import { formatRubleRange, formatRubles } from '../core/cost';
+import { NotConfiguredError, summarizeError, ValidationError } from '../core/errors';
+import { ImageModel } from '../core/types';
+import { GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs';
+import { generate } from '../commands/generate';
+import { Services } from '../services';
+
+export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
+const LAST_MODEL_KEY = 'gatewayImages.lastModel';
+/** Confirmed reservations kept for invoke(); a confirmation is used once. */
+const MAX_PENDING = 32;
+
+/** The tool's input (package.json `languageModelTools[].inputSchema`). */
+export interface GenerateImageInput {
+  prompt: string;
+  model?: string;
+  n?: number;
+  resolution?: string;
+  aspect_ratio?: string;
+  background?: string;
+  size?: string;
+  quality?: string;
+  output_format?: string;
+  seed?: number;
+}
+
+export function registerChatTool(services: Services): vscode.Disposable {
+  try {
+    return vscode.lm.registerTool<GenerateImageInput>(GENERATE_IMAGE_TOOL, createGenerateImageTool(services));
+  } catch (error) {
+    // A host without language model tools must not fail the whole activation.
+    services.log.warn(`The chat tool could not be registered: ${summarizeError(error).message}`);
+    return new vscode.Disposable(() => undefined);
+  }
+}
+
+export function createGenerateImageTool(services: Services): vscode.LanguageModelTool<GenerateImageInput> {
+  /** Reservation the person confirmed, by request (JSON): invoke() lets the job ask only above it. */
+  const confirmed = new Map<string, number>();
+  const t = vscode.l10n.t;
+
+  return {
+    async prepareInvocation({ input }) {
+      try {
+        const args = await resolveArgs(services, input);
+        const { model, estimate } = await services.jobs.prepare({ request: requestOf(args), output: { directory: '', pattern: '' } });
+        remember(confirmed, keyOf(args), estimate.reservation);
+        const locale = services.locale;
+        const message = new vscode.MarkdownString();
+        message.appendMarkdown(`**${t('Model')}:** `).appendText(model.id).appendMarkdown('  \n');
+        message.appendMarkdown(`**${t('Prompt')}:** `).appendText(args.prompt).appendMarkdown('  \n');
+        const options = describeOptions(args);
+        if (options) message.appendMarkdown(`**${t('Options')}:** `).appendText(options).appendMarkdown('  \n');
+        message.appendMarkdown('\n').appendText(
+          t(
+            'The gateway reserves {0} before generating and charges the actual cost, expected {1}.',
+            formatRubles(estimate.reservation, locale),
+            formatRubleRange(estimate.expectedMin, estimate.expectedMax, locale),
+          ),
+        );
+        const balance = services.account.snapshot.balance;
+        if (balance !== undefined) message.appendMarkdown('  \n').appendText(t('Balance now: {0}.', formatRubles(balance, locale)));
+        return {
+          invocationMessage: t('Generating {0} image(s) with {1}…', estimate.n, model.id),
+          confirmationMessages: { title: t('Generate {0} image(s) with {1}?', estimate.n, model.id), message },
+        };
+      } catch {
+        // Nothing can be estimated (invalid input, no key...): invoke() reports why. Should it
+        // succeed after all, the job asks for confirmation itself (nothing was confirmed here).
+        return { invocationMessage: t('Checking the image request…') };
+      }
+    },
+
+    async invoke({ input }, token) {
+      const controller = new AbortController();
+      const subscription = token.onCancellationRequested(() => controller.abort());
+      try {
+        const args = await resolveArgs(services, input);
+        const key = keyOf(args);
+        const reservation = confirmed.get(key);
+        confirmed.delete(key);
+        // Confirmed here: the job asks only above that reservation; nothing confirmed: it always asks.
+        const jobs = services.jobs.withDeps({ confirmAbove: () => reservation ?? -1 });
+        const result = await generate({ ...services, jobs }, args, false, controller.signal);
+        const paths = result.files.map((file) => vscode.workspace.asRelativePath(file, false));
+        const locale = services.locale;
+        const cost = result.usage ? formatRubles(result.usage.cost_rub, locale) : t('unknown');
+        const balance = result.usage ? formatRubles(result.usage.balance, locale) : t('unknown');
+        const lines = [
+          t('Generated {0} image(s) with {1}. Cost {2}, balance after {3}.', paths.length, result.model, cost, balance),
+          t('Saved (workspace-relative paths):'),
+          ...paths.map((p) => `- ${p}`),
+        ];
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(lines.join('\n'))]);
+      } catch (error) {
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(describeFailure(error))]);
+      } finally {
+        subscription.dispose();
+      }
+    },
+  };
+}
+
+/** The input as Generate Image arguments, with a default model when none is given. */
+async function resolveArgs(services: Services, input: GenerateImageInput): Promise<GenerateArgs> {
+  if (typeof input !== 'object' || input === null) throw new ValidationError('prompt', vscode.l10n.t('The tool input must be an object with a "prompt".'));
+  const model = typeof input.model === 'string' && input.model.trim() ? input.model.trim() : await defaultModel(services);
+  return toGenerateArgs({ ...input, model, prompt: typeof input.prompt === 'string' ? input.prompt.trim() : input.prompt });
+}
+
+/** The remembered last model when it still exists and generates, else the cheapest model that generates. */
+export async function defaultModel(services: Services): Promise<string> {
+  const models = (await services.catalog.get()).filter((m) => m.supports_generation);
+  const last = services.context.globalState.get<string>(LAST_MODEL_KEY);
+  if (last && models.some((m) => m.id === last)) return last;
+  const cheapest = [...models].sort(byPrice)[0];
+  if (!cheapest) throw new ValidationError('model', vscode.l10n.t('The gateway lists no model that generates images.'));
+  return cheapest.id;
+}
+
+function byPrice(a: ImageModel, b: ImageModel): number {
+  return a.max_price_per_image - b.max_price_per_image || a.min_price_per_image - b.min_price_per_image || a.id.localeCompare(b.id);
+}
+
+function keyOf(args: GenerateArgs): string {
+  return JSON.stringify(requestOf(args));
+}
+
+function remember(map: Map<string, number>, key: string, reservation: number): void {
+  map.delete(key);
+  map.set(key, reservation);
+  while (map.size > MAX_PENDING) map.delete(map.keys().next().value!);
+}
+
+function describeOptions(args: GenerateArgs): string {
+  const fields = ['n', 'resolution', 'aspect_ratio', 'background', 'size', 'quality', 'output_format', 'seed'] as const;
+  return fields
+    .filter((f) => args[f] !== undefined)
+    .map((f) => `${f}=${String(args[f])}`)
+    .join(', ');
+}
+
+/** What went wrong, as a sentence for the model and the person (errors never carry the key). */
+function describeFailure(error: unknown): string {
+  const t = vscode.l10n.t;
+  if (error instanceof NotConfiguredError) {
+    return error.missing === 'baseUrl'
+      ? t('Image generation is not set up: the gateway address (setting gatewayImages.baseUrl) is missing. Nothing was sent.')
+      : t('Image generation is not set up: no API key. Run "Gateway Images: Set API Key". Nothing was sent.');
+  }
+  const summary = summarizeError(error);
+  const sent = summary.outcomeUnknown
+    ? t('The request may have been charged; check the balance before trying again.')
+    : summary.kind === 'validation' || summary.kind === 'cannot-afford' || summary.kind === 'cancelled'
+      ? t('Nothing was sent.')
+      : '';
+  return [t('Image generation failed: {0}', summary.message), sent].filter(Boolean).join(' ');
+}

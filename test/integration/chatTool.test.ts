@@ -1,0 +1,97 @@
+// The chat tool gatewayImages_generateImage, invoked through vscode.lm.invokeTool without a chat
+// request (toolInvocationToken undefined), inside VS Code against the emulator. Outside a chat
+// request VS Code asks the tool's confirmation through its dialog service, which integration tests
+// auto-confirm; the job's own cost dialog (a modal message, refused in tests) must not appear.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { admin, api, closeAllEditors, emulator, paidRequests, useKey, workspaceRoot } from './support';
+
+const TOOL = 'gatewayImages_generateImage';
+
+async function invoke(input: Record<string, unknown>): Promise<string> {
+  const result = await vscode.lm.invokeTool(TOOL, { input, toolInvocationToken: undefined });
+  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');
+}
+
+/** Workspace-relative paths listed as "- path" lines in the tool's answer. */
+function listedPaths(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.slice(2));
+}
+
+describe('Chat tool gatewayImages_generateImage', function () {
+  this.timeout(60_000);
+
+  before(async () => {
+    await admin('POST', 'reset');
+    const config = vscode.workspace.getConfiguration('gatewayImages');
+    // 0 = the job always asks: a second confirmation would be refused in tests and fail the run.
+    await config.update('confirmCostAbove', 0, vscode.ConfigurationTarget.Global);
+    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
+    await useKey(emulator().keys.unlimited);
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('gatewayImages').update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
+  });
+
+  afterEach(closeAllEditors);
+
+  it('is registered with the schema of package.json', () => {
+    const tool = vscode.lm.tools.find((t) => t.name === TOOL);
+    assert.ok(tool, `lm.tools lacks ${TOOL}: ${vscode.lm.tools.map((t) => t.name).join(', ')}`);
+    const schema = tool.inputSchema as { required?: string[]; properties?: Record<string, unknown> };
+    assert.deepStrictEqual(schema.required, ['prompt']);
+    for (const field of ['prompt', 'model', 'n', 'resolution', 'aspect_ratio', 'background', 'size', 'quality', 'output_format', 'seed']) {
+      assert.ok(schema.properties?.[field], `schema lacks ${field}`);
+    }
+  });
+
+  it('generates through invokeTool: one paid request, no second cost dialog, paths, cost and balance in the answer', async () => {
+    const paidBefore = (await paidRequests()).length;
+    const text = await invoke({ prompt: 'Маяк на скале на рассвете', model: 'aurora-1', n: 2, seed: 11 });
+    assert.match(text, /Generated 2 image\(s\) with aurora-1\. Cost .+, balance after .+\./, text);
+    const paths = listedPaths(text);
+    assert.strictEqual(paths.length, 2, text);
+    for (const relative of paths) {
+      assert.ok(!path.isAbsolute(relative), `${relative} is not workspace-relative`);
+      assert.ok(fs.existsSync(path.join(workspaceRoot(), relative)), `${relative} does not exist`);
+    }
+    const paid = await paidRequests();
+    assert.strictEqual(paid.length, paidBefore + 1, 'exactly one paid request');
+    const charged = paid.at(-1)!.chargedRub;
+    assert.ok(charged >= 5 && charged <= 8, `charged ${charged}`);
+    assert.ok(!text.includes(emulator().keys.unlimited), 'the answer contains the key');
+  });
+
+  it('without a model uses the remembered model, else the cheapest that generates (sketch-mini here)', async () => {
+    const text = await invoke({ prompt: 'A paper boat' });
+    assert.match(text, /with sketch-mini\./, text);
+    assert.strictEqual(listedPaths(text).length, 1);
+  });
+
+  it('errors come back as text, nothing is sent and the key is never echoed', async () => {
+    const paidBefore = (await paidRequests()).length;
+    const unknown = await invoke({ prompt: 'x', model: 'acme/aurora-1' });
+    assert.match(unknown, /^Image generation failed: .+/, unknown);
+    const invalid = await invoke({ prompt: 'x', model: 'aurora-1', size: '1024х1024' });
+    assert.match(invalid, /^Image generation failed: .*Latin letter x.* Nothing was sent\./s, invalid);
+    assert.strictEqual((await paidRequests()).length, paidBefore, 'a paid request was sent');
+    for (const text of [unknown, invalid]) assert.ok(!text.includes(emulator().keys.unlimited));
+  });
+
+  it('a balance that cannot cover the reservation is refused before sending, as text', async () => {
+    await admin('POST', 'state', { balance: 1 });
+    await (await api()).refreshAccount();
+    const paidBefore = (await paidRequests()).length;
+    const text = await invoke({ prompt: 'Too expensive', model: 'lumen-xl' });
+    assert.match(text, /reserves .* Nothing was sent\./s, text);
+    assert.strictEqual((await paidRequests()).length, paidBefore);
+    await admin('POST', 'reset');
+    await (await api()).refreshAccount();
+  });
+});
