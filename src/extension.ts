@@ -3,12 +3,15 @@
 import * as vscode from 'vscode';
 import { AccountSnapshot } from './account/accountModel';
 import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
+import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account';
 import { registerApiKeyCommands, seedDemoKey } from './commands/apiKey';
 import { EditArgs, GenerateArgs } from './commands/commandArgs';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
+import { registerGenerateForSelection } from './commands/generateForSelection';
 import { CommandResult } from './commands/jobRunner';
+import { registerProvenance } from './commands/provenance';
 import { registerRecover } from './commands/recover';
 import { setTranslator } from './core/i18n';
 import { initOnboarding } from './host/onboarding';
@@ -45,6 +48,9 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerAccountCommands(services),
     registerRecover(services),
     registerStudio(services),
+    registerGenerateForSelection(services),
+    registerProvenance(services),
+    registerChatTool(services),
     initOnboarding(context.globalState, services.keys),
   );
 
