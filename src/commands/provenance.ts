@@ -17,12 +17,8 @@ export interface ImageRecord {
   source: 'png' | 'history';
 }
 
-/** What the commands resolve to (for keybindings and tests): the request the studio was filled with. */
-export interface PrefillResult {
-  request: GenerationRequest;
-  references: string[];
-  source: 'png' | 'history';
-}
+/** What the commands resolve to (for keybindings and tests): the record the studio was filled with. */
+export type PrefillResult = ImageRecord;
 
 const VARIATIONS_MAX_N = 4;
 

@@ -8,8 +8,9 @@ import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { crc32, inflateSync } from 'node:zlib';
 import { addPngTextChunk, addPngTextChunkToBuffer, buildITXtChunk, IEND_CHUNK, PNG_SIGNATURE, PngFormatError, readPngTextChunk } from '../../src/core/pngText';
+import { PROVENANCE_KEYWORD } from '../../src/jobs/imageJobs';
 import { paddedPngParts, paintPng, pngChunk } from '../emulator/png';
-import { removeDir, tempDir, TINY_PNG } from './support/gateway';
+import { DEMO_KEYS, newClient, newService, removeDir, SMALL, startEmulator, tempDir, TINY_PNG } from './support/gateway';
 
 interface Chunk {
   type: string;
@@ -181,5 +182,41 @@ describe('pngText', () => {
 
     await addPngTextChunk(file, KEY, '{"prompt":"огромный"}');
     assert.equal(await readPngTextChunk(file, KEY), '{"prompt":"огромный"}');
+  });
+
+  describe('through the job service (provenance port)', () => {
+    it('on: each saved PNG holds its request; the pixels are the gateway\'s; off or absent: the file is untouched', async function () {
+      this.timeout(30_000);
+      const emu = await startEmulator();
+      const client = newClient(emu, DEMO_KEYS.unlimited);
+      try {
+        const models = await client.imageModels();
+        const job = (sub: string) => ({
+          request: { model: 'aurora-1', prompt: 'Кот в сапогах', n: 2, seed: 5, size: SMALL, quality: 'low' },
+          output: { directory: path.join(dir, sub), pattern: '{model}-{index}' },
+        });
+        const on = await newService(client, models, path.join(dir, 'recovery'), { provenance: () => true }).service.run(job('on'));
+        const off = await newService(client, models, path.join(dir, 'recovery'), { provenance: () => false }).service.run(job('off'));
+        const absent = await newService(client, models, path.join(dir, 'recovery')).service.run(job('absent'));
+        for (const [i, file] of on.files.entries()) {
+          const record = JSON.parse((await readPngTextChunk(file, PROVENANCE_KEYWORD))!);
+          assert.equal(record.generator, 'gateway-images');
+          assert.equal(record.prompt, 'Кот в сапогах');
+          assert.equal(record.model, 'aurora-1');
+          assert.equal(record.seed, 5);
+          assert.deepEqual(record.parameters, { n: 2, size: SMALL, quality: 'low' });
+          assert.equal(record.index, i + 1);
+          const plain = await readFile(off.files[i]);
+          const withRecord = await readFile(file);
+          assert.ok(withRecord.subarray(0, plain.length - 12).equals(plain.subarray(0, plain.length - 12)), 'same image bytes before the chunk');
+          assert.ok(chunks(withRecord).every((c) => c.crcOk));
+          assert.ok(pixels(withRecord).equals(pixels(plain)));
+        }
+        for (const file of [...off.files, ...absent.files]) assert.equal(await readPngTextChunk(file, PROVENANCE_KEYWORD), undefined);
+      } finally {
+        await client.close();
+        await emu.close();
+      }
+    });
   });
 });
