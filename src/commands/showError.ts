@@ -59,7 +59,8 @@ async function showOutcomeUnknown(services: Services, error: GatewayError, retry
   const change = await services.account.reconcile().catch(() => undefined);
   let charged: string;
   if (change?.balanceDelta === undefined) charged = t('The balance could not be read to check.');
-  else if (change.balanceDelta === 0) charged = t('The balance did not change: nothing was charged.');
+  // A reservation held while the balance was read last comes back as a rise: still no charge.
+  else if (change.balanceDelta >= 0) charged = t('The balance did not go down: nothing was charged.');
   else charged = t('The balance changed by {0}.', formatRubles(change.balanceDelta, services.locale));
   const text = t('{0} The request may have been charged. {1}', error.message, charged);
   const actions = retry ? [t('Try Again…'), t('Show Log')] : [t('Show Log')];

@@ -42,6 +42,14 @@ export interface Manifest {
   };
 }
 
+/** package.json with its `%key%` strings resolved from package.nls.json (English), as VS Code shows them. */
 export function readManifest(): Manifest {
-  return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Manifest;
+  const text = fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8');
+  const nlsFile = path.join(REPO_ROOT, 'package.nls.json');
+  const nls = fs.existsSync(nlsFile) ? (JSON.parse(fs.readFileSync(nlsFile, 'utf8')) as Record<string, string>) : {};
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (typeof value !== 'string') return value;
+    const match = /^%(.+)%$/.exec(value);
+    return match && match[1] in nls ? nls[match[1]] : value;
+  }) as Manifest;
 }
