@@ -31,7 +31,9 @@ const ALLOWED: RegExp[] = [
 /** Relative image paths the README shows. */
 function readmeImages(): string[] {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)].map((m) => m[1]).filter((p) => !/^[a-z]+:/i.test(p));
+  // Images in code (fenced blocks, `spans`) are examples, not pictures the README shows.
+  const prose = readme.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+  return [...prose.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)].map((m) => m[1]).filter((p) => !/^[a-z]+:/i.test(p));
 }
 
 /** Entry names of a zip file, read from its central directory. */
