@@ -55,6 +55,10 @@ async function setKey(page: Page, key: string): Promise<void> {
 /** The palette flow: model, prompt, then the first item of the review list sends. */
 async function generateFromPalette(page: Page, model: string, prompt: string, capture: () => Promise<void> = async () => undefined): Promise<void> {
   await runCommand(page, 'Gateway Images: Generate Image');
+  // How long until the model list shows (from the cache after the first time). Reported, not asserted.
+  const started = Date.now();
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: model }).first().waitFor({ timeout: 30_000 });
+  console.log(`      model quick pick shown ${Date.now() - started} ms after the command was picked`);
   await typeInQuickInput(page, model);
   await sleep(300);
   await capture();
