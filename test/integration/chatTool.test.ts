@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { admin, api, closeAllEditors, emulator, paidRequests, useKey, workspaceRoot } from './support';
+import { admin, api, closeAllEditors, emulator, paidRequests, workspaceRoot, prepareSuite } from './support';
 
 const TOOL = 'gatewayImages_generateImage';
 
@@ -27,12 +27,9 @@ describe('Chat tool gatewayImages_generateImage', function () {
   this.timeout(60_000);
 
   before(async () => {
-    await admin('POST', 'reset');
-    const config = vscode.workspace.getConfiguration('gatewayImages');
+    await prepareSuite();
     // 0 = the job always asks: a second confirmation would be refused in tests and fail the run.
-    await config.update('confirmCostAbove', 0, vscode.ConfigurationTarget.Global);
-    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
-    await useKey(emulator().keys.unlimited);
+    await vscode.workspace.getConfiguration('gatewayImages').update('confirmCostAbove', 0, vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {

@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { admin, closeAllEditors, emulator, paidRequests, rejectionOf, useKey, workspaceRoot } from './support';
+import { closeAllEditors, paidRequests, rejectionOf, workspaceRoot, prepareSuite } from './support';
 
 interface SelectionResult {
   files: vscode.Uri[];
@@ -29,11 +29,7 @@ describe('Generate Image for Selection (Markdown, HTML)', function () {
   this.timeout(60_000);
 
   before(async () => {
-    await admin('POST', 'reset');
-    const config = vscode.workspace.getConfiguration('gatewayImages');
-    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
-    await config.update('openAfterGenerate', false, vscode.ConfigurationTarget.Global);
-    await useKey(emulator().keys.unlimited);
+    await prepareSuite();
   });
 
   afterEach(async () => {

@@ -4,26 +4,12 @@ import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { readPngTextChunk } from '../../src/core/pngText';
-import { admin, closeAllEditors, emulator, paidRequests, useKey, workspaceRoot } from './support';
+import { admin, closeAllEditors, emulator, paidRequests, useKey, workspaceRoot, studioTabs, waitUntil } from './support';
 
 interface Prefill {
   request: { model: string; prompt: string; n?: number; seed?: number; aspect_ratio?: string };
   references: string[];
   source: 'png' | 'history';
-}
-
-function studioTabs(): vscode.Tab[] {
-  return vscode.window.tabGroups.all
-    .flatMap((group) => group.tabs)
-    .filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.label === 'Image Studio');
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function generateOne(request: Record<string, unknown>): Promise<vscode.Uri> {
@@ -65,8 +51,8 @@ describe('Provenance: PNG record, Regenerate and Variations', function () {
     const prefill = await vscode.commands.executeCommand<Prefill>('gatewayImages.regenerate', file);
     assert.strictEqual(prefill.source, 'png');
     assert.deepStrictEqual(prefill.request, { model: 'aurora-1', prompt, seed: 78, aspect_ratio: '16:9' });
-    await waitFor(() => studioTabs().length === 1);
-    await waitFor(() => studioTabs()[0].isActive);
+    await waitUntil(() => studioTabs().length === 1);
+    await waitUntil(() => studioTabs()[0].isActive);
     await new Promise((r) => setTimeout(r, 1000));
     assert.strictEqual((await paidRequests()).length, paidBefore, 'something was sent');
   });

@@ -1,20 +1,7 @@
 // Image Studio: the command opens one panel and reveals it when run again. Runs inside VS Code.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-
-function studioTabs(): vscode.Tab[] {
-  return vscode.window.tabGroups.all
-    .flatMap((group) => group.tabs)
-    .filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.label === 'Image Studio');
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { studioTabs, waitUntil } from './support';
 
 describe('Image Studio', () => {
   after(async () => {
@@ -24,7 +11,7 @@ describe('Image Studio', () => {
   it('opens exactly one panel, and running the command again does not open a second', async () => {
     assert.strictEqual(studioTabs().length, 0, 'a studio tab is open before the test');
     await vscode.commands.executeCommand('gatewayImages.openStudio');
-    await waitFor(() => studioTabs().length > 0);
+    await waitUntil(() => studioTabs().length > 0);
     assert.strictEqual(studioTabs().length, 1);
     const viewType = (studioTabs()[0].input as vscode.TabInputWebview).viewType;
     assert.ok(viewType.endsWith('gatewayImages.studio'), `viewType ${viewType}`);
@@ -33,7 +20,7 @@ describe('Image Studio', () => {
     await vscode.commands.executeCommand('gatewayImages.openStudio');
     await new Promise((r) => setTimeout(r, 500));
     assert.strictEqual(studioTabs().length, 1, 'a second studio panel was opened');
-    await waitFor(() => studioTabs()[0].isActive);
+    await waitUntil(() => studioTabs()[0].isActive);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -109,6 +109,13 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
   return Date.now() - started;
 }
 
+/** The tabs of the Image Studio webview panel. */
+export function studioTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all
+    .flatMap((group) => group.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.label === 'Image Studio');
+}
+
 /** The emulator's account balance, read through its admin API. */
 export async function emulatorBalance(): Promise<number> {
   return (await admin<{ balance: number }>('GET', 'state')).balance;
