@@ -82,9 +82,12 @@ export class AccountModel {
     }, delayMs);
   }
 
-  /** Refreshes now and says what changed (after a request whose outcome is unknown). */
-  async reconcile(): Promise<BalanceChange> {
-    const before = this.current;
+  /**
+   * Refreshes now and says what changed (after a request whose outcome is unknown), against the
+   * figures known before the request was sent when given: a refresh in between must not hide a charge.
+   */
+  async reconcile(baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>): Promise<BalanceChange> {
+    const before = baseline ? { ...this.current, ...baseline } : this.current;
     const after = await this.refresh();
     const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : fromKopecks(toKopecks(b) - toKopecks(a)));
     return { before, after, balanceDelta: delta(before.balance, after.balance), budgetDelta: delta(before.budget, after.budget) };

@@ -8,7 +8,7 @@ import { readPathSetting, readSettings } from '../host/settings';
 import { Services } from '../services';
 import { EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
 import { isShown, markShown } from './generate';
-import { CommandResult, runJobCommand } from './jobRunner';
+import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { showError } from './showError';
 
@@ -41,7 +41,7 @@ export async function editImageCommand(services: Services, first?: unknown, sele
 }
 
 /** Runs an edit; shared by the command, the public API and the studio. */
-export async function editImage(services: Services, args: EditArgs, interactive: boolean, signal?: AbortSignal): Promise<CommandResult> {
+export async function editImage(services: Services, args: EditArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
   const images = args.images.map(toFilePath);
   if (!images.length) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
   const source = images[0];
@@ -55,7 +55,7 @@ export async function editImage(services: Services, args: EditArgs, interactive:
       transport: readSettings().editTransport,
       output: { directory, pattern, sourceName: path.basename(source, path.extname(source)) },
     },
-    { title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), args.model), interactive, openBeside: vscode.Uri.file(source), signal },
+    { title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), args.model), interactive, openBeside: vscode.Uri.file(source), ...extra },
   ).catch((error) => {
     throw markShown(error);
   });

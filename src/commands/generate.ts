@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { NotConfiguredError } from '../core/errors';
 import { Services } from '../services';
 import { GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
-import { CommandResult, runJobCommand } from './jobRunner';
+import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
 import { resolveOutputFolder } from './outputFolder';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { showError } from './showError';
@@ -34,13 +34,13 @@ export async function generateCommand(services: Services, args?: unknown): Promi
 }
 
 /** Runs a generation; shared by the command, the public API and the studio. */
-export async function generate(services: Services, args: GenerateArgs, interactive: boolean, signal?: AbortSignal): Promise<CommandResult> {
+export async function generate(services: Services, args: GenerateArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
   const directory = await resolveOutputFolder(args.outputDirectory);
   const pattern = vscode.workspace.getConfiguration('gatewayImages').get<string>('fileNamePattern', FILE_NAME_PATTERN_DEFAULT);
   return runJobCommand(
     services,
     { request: requestOf(args), output: { directory, pattern } },
-    { title: vscode.l10n.t('Generating with {0}', args.model), interactive, signal },
+    { title: vscode.l10n.t('Generating with {0}', args.model), interactive, ...extra },
   ).catch((error) => {
     throw markShown(error);
   });

@@ -70,7 +70,8 @@ export async function generateForSelection(services: Services, args?: unknown): 
     const anchor = editor.selection.end;
     const selected = document.getText(editor.selection).trim();
     const chosen = byArgs ? argsWithSelection(args, selected) : await askArgs(services, selected);
-    const result = await generate(services, chosen, !byArgs);
+    // The link is inserted here: the result message does not offer it a second time.
+    const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false });
     const inserted = await insertLinks(document, anchor, result.files, chosen.prompt, syntax);
     return { ...result, inserted };
   } catch (error) {

@@ -20,7 +20,12 @@ export interface RunOptions {
   forceConfirm?: boolean;
   /** Cancels like the notification's Cancel button (the studio's Cancel). */
   signal?: AbortSignal;
+  /** Offer "Insert Markdown Link" in the result message (off when the caller inserts it itself). */
+  offerMarkdownLink?: boolean;
 }
+
+/** What callers of generate/editImage may add to a run. */
+export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink'>;
 
 export interface CommandResult {
   files: vscode.Uri[];
@@ -65,10 +70,12 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
 
 /** Runs a job from a command: errors are shown (with actions) and rethrown for programmatic callers. */
 export async function runJobCommand(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
+  // What the account showed before sending: an unknown outcome is judged against it.
+  const baseline = { balance: services.account.snapshot.balance, budget: services.account.snapshot.budget };
   try {
     return await runJob(services, job, options);
   } catch (error) {
-    void showError(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined));
+    void showError(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined), baseline);
     throw error;
   }
 }
@@ -125,7 +132,8 @@ async function presentResult(services: Services, result: JobResult, files: vscod
   const balance = result.usage ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
   const message = vscode.l10n.t('Saved {0} image(s) to {1}. Cost {2}, balance {3}.', files.length, vscode.workspace.asRelativePath(path.dirname(files[0].fsPath)), cost, balance);
   const actions = [vscode.l10n.t('Open Folder'), vscode.l10n.t('Reveal in Explorer'), vscode.l10n.t('Copy Path')];
-  const markdownEditor = vscode.window.activeTextEditor?.document.languageId === 'markdown' ? vscode.window.activeTextEditor : undefined;
+  const editor = vscode.window.activeTextEditor;
+  const markdownEditor = options.offerMarkdownLink !== false && editor?.document.languageId === 'markdown' ? editor : undefined;
   if (markdownEditor) actions.push(vscode.l10n.t('Insert Markdown Link'));
   const choice = await vscode.window.showInformationMessage(message, ...actions);
   if (!choice) return;

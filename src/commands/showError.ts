@@ -2,11 +2,17 @@
 import * as vscode from 'vscode';
 import { formatRubles } from '../core/cost';
 import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError } from '../core/errors';
+import type { AccountSnapshot } from '../account/accountModel';
 import { Services } from '../services';
 
 const OUTCOME_SETTLE_MS = 1500;
 
-export async function showError(services: Services, error: unknown, retry?: () => Promise<void>): Promise<void> {
+export async function showError(
+  services: Services,
+  error: unknown,
+  retry?: () => Promise<void>,
+  baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>,
+): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
   services.log.error(message);
   const t = vscode.l10n.t;
@@ -27,7 +33,7 @@ export async function showError(services: Services, error: unknown, retry?: () =
     return;
   }
   if (error instanceof GatewayError && error.outcomeUnknown) {
-    await showOutcomeUnknown(services, error, retry);
+    await showOutcomeUnknown(services, error, retry, baseline);
     return;
   }
   if (error instanceof GatewayError && error.kind === 'cancelled') {
@@ -52,14 +58,19 @@ export async function showError(services: Services, error: unknown, retry?: () =
 }
 
 /** The paid request may have been charged: say so, reconcile at once, and offer an explicit retry. */
-async function showOutcomeUnknown(services: Services, error: GatewayError, retry?: () => Promise<void>): Promise<void> {
+async function showOutcomeUnknown(
+  services: Services,
+  error: GatewayError,
+  retry?: () => Promise<void>,
+  baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>,
+): Promise<void> {
   const t = vscode.l10n.t;
   // Give the gateway a moment to settle: a reservation may still be held just after the break.
   await new Promise((resolve) => setTimeout(resolve, OUTCOME_SETTLE_MS));
-  const change = await services.account.reconcile().catch(() => undefined);
+  const change = await services.account.reconcile(baseline).catch(() => undefined);
   let charged: string;
   if (change?.balanceDelta === undefined) charged = t('The balance could not be read to check.');
-  // A reservation held while the balance was read last comes back as a rise: still no charge.
+  // Judged against the balance before sending; a rise (a top-up meanwhile) is no charge either.
   else if (change.balanceDelta >= 0) charged = t('The balance did not go down: nothing was charged.');
   else charged = t('The balance changed by {0}.', formatRubles(change.balanceDelta, services.locale));
   const text = t('{0} The request may have been charged. {1}', error.message, charged);

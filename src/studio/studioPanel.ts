@@ -190,8 +190,8 @@ export class StudioPanel {
       const args = toRequest(form);
       const images = views.map((v) => v.path);
       const result = images.length
-        ? await editImage(services, { ...args, images }, true, controller.signal)
-        : await generate(services, args, true, controller.signal);
+        ? await editImage(services, { ...args, images }, true, { signal: controller.signal })
+        : await generate(services, args, true, { signal: controller.signal });
       this.post({
         type: 'generateDone',
         requestId,

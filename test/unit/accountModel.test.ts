@@ -128,6 +128,18 @@ describe('AccountModel', function () {
     assert.equal(none.balanceDelta, 0);
   });
 
+  it('reconcile against a baseline still shows a charge that a refresh in between already saw', async () => {
+    const { client, account } = modelFor(DEMO_KEYS.budget);
+    const before = await account.refresh();
+    const baseline = { balance: before.balance, budget: before.budget };
+    const meta = await client.generate({ model: 'aurora-1', prompt: 'seen early', size: SMALL }, new MemorySink());
+    await account.refresh(); // e.g. the reconcile timer fired first
+    assert.equal((await account.reconcile()).balanceDelta, 0, 'without the baseline the charge is invisible');
+    const change = await account.reconcile(baseline);
+    assert.equal(toKopecks(change.balanceDelta!), -toKopecks(meta.usage!.cost_rub));
+    assert.equal(toKopecks(change.budgetDelta!), -toKopecks(meta.usage!.cost_rub));
+  });
+
   it('reconcile deltas are undefined when a side is unknown', async () => {
     const { account } = modelFor(DEMO_KEYS.unlimited);
     const change = await account.reconcile();
