@@ -7,10 +7,9 @@ import { NotConfiguredError, ValidationError } from '../core/errors';
 import { readPathSetting, readSettings } from '../host/settings';
 import { Services } from '../services';
 import { EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
-import { isShown, markShown } from './generate';
 import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
-import { showError } from './showError';
+import { runCommandBody } from './showError';
 
 export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'];
@@ -22,22 +21,11 @@ export function registerEditImage(services: Services): vscode.Disposable {
 }
 
 export async function editImageCommand(services: Services, first?: unknown, selected?: unknown): Promise<CommandResult | undefined> {
-  if (isArgsObject(first)) {
-    try {
-      return await editImage(services, toEditArgs(first), false);
-    } catch (error) {
-      if (!isShown(error)) void showError(services, error);
-      throw error;
-    }
-  }
-  try {
+  if (isArgsObject(first)) return runCommandBody(services, true, () => editImage(services, toEditArgs(first), false));
+  return runCommandBody(services, false, async () => {
     const images = await imagesFromInvocation(first, selected);
-    if (!images.length) return undefined;
-    return await editImage(services, await askEditArgs(services, images), true);
-  } catch (error) {
-    if (!isShown(error)) await showError(services, error);
-    return undefined;
-  }
+    return images.length ? editImage(services, await askEditArgs(services, images), true) : undefined;
+  });
 }
 
 /** Runs an edit; shared by the command, the public API and the studio. */
@@ -56,9 +44,7 @@ export async function editImage(services: Services, args: EditArgs, interactive:
       output: { directory, pattern, sourceName: path.basename(source, path.extname(source)) },
     },
     { title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), args.model), interactive, openBeside: vscode.Uri.file(source), ...extra },
-  ).catch((error) => {
-    throw markShown(error);
-  });
+  );
 }
 
 function withoutImages(args: EditArgs): Omit<EditArgs, 'images'> {

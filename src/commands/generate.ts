@@ -6,7 +6,7 @@ import { GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './command
 import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
 import { resolveOutputFolder } from './outputFolder';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
-import { showError } from './showError';
+import { runCommandBody } from './showError';
 
 export const FILE_NAME_PATTERN_DEFAULT = '{date}-{slug}-{model}-{index}';
 
@@ -14,23 +14,9 @@ export function registerGenerate(services: Services): vscode.Disposable {
   return vscode.commands.registerCommand('gatewayImages.generate', (args?: unknown) => generateCommand(services, args));
 }
 
-export async function generateCommand(services: Services, args?: unknown): Promise<CommandResult | undefined> {
-  if (isArgsObject(args)) {
-    try {
-      return await generate(services, toGenerateArgs(args), false);
-    } catch (error) {
-      if (!isShown(error)) void showError(services, error);
-      throw error;
-    }
-  }
-  try {
-    const chosen = await askGenerateArgs(services);
-    return await generate(services, chosen, true);
-  } catch (error) {
-    // Interactive runs show their errors; they are not rethrown into the command service.
-    if (!isShown(error)) await showError(services, error);
-    return undefined;
-  }
+export function generateCommand(services: Services, args?: unknown): Promise<CommandResult | undefined> {
+  if (isArgsObject(args)) return runCommandBody(services, true, () => generate(services, toGenerateArgs(args), false));
+  return runCommandBody(services, false, async () => generate(services, await askGenerateArgs(services), true));
 }
 
 /** Runs a generation; shared by the command, the public API and the studio. */
@@ -41,9 +27,7 @@ export async function generate(services: Services, args: GenerateArgs, interacti
     services,
     { request: requestOf(args), output: { directory, pattern } },
     { title: vscode.l10n.t('Generating with {0}', args.model), interactive, ...extra },
-  ).catch((error) => {
-    throw markShown(error);
-  });
+  );
 }
 
 async function askGenerateArgs(services: Services): Promise<GenerateArgs> {
@@ -57,16 +41,4 @@ async function askGenerateArgs(services: Services): Promise<GenerateArgs> {
   const prompt = await askPrompt(title, selection.trim(), vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour'));
   const options = await reviewOptions(services, model, { model: model.id, prompt }, 0, title);
   return { ...options, model: model.id, prompt };
-}
-
-const shown = new WeakSet<object>();
-
-/** Errors already shown by runJobCommand are not shown again by the interactive wrapper. */
-export function markShown(error: unknown): unknown {
-  if (typeof error === 'object' && error !== null) shown.add(error);
-  return error;
-}
-
-export function isShown(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && shown.has(error);
 }

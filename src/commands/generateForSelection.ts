@@ -6,10 +6,10 @@ import * as vscode from 'vscode';
 import { NotConfiguredError, ValidationError } from '../core/errors';
 import { Services } from '../services';
 import { GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
-import { generate, isShown } from './generate';
+import { generate } from './generate';
 import { CommandResult } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
-import { showError } from './showError';
+import { showErrorOnce } from './showError';
 
 export interface SelectionResult extends CommandResult {
   /** The text inserted into the document. */
@@ -75,7 +75,7 @@ export async function generateForSelection(services: Services, args?: unknown): 
     const inserted = await insertLinks(document, anchor, result.files, chosen.prompt, syntax);
     return { ...result, inserted };
   } catch (error) {
-    if (!isShown(error)) void showError(services, error);
+    void showErrorOnce(services, error);
     // By arguments the caller gets the typed error; interactively it has been shown.
     if (byArgs) throw error;
     return undefined;

@@ -8,7 +8,7 @@ import { ImageJob, JobEvent, JobResult } from '../jobs/imageJobs';
 import { Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
-import { showError } from './showError';
+import { showErrorOnce } from './showError';
 
 export interface RunOptions {
   title: string;
@@ -75,7 +75,7 @@ export async function runJobCommand(services: Services, job: ImageJob, options: 
   try {
     return await runJob(services, job, options);
   } catch (error) {
-    void showError(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined), baseline);
+    void showErrorOnce(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined), baseline);
     throw error;
   }
 }

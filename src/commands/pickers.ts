@@ -45,13 +45,12 @@ export async function pickModel(services: Services, filter: (m: ImageModel) => b
   const cached = services.catalog.peek();
   fill(cached);
   quickPick.busy = true;
-  const refresh = (cached.length ? services.catalog.get() : services.catalog.refresh())
+  void (cached.length ? services.catalog.get() : services.catalog.refresh())
     .then((models) => fill(models))
     .catch((error) => {
       if (!quickPick.items.length) quickPick.placeholder = vscode.l10n.t('Could not load the catalog: {0}', String(error?.message ?? error));
     })
     .finally(() => (quickPick.busy = false));
-  void refresh;
   try {
     const picked = await new Promise<ImageModel | undefined>((resolve) => {
       quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]?.model));

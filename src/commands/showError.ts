@@ -7,6 +7,34 @@ import { Services } from '../services';
 
 const OUTCOME_SETTLE_MS = 1500;
 
+const shown = new WeakSet<object>();
+
+/** Shows an error once: what runJobCommand has already shown is not shown again by the command around it. */
+export async function showErrorOnce(services: Services, error: unknown, retry?: () => Promise<void>, baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>): Promise<void> {
+  if (typeof error === 'object' && error !== null) {
+    if (shown.has(error)) return;
+    shown.add(error);
+  }
+  await showError(services, error, retry, baseline);
+}
+
+/**
+ * The two ways a command runs. With arguments (keybindings, other extensions, tests) the error is
+ * shown and the typed error rejects; from the UI it is shown and the command resolves undefined.
+ */
+export async function runCommandBody<T>(services: Services, byArguments: boolean, body: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await body();
+  } catch (error) {
+    if (byArguments) {
+      void showErrorOnce(services, error);
+      throw error;
+    }
+    await showErrorOnce(services, error);
+    return undefined;
+  }
+}
+
 export async function showError(
   services: Services,
   error: unknown,

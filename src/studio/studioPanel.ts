@@ -4,9 +4,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editImage } from '../commands/editImage';
-import { generate, isShown } from '../commands/generate';
+import { generate } from '../commands/generate';
 import { insertMarkdownLinks } from '../commands/jobRunner';
-import { showError } from '../commands/showError';
+import { showErrorOnce } from '../commands/showError';
 import { formatRubles } from '../core/cost';
 import type { GenerationRequest } from '../core/types';
 import { summarizeError } from '../core/errors';
@@ -201,7 +201,7 @@ export class StudioPanel {
       });
     } catch (error) {
       // generate/editImage show their own errors; what failed before them is shown here.
-      if (!isShown(error)) void showError(services, error);
+      void showErrorOnce(services, error);
       this.post({ type: 'generateDone', requestId, ok: false, files: [], error: summarizeError(error).message });
     } finally {
       this.running = undefined;
