@@ -25,8 +25,8 @@ export function encodePng(width: number, height: number, channels: 3 | 4, filter
   return Buffer.concat([SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
-/** Small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
+/** Small deterministic PRNG (mulberry32); the tests use it too. */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

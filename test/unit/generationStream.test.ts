@@ -3,21 +3,11 @@ import * as crypto from 'node:crypto';
 import { decodeGenerationStream, ImageSink, ImageWriter } from '../../src/core/generationStream';
 import { CancelledError, ResponseFormatError } from '../../src/core/errors';
 import type { GenerationResponseMeta } from '../../src/core/types';
+import { prng } from '../emulator/png';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomBytes(rng: () => number, n: number): Buffer {
   const b = Buffer.allocUnsafe(n);
