@@ -166,7 +166,11 @@ export function requestIdOf(headers: Record<string, string | string[] | undefine
   return undefined;
 }
 
-/** Builds the typed error for a non-success answer. */
+/**
+ * Builds the typed error for a non-success answer. The order matters: explicit codes first, then
+ * the status, and the message text (English and Russian) only where the status leaves room.
+ * Whatever is not recognised keeps the gateway's own words (a plain ApiError).
+ */
 export function classifyApiError(
   status: number,
   bodyText: string,
@@ -181,50 +185,91 @@ export function classifyApiError(
     param: parsed.param,
     requestId: requestIdOf(headers),
   };
-  const hint = `${parsed.code ?? ''} ${parsed.type ?? ''} ${parsed.message ?? ''}`.toLowerCase();
+  const code = `${parsed.code ?? ''} ${parsed.type ?? ''}`.toLowerCase();
+  const text = (parsed.html ? '' : parsed.message ?? '').toLowerCase();
+  const hint = `${code} ${text}`;
 
-  if (status === 402 || looksLikeFunds(hint)) return new InsufficientFundsError(details, fundsScope(hint));
-  if (status === 401 || (status === 403 && looksLikeAuth(hint))) return new AuthenticationError(details, authReason(status, hint));
+  // 1. Codes say what happened whatever the status (OpenAI's insufficient_quota comes with 429).
+  const byCode = classifyByCode(code, hint, status, details, parsed.param);
+  if (byCode) return byCode;
+
+  // 2. The status.
+  if (status === 401) return new AuthenticationError(details, authReason(hint));
+  if (status === 402) return new InsufficientFundsError(details, fundsScope(hint));
   if (status === 413) return new PayloadTooLargeError(details);
   if (status === 429) return new RateLimitedError(details, parseRetryAfter(headers));
   if (status >= 500) return new ServerError(details);
-  if (looksLikeUnknownModel(hint, parsed.param)) return new UnknownModelError(details);
-  if (looksLikeEditUnsupported(hint)) return new EditNotSupportedError(details);
+  // A proxy's HTML 404 is a wrong address, not a model the gateway does not know.
+  if (status === 404) return parsed.html ? new ApiError(details) : new UnknownModelError(details);
+
+  // 3. The words, for the statuses that do not say it by themselves (400, 403, 422, others).
+  if (looksLikeFunds(text)) return new InsufficientFundsError(details, fundsScope(hint));
+  if (looksLikeEditUnsupported(text)) return new EditNotSupportedError(details);
+  if (looksLikeUnknownModel(text, parsed.param)) return new UnknownModelError(details);
+  if ((status === 400 || status === 403) && looksLikeAuth(text)) return new AuthenticationError(details, authReason(hint));
   if (status === 400 || status === 422) return new InvalidParametersError(details);
-  if (status === 403) return new AuthenticationError(details, 'forbidden');
+  // A 403 about anything else (moderation, the plan, a region) keeps the gateway's words.
   return new ApiError(details);
 }
 
-function looksLikeFunds(hint: string): boolean {
-  return /insufficient[_ ](balance|funds|budget|quota|credit)|budget[_ ](exceeded|exhausted)|not enough (balance|funds|money)|недостаточно (средств|денег)|баланс/.test(hint);
+const FUNDS_CODES = /\b(insufficient_(balance|funds|budget|quota|credits?)|budget_(exceeded|exhausted)|key_budget_exceeded|quota_exceeded|payment_required|not_enough_(balance|funds|money))\b/;
+const AUTH_CODES = /\b(invalid_api_key|invalid_key|missing_api_key|api_key_(missing|invalid|expired|revoked)|key_(expired|revoked|disabled|invalid)|token_expired|invalid_token|unauthori[sz]ed|authentication_error)\b/;
+const MODEL_CODES = /\b(model_not_found|unknown_model|invalid_model|model_does_not_exist|model_not_available|unsupported_model)\b/;
+const EDIT_CODES = /\b(edit_not_supported|editing_not_supported|edits_not_supported|image_edit_not_supported)\b/;
+
+function classifyByCode(code: string, hint: string, status: number, details: ApiErrorDetails, param?: string): ApiError | undefined {
+  if (!code.trim()) return undefined;
+  if (FUNDS_CODES.test(code)) return new InsufficientFundsError(details, fundsScope(hint));
+  if (AUTH_CODES.test(code)) return new AuthenticationError(details, authReason(hint));
+  if (EDIT_CODES.test(code)) return new EditNotSupportedError(details);
+  if (MODEL_CODES.test(code)) return new UnknownModelError(details);
+  // `param: "model"` with a not-found code (a generic "not_found" on the model field).
+  if (param === 'model' && /not_found|does_not_exist|unknown/.test(code) && status < 500) return new UnknownModelError(details);
+  return undefined;
 }
 
-function fundsScope(hint: string): FundsScope {
-  if (/budget|бюджет/.test(hint)) return 'budget';
-  if (/balance|funds|credit|quota|средств|баланс/.test(hint)) return 'balance';
-  return 'unknown';
-}
-
-function looksLikeAuth(hint: string): boolean {
-  return /key|token|auth|expired|revoked/.test(hint);
-}
-
-function authReason(status: number, hint: string): AuthenticationReason {
-  if (/expired|истек/.test(hint)) return 'expired';
-  if (/revoked|disabled|deactivated|отозван/.test(hint)) return 'revoked';
-  if (/missing|no api key|not provided|required/.test(hint)) return 'missing';
-  return status === 403 ? 'forbidden' : 'invalid';
-}
-
-function looksLikeUnknownModel(hint: string, param?: string): boolean {
+/** Specific wording only: a message that merely mentions the balance ("баланс") is not a funds refusal. */
+function looksLikeFunds(text: string): boolean {
   return (
-    /model[_ ]not[_ ]found|unknown[_ ]model|invalid[_ ]model|model[_ ]does not exist|no such model|unsupported[_ ]model/.test(hint) ||
-    (param === 'model' && /not found|unknown|does not exist/.test(hint))
+    /insufficient (balance|funds|budget|quota|credits?)|budget (is )?(exceeded|exhausted|depleted)|(not enough|no) (balance|funds|money|credits?)|(balance|funds|credits?) (is |are )?(too low|insufficient|exhausted)|(limit|quota) (of the key |of this key )?(is )?(exceeded|exhausted|reached)|top up/.test(text) ||
+    /недостаточно (средств|денег)|не хватает (средств|денег)|недостаточно .{0,20}на (балансе|счёте|счете)|баланс.{0,20}недостаточ|пополните (баланс|счёт|счет)|(лимит|бюджет|квота)[^.]{0,30}(исчерпан|превышен)|(исчерпан|превышен)[^.]{0,10}(лимит|бюджет|квота)/.test(text)
   );
 }
 
-function looksLikeEditUnsupported(hint: string): boolean {
-  return /edit[_ ]not[_ ]supported|does not support edit|editing is not supported|not support(ed)? (image )?edit/.test(hint);
+function fundsScope(hint: string): FundsScope {
+  if (/budget|бюджет|лимит.{0,10}ключ|ключ.{0,10}лимит|key.{0,10}limit|limit.{0,15}key/.test(hint)) return 'budget';
+  if (/balance|funds|credit|quota|money|средств|денег|баланс|сч[её]т/.test(hint)) return 'balance';
+  return 'unknown';
+}
+
+/** About the key itself: invalid, missing, expired, revoked. Not any text that contains the word "key". */
+function looksLikeAuth(text: string): boolean {
+  return (
+    /(invalid|incorrect|unknown|bad|wrong|missing|expired|revoked|disabled) (api )?(key|token)|(api )?(key|token) (is )?(invalid|not valid|incorrect|expired|revoked|disabled|missing|required|not found)|unauthori[sz]ed|authentication (failed|required)|no api key/.test(text) ||
+    /(неверный|недействительный|неизвестный|некорректный|просроченный|отозванный) (api[- ])?(ключ|токен)|(ключ|токен)[^.]{0,25}(недействител|неверен|не найден|истёк|истек|отозван|заблокирован|просрочен)|срок действия (api[- ])?ключа (истёк|истек)|не авторизован|требуется авторизация/.test(text)
+  );
+}
+
+function authReason(hint: string): AuthenticationReason {
+  if (/expired|истёк|истек|просрочен/.test(hint)) return 'expired';
+  if (/revoked|disabled|deactivated|отозван|заблокирован|отключ/.test(hint)) return 'revoked';
+  if (/missing|no api key|not provided|required|отсутству|не указан|требуется/.test(hint)) return 'missing';
+  return 'invalid';
+}
+
+function looksLikeUnknownModel(text: string, param?: string): boolean {
+  return (
+    /model[_ ]not[_ ]found|unknown[_ ]model|invalid[_ ]model|model (\S+ )?does not exist|no such model|unsupported[_ ]model|model (\S+ )?(is )?not (found|available|supported)/.test(text) ||
+    /модель[^.]{0,40}не (найдена|существует|доступна|поддерживается)|неизвестная модель|нет такой модели|модели[^.]{0,30}не существует/.test(text) ||
+    (param === 'model' && /not found|unknown|does not exist|не найден|неизвестн/.test(text))
+  );
+}
+
+function looksLikeEditUnsupported(text: string): boolean {
+  return (
+    /edit[_ ]not[_ ]supported|does not support edit|editing is not supported|not support(ed)? (image )?edit|edits? (are|is) not (supported|available)/.test(text) ||
+    /не поддерживает (редактирование|правку|изменение изображ)|редактирование[^.]{0,30}не поддерживается|не умеет редактировать/.test(text)
+  );
 }
 
 /** What each status means, in words (functions, so each message is translated when it is used). */

@@ -106,22 +106,64 @@ describe('errorParsing', () => {
       assert.equal(reason('{"error":{"code":"invalid_api_key","message":"The API key is not valid."}}'), 'invalid');
       assert.equal(reason(''), 'invalid');
     });
-    it('403 about a key is authentication, other 403 is forbidden', () => {
+    it('403 about a key is authentication; any other 403 keeps the gateway\'s words and is no auth error', () => {
       assert.equal((kind(403, '{"message":"API key disabled"}') as AuthenticationError).reason, 'revoked');
-      assert.equal((kind(403, 'Forbidden') as AuthenticationError).reason, 'forbidden');
+      assert.equal((kind(403, '{"detail":"Ключ отозван"}') as AuthenticationError).reason, 'revoked');
+      for (const body of [
+        'Forbidden',
+        '{"error":{"code":"content_policy_violation","message":"Your prompt was rejected by the moderation system."}}',
+        '{"error":{"message":"Image models are not available on your plan."}}',
+        '{"detail":"Запрос отклонён модерацией"}',
+        '{"message":"This key cannot use this model"}',
+      ]) {
+        const error = kind(403, body);
+        assert.ok(!(error instanceof AuthenticationError), `${body}: ${error.constructor.name}`);
+        assert.equal(error.kind, 'api', body);
+      }
+      assert.match(kind(403, '{"error":{"message":"Your prompt was rejected by the moderation system."}}').message, /^Your prompt was rejected by the moderation system\.$/);
     });
-    it('402 and funds wording', () => {
-      assert.equal((kind(402, '{"error":{"code":"insufficient_budget","message":"Insufficient key budget"}}') as InsufficientFundsError).scope, 'budget');
-      assert.equal((kind(402, '{"error":{"code":"insufficient_balance","message":"Insufficient account balance"}}') as InsufficientFundsError).scope, 'balance');
-      assert.equal((kind(402, '') as InsufficientFundsError).scope, 'unknown');
+    it('403 "budget exhausted" and "Лимит ключа исчерпан" are funds (budget), in the gateway\'s words', () => {
+      for (const body of ['{"error":{"message":"budget exhausted"}}', '{"detail":"Лимит ключа исчерпан"}', '{"message":"Бюджет ключа исчерпан"}']) {
+        const error = kind(403, body);
+        assert.ok(error instanceof InsufficientFundsError, body);
+        assert.equal(error.scope, 'budget', body);
+      }
+      assert.equal(kind(403, '{"detail":"Лимит ключа исчерпан"}').message, 'Лимит ключа исчерпан.');
+    });
+    it('400 "invalid key" is authentication, not invalid parameters', () => {
+      assert.equal((kind(400, '{"error":{"message":"Invalid API key provided."}}') as AuthenticationError).reason, 'invalid');
+      assert.equal((kind(400, '{"error":{"code":"invalid_api_key","message":"bad"}}') as AuthenticationError).reason, 'invalid');
+      assert.equal((kind(400, '{"detail":"Неверный API-ключ"}') as AuthenticationError).reason, 'invalid');
+      assert.ok(kind(400, '{"error":{"param":"size","message":"Invalid size"}}') instanceof InvalidParametersError);
+    });
+    it('"истёк" with ё and "истек" are both expired', () => {
+      assert.equal((kind(401, '{"detail":"Срок действия ключа истёк"}') as AuthenticationError).reason, 'expired');
+      assert.equal((kind(401, '{"detail":"Срок действия ключа истек"}') as AuthenticationError).reason, 'expired');
+      assert.equal((kind(403, '{"detail":"API-ключ истёк"}') as AuthenticationError).reason, 'expired');
+    });
+    it('the funds wording is not tried before the status, and the bare word "баланс" is no funds error', () => {
+      assert.ok(kind(401, '{"detail":"Неверный ключ: баланс недоступен"}') instanceof AuthenticationError);
+      assert.ok(kind(401, '{"error":{"message":"insufficient balance"}}') instanceof AuthenticationError, '401 stays auth');
+      assert.ok(kind(500, '{"detail":"Ошибка при чтении баланса"}') instanceof ServerError);
+      assert.ok(kind(503, '{"detail":"Insufficient funds service down"}') instanceof ServerError);
+      assert.ok(!(kind(400, '{"detail":"Баланс будет обновлён позже"}') instanceof InsufficientFundsError));
       assert.ok(kind(400, '{"detail":"Недостаточно средств на балансе"}') instanceof InsufficientFundsError);
+      assert.ok(kind(400, '{"detail":"На балансе недостаточно средств"}') instanceof InsufficientFundsError);
+      assert.equal((kind(429, '{"error":{"code":"insufficient_quota","message":"You exceeded your quota"}}') as InsufficientFundsError).scope, 'balance');
     });
-    it('unknown model, edit not supported, invalid parameters', () => {
-      assert.ok(kind(404, '{"error":{"code":"model_not_found","message":"no"}}') instanceof UnknownModelError);
-      assert.ok(kind(400, '{"error":{"param":"model","message":"Model x does not exist"}}') instanceof UnknownModelError);
-      assert.ok(kind(400, '{"error":{"code":"edit_not_supported","message":"no"}}') instanceof EditNotSupportedError);
-      assert.ok(kind(422, '{"detail":[{"loc":["body","n"],"msg":"too big"}]}') instanceof InvalidParametersError);
-      assert.ok(!(kind(404, 'Not found') instanceof InvalidParametersError));
+    it('unknown model by status 404, by code and by Russian wording', () => {
+      assert.ok(kind(404, '{"error":{"message":"no"}}') instanceof UnknownModelError);
+      assert.ok(kind(404, '') instanceof UnknownModelError);
+      assert.ok(!(kind(404, '<html><title>404 Not Found</title></html>', { 'content-type': 'text/html' }) instanceof UnknownModelError), 'a proxy page is a wrong address');
+      assert.ok(kind(400, '{"error":{"code":"model_not_found","message":"no"}}') instanceof UnknownModelError);
+      assert.ok(kind(422, '{"detail":"Модель aurora-9 не найдена"}') instanceof UnknownModelError);
+      assert.ok(kind(400, '{"detail":"Неизвестная модель"}') instanceof UnknownModelError);
+      assert.ok(kind(400, '{"message":"Model foo is not available"}') instanceof UnknownModelError);
+    });
+    it('edit not supported by code and by Russian wording', () => {
+      assert.ok(kind(404, '{"error":{"code":"edit_not_supported","message":"no"}}') instanceof EditNotSupportedError);
+      assert.ok(kind(400, '{"detail":"Модель sketch-mini не поддерживает редактирование"}') instanceof EditNotSupportedError);
+      assert.ok(kind(422, '{"detail":"Редактирование изображений не поддерживается этой моделью"}') instanceof EditNotSupportedError);
     });
     it('413, 429, 5xx', () => {
       assert.ok(kind(413, '') instanceof PayloadTooLargeError);
