@@ -68,9 +68,13 @@ export class AccountModel {
 
   /** Every generation answer carries the balance after the charge: no extra request needed. */
   applyUsage(usage: Usage): void {
+    const cost = usage.cost_rub;
     const budget =
-      this.current.budget === undefined ? undefined : fromKopecks(toKopecks(this.current.budget) - toKopecks(usage.cost_rub));
-    this.update({ ...this.current, status: 'ready', balance: usage.balance, budget, updatedAt: this.now() });
+      this.current.budget === undefined || cost === undefined ? this.current.budget : fromKopecks(toKopecks(this.current.budget) - toKopecks(cost));
+    // Without the balance after the charge, the figures are not fresh: the reconcile reads them.
+    const balance = usage.balance ?? this.current.balance;
+    const updatedAt = usage.balance === undefined ? this.current.updatedAt : this.now();
+    this.update({ ...this.current, status: 'ready', balance, budget, updatedAt });
   }
 
   /** Reconciles budget and statistics a little later (they are not in the generation answer). */

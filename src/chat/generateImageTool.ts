@@ -89,8 +89,8 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const result = await generate({ ...services, jobs }, args, false, { signal: controller.signal });
         const paths = result.files.map((file) => vscode.workspace.asRelativePath(file, false));
         const locale = services.locale;
-        const cost = result.usage ? formatRubles(result.usage.cost_rub, locale) : t('unknown');
-        const balance = result.usage ? formatRubles(result.usage.balance, locale) : t('unknown');
+        const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : t('unknown');
+        const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : t('unknown');
         const lines = [
           t('Generated {0} image(s) with {1}. Cost {2}, balance after {3}.', paths.length, result.model, cost, balance),
           t('Saved (workspace-relative paths):'),

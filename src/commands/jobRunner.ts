@@ -30,7 +30,7 @@ export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink'>;
 export interface CommandResult {
   files: vscode.Uri[];
   model: string;
-  usage?: { cost_rub: number; balance: number };
+  usage?: { cost_rub?: number; balance?: number };
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
@@ -128,8 +128,8 @@ async function presentResult(services: Services, result: JobResult, files: vscod
       .then((choice) => choice && vscode.commands.executeCommand('gatewayImages.recoverImages'));
   }
   if (!files.length) return;
-  const cost = result.usage ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
-  const balance = result.usage ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
+  const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
+  const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
   const message = vscode.l10n.t('Saved {0} image(s) to {1}. Cost {2}, balance {3}.', files.length, vscode.workspace.asRelativePath(path.dirname(files[0].fsPath)), cost, balance);
   const actions = [vscode.l10n.t('Open Folder'), vscode.l10n.t('Reveal in Explorer'), vscode.l10n.t('Copy Path')];
   const editor = vscode.window.activeTextEditor;

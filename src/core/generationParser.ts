@@ -1,6 +1,6 @@
 // The JSON state machine of the streaming decoder: it knows the meaning of a generation response
 // (data[i].b64_json, media_type, model, created, usage) and skips everything else. Pure: no vscode import.
-import type { GeneratedImageMeta, GenerationResponseMeta } from './types';
+import type { GeneratedImageMeta, GenerationResponseMeta, Usage } from './types';
 import { ResponseFormatError } from './errors';
 import { ByteFinder, HEX_VALUE, NUMBER_CHAR, describeByte, isValidJsonNumber } from './jsonScanner';
 import { Base64Decoder } from './base64Stream';
@@ -238,7 +238,7 @@ export class GenerationParser {
         this.elemHasB64 = true;
         this.events.push({ kind: EV_OPEN, index: this.elemIndex });
         this.b64.reset(`data[${this.elemIndex}].b64_json`, this.emitWrite);
-      } else if (v === V_MODEL || v === V_MEDIA) {
+      } else if (v === V_MODEL || v === V_MEDIA || v === V_COST || v === V_BALANCE) {
         this.mode = M_CAPTURE;
         this.startCapture(true);
       } else {
@@ -329,8 +329,12 @@ export class GenerationParser {
       if (this.elemMedia !== undefined) image.mediaType = this.elemMedia;
       this.meta.images.push(image);
     } else if (frame === F_USAGE) {
-      if (this.usageCost !== undefined && this.usageBalance !== undefined) {
-        this.meta.usage = { cost_rub: this.usageCost, balance: this.usageBalance };
+      // Either figure alone is still worth keeping (the balance updates the account, the cost the history).
+      if (this.usageCost !== undefined || this.usageBalance !== undefined) {
+        const usage: Usage = {};
+        if (this.usageCost !== undefined) usage.cost_rub = this.usageCost;
+        if (this.usageBalance !== undefined) usage.balance = this.usageBalance;
+        this.meta.usage = usage;
       }
     } else if (frame === F_TOP) {
       if (!this.dataSeen) throw new ResponseFormatError("The gateway's response has no `data` array.");
@@ -463,6 +467,10 @@ export class GenerationParser {
       return;
     }
     if (this.mode === M_CAPTURE) {
+      if (this.capOverflow && (this.target === V_COST || this.target === V_BALANCE)) {
+        this.valueDone();
+        return;
+      }
       if (this.capOverflow) {
         const name = this.target === V_MODEL ? '`model`' : `data[${this.elemIndex}].media_type`;
         throw new ResponseFormatError(`${name} in the gateway's response is too long (near byte ${this.offset + q}).`);
@@ -470,6 +478,9 @@ export class GenerationParser {
       const value = this.captured();
       if (this.target === V_MODEL) this.meta.model = value;
       else if (this.target === V_MEDIA) this.elemMedia = value;
+      // Amounts as numeric strings ("12.50"), as some gateways send money; anything else is ignored.
+      else if (this.target === V_COST) this.usageCost = numericString(value);
+      else if (this.target === V_BALANCE) this.usageBalance = numericString(value);
     }
     this.valueDone();
   }
@@ -551,4 +562,12 @@ export class GenerationParser {
       `The gateway's response is not valid JSON: expected ${expected} but found ${describeByte(c)} at byte ${this.offset + i}${where}.`,
     );
   }
+}
+
+/** "12.5", " 12,50 " (a decimal comma) → a finite number; anything else → undefined. */
+function numericString(text: string): number | undefined {
+  const trimmed = text.trim().replace(/^(-?\d+),(\d+)$/, '$1.$2');
+  if (!/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed)) return undefined;
+  const n = Number(trimmed);
+  return Number.isFinite(n) ? n : undefined;
 }

@@ -31,9 +31,10 @@ export const QUALITY_VALUES: readonly Quality[] = ['low', 'medium', 'high', 'aut
 export const OUTPUT_FORMAT_VALUES: readonly OutputFormat[] = ['png', 'jpeg', 'webp', 'svg'];
 export const MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 
+/** `usage` of a generation answer; a gateway may send only one of the two (the other is then unknown). */
 export interface Usage {
-  cost_rub: number;
-  balance: number;
+  cost_rub?: number;
+  balance?: number;
 }
 
 /** One image of a generation response, once decoded. */

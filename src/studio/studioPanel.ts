@@ -197,7 +197,7 @@ export class StudioPanel {
         requestId,
         ok: true,
         files: result.files.map((f) => f.fsPath),
-        costText: result.usage ? formatRubles(result.usage.cost_rub, services.locale) : undefined,
+        costText: result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, services.locale) : undefined,
       });
     } catch (error) {
       // generate/editImage show their own errors; what failed before them is shown here.

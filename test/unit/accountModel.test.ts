@@ -105,7 +105,7 @@ describe('AccountModel', function () {
     account.applyUsage(meta.usage!);
     assert.equal(emu.state.requests.length, requests + 1, 'only the generation itself');
     assert.equal(account.snapshot.balance, meta.usage!.balance);
-    assert.equal(toKopecks(account.snapshot.budget!), toKopecks(budget) - toKopecks(meta.usage!.cost_rub));
+    assert.equal(toKopecks(account.snapshot.budget!), toKopecks(budget) - toKopecks(meta.usage!.cost_rub!));
     assert.equal(account.snapshot.budget, emu.state.keyBudgetRub(DEMO_KEYS.budget), 'matches the gateway');
   });
 
@@ -116,13 +116,22 @@ describe('AccountModel', function () {
     assert.equal(account.snapshot.balance, 9);
   });
 
+  it('applyUsage with only one figure keeps what it knows', () => {
+    const account = new AccountModel(async () => 'no-key');
+    account.applyUsage({ cost_rub: 1, balance: 9 });
+    account.applyUsage({ cost_rub: 2 });
+    assert.equal(account.snapshot.balance, 9, 'no balance in the answer: the old one stays');
+    account.applyUsage({ balance: 5 });
+    assert.equal(account.snapshot.balance, 5);
+  });
+
   it('reconcile returns the deltas of a charge it did not see', async () => {
     const { client, account } = modelFor(DEMO_KEYS.budget);
     await account.refresh();
     const meta = await client.generate({ model: 'aurora-1', prompt: 'unseen', n: 2, size: SMALL }, new MemorySink());
     const change = await account.reconcile();
-    assert.equal(toKopecks(change.balanceDelta!), -toKopecks(meta.usage!.cost_rub));
-    assert.equal(toKopecks(change.budgetDelta!), -toKopecks(meta.usage!.cost_rub));
+    assert.equal(toKopecks(change.balanceDelta!), -toKopecks(meta.usage!.cost_rub!));
+    assert.equal(toKopecks(change.budgetDelta!), -toKopecks(meta.usage!.cost_rub!));
     assert.equal(change.after.balance, meta.usage!.balance);
     const none = await account.reconcile();
     assert.equal(none.balanceDelta, 0);
@@ -136,8 +145,8 @@ describe('AccountModel', function () {
     await account.refresh(); // e.g. the reconcile timer fired first
     assert.equal((await account.reconcile()).balanceDelta, 0, 'without the baseline the charge is invisible');
     const change = await account.reconcile(baseline);
-    assert.equal(toKopecks(change.balanceDelta!), -toKopecks(meta.usage!.cost_rub));
-    assert.equal(toKopecks(change.budgetDelta!), -toKopecks(meta.usage!.cost_rub));
+    assert.equal(toKopecks(change.balanceDelta!), -toKopecks(meta.usage!.cost_rub!));
+    assert.equal(toKopecks(change.budgetDelta!), -toKopecks(meta.usage!.cost_rub!));
   });
 
   it('reconcile deltas are undefined when a side is unknown', async () => {

@@ -58,7 +58,7 @@ describe('billing through the balance', function () {
       assert.equal(paidRequests(emu).length, 1);
       assert.equal(toKopecks(paid.reservedRub), toKopecks(spec.max_price_per_image) * n, 'reservation = max price × n');
       assert.equal(result.estimate.reservation, paid.reservedRub, 'the estimate names the same reservation');
-      const cost = result.usage!.cost_rub;
+      const cost = result.usage!.cost_rub!;
       assert.equal(cost, paid.chargedRub);
       assert.ok(toKopecks(cost) >= toKopecks(spec.min_price_per_image) * n && toKopecks(cost) <= toKopecks(spec.max_price_per_image) * n, `cost ${cost}`);
       assert.equal(result.files.length, n);
@@ -85,7 +85,7 @@ describe('billing through the balance', function () {
     const result = await rig.service.run(job('sketch-mini', 1, 'stats after'));
     const after = await client.stats();
     assert.equal(after.today_requests, before.today_requests + 1);
-    assert.equal(toKopecks(after.today_spend), toKopecks(before.today_spend) + toKopecks(result.usage!.cost_rub));
+    assert.equal(toKopecks(after.today_spend), toKopecks(before.today_spend) + toKopecks(result.usage!.cost_rub!));
   });
 
   describe('refused by the gateway (402): nothing charged', () => {
@@ -120,7 +120,7 @@ describe('billing through the balance', function () {
       const rig = newService(client, models, path.join(dir, 'recovery'), { funds: () => ({ balance: 8 }) });
       const result = await rig.service.run(job('aurora-1', 2));
       assert.equal(result.files.length, 2);
-      assert.equal(toKopecks((await client.balance()).balance), 800 - toKopecks(result.usage!.cost_rub));
+      assert.equal(toKopecks((await client.balance()).balance), 800 - toKopecks(result.usage!.cost_rub!));
     });
   });
 

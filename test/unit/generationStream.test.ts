@@ -355,6 +355,26 @@ describe('decodeGenerationStream', function () {
       assertImages(sink, [img]);
     });
 
+    it('usage in the other forms: numeric strings, a decimal comma, one figure missing', async () => {
+      const img = crypto.randomBytes(7);
+      const b64 = img.toString('base64');
+      const cases: [string, GenerationResponseMeta['usage']][] = [
+        ['{"cost_rub":"12.50","balance":"987.25"}', { cost_rub: 12.5, balance: 987.25 }],
+        ['{"cost_rub":" 3,5 ","balance":10}', { cost_rub: 3.5, balance: 10 }],
+        ['{"cost_rub":4}', { cost_rub: 4 }],
+        ['{"balance":"99"}', { balance: 99 }],
+        ['{"cost_rub":"free","balance":"7"}', { balance: 7 }],
+        ['{"cost_rub":null,"balance":5}', { balance: 5 }],
+        ['{"tokens":3}', undefined],
+      ];
+      for (const [usage, expected] of cases) {
+        for (const size of [1, 1000]) {
+          const { meta } = await decodeAll(Buffer.from(`{"data":[{"b64_json":"${b64}"}],"usage":${usage}}`), size);
+          assert.deepEqual(meta.usage, expected, `${usage} in chunks of ${size}`);
+        }
+      }
+    });
+
     it('every chunk boundary around an escape inside escape-dense base64', async () => {
       const img = crypto.randomBytes(60_000);
       const b64 = img.toString('base64');
