@@ -39,8 +39,15 @@ export function sniffImage(head: Uint8Array): ImageKind | undefined {
 }
 
 /**
- * SVG is text: after an optional BOM, whitespace, XML declaration, comments and
- * DOCTYPE, the first element must be <svg. Anything cut off by the head is "not SVG".
+ * How many leading bytes sniffing needs. Binary formats need 12; an SVG may open with a BOM, an XML
+ * declaration, processing instructions, comments (Inkscape writes one) and a DOCTYPE before <svg.
+ */
+export const SNIFF_HEAD_BYTES = 2048;
+
+/**
+ * SVG is text: after an optional BOM, whitespace, XML declaration and other processing
+ * instructions, comments and a DOCTYPE, the first element must be <svg. Anything cut off by the head
+ * is "not SVG".
  */
 function looksLikeSvg(head: Uint8Array): boolean {
   let text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
@@ -48,9 +55,9 @@ function looksLikeSvg(head: Uint8Array): boolean {
   let rest = text.trimStart();
   for (;;) {
     if (/^<svg[\s/>]/.test(rest)) return true;
-    if (/^<!DOCTYPE\s+svg[\s>]/.test(rest)) return true;
-    const close = rest.startsWith('<?xml') ? '?>' : rest.startsWith('<!--') ? '-->' : undefined;
-    const at = close === undefined ? -1 : rest.indexOf(close, 4);
+    if (/^<!DOCTYPE\s+svg[\s>]/i.test(rest)) return true;
+    const close = rest.startsWith('<?') ? '?>' : rest.startsWith('<!--') ? '-->' : undefined;
+    const at = close === undefined ? -1 : rest.indexOf(close, 2);
     if (close === undefined || at < 0) return false;
     rest = rest.slice(at + close.length).trimStart();
   }
@@ -74,7 +81,7 @@ export function extensionForMediaType(mediaType: string | undefined): string | u
 }
 
 /** Reads at most `bytes` bytes from the start of a file (fewer when the file is shorter). */
-export async function readImageHead(path: string, bytes = 64): Promise<Buffer> {
+export async function readImageHead(path: string, bytes = SNIFF_HEAD_BYTES): Promise<Buffer> {
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`Invalid head length: ${bytes}`);
   const handle = await open(path, 'r');
   try {

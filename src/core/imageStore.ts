@@ -6,7 +6,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ImageSink, ImageWriter } from './generationStream';
-import { extensionForMediaType, ImageKind, sniffImage } from './imageSniff';
+import { extensionForMediaType, ImageKind, SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
 import { withCollisionSuffix } from './naming';
 
 export interface StagedImage {
@@ -17,7 +17,7 @@ export interface StagedImage {
   sniffed?: ImageKind;
 }
 
-const SNIFF_BYTES = 64;
+const SNIFF_BYTES = SNIFF_HEAD_BYTES;
 /**
  * Decoded chunks (~48 KiB each) are gathered and written with one writev per this many bytes: one
  * awaited write per chunk cost the job ~1.6x the CPU of the physical limit on a 670 MB response

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EDITABLE_MEDIA_TYPES, extensionForMediaType, readImageHead, sniffImage } from '../../src/core/imageSniff';
+import { EDITABLE_MEDIA_TYPES, extensionForMediaType, readImageHead, sniffImage, SNIFF_HEAD_BYTES } from '../../src/core/imageSniff';
 
 const bytes = (...parts: (number[] | string)[]): Buffer =>
   Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
@@ -117,12 +117,13 @@ describe('imageSniff', () => {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('reads only the first 64 bytes by default', async () => {
+    it('reads only the first SNIFF_HEAD_BYTES bytes by default (room for an SVG prolog)', async () => {
       const file = join(dir, 'big.png');
       await writeFile(file, Buffer.concat([PNG, Buffer.alloc(10_000, 7)]));
       const head = await readImageHead(file);
-      assert.equal(head.length, 64);
-      assert.deepEqual(head, Buffer.concat([PNG, Buffer.alloc(10_000, 7)]).subarray(0, 64));
+      assert.equal(head.length, SNIFF_HEAD_BYTES);
+      assert.ok(SNIFF_HEAD_BYTES >= 1024 && SNIFF_HEAD_BYTES < 10_000);
+      assert.deepEqual(head, Buffer.concat([PNG, Buffer.alloc(10_000, 7)]).subarray(0, SNIFF_HEAD_BYTES));
       assert.equal(sniffImage(head)?.mediaType, 'image/png');
     });
 

@@ -27,6 +27,24 @@ describe('imageStore', () => {
       assert.equal(image.sniffed?.extension, 'png');
       assert.ok((await readFile(image.path)).equals(TINY_PNG));
     });
+    it('an Inkscape-style SVG (BOM, XML declaration, comments, DOCTYPE) written in small chunks is sniffed as svg, even with a PNG media_type', async () => {
+      const svg = Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(
+          '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!-- Created with Inkscape (http://www.inkscape.org/) -->\n\n' +
+            '<!-- a second, longer comment that pushes the root element well past the first 64 bytes of the file -->\n' +
+            '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n' +
+            '<svg\n   width="64"\n   height="64"\n   xmlns="http://www.w3.org/2000/svg"><rect width="64" height="64"/></svg>\n',
+        ),
+      ]);
+      const sink = new StagingSink(dir, 'svg1');
+      const writer = await sink.open(0);
+      for (let at = 0; at < svg.length; at += 7) await writer.write(svg.subarray(at, at + 7));
+      await writer.close();
+      const [image] = sink.images;
+      assert.equal(image.sniffed?.extension, 'svg');
+      assert.equal(extensionOf(image, 'image/png'), 'svg', 'the bytes win over a wrong media_type');
+    });
     it('abort removes the partial file and reports no image', async () => {
       const sink = new StagingSink(dir, 'job2');
       const writer = await sink.open(0);
