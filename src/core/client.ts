@@ -15,8 +15,9 @@ import {
   ServerError,
   TimeoutError,
 } from './errors';
-import { classifyApiError, requestIdOf } from './errorParsing';
-import { decodeGenerationStream, ImageSink } from './generationStream';
+import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
+import type { ImageSink } from './generationStream';
+import { decodePaidAnswer } from './paidAnswer';
 import { jsonBodyWithReferences, multipartEditBody, ReferenceFile } from './requestBodies';
 import {
   BalanceRecord,
@@ -192,7 +193,7 @@ export class GatewayClient {
       status = response.statusCode;
       requestId = requestIdOf(response.headers);
       if (status < 200 || status >= 300) throw await apiErrorOf(response);
-      const meta = await decodeGenerationStream(response.body, guardSink(sink), { signal: deadline.signal });
+      const meta = await decodePaidAnswer(response.body, headerValue(response.headers, 'content-type'), guardSink(sink), { signal: deadline.signal });
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1 });
       return meta;
     } catch (error) {

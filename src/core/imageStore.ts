@@ -173,6 +173,22 @@ async function copyExclusive(source: string, target: string): Promise<void> {
   }
 }
 
+/** Keeps an answer that could not be read as images next to the staged images: `<jobId>-answer.<ext>`. */
+export async function keepReceivedAnswer(dir: string, jobId: string, bytes: Buffer, contentType?: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${jobId}-answer.${answerExtension(contentType)}`);
+  await fs.writeFile(file, bytes);
+  return file;
+}
+
+function answerExtension(contentType: string | undefined): string {
+  const type = contentType?.split(';', 1)[0].trim().toLowerCase() ?? '';
+  if (type === 'application/json' || type.endsWith('+json') || type === 'text/json') return 'json';
+  if (type === 'text/html') return 'html';
+  if (type.startsWith('text/')) return 'txt';
+  return extensionForMediaType(type) ?? 'bin';
+}
+
 /** What the recovery folder says about images that could not be placed. */
 export interface RecoveryManifest {
   jobId: string;

@@ -8,7 +8,8 @@ import { checkAffordable, CostEstimate, estimateCost, formatRubles, FundsSnapsho
 import { CancelledError, CannotAffordError, GatewayError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
-import { extensionOf, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
+import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
+import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
 import { addPngTextChunk } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
@@ -251,10 +252,25 @@ export class ImageJobService {
       this.deps.reconcile();
     }
     const images = staging.images;
-    if (!images.length) return;
+    const answer = error instanceof UnreadableAnswerError && error.received.bytes.length ? await this.keepAnswer(staging, error) : undefined;
+    if (!images.length && !answer) return;
     const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
-    const reason = tr('the request failed after {0} image(s) arrived: {1}', images.length, error instanceof Error ? error.message : String(error));
+    if (answer) left.push({ image: { index: images.length, path: answer, bytes: 0 }, name: path.basename(answer, path.extname(answer)), ext: path.extname(answer).slice(1) });
+    const reason = images.length
+      ? tr('the request failed after {0} image(s) arrived: {1}', images.length, error instanceof Error ? error.message : String(error))
+      : error instanceof Error ? error.message : String(error);
     await this.keepForRecovery(job, staging, left, reason, emit);
+  }
+
+  /** A paid answer in a shape that is not understood is kept as it came, and the error says where. */
+  private async keepAnswer(staging: StagingSink, error: UnreadableAnswerError): Promise<string | undefined> {
+    try {
+      const file = await keepReceivedAnswer(staging.dir, staging.jobId, error.received.bytes, error.received.contentType);
+      error.message = `${error.message} ${tr('What the gateway sent is kept in the recovery folder ({0}).', file)}`;
+      return file;
+    } catch {
+      return undefined;
+    }
   }
 
   private async keepForRecovery(

@@ -29,4 +29,11 @@ function typeForStatus(status: number): string {
   }
 }
 
+/** An error in the FastAPI form, {"detail": "..."} (the ru-errors form). */
+export class DetailFailure extends ApiFailure {
+  override body(): string {
+    return JSON.stringify({ detail: this.message });
+  }
+}
+
 export const badRequest = (code: string, message: string, param: string | null = null) => new ApiFailure(400, code, message, param);

@@ -2,11 +2,12 @@
 import { createHash } from 'node:crypto';
 import { ApiFailure, badRequest } from './apiError';
 import { DEFAULT_LARGE_IMAGE_BYTES, DEFAULT_LATENCY_MS } from './faults';
+import { inkscapeSvg } from './forms';
 import { kopToRub, rubToKop, type KeyState } from './keys';
 import { multipartBoundary, parseMultipart } from './multipart';
 import { paddedPngParts } from './png';
 import { pixelSize, renderImage } from './render';
-import { sendError, sleep, streamBody, type RequestContext, type Segment } from './respond';
+import { sleep, streamBody, type RequestContext, type Segment } from './respond';
 import type { EmulatorState } from './state';
 import { validateImageRequest, type RawImageRequest, type ValidImageRequest } from './validate';
 
@@ -57,13 +58,16 @@ export function pricePerImageKop(request: Pick<ValidImageRequest, 'model' | 'pro
 export async function handleImages(ctx: RequestContext, opts: ImageHandlerOptions, key: KeyState, raw: RawImageRequest): Promise<void> {
   const { state } = opts;
   const request = validateImageRequest(raw);
+  // The moderation-403 form: refused before anything is reserved, in the gateway's own words.
+  if (state.forms.has('moderation-403') && /\bblocked\b/i.test(request.prompt)) {
+    throw new ApiFailure(403, 'content_policy_violation', 'Your request was rejected by the safety system: the prompt is not allowed.', 'prompt', 'moderation_error');
+  }
   const reserveKop = rubToKop(request.model.max_price_per_image) * request.n;
   const reserved = state.reserve(key, reserveKop);
   if (!reserved.ok) {
     const what = reserved.scope === 'balance' ? 'account balance' : 'key budget';
     const message = `Insufficient ${what}: this request reserves ${kopToRub(reserved.neededKop).toFixed(2)} RUB (max price ${request.model.max_price_per_image.toFixed(2)} x ${request.n}), the ${what} is ${kopToRub(reserved.availableKop).toFixed(2)} RUB.`;
-    sendError(ctx, new ApiFailure(402, reserved.scope === 'balance' ? 'insufficient_balance' : 'insufficient_budget', message));
-    return;
+    throw new ApiFailure(402, reserved.scope === 'balance' ? 'insufficient_balance' : 'insufficient_budget', message);
   }
   const reservation = reserved.reservation;
   ctx.entry.reservedRub = kopToRub(reserveKop);
@@ -92,7 +96,8 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
       referencesDigest: request.referencesDigest,
       extra: JSON.stringify([request.quality ?? '', request.passthrough]),
     };
-    pngs = Array.from({ length: request.n }, (_, i) => renderImage(input, i));
+    const svg = state.forms.has('svg-prolog') && raw.fields.output_format === 'svg';
+    pngs = Array.from({ length: request.n }, (_, i) => (svg ? inkscapeSvg(width, height, `#${createHash('sha256').update(`${request.prompt}\u0000${i}`).digest('hex').slice(0, 6)}`) : renderImage(input, i)));
   } catch (error) {
     state.release(reservation);
     throw error;
@@ -100,18 +105,42 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
 
   state.faults.take('body', ctx.faults);
   ctx.entry.faults = [...ctx.faults.names];
-  const costKop = pricePerImageKop(request) * request.n;
+  // The binary-edits form returns one image: only that one is charged.
+  const binary = raw.endpoint === 'edits' && state.forms.has('binary-edits');
+  const costKop = pricePerImageKop(request) * (binary ? 1 : request.n);
   state.charge(reservation, costKop, request.model.id);
   ctx.entry.chargedRub = kopToRub(costKop);
 
-  await streamBody(ctx, 200, responseSegments(ctx, request.model.id, pngs, kopToRub(costKop), state.balanceRub, state.defaultImageBytes));
+  if (binary) {
+    const type = pngs[0][0] === 0x89 ? 'image/png' : 'image/svg+xml';
+    ctx.entry.status = 200;
+    ctx.res.writeHead(200, { 'content-type': type, 'content-length': pngs[0].length }).end(pngs[0]);
+    return;
+  }
+  if (raw.endpoint === 'edits' && state.forms.has('url-edits')) {
+    const data = pngs.map((_, i) => ({ url: `https://images.gateway.example/${ctx.entry.id}/${i}.png` }));
+    await streamBody(ctx, 200, [JSON.stringify({ created: Math.floor(Date.now() / 1000), data, usage: { cost_rub: kopToRub(costKop), balance: state.balanceRub } })]);
+    return;
+  }
+  const mediaType = state.forms.has('svg-prolog') && raw.fields.output_format === 'svg' ? '' : undefined;
+  const stringUsage = state.forms.has('string-usage');
+  await streamBody(ctx, 200, responseSegments(ctx, request.model.id, pngs, kopToRub(costKop), state.balanceRub, state.defaultImageBytes, { mediaType, stringUsage }));
 }
 
-function responseSegments(ctx: RequestContext, model: string, pngs: Buffer[], costRub: number, balanceRub: number, defaultImageBytes?: number): Segment[] {
+function responseSegments(
+  ctx: RequestContext,
+  model: string,
+  pngs: Buffer[],
+  costRub: number,
+  balanceRub: number,
+  defaultImageBytes?: number,
+  form: { mediaType?: string; stringUsage?: boolean } = {},
+): Segment[] {
   const f = ctx.faults.names;
   const padTo = f.has('large') ? ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES : 0;
-  const usage = `"usage":${JSON.stringify({ cost_rub: costRub, balance: balanceRub })}`;
-  const mediaType = f.has('no-media-type') ? '' : '"media_type":"image/png"';
+  const figures = form.stringUsage ? { cost_rub: costRub.toFixed(2), balance: balanceRub.toFixed(2) } : { cost_rub: costRub, balance: balanceRub };
+  const usage = `"usage":${JSON.stringify(figures)}`;
+  const mediaType = f.has('no-media-type') || form.mediaType === '' ? '' : '"media_type":"image/png"';
   const segments: Segment[] = [`{"created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(model)},`];
   if (f.has('usage-first')) segments.push(`${usage},`);
   segments.push('"data":[');

@@ -1,11 +1,13 @@
 // CLI: node out/test/emulator/main.js --port 8787 [--host h] [--latency ms] [--balance rub]
-//      [--fault name]... [--image-bytes N] [--quiet]
+//      [--fault name]... [--image-bytes N] [--forms a,b] [--quiet]
 import { FAULT_NAMES, isFaultName } from './faults';
+import { FORM_NAMES, parseForms } from './forms';
 import { DEMO_KEY_DESCRIPTIONS, DEMO_KEYS } from './keys';
 import { startEmulator, type EmulatorOptions } from './server';
 
-const USAGE = `Usage: main.js [--port 8787] [--host 127.0.0.1] [--latency ms] [--balance rub] [--fault name]... [--image-bytes N] [--quiet]
-Faults: ${FAULT_NAMES.join(', ')}`;
+const USAGE = `Usage: main.js [--port 8787] [--host 127.0.0.1] [--latency ms] [--balance rub] [--fault name]... [--image-bytes N] [--forms a,b] [--quiet]
+Faults: ${FAULT_NAMES.join(', ')}
+Forms: ${FORM_NAMES.join(', ')}`;
 
 function fail(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -50,6 +52,13 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; faults: string[]
         faults.push(value);
         i++;
         break;
+      case '--forms': {
+        const forms = parseForms(value ?? '');
+        if (typeof forms === 'string') fail(forms);
+        options.forms = forms;
+        i++;
+        break;
+      }
       case '--quiet':
         options.quiet = true;
         break;
@@ -72,12 +81,12 @@ async function main(): Promise<void> {
   const emulator = await startEmulator(options);
 
   console.log(`Gateway emulator listening on ${emulator.url}`);
-  console.log(`Balance ${emulator.state.balanceRub} RUB${options.latencyMs ? `, generation latency ${options.latencyMs} ms` : ''}${faults.length ? `, faults: ${faults.join(', ')}` : ''}`);
+  console.log(`Balance ${emulator.state.balanceRub} RUB${options.latencyMs ? `, generation latency ${options.latencyMs} ms` : ''}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${options.forms?.length ? `, forms: ${options.forms.join(', ')}` : ''}`);
   console.log('Demo API keys:');
   for (const name of Object.keys(DEMO_KEYS) as (keyof typeof DEMO_KEYS)[]) {
     console.log(`  ${DEMO_KEYS[name].padEnd(20)} ${DEMO_KEY_DESCRIPTIONS[name]}`);
   }
-  console.log(`Admin: GET ${emulator.url}/__emulator/requests, POST /__emulator/reset, POST|DELETE /__emulator/faults, POST /__emulator/state, POST /__emulator/keys`);
+  console.log(`Admin: GET ${emulator.url}/__emulator/requests, POST /__emulator/reset, POST|DELETE /__emulator/faults, POST|DELETE /__emulator/forms, POST /__emulator/state, POST /__emulator/keys`);
 
   let stopping = false;
   const stop = (signal: string) => {

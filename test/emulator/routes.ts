@@ -4,6 +4,7 @@ import { CATALOG_GROUPS, type CatalogGroup } from '../../src/core/types';
 import { ApiFailure, badRequest } from './apiError';
 import { CATALOG } from './catalog';
 import { parseFaultSpec } from './faults';
+import { parseForms } from './forms';
 import { DEMO_KEYS, type KeyState } from './keys';
 import { sendJson, type RequestContext } from './respond';
 import type { EmulatorState } from './state';
@@ -30,6 +31,7 @@ export function authenticate(ctx: RequestContext, state: EmulatorState): KeyStat
   const key = m ? state.key(m[1]) : undefined;
   ctx.entry.key = key?.name ?? 'unknown';
   if (!m) throw new ApiFailure(401, 'invalid_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
+  if (!key && state.forms.has('invalid-key-400')) throw new ApiFailure(400, 'invalid_request', 'Invalid API key provided.', null, 'invalid_request_error');
   if (!key) throw new ApiFailure(401, 'invalid_api_key', 'The API key is not valid.');
   if (key.revoked) throw new ApiFailure(401, 'key_revoked', `The API key "${key.name}" has been revoked.`);
   if (key.expiresAt !== undefined && key.expiresAt <= Date.now()) {
@@ -87,6 +89,17 @@ export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req
       state.armFault(spec);
       return sendJson(ctx, { faults: state.faults.list() });
     }
+    case 'GET /forms':
+      return sendJson(ctx, { forms: [...state.forms] });
+    case 'POST /forms': {
+      const forms = parseForms((parseJsonBody(body) as { forms?: unknown }).forms);
+      if (typeof forms === 'string') throw badRequest('invalid_value', forms, 'forms');
+      state.setForms(forms);
+      return sendJson(ctx, { forms: [...state.forms] });
+    }
+    case 'DELETE /forms':
+      state.setForms([]);
+      return sendJson(ctx, { forms: [] });
     case 'DELETE /faults':
       state.clearFaults();
       return sendJson(ctx, { faults: [] });

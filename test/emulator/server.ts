@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiFailure } from './apiError';
+import { inRussian, type FormName } from './forms';
 import { DEFAULT_LATENCY_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_SLOW_HEADERS_MS, emptyFaults, faultsFromHeaders, type FaultSpec } from './faults';
 import { handleImages, parseImageBody } from './images';
 import { DEMO_KEYS } from './keys';
@@ -12,6 +13,7 @@ import { EmulatorState, type RecordedRequest } from './state';
 export { DEMO_KEYS } from './keys';
 export { EmulatorState, type RecordedRequest } from './state';
 export { FAULT_NAMES, type FaultName, type FaultSpec } from './faults';
+export { FORM_NAMES, type FormName } from './forms';
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -28,6 +30,8 @@ export interface EmulatorOptions {
   imageBytes?: number;
   /** Faults armed at start and again on every reset (the CLI's --fault, armed until cleared). */
   faults?: FaultSpec[];
+  /** Answer forms in force at start and after every reset (see forms.ts). */
+  forms?: FormName[];
 }
 
 export interface RunningEmulator {
@@ -79,6 +83,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const state = new EmulatorState(options.balance ?? 5000);
   state.defaultImageBytes = options.imageBytes;
   state.initialFaults = options.faults ?? [];
+  state.initialForms = options.forms ?? [];
   state.reset();
   const latencyMs = options.latencyMs ?? 0;
   const shutdown = new AbortController();
@@ -148,7 +153,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (admin) await handleAdmin(ctx, state, req, path, body);
       else await route(ctx, path, body);
     } catch (error) {
-      if (error instanceof ApiFailure) return sendError(ctx, error);
+      if (error instanceof ApiFailure) return sendError(ctx, state.forms.has('ru-errors') && !admin ? inRussian(error) : error);
       if (res.destroyed || !req.complete) return; // the client went away: nobody to answer
       if (!shutdown.signal.aborted) console.error('gateway emulator: internal error', error);
       sendError(ctx, new ApiFailure(500, 'internal_error', `Emulator error: ${(error as Error)?.message ?? String(error)}`));

@@ -2,6 +2,7 @@
 // Money is kept in integer kopecks so sums never drift.
 import type { StatsSummary } from '../../src/core/types';
 import { FaultQueue, type FaultSpec } from './faults';
+import type { FormName } from './forms';
 import { DEMO_KEYS, applyBudgetReset, initialKeys, keyRecord, kopToRub, rubToKop, type KeyState } from './keys';
 
 export interface RecordedRequest {
@@ -63,6 +64,9 @@ export class EmulatorState {
   defaultImageBytes?: number;
   /** Faults armed at start (CLI --fault); reset() arms them again. */
   initialFaults: FaultSpec[] = [];
+  /** Answer forms in force (see forms.ts); reset() restores `initialForms`. */
+  forms = new Set<FormName>();
+  initialForms: FormName[] = [];
   private balanceKop = 0;
   private keys = new Map<string, KeyState>();
   private usage = new Map<string, UsageEvent[]>();
@@ -92,6 +96,16 @@ export class EmulatorState {
     this.charges = 0;
     this.faults.clear();
     for (const spec of this.initialFaults) this.faults.arm(spec);
+    this.forms = new Set(this.initialForms);
+  }
+
+  setForms(forms: readonly FormName[]): void {
+    this.forms = new Set(forms);
+  }
+
+  /** The budget-reset form: a budget with a reset interval is due for its reset now. */
+  private resetDue(key: KeyState | undefined, now: number): void {
+    if (this.forms.has('budget-reset') && key?.budget?.interval) key.budget.resetAt = Math.min(key.budget.resetAt ?? now, now);
   }
 
   get balanceRub(): number {
@@ -119,6 +133,7 @@ export class EmulatorState {
   keyBudgetRub(key: string): number | undefined {
     const k = this.findKey(key);
     if (!k?.budget) return undefined;
+    this.resetDue(k, Date.now());
     applyBudgetReset(k.budget, Date.now());
     return kopToRub(k.budget.remainingKop);
   }
@@ -180,6 +195,7 @@ export class EmulatorState {
 
   /** Holds `amountKop` on the balance and on the key budget, or refuses with nothing held. */
   reserve(key: KeyState, amountKop: number): ReserveResult {
+    this.resetDue(key, Date.now());
     if (key.budget) applyBudgetReset(key.budget, Date.now());
     if (this.balanceKop < amountKop) return { ok: false, scope: 'balance', neededKop: amountKop, availableKop: this.balanceKop };
     if (key.budget && key.budget.remainingKop < amountKop) {
@@ -213,6 +229,7 @@ export class EmulatorState {
   }
 
   keyRecord(key: KeyState) {
+    this.resetDue(key, Date.now());
     return keyRecord(key, Date.now());
   }
 
@@ -249,7 +266,7 @@ export class EmulatorState {
     const now = Date.now();
     const keys: Record<string, unknown> = {};
     for (const k of this.keys.values()) keys[k.key] = { ...keyRecord(k, now), revoked: k.revoked, expired: k.expiresAt !== undefined && k.expiresAt <= now };
-    return { balance: this.balanceRub, keys, faults: this.faults.list(), totalReservations: this.reservations, totalCharges: this.charges };
+    return { balance: this.balanceRub, keys, faults: this.faults.list(), forms: [...this.forms], totalReservations: this.reservations, totalCharges: this.charges };
   }
 }
 

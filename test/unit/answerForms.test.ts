@@ -1,0 +1,192 @@
+// The client against the emulator's other answer forms (test/emulator/forms.ts): what a real
+// gateway may send where the contract says "not shown" is accepted, or reported clearly and kept.
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { GatewayClient } from '../../src/core/client';
+import { ApiError, AuthenticationError, InsufficientFundsError, ResponseFormatError, UnknownModelError } from '../../src/core/errors';
+import { UnreadableAnswerError } from '../../src/core/paidAnswer';
+import type { ImageModel } from '../../src/core/types';
+import { caught, DEMO_KEYS, listFiles, localServer, MemorySink, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir, writePng } from './support/gateway';
+
+describe('answer forms of a real gateway (emulator forms)', () => {
+  let emu: RunningEmulator;
+  let dir: string;
+  let models: ImageModel[];
+  const clients: GatewayClient[] = [];
+  const client = (key: string | null = DEMO_KEYS.unlimited) => {
+    const c = newClient(emu, key, { maxRetries: 0 });
+    clients.push(c);
+    return c;
+  };
+
+  before(async () => {
+    emu = await startEmulator();
+    dir = await tempDir('gwi-forms-');
+    models = await client().imageModels();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await emu.close();
+    await removeDir(dir);
+  });
+  beforeEach(() => emu.state.reset());
+
+  it('string-usage: cost_rub and balance as numeric strings are read as numbers', async () => {
+    emu.state.setForms(['string-usage']);
+    const meta = await client().generate({ model: 'sketch-mini', prompt: 'strings', size: SMALL }, new MemorySink());
+    const [paid] = paidRequests(emu);
+    assert.equal(meta.usage?.cost_rub, paid.chargedRub);
+    assert.equal(meta.usage?.balance, emu.state.balanceRub);
+  });
+
+  it('svg-prolog: an Inkscape-style SVG without media_type is saved as .svg', async () => {
+    emu.state.setForms(['svg-prolog']);
+    const rig = newService(client(), models, path.join(dir, 'rec-svg'));
+    const out = path.join(dir, 'out-svg');
+    const result = await rig.service.run({ request: { model: 'vector-forge', prompt: 'logo', size: SMALL, output_format: 'svg' }, output: { directory: out, pattern: 'logo-{index}' } });
+    assert.deepEqual(result.files.map((f) => path.basename(f)), ['logo-1.svg']);
+    const text = await readFile(result.files[0], 'utf8');
+    assert.match(text, /^\uFEFF<\?xml[^>]*\?>\n<!-- Created with Inkscape/);
+    assert.ok(text.indexOf('<svg') > 64, 'the root element is past the first 64 bytes');
+  });
+
+  describe('edits answers', () => {
+    let reference: string;
+    before(async () => {
+      reference = await writePng(dir, 'ref.png');
+    });
+    const editJob = (out: string) => ({
+      request: { model: 'aurora-1', prompt: 'make it blue', size: SMALL },
+      references: [reference],
+      transport: 'multipart' as const,
+      output: { directory: out, pattern: 'edit-{index}' },
+    });
+
+    it('binary-edits: an image/png body is saved, and the account is reconciled (no usage in it)', async () => {
+      emu.state.setForms(['binary-edits']);
+      const rig = newService(client(), models, path.join(dir, 'rec-bin'));
+      const out = path.join(dir, 'out-bin');
+      const result = await rig.service.run(editJob(out));
+      assert.deepEqual(result.files.map((f) => path.basename(f)), ['edit-1.png']);
+      assert.equal(result.usage, undefined);
+      assert.deepEqual(rig.usages, []);
+      assert.equal(rig.reconciles, 1, 'figures come from a refresh instead');
+      const bytes = await readFile(result.files[0]);
+      assert.equal(bytes.readUInt32BE(0), 0x89504e47);
+      assert.equal(paidRequests(emu).length, 1);
+    });
+
+    it('binary-edits with svg-prolog: an image/svg+xml body is saved as .svg', async () => {
+      emu.state.setForms(['binary-edits', 'svg-prolog']);
+      const rig = newService(client(), models, path.join(dir, 'rec-bin-svg'));
+      const result = await rig.service.run({ ...editJob(path.join(dir, 'out-bin-svg')), request: { model: 'vector-forge', prompt: 'trace', size: SMALL, output_format: 'svg' } });
+      assert.match(result.files[0], /edit-1\.svg$/);
+    });
+
+    it('url-edits: reported with its content type, outcome unknown, the answer kept in the recovery folder', async () => {
+      emu.state.setForms(['url-edits']);
+      const recovery = path.join(dir, 'rec-url');
+      const rig = newService(client(), models, recovery);
+      const out = path.join(dir, 'out-url');
+      const error = await caught(() => rig.service.run(editJob(out)));
+      assert.ok(error instanceof UnreadableAnswerError, String(error));
+      assert.ok(error instanceof ResponseFormatError);
+      assert.match(error.message, /application\/json/);
+      assert.match(error.message, /URL/);
+      assert.equal(error.outcomeUnknown, true, 'it was charged: the user is told and the account reconciled');
+      assert.equal(rig.reconciles, 1);
+      const recovered = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
+      assert.equal(recovered.length, 1);
+      assert.match(recovered[0], /-answer\.json$/);
+      assert.ok(existsSync(recovered[0]));
+      assert.match(await readFile(recovered[0], 'utf8'), /https:\/\/images\.gateway\.example\//);
+      assert.ok(error.message.includes(recovered[0]), 'the message says where it is');
+      assert.deepEqual(await listFiles(out), []);
+    });
+  });
+
+  it('an HTML or text 200 answer is reported with its content type and kept', async () => {
+    const server = await localServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Image ready: <a href="/x.png">x.png</a></body></html>'));
+    try {
+      const c = newClient(server, 'k', { maxRetries: 0 });
+      clients.push(c);
+      const rig = newService(c, models, path.join(dir, 'rec-html'));
+      const error = await caught(() => rig.service.run({ request: { model: 'sketch-mini', prompt: 'html', size: SMALL }, output: { directory: path.join(dir, 'out-html'), pattern: 'x' } }));
+      assert.ok(error instanceof UnreadableAnswerError, String(error));
+      assert.match(error.message, /text\/html/);
+      const [kept] = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
+      assert.match(kept, /-answer\.html$/);
+      assert.match(await readFile(kept, 'utf8'), /Image ready/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an image body labelled application/octet-stream is accepted by its bytes', async () => {
+    const { TINY_PNG } = await import('./support/gateway');
+    const server = await localServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(TINY_PNG));
+    try {
+      const c = newClient(server, 'k', { maxRetries: 0 });
+      clients.push(c);
+      const sink = new MemorySink();
+      const meta = await c.generate({ model: 'm', prompt: 'p' }, sink);
+      assert.deepEqual(meta.images, [{ index: 0, mediaType: 'image/png' }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('moderation-403: the gateway\'s words, no authentication error, nothing reserved or charged', async () => {
+    emu.state.setForms(['moderation-403']);
+    const error = await caught(() => client().generate({ model: 'sketch-mini', prompt: 'something blocked', size: SMALL }, new MemorySink()));
+    assert.ok(error instanceof ApiError);
+    assert.ok(!(error instanceof AuthenticationError));
+    assert.equal(error.kind, 'api');
+    assert.equal(error.status, 403);
+    assert.match(error.message, /rejected by the safety system/);
+    assert.equal(error.outcomeUnknown, false);
+    assert.equal(emu.state.totalReservations, 0);
+    assert.equal(emu.state.totalCharges, 0);
+  });
+
+  it('invalid-key-400: an unknown key answered with 400 is an authentication error (invalid)', async () => {
+    emu.state.setForms(['invalid-key-400']);
+    const error = await caught(() => client('gw-no-such-key').balance());
+    assert.ok(error instanceof AuthenticationError, String(error));
+    assert.equal(error.reason, 'invalid');
+    assert.equal(error.status, 400);
+  });
+
+  describe('ru-errors', () => {
+    beforeEach(() => emu.state.setForms(['ru-errors']));
+    it('a key budget shortfall is 403 "Лимит ключа исчерпан": funds (budget), in those words', async () => {
+      const error = await caught(() => client(DEMO_KEYS.lowBudget).generate({ model: 'lumen-xl', prompt: 'too dear', size: SMALL }, new MemorySink()));
+      assert.ok(error instanceof InsufficientFundsError, String(error));
+      assert.equal(error.scope, 'budget');
+      assert.equal(error.status, 403);
+      assert.equal(error.message, 'Лимит ключа исчерпан.');
+    });
+    it('a balance shortfall, an unknown model, an expired key', async () => {
+      emu.state.setBalance(1);
+      const funds = await caught(() => client().generate({ model: 'lumen-xl', prompt: 'poor', size: SMALL }, new MemorySink()));
+      assert.ok(funds instanceof InsufficientFundsError);
+      assert.equal(funds.scope, 'balance');
+      const model = await caught(() => client().generate({ model: 'aurora-9', prompt: 'x', size: SMALL }, new MemorySink()));
+      assert.ok(model instanceof UnknownModelError, String(model));
+      const expired = await caught(() => client(DEMO_KEYS.expired).balance());
+      assert.ok(expired instanceof AuthenticationError);
+      assert.equal(expired.reason, 'expired');
+    });
+  });
+
+  it('budget-reset: a budget due for its reset is refilled before the reservation', async () => {
+    const before = emu.state.keyBudgetRub(DEMO_KEYS.lowBudget)!;
+    assert.ok(before < 12.5, `the low-budget key starts low (${before})`);
+    emu.state.setForms(['budget-reset']);
+    const meta = await client(DEMO_KEYS.lowBudget).generate({ model: 'lumen-xl', prompt: 'after reset', size: SMALL }, new MemorySink());
+    assert.equal(meta.images.length, 1);
+    assert.equal(emu.state.totalCharges, 1);
+  });
+});
