@@ -54,7 +54,7 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
   const files = result.files.map((f) => vscode.Uri.file(f));
   if (result.files.length) {
     markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
-    const { input_references: _refs, ...request } = job.request;
+    const { input_references: _refs, ...request } = result.request ?? job.request;
     await services.history.add({
       request,
       references: job.references,
@@ -101,6 +101,11 @@ function reportProgress(services: Services, progress: vscode.Progress<{ message?
       break;
     case 'outcome-unknown':
       services.log.warn(`Outcome unknown: ${event.error.message}`);
+      break;
+    case 'notice':
+      // Told at once and not in the way: the request goes on (inputs normalised, a budget that looks short).
+      services.log.info(event.message);
+      void vscode.window.showInformationMessage(event.message);
       break;
   }
 }

@@ -26,20 +26,29 @@ export interface FundsSnapshot {
   balance?: number;
   /** Remaining budget of the key, when it has one. */
   budget?: number;
+  /**
+   * The gateway itself refused this key for its budget, and nothing since says the budget grew.
+   * Only then does a budget shortfall refuse locally: the contract reserves on the balance alone.
+   */
+  budgetRefusedByGateway?: boolean;
 }
 
 export type Affordability =
-  | { ok: true }
+  | { ok: true; budgetShort?: { needed: number; available: number } }
   | { ok: false; scope: 'balance' | 'budget'; needed: number; available: number };
 
-/** Whether the known balance and key budget cover the reservation. Unknown figures do not block. */
+/**
+ * Whether the known figures cover the reservation. Unknown figures do not block. The reservation is
+ * made on the balance; a budget shortfall only warns (`budgetShort`) unless the gateway refused for it.
+ */
 export function checkAffordable(estimate: CostEstimate, funds: FundsSnapshot): Affordability {
   const needed = toKopecks(estimate.reservation);
   if (funds.balance !== undefined && toKopecks(funds.balance) < needed) {
     return { ok: false, scope: 'balance', needed: estimate.reservation, available: funds.balance };
   }
   if (funds.budget !== undefined && toKopecks(funds.budget) < needed) {
-    return { ok: false, scope: 'budget', needed: estimate.reservation, available: funds.budget };
+    const short = { needed: estimate.reservation, available: funds.budget };
+    return funds.budgetRefusedByGateway ? { ok: false, scope: 'budget', ...short } : { ok: true, budgetShort: short };
   }
   return { ok: true };
 }

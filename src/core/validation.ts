@@ -96,6 +96,49 @@ export function collectIssues(request: GenerationRequest, context: ValidationCon
   return issues;
 }
 
+export interface NormalizedRequest {
+  request: GenerationRequest;
+  /** One sentence per change, for the user ("size" "1024X1024" → "1024x1024"). */
+  notes: string[];
+}
+
+/**
+ * Fixes what has only one reading: spaces around the model id and values, a capital X between
+ * width and height, a lowercase tier (2k → 2K), and the case of a value that matches exactly one
+ * allowed value. Anything else is left for collectIssues to refuse (Cyrillic х, "jpg", "16/9"...).
+ */
+export function normalizeRequest(request: GenerationRequest, models: readonly ImageModel[]): NormalizedRequest {
+  const next: GenerationRequest = { ...request };
+  const notes: string[] = [];
+  const change = <K extends keyof GenerationRequest>(field: K, value: GenerationRequest[K]) => {
+    if (value === request[field]) return;
+    notes.push(tr('"{0}" was changed from {1} to {2}.', field, show(request[field]), show(value)));
+    next[field] = value;
+  };
+  if (typeof request.model === 'string') change('model', request.model.trim());
+  const model = models.find((m) => m.id === next.model);
+  if (typeof request.size === 'string') {
+    const size = request.size.trim();
+    if (/^\d{1,5}X\d{1,5}$/.test(size)) change('size', size.replace('X', 'x'));
+    else if (/^[1-9]\d?k$/.test(size)) change('size', size.toUpperCase());
+    else if (size.toLowerCase() === 'auto') change('size', 'auto');
+    else change('size', size);
+  }
+  const byCase = (field: 'resolution' | 'aspect_ratio' | 'background' | 'quality' | 'output_format', allowed: readonly string[] | undefined) => {
+    const value = request[field];
+    if (typeof value !== 'string') return;
+    const trimmed = value.trim();
+    const matches = (allowed ?? []).filter((a) => a.toLowerCase() === trimmed.toLowerCase());
+    change(field, matches.length === 1 ? matches[0] : trimmed);
+  };
+  byCase('resolution', model?.supported_resolutions);
+  byCase('aspect_ratio', model?.supported_aspect_ratios);
+  byCase('background', model?.supported_background);
+  byCase('quality', QUALITY_VALUES);
+  byCase('output_format', OUTPUT_FORMAT_VALUES);
+  return { request: next, notes };
+}
+
 /** Throws a ValidationError for the first issue; returns the model of a valid request. */
 export function validateRequest(request: GenerationRequest, context: ValidationContext): ImageModel {
   const [first] = collectIssues(request, context);

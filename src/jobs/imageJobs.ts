@@ -15,7 +15,7 @@ import { addPngTextChunk } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
-import { validateRequest } from '../core/validation';
+import { normalizeRequest, validateRequest } from '../core/validation';
 
 export const MAX_REFERENCE_BYTES = 25 * 1024 * 1024;
 
@@ -53,12 +53,17 @@ export type JobEvent =
   | { type: 'image-received'; index: number; bytes: number }
   | { type: 'recovered'; manifestPath: string; files: string[]; reason: string }
   | { type: 'outcome-unknown'; error: GatewayError }
-  | { type: 'provenance-failed'; file: string; reason: string };
+  | { type: 'provenance-failed'; file: string; reason: string }
+  /** Something the user should know that does not stop the job: inputs normalised, a budget shortfall. */
+  | { type: 'notice'; message: string };
 
 export interface JobDeps {
   api: () => Promise<ImageApi>;
   models: () => Promise<ImageModel[]>;
-  funds: () => FundsSnapshot;
+  /** A fresh read of the catalog, once, before a model missing from `models()` is refused as unknown. */
+  refreshModels?: () => Promise<ImageModel[]>;
+  /** Current figures of this key and gateway (the account refreshes them first when they are stale). */
+  funds: () => FundsSnapshot | Promise<FundsSnapshot>;
   applyUsage: (usage: Usage) => void;
   /** Reconcile the account after a charge or an unknown outcome. */
   reconcile: () => void;
@@ -74,6 +79,10 @@ export interface JobDeps {
 }
 
 export interface JobResult {
+  /** The request as sent (after normalisation). */
+  request?: GenerationRequest;
+  /** What was changed in the input, and any warning (budget shortfall). */
+  notes?: string[];
   files: string[];
   model: string;
   usage?: Usage;
@@ -89,6 +98,10 @@ export interface RunOptions extends CallOptions {
 }
 
 export interface PreparedJob {
+  /** The request to send: the job's, normalised (trimmed model id, 1024X1024 → 1024x1024, 2k → 2K). */
+  request: GenerationRequest;
+  /** One sentence per normalisation and per warning, for the user. */
+  notes: string[];
   model: ImageModel;
   estimate: CostEstimate;
   references: ReferenceFile[];
@@ -149,9 +162,32 @@ export class ImageJobService {
     if (references.length && urlCount) {
       throw new ValidationError('input_references', tr('Send either local reference images or input_references URLs, not both: the URLs would be dropped.'));
     }
-    const model = validateRequest(job.request, { models, referenceCount: references.length || urlCount });
-    const estimate = estimateCost(model, job.request.n ?? 1);
-    const affordable = checkAffordable(estimate, this.deps.funds());
+    const referenceCount = references.length || urlCount;
+    let { request, notes } = normalizeRequest(job.request, models);
+    let model: ImageModel;
+    try {
+      model = validateRequest(request, { models, referenceCount });
+    } catch (error) {
+      // A model missing from the cache may be new: one fresh read of the catalog before refusing.
+      const fresh = error instanceof ValidationError && error.field === 'model' && !models.some((m) => m.id === request.model) && this.deps.refreshModels;
+      if (!fresh) throw error;
+      const refreshed = await this.deps.refreshModels!();
+      ({ request, notes } = normalizeRequest(job.request, refreshed));
+      model = validateRequest(request, { models: refreshed, referenceCount });
+    }
+    const estimate = estimateCost(model, request.n ?? 1);
+    const affordable = checkAffordable(estimate, await this.deps.funds());
+    if (affordable.ok && affordable.budgetShort) {
+      const locale = this.deps.locale;
+      notes = [
+        ...notes,
+        tr(
+          'The key\'s remaining budget ({0}) looks lower than the reservation ({1}); sent anyway, the gateway decides.',
+          formatRubles(affordable.budgetShort.available, locale),
+          formatRubles(affordable.budgetShort.needed, locale),
+        ),
+      ];
+    }
     if (!affordable.ok) {
       const locale = this.deps.locale;
       const needed = formatRubles(affordable.needed, locale);
@@ -165,16 +201,19 @@ export class ImageJobService {
           : tr('The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.', needed, available),
       );
     }
-    return { model, estimate, references };
+    return { request, notes, model, estimate, references };
   }
 
   async run(job: ImageJob, options: RunOptions = {}): Promise<JobResult> {
     const prepared = await this.prepare(job);
-    const { model, estimate, references } = prepared;
+    const { model, estimate, references, notes } = prepared;
+    // From here on the job is the normalised one: that is what is confirmed, sent and named.
+    job = { ...job, request: prepared.request };
     const emit = (event: JobEvent) => {
       this.deps.onEvent?.(event);
       options.onEvent?.(event);
     };
+    for (const message of notes) emit({ type: 'notice', message });
     if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
       const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
       if (!confirmed) throw new CancelledError(tr('Not sent: the cost was not confirmed.'));
@@ -193,7 +232,8 @@ export class ImageJobService {
     }
     if (meta.usage) this.deps.applyUsage(meta.usage);
     this.deps.reconcile();
-    return this.place(job, sink.staging, meta, estimate, emit);
+    const result = await this.place(job, sink.staging, meta, estimate, emit);
+    return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };
   }
 
   private send(api: ImageApi, job: ImageJob, references: ReferenceFile[], sink: ImageSink, options: CallOptions) {

@@ -125,9 +125,9 @@ describe('billing through the balance', function () {
   });
 
   describe('refused locally (CannotAffordError): zero requests', () => {
-    const cases: [string, { balance?: number; budget?: number }, string, number, 'balance' | 'budget'][] = [
+    const cases: [string, { balance?: number; budget?: number; budgetRefusedByGateway?: boolean }, string, number, 'balance' | 'budget'][] = [
       ['balance', { balance: 7.99 }, 'aurora-1', 2, 'balance'],
-      ['budget', { balance: 5000, budget: 5 }, 'lumen-xl', 1, 'budget'],
+      ['budget, after the gateway itself refused for the budget', { balance: 5000, budget: 5, budgetRefusedByGateway: true }, 'lumen-xl', 1, 'budget'],
       ['balance checked before budget', { balance: 1, budget: 1 }, 'prism-2', 1, 'balance'],
     ];
     for (const [name, funds, model, n, scope] of cases) {
@@ -143,6 +143,22 @@ describe('billing through the balance', function () {
         assert.equal(emu.state.requests.length, 0, 'nothing sent at all');
         assert.equal(rig.confirms, 0, 'not even asked');
       });
+    }
+  });
+
+  it('a budget that looks short only warns: sent, and the gateway decides (it had reset the budget)', async () => {
+    const client = clientFor(DEMO_KEYS.lowBudget);
+    emu.state.setForms(['budget-reset']);
+    try {
+      const rig = newService(client, models, path.join(dir, 'recovery'), { funds: () => ({ balance: 5000, budget: 5 }), locale: 'en' });
+      const result = await rig.service.run(job('lumen-xl', 1));
+      assert.equal(result.files.length, 1);
+      assert.equal(paidRequests(emu).length, 1);
+      assert.equal(result.notes?.length, 1);
+      assert.match(result.notes![0], /budget \(.*5\.00\) looks lower than the reservation \(.*12\.50\); sent anyway/);
+      assert.ok(rig.events.some((e) => e.type === 'notice' && e.message === result.notes![0]), 'told as a notice');
+    } finally {
+      emu.state.setForms([]);
     }
   });
 

@@ -53,7 +53,10 @@ describe('cost', () => {
       assert.deepEqual(checkAffordable(estimate, { balance: 7.99, budget: 100 }), { ok: false, scope: 'balance', needed: 8, available: 7.99 });
     });
     it('budget short', () => {
-      assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 5 }), { ok: false, scope: 'budget', needed: 8, available: 5 });
+      // The contract reserves on the balance: a budget shortfall warns, and refuses only after the gateway refused for it.
+      assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 5 }), { ok: true, budgetShort: { needed: 8, available: 5 } });
+      assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 5, budgetRefusedByGateway: true }), { ok: false, scope: 'budget', needed: 8, available: 5 });
+      assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 8, budgetRefusedByGateway: true }), { ok: true });
     });
     it('float noise does not refuse an exact amount', () => {
       const e = estimateCost({ min_price_per_image: 0.1, max_price_per_image: 0.1 }, 3);

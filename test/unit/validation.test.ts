@@ -46,7 +46,6 @@ const INVALID: Case[] = [
   { name: 'n as a string', request: { n: '2' as unknown as number }, field: 'n' },
   // capability fields
   { name: 'resolution not supported', request: { size: undefined, resolution: '4K' }, field: 'resolution', allowed: ['1K', '2K'] },
-  { name: 'resolution lowercase', request: { size: undefined, resolution: '1k' }, field: 'resolution', allowed: ['1K', '2K'] },
   { name: 'aspect_ratio not supported', request: { size: undefined, aspect_ratio: '21:9' }, field: 'aspect_ratio', allowed: ['1:1', '16:9', '9:16', '4:3', '3:4'] },
   { name: 'aspect_ratio with a slash', request: { size: undefined, aspect_ratio: '16/9' }, field: 'aspect_ratio' },
   { name: 'background not supported', request: { background: 'transparent' }, field: 'background', allowed: ['auto', 'opaque'] },
@@ -57,16 +56,18 @@ const INVALID: Case[] = [
   { name: 'size with ×', request: { size: '800×600' }, field: 'size', says: /write "800x600"/ },
   { name: 'size with spaces around x', request: { size: '800 x 600' }, field: 'size', says: /Latin letter x/ },
   { name: 'size as a word', request: { size: 'large' }, field: 'size', says: /tier label/ },
-  { name: 'size lowercase tier', request: { size: '2k' }, field: 'size' },
+  { name: 'size with a capital X and spaces (ambiguous)', request: { size: '1024 X 1024' }, field: 'size', says: /Latin letter x/ },
+  { name: 'size tier with a unit after it', request: { size: '2kb' }, field: 'size' },
+  { name: 'resolution in another case that is not listed', request: { size: undefined, resolution: '4k' }, field: 'resolution', allowed: ['1K', '2K'] },
   { name: 'size with zero width', request: { size: '0x512' }, field: 'size', says: /above zero/ },
   { name: 'size as a number', request: { size: 1024 as unknown as string }, field: 'size' },
   { name: 'explicit pixels with resolution', request: { size: '1024x1024', resolution: '1K' }, field: 'size', says: /cannot be combined/ },
   { name: 'explicit pixels with aspect_ratio', request: { size: '1024x576', aspect_ratio: '16:9' }, field: 'size', says: /cannot be combined/ },
   // universal enums
   { name: 'quality unknown', request: { quality: 'ultra' }, field: 'quality', allowed: ['low', 'medium', 'high', 'auto'] },
-  { name: 'quality capitalised', request: { quality: 'High' }, field: 'quality', allowed: ['low', 'medium', 'high', 'auto'] },
   { name: 'output_format gif', request: { output_format: 'gif' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
   { name: 'output_format jpg', request: { output_format: 'jpg' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
+  { name: 'output_format JPG (a case change does not make it jpeg)', request: { output_format: 'JPG' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
   { name: 'seed as text', request: { seed: 'abc' as unknown as number }, field: 'seed' },
   { name: 'seed fractional', request: { seed: 1.25 }, field: 'seed' },
   { name: 'seed beyond safe integers', request: { seed: 2 ** 60 }, field: 'seed' },
@@ -163,6 +164,33 @@ describe('validation matrix', function () {
         refused++;
       });
     }
+  });
+
+  describe('unambiguous input is normalised, sent normalised, and the user is told', () => {
+    afterEach(() => emu.state.reset());
+    const CASES: { name: string; request: Record<string, unknown>; sent: Record<string, unknown>; notes: RegExp[] }[] = [
+      { name: '1024X1024 → 1024x1024', request: { size: '1024X1024' }, sent: { size: '1024x1024' }, notes: [/"size" was changed from "1024X1024" to "1024x1024"/] },
+      { name: '2k → 2K', request: { size: '2k' }, sent: { size: '2K' }, notes: [/"size" was changed from "2k" to "2K"/] },
+      { name: 'model id with spaces around it', request: { model: '  aurora-1 \n' }, sent: { model: 'aurora-1' }, notes: [/"model" was changed/] },
+      { name: 'resolution 1k → 1K (listed by the model)', request: { size: undefined, resolution: '1k' }, sent: { resolution: '1K' }, notes: [/"resolution"/] },
+      { name: 'quality High → high, output_format PNG → png', request: { quality: 'High', output_format: 'PNG' }, sent: { quality: 'high', output_format: 'png' }, notes: [/"quality"/, /"output_format"/] },
+    ];
+    for (const c of CASES) {
+      it(c.name, async () => {
+        const paidBefore = paidRequests(emu).length;
+        const notices: string[] = [];
+        const result = await rig.service.run(job(c.request), { onEvent: (e) => e.type === 'notice' && notices.push(e.message) });
+        assert.equal(paidRequests(emu).length - paidBefore, 1, 'sent once');
+        for (const [field, value] of Object.entries(c.sent)) assert.equal((result.request as unknown as Record<string, unknown>)[field], value, field);
+        assert.equal(result.notes?.length, c.notes.length, String(result.notes));
+        c.notes.forEach((note, i) => assert.match(result.notes![i], note));
+        assert.deepEqual(notices, result.notes, 'each note is told as a notice before sending');
+      });
+    }
+    it('a request that needs no change has no notes', async () => {
+      const result = await rig.service.run(job({}));
+      assert.equal(result.notes, undefined);
+    });
   });
 
   describe('valid combinations pass validation', () => {
