@@ -1,6 +1,5 @@
 // The one typed client for every endpoint of the gateway (undici over HTTP).
 // Money rule: a paid request (generation, edit) is sent once and never resent automatically.
-import { Readable } from 'node:stream';
 import { Agent, Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
 import { tr } from './i18n';
@@ -180,13 +179,21 @@ export class GatewayClient {
     const deadline = new Deadline(this.paidTimeoutMs, options?.signal);
     let status: number | undefined;
     let requestId: string | undefined;
+    // Set when undici first pulls the body, i.e. once connected and about to write it. Before that
+    // nothing the gateway could act on has left: a cancel or a failure then is "not sent".
+    let bodyStarted = false;
+    const body = trackFirstRead(payload.body, () => {
+      bodyStarted = true;
+    });
     try {
       const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) });
       deadline.throwIfAborted();
       const response = await request(this.url(path), {
         method: 'POST',
         headers,
-        body: typeof payload.body === 'string' ? payload.body : Readable.from(payload.body, { objectMode: false }),
+        // An async iterable (undici takes one at run time; its types list only Readable). Unlike a
+        // Readable, it is not read ahead before the connection exists, so bodyStarted stays honest.
+        body: body as unknown as Dispatcher.DispatchOptions['body'] & Uint8Array,
         dispatcher: this.dispatcher,
         signal: deadline.signal,
       });
@@ -199,9 +206,10 @@ export class GatewayClient {
     } catch (error) {
       // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
       if (error instanceof SinkFailure) throw error.cause;
-      const typed = deadline.translate(error);
+      let typed = deadline.translate(error);
+      if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(tr('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
-      if (!(typed instanceof ApiError) && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();
+      if (!(typed instanceof ApiError) && bodyStarted && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();
       // A proxy's 502/504 says nothing of whether the gateway behind it went on and charged.
       if (typed instanceof ApiError && (typed.status === 502 || typed.status === 504)) typed.markOutcomeUnknown();
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1, error: typed.kind });
@@ -352,6 +360,13 @@ function guardSink(sink: ImageSink): ImageSink {
         };
       }),
   };
+}
+
+/** The body as an async iterable that calls `onFirstRead` when it is first pulled. */
+async function* trackFirstRead(body: string | AsyncIterable<Uint8Array>, onFirstRead: () => void): AsyncGenerator<Uint8Array> {
+  onFirstRead();
+  if (typeof body === 'string') yield Buffer.from(body, 'utf8');
+  else yield* body;
 }
 
 function mayHaveReachedGateway(error: unknown): boolean {
