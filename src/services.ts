@@ -35,8 +35,14 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const locale = vscode.env.language;
 
   const account = new AccountModel(async () => {
-    const readiness = await connection.readiness();
-    return readiness === 'ready' ? connection.client() : readiness;
+    const keyed = await connection.keyedClient();
+    if (typeof keyed === 'string') return keyed;
+    const { client, key, identity } = keyed;
+    const options = { apiKey: key };
+    return {
+      identity,
+      api: { me: () => client.me(options), balance: () => client.balance(options), key: () => client.key(options), stats: () => client.stats(options) },
+    };
   });
 
   const catalog = new CatalogCache(async () => (await connection.clientForCatalog()).imageModels(), {
@@ -48,8 +54,11 @@ export function createServices(context: vscode.ExtensionContext): Services {
   const jobs = new ImageJobService({
     api: () => connection.client(),
     models: () => catalog.get(),
-    funds: () => ({ balance: account.snapshot.balance, budget: account.snapshot.budget }),
-    applyUsage: (usage) => account.applyUsage(usage),
+    refreshModels: () => catalog.refresh(),
+    // Only current facts of this key and gateway: refreshed first when stale (bounded wait), else unknown.
+    funds: () => account.currentFunds(),
+    applyUsage: (usage, identity) => account.applyUsage(usage, identity),
+    fundsRefused: (scope) => void account.noteFundsRefusal(scope).catch(() => undefined),
     reconcile: () => account.reconcileSoon(),
     confirm: (info) => confirmCost(info, locale),
     confirmAbove: () => readSettings().confirmCostAbove,

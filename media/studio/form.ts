@@ -75,7 +75,7 @@ export class StudioForm {
       account.balanceText && `${t('balance')}: ${account.balanceText}`,
       account.budgetText && `${t('budget')}: ${account.budgetText}`,
     ].filter(Boolean);
-    this.account.textContent = parts.length ? parts.join(' · ') : t('accountStatus', account.status);
+    this.account.textContent = account.switchingText ?? (parts.length ? parts.join(' · ') : t('accountStatus', account.status));
     this.evaluateSoon();
   }
 

@@ -6,17 +6,30 @@ import { fromKopecks, toKopecks } from '../core/cost';
 
 export type AccountStatus = 'no-url' | 'no-key' | 'loading' | 'ready' | 'offline' | 'invalid-key' | 'expired-key';
 
+export type AccountPart = 'user' | 'balance' | 'key' | 'stats';
+
 export interface AccountSnapshot {
   status: AccountStatus;
+  /**
+   * Which gateway and key the figures belong to: `<base URL>|<short SHA-256 of the key>` (see
+   * core/identity.ts), never the key. Undefined while a switched key or gateway is not resolved yet.
+   */
+  identity?: string;
+  /** True from the moment the key or base URL changed until the new identity's figures are read. */
+  switching?: boolean;
   user?: UserRecord;
   balance?: number;
   /** Remaining key budget, when the key has one. */
   budget?: number;
   key?: KeyRecord;
   stats?: StatsSummary;
-  /** When the figures were last read from the gateway (ms since epoch). */
+  /** When the balance was last read from the gateway (ms since epoch). */
   updatedAt?: number;
   error?: ErrorSummary;
+  /** Parts of the last refresh that failed while the others were read (their old figures stay). */
+  failedParts?: AccountPart[];
+  /** The gateway refused this key for its budget while the remaining budget was this (see cost.ts). */
+  budgetRefusal?: { budget?: number; at: number };
 }
 
 /** The part of the gateway client the account needs. */
@@ -27,8 +40,14 @@ export interface AccountApi {
   stats(): Promise<StatsSummary>;
 }
 
-/** Resolves the API, or says why there is none (no base URL, no key). */
-export type AccountApiProvider = () => Promise<AccountApi | 'no-url' | 'no-key'>;
+/** An API bound to one key, with the identity of that key and gateway. */
+export interface AccountConnection {
+  identity: string;
+  api: AccountApi;
+}
+
+/** Resolves the API (bound to the current key, with its identity), or says why there is none. */
+export type AccountApiProvider = () => Promise<AccountApi | AccountConnection | 'no-url' | 'no-key'>;
 
 export interface BalanceChange {
   before: AccountSnapshot;
@@ -38,10 +57,24 @@ export interface BalanceChange {
   budgetDelta?: number;
 }
 
+/** Funds figures for a local refusal: only current facts of this identity (empty when unknown). */
+export interface CurrentFunds {
+  balance?: number;
+  budget?: number;
+  budgetRefusedByGateway?: boolean;
+}
+
+/** Figures older than this are refreshed before a local funds refusal rests on them. */
+export const FUNDS_MAX_AGE_MS = 60_000;
+/** How long a funds check waits for that refresh; after it, unknown figures let the gateway decide. */
+export const FUNDS_WAIT_MS = 5_000;
+
 export class AccountModel {
   private current: AccountSnapshot = { status: 'loading' };
   private readonly listeners = new Set<(snapshot: AccountSnapshot) => void>();
-  private refreshing: Promise<AccountSnapshot> | undefined;
+  /** Bumped on every switch of key or gateway: a refresh of an older generation is discarded. */
+  private generation = 0;
+  private refreshing: { generation: number; promise: Promise<AccountSnapshot> } | undefined;
   private reconcileTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -58,16 +91,33 @@ export class AccountModel {
     return { dispose: () => this.listeners.delete(listener) };
   }
 
-  /** Reads user, balance, key and stats; concurrent callers share one refresh. */
-  refresh(): Promise<AccountSnapshot> {
-    this.refreshing ??= this.load().finally(() => {
-      this.refreshing = undefined;
-    });
-    return this.refreshing;
+  /**
+   * The key or the base URL changed (here, or in another window): the old figures are dropped at
+   * once, whatever is in flight for the old identity is discarded, and the new one is read.
+   */
+  switchIdentity(): Promise<AccountSnapshot> {
+    this.generation++;
+    this.update({ status: 'loading', switching: true });
+    return this.refresh();
   }
 
-  /** Every generation answer carries the balance after the charge: no extra request needed. */
-  applyUsage(usage: Usage): void {
+  /** Reads user, balance, key and stats; concurrent callers of the same identity share one refresh. */
+  refresh(): Promise<AccountSnapshot> {
+    if (this.refreshing?.generation === this.generation) return this.refreshing.promise;
+    const generation = this.generation;
+    const promise: Promise<AccountSnapshot> = this.load(generation).finally(() => {
+      if (this.refreshing?.promise === promise) this.refreshing = undefined;
+    });
+    this.refreshing = { generation, promise };
+    return promise;
+  }
+
+  /**
+   * Every generation answer carries the balance after the charge: no extra request needed. Usage
+   * of another identity (a job sent with the old key) is discarded.
+   */
+  applyUsage(usage: Usage, identity?: string): void {
+    if (identity !== undefined && identity !== this.current.identity) return;
     const cost = usage.cost_rub;
     const budget =
       this.current.budget === undefined || cost === undefined ? this.current.budget : fromKopecks(toKopecks(this.current.budget) - toKopecks(cost));
@@ -75,6 +125,32 @@ export class AccountModel {
     const balance = usage.balance ?? this.current.balance;
     const updatedAt = usage.balance === undefined ? this.current.updatedAt : this.now();
     this.update({ ...this.current, status: 'ready', balance, budget, updatedAt });
+  }
+
+  /** The gateway refused a request for lack of funds: remember a budget refusal, and read the figures again. */
+  noteFundsRefusal(scope: 'balance' | 'budget' | 'unknown', identity?: string): Promise<AccountSnapshot> {
+    if (scope === 'budget' && (identity === undefined || identity === this.current.identity)) {
+      this.update({ ...this.current, budgetRefusal: { budget: this.current.budget, at: this.now() } });
+    }
+    return this.refresh();
+  }
+
+  /**
+   * Figures a local refusal may rest on: refreshed first (waiting at most `waitMs`) when they are
+   * older than `maxAgeMs`, belong to a switched identity, or the budget's reset time has passed.
+   * Empty when still unknown: the request is then sent and the gateway decides.
+   */
+  async currentFunds(maxAgeMs = FUNDS_MAX_AGE_MS, waitMs = FUNDS_WAIT_MS): Promise<CurrentFunds> {
+    if (!this.isFresh(maxAgeMs)) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.refresh().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    }
+    if (!this.isFresh(maxAgeMs)) return {};
+    const s = this.current;
+    const refusal = s.budgetRefusal;
+    const budgetRefusedByGateway = !!refusal && !(s.budget !== undefined && refusal.budget !== undefined && s.budget > refusal.budget);
+    return { balance: s.balance, budget: s.budget, ...(budgetRefusedByGateway ? { budgetRefusedByGateway } : {}) };
   }
 
   /** Reconciles budget and statistics a little later (they are not in the generation answer). */
@@ -94,6 +170,8 @@ export class AccountModel {
     const before = baseline ? { ...this.current, ...baseline } : this.current;
     const after = await this.refresh();
     const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : fromKopecks(toKopecks(b) - toKopecks(a)));
+    // A switch in between makes the two sides figures of different accounts: no delta.
+    if (before.identity !== undefined && after.identity !== before.identity) return { before, after };
     return { before, after, balanceDelta: delta(before.balance, after.balance), budgetDelta: delta(before.budget, after.budget) };
   }
 
@@ -102,34 +180,43 @@ export class AccountModel {
     this.listeners.clear();
   }
 
-  private async load(): Promise<AccountSnapshot> {
-    let api: Awaited<ReturnType<AccountApiProvider>>;
+  private isFresh(maxAgeMs: number): boolean {
+    const s = this.current;
+    if (s.status !== 'ready' || s.switching || s.updatedAt === undefined || this.now() - s.updatedAt > maxAgeMs) return false;
+    const resetAt = s.key?.budget?.reset_at ? Date.parse(s.key.budget.reset_at) : NaN;
+    // A budget whose reset time has passed since it was read is refilled at the gateway.
+    return !(resetAt <= this.now() && resetAt > s.updatedAt);
+  }
+
+  private async load(generation: number): Promise<AccountSnapshot> {
+    let resolved: Awaited<ReturnType<AccountApiProvider>>;
     try {
-      api = await this.api();
+      resolved = await this.api();
     } catch (error) {
+      if (generation !== this.generation) return this.refresh();
       // A provider that fails (a base URL that does not parse, say) must not leave the status at "loading".
       this.update({ ...this.current, status: statusOfError(error), error: summarizeError(error) });
       return this.current;
     }
-    if (api === 'no-url' || api === 'no-key') {
-      this.update({ status: api });
+    if (generation !== this.generation) return this.refresh();
+    if (resolved === 'no-url' || resolved === 'no-key') {
+      this.update({ status: resolved });
       return this.current;
     }
-    if (this.current.status !== 'ready') this.update({ ...this.current, status: 'loading' });
-    try {
-      const [user, balance, key, stats] = await Promise.all([api.me(), api.balance(), api.key(), api.stats()]);
-      this.update({
-        status: 'ready',
-        user,
-        balance: balance.balance,
-        budget: balance.budget ?? key.budget?.remaining,
-        key,
-        stats,
-        updatedAt: this.now(),
-      });
-    } catch (error) {
-      this.update({ ...this.current, status: statusOfError(error), error: summarizeError(error) });
+    const { api, identity } = 'api' in resolved ? resolved : { api: resolved, identity: undefined };
+    if (identity !== undefined && this.current.identity !== undefined && identity !== this.current.identity) {
+      // Another key or gateway without an event (a missed one): start over for the new identity.
+      this.generation++;
+      generation = this.generation;
+      this.refreshing = undefined;
+      this.update({ status: 'loading', switching: true, identity });
+    } else if (this.current.status !== 'ready' || this.current.identity !== identity) {
+      this.update({ ...this.current, status: 'loading', identity });
     }
+    // Each part on its own: a failing stats or me must not hide a fresh balance and budget.
+    const [user, balance, key, stats] = await Promise.allSettled([api.me(), api.balance(), api.key(), api.stats()]);
+    if (generation !== this.generation) return this.refresh();
+    this.update(merge(this.current, { user, balance, key, stats }, this.now()));
     return this.current;
   }
 
@@ -143,6 +230,48 @@ export class AccountModel {
       }
     }
   }
+}
+
+interface Parts {
+  user: PromiseSettledResult<UserRecord>;
+  balance: PromiseSettledResult<BalanceRecord>;
+  key: PromiseSettledResult<KeyRecord>;
+  stats: PromiseSettledResult<StatsSummary>;
+}
+
+/** The snapshot after a refresh: what was read replaces, what failed keeps its old figures and is reported. */
+function merge(previous: AccountSnapshot, parts: Parts, now: number): AccountSnapshot {
+  const failed = (Object.keys(parts) as AccountPart[]).filter((name) => parts[name].status === 'rejected');
+  const firstError = failed.length ? (parts[failed[0]] as PromiseRejectedResult).reason : undefined;
+  const value = <T>(r: PromiseSettledResult<T>): T | undefined => (r.status === 'fulfilled' ? r.value : undefined);
+  const authError = failed.map((name) => (parts[name] as PromiseRejectedResult).reason).find((e) => e instanceof AuthenticationError);
+  if (authError || failed.length === 4) {
+    const error = authError ?? firstError;
+    return { ...previous, switching: undefined, status: statusOfError(error), error: summarizeError(error), failedParts: failed };
+  }
+  const balance = value(parts.balance);
+  const key = value(parts.key) ?? previous.key;
+  const next: AccountSnapshot = {
+    ...previous,
+    status: 'ready',
+    switching: undefined,
+    user: value(parts.user) ?? previous.user,
+    key,
+    stats: value(parts.stats) ?? previous.stats,
+    error: firstError === undefined ? undefined : summarizeError(firstError),
+    failedParts: failed.length ? failed : undefined,
+  };
+  if (balance) {
+    next.balance = balance.balance;
+    next.updatedAt = now;
+  }
+  const budget = balance?.budget ?? value(parts.key)?.budget?.remaining;
+  if (budget !== undefined || (balance && !key?.budget)) next.budget = budget;
+  // A budget that grew since the gateway refused for it (a reset, a top-up) lifts the refusal.
+  if (next.budgetRefusal && next.budget !== undefined && (next.budgetRefusal.budget === undefined || next.budget > next.budgetRefusal.budget)) {
+    next.budgetRefusal = undefined;
+  }
+  return next;
 }
 
 function statusOfError(error: unknown): AccountStatus {

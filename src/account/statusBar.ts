@@ -52,7 +52,8 @@ export class AccountStatusBar implements vscode.Disposable {
       case 'loading':
         if (snapshot.balance === undefined) {
           item.text = `$(sync~spin) ₽ …`;
-          item.tooltip = t('Reading the balance…');
+          // After a switch the old key's figures are gone: say why the balance is being read again.
+          item.tooltip = snapshot.switching ? t('The API key or gateway changed: reading the new balance…') : t('Reading the balance…');
           return;
         }
         break;
@@ -137,9 +138,10 @@ export function scheduleAccountRefresh(account: AccountModel, keysChanged: vscod
   const first = setTimeout(() => void account.refresh(), 0);
   restartTimer();
   const subscriptions = [
-    keysChanged(() => void account.refresh()),
+    // Another key or gateway: the old figures go at once (also for a key changed in another window).
+    keysChanged(() => void account.switchIdentity().catch(() => undefined)),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('gatewayImages.baseUrl')) void account.refresh();
+      if (e.affectsConfiguration('gatewayImages.baseUrl')) void account.switchIdentity().catch(() => undefined);
       if (e.affectsConfiguration('gatewayImages.balanceRefreshMinutes')) restartTimer();
     }),
     vscode.window.onDidChangeWindowState((state) => {

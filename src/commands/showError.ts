@@ -69,8 +69,14 @@ export async function showError(
     return;
   }
   if (error instanceof GatewayError && (error.kind === 'cannot-afford' || error.kind === 'insufficient-funds')) {
-    const choice = await vscode.window.showWarningMessage(message, t('Show Account'));
-    if (choice) await vscode.commands.executeCommand('gatewayImages.showAccount');
+    // A local refusal rests on figures that may just have changed (a top-up, a budget reset): offer to check again.
+    const again = error.kind === 'cannot-afford' && retry ? [t('Refresh and Try Again')] : [];
+    const choice = await vscode.window.showWarningMessage(message, ...again, t('Show Account'));
+    if (choice === t('Show Account')) await vscode.commands.executeCommand('gatewayImages.showAccount');
+    else if (choice && retry) {
+      await services.account.refresh().catch(() => undefined);
+      await retry().catch((e) => showError(services, e));
+    }
     return;
   }
   if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {

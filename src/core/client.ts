@@ -15,6 +15,7 @@ import {
   TimeoutError,
 } from './errors';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
+import { accountIdentity } from './identity';
 import type { ImageSink } from './generationStream';
 import { decodePaidAnswer } from './paidAnswer';
 import { jsonBodyWithReferences, multipartEditBody, ReferenceFile } from './requestBodies';
@@ -64,6 +65,8 @@ export interface GatewayClientConfig {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** This key instead of getApiKey(): calls that must all use one key (an account refresh) pass it. */
+  apiKey?: string;
 }
 
 const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
@@ -186,8 +189,9 @@ export class GatewayClient {
       bodyStarted = true;
     });
     try {
-      const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) });
+      const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) }, options?.apiKey);
       deadline.throwIfAborted();
+      const key = headers.authorization?.slice('Bearer '.length);
       const response = await request(this.url(path), {
         method: 'POST',
         headers,
@@ -201,6 +205,8 @@ export class GatewayClient {
       requestId = requestIdOf(response.headers);
       if (status < 200 || status >= 300) throw await apiErrorOf(response);
       const meta = await decodePaidAnswer(response.body, headerValue(response.headers, 'content-type'), guardSink(sink), { signal: deadline.signal });
+      // The usage belongs to the key this request was sent with, whatever the key is by now.
+      if (key) meta.identity = accountIdentity(this.baseUrl, key);
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1 });
       return meta;
     } catch (error) {
@@ -228,7 +234,7 @@ export class GatewayClient {
       let status: number | undefined;
       let requestId: string | undefined;
       try {
-        const headers = await this.headers(authorized, { accept: 'application/json' });
+        const headers = await this.headers(authorized, { accept: 'application/json' }, options?.apiKey);
         deadline.throwIfAborted();
         const response = await request(this.url(path), { method: 'GET', headers, dispatcher: this.dispatcher, signal: deadline.signal });
         status = response.statusCode;
@@ -260,10 +266,10 @@ export class GatewayClient {
     return Math.min(maxDelay, base / 2 + Math.random() * base);
   }
 
-  private async headers(authorized: boolean, extra: Record<string, string>): Promise<Record<string, string>> {
+  private async headers(authorized: boolean, extra: Record<string, string>, apiKey?: string): Promise<Record<string, string>> {
     const headers: Record<string, string> = { 'user-agent': this.config.userAgent ?? 'gateway-images', ...extra };
     if (authorized) {
-      const key = (await this.config.getApiKey())?.trim();
+      const key = (apiKey ?? (await this.config.getApiKey()))?.trim();
       // Without a key the gateway decides; its 401 becomes an AuthenticationError like any other.
       if (key) headers.authorization = `Bearer ${key}`;
     }

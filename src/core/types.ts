@@ -46,6 +46,8 @@ export interface GeneratedImageMeta {
 
 /** A generation response without the image bytes (they are streamed to a sink). */
 export interface GenerationResponseMeta {
+  /** Base URL and key fingerprint the request was sent with (core/identity.ts); set by the client. */
+  identity?: string;
   created?: number;
   model?: string;
   usage?: Usage;

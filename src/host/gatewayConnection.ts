@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { GatewayClient } from '../core/client';
 import { NotConfiguredError } from '../core/errors';
+import { accountIdentity } from '../core/identity';
 import type * as GatewayBundle from '../core/gatewayBundle';
 import type { ProxySettings } from '../core/proxy';
 import { logRequest } from './log';
@@ -46,6 +47,18 @@ export class GatewayConnection implements vscode.Disposable {
     if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
     if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
     return this.clientFor(readSettings().baseUrl);
+  }
+
+  /**
+   * The client with the key read once, and the identity (base URL + key fingerprint) it belongs to:
+   * every call of one account refresh uses that key, even if the key changes meanwhile.
+   */
+  async keyedClient(): Promise<{ client: GatewayClient; key: string; identity: string } | 'no-url' | 'no-key'> {
+    const baseUrl = readSettings().baseUrl;
+    if (!baseUrl) return 'no-url';
+    const key = await this.keys.get();
+    if (!key) return 'no-key';
+    return { client: this.clientFor(baseUrl), key, identity: accountIdentity(baseUrl, key) };
   }
 
   /** A client for the public catalog, which needs the base URL but no key. */

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
 import { checkAffordable, CostEstimate, estimateCost, formatRubles, FundsSnapshot } from '../core/cost';
-import { CancelledError, CannotAffordError, GatewayError, ValidationError } from '../core/errors';
+import { CancelledError, CannotAffordError, FundsScope, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
 import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
@@ -64,7 +64,10 @@ export interface JobDeps {
   refreshModels?: () => Promise<ImageModel[]>;
   /** Current figures of this key and gateway (the account refreshes them first when they are stale). */
   funds: () => FundsSnapshot | Promise<FundsSnapshot>;
-  applyUsage: (usage: Usage) => void;
+  /** `identity`: the base URL and key fingerprint the request was sent with (usage of another key is dropped). */
+  applyUsage: (usage: Usage, identity?: string) => void;
+  /** The gateway refused for lack of funds: the account reads its figures again (and notes a budget refusal). */
+  fundsRefused?: (scope: FundsScope) => void;
   /** Reconcile the account after a charge or an unknown outcome. */
   reconcile: () => void;
   /** Asked only when the reservation exceeds `confirmAbove()`; false cancels before sending. */
@@ -227,10 +230,11 @@ export class ImageJobService {
     try {
       meta = await this.send(api, job, references, sink, { signal: options.signal });
     } catch (error) {
+      if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
       await this.afterFailure(job, sink.staging, error, emit);
       throw error;
     }
-    if (meta.usage) this.deps.applyUsage(meta.usage);
+    if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
     const result = await this.place(job, sink.staging, meta, estimate, emit);
     return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };

@@ -74,6 +74,8 @@ export interface ReferenceView {
 
 export interface AccountView {
   status: string;
+  /** Set right after the key or gateway changed, while the new figures are read. */
+  switchingText?: string;
   balanceText?: string;
   budgetText?: string;
 }

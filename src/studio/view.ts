@@ -2,7 +2,8 @@
 // form <-> request, and the live estimate. No vscode import (the page never sees these types).
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AccountSnapshot } from '../account/accountModel';
+import { FUNDS_MAX_AGE_MS, type AccountSnapshot } from '../account/accountModel';
+import { tr } from '../core/i18n';
 import { canEdit } from '../core/catalog';
 import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
 import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
@@ -33,6 +34,7 @@ export function toModelInfo(model: ImageModel, locale: string): ModelInfo {
 export function toAccountView(snapshot: AccountSnapshot, locale: string): AccountView {
   return {
     status: snapshot.status,
+    ...(snapshot.switching ? { switchingText: tr('The API key or gateway changed: reading the new balance…') } : {}),
     balanceText: snapshot.balance === undefined ? undefined : formatRubles(snapshot.balance, locale),
     budgetText: snapshot.budget === undefined ? undefined : formatRubles(snapshot.budget, locale),
   };
@@ -128,7 +130,10 @@ export function evaluateForm(
   const estimate = estimateCost(model, form.n);
   const funds = { balance: account.balance, budget: account.budget };
   const after = fundsAfter(funds, estimate.reservation);
-  const affordable = checkAffordable(estimate, funds);
+  // The form is refused only on current figures of this key (the job checks again before sending).
+  const current = account.status === 'ready' && !account.switching && account.updatedAt !== undefined && Date.now() - account.updatedAt <= FUNDS_MAX_AGE_MS;
+  const refused = !!account.budgetRefusal && !(account.budget !== undefined && account.budgetRefusal.budget !== undefined && account.budget > account.budgetRefusal.budget);
+  const affordable = current ? checkAffordable(estimate, { ...funds, budgetRefusedByGateway: refused }) : { ok: true as const };
   return {
     type: 'evaluation',
     requestId,
