@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
+import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, CatalogSnapshot } from './core/catalogCache';
 import { HistoryStore } from './jobs/history';
 import { ImageJobService } from './jobs/imageJobs';
@@ -27,6 +28,14 @@ export interface Services {
 
 const CATALOG_STATE_KEY = 'gatewayImages.catalog';
 
+function catalogSource(baseUrl: string): string | undefined {
+  try {
+    return normalizeBaseUrl(baseUrl);
+  } catch {
+    return baseUrl || undefined;
+  }
+}
+
 export function createServices(context: vscode.ExtensionContext): Services {
   const log = createLog();
   const keys = new ApiKeyStore(context.secrets);
@@ -45,9 +54,19 @@ export function createServices(context: vscode.ExtensionContext): Services {
     };
   });
 
-  const catalog = new CatalogCache(async () => (await connection.clientForCatalog()).imageModels(), {
-    load: () => context.globalState.get<CatalogSnapshot>(CATALOG_STATE_KEY),
-    save: (snapshot) => context.globalState.update(CATALOG_STATE_KEY, snapshot),
+  const catalog = new CatalogCache(
+    async () => (await connection.clientForCatalog()).imageModels(),
+    {
+      load: () => context.globalState.get<CatalogSnapshot>(CATALOG_STATE_KEY),
+      save: (snapshot) => context.globalState.update(CATALOG_STATE_KEY, snapshot),
+    },
+    undefined,
+    undefined,
+    // Keyed by the gateway address: another gateway's models and prices are never used.
+    () => catalogSource(readSettings().baseUrl),
+  );
+  const reloadCatalog = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('gatewayImages.baseUrl') && readSettings().baseUrl) void catalog.refresh().catch(() => undefined);
   });
 
   const recoveryDir = path.join(context.globalStorageUri.fsPath, 'recovery');
@@ -69,6 +88,6 @@ export function createServices(context: vscode.ExtensionContext): Services {
 
   const history = new HistoryStore(context.workspaceState);
 
-  context.subscriptions.push(log, keys, connection, { dispose: () => account.dispose() });
+  context.subscriptions.push(log, keys, connection, reloadCatalog, { dispose: () => account.dispose() });
   return { context, log, keys, connection, account, catalog, jobs, history, recoveryDir, locale };
 }

@@ -1,10 +1,13 @@
 // The image model catalog, served from cache at once and refreshed in the background, so
-// quick picks open without waiting for the network.
+// quick picks open without waiting for the network. The cache belongs to one gateway: another
+// base URL never sees it (its models and prices are another gateway's).
 import { ImageModel } from './types';
 
 export interface CatalogSnapshot {
   models: ImageModel[];
   fetchedAt: number;
+  /** The base URL the models were read from. */
+  baseUrl?: string;
 }
 
 /** Where the cache persists between sessions (globalState in the extension, memory in tests). */
@@ -16,8 +19,8 @@ export interface CatalogStore {
 export type FetchModels = () => Promise<ImageModel[]>;
 
 export class CatalogCache {
-  private snapshot: CatalogSnapshot | undefined;
-  private inFlight: Promise<ImageModel[]> | undefined;
+  private stored: CatalogSnapshot | undefined;
+  private inFlight: { baseUrl?: string; promise: Promise<ImageModel[]> } | undefined;
   private readonly listeners = new Set<(models: ImageModel[]) => void>();
 
   constructor(
@@ -25,8 +28,16 @@ export class CatalogCache {
     private readonly store?: CatalogStore,
     private readonly maxAgeMs = 60 * 60_000,
     private readonly now: () => number = Date.now,
+    /** The current base URL; the cache is used only for the one it was read from. */
+    private readonly source?: () => string | undefined,
   ) {
-    this.snapshot = store?.load();
+    this.stored = store?.load();
+  }
+
+  /** The cached snapshot when it belongs to the current base URL. */
+  private get snapshot(): CatalogSnapshot | undefined {
+    if (!this.stored || !this.source) return this.stored;
+    return this.stored.baseUrl === this.source() ? this.stored : undefined;
   }
 
   /** Cached models right away (empty when never fetched). */
@@ -49,17 +60,22 @@ export class CatalogCache {
 
   /** Fetches now; concurrent callers share one request. */
   refresh(): Promise<ImageModel[]> {
-    this.inFlight ??= this.fetchModels()
+    const baseUrl = this.source?.();
+    if (this.inFlight && this.inFlight.baseUrl === baseUrl) return this.inFlight.promise;
+    const promise: Promise<ImageModel[]> = this.fetchModels()
       .then(async (models) => {
-        this.snapshot = { models, fetchedAt: this.now() };
-        await this.store?.save(this.snapshot);
+        // Read from a base URL that is no longer the current one: returned to its caller, not cached.
+        if (this.source && this.source() !== baseUrl) return models;
+        this.stored = { models, fetchedAt: this.now(), ...(baseUrl === undefined ? {} : { baseUrl }) };
+        await this.store?.save(this.stored);
         for (const listener of this.listeners) listener(models);
         return models;
       })
       .finally(() => {
-        this.inFlight = undefined;
+        if (this.inFlight?.promise === promise) this.inFlight = undefined;
       });
-    return this.inFlight;
+    this.inFlight = { baseUrl, promise };
+    return promise;
   }
 
   /** Finds a model, fetching the catalog once more when the id is not in the cache (it may be new). */

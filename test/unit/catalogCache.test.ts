@@ -121,4 +121,48 @@ describe('CatalogCache', () => {
     await p;
     assert.equal(calls, 0);
   });
+
+  describe('keyed by base URL', () => {
+    function keyed(initial?: CatalogSnapshot) {
+      let baseUrl = 'https://a.example';
+      const fetches: { from: string; resolve: (m: ImageModel[]) => void }[] = [];
+      const saved: CatalogSnapshot[] = [];
+      const cache = new CatalogCache(
+        () => new Promise<ImageModel[]>((resolve) => fetches.push({ from: baseUrl, resolve })),
+        { load: () => initial, save: (s) => void saved.push(s) },
+        60_000,
+        () => 10_000,
+        () => baseUrl,
+      );
+      return { cache, fetches, saved, setBaseUrl: (url: string) => (baseUrl = url) };
+    }
+
+    it('a cache of another base URL (or of none) is not used: a fresh fetch', async () => {
+      const r = keyed({ models: [model('old')], fetchedAt: 9_999, baseUrl: 'https://b.example' });
+      assert.deepEqual(r.cache.peek(), []);
+      const pending = r.cache.get();
+      assert.equal(r.fetches.length, 1);
+      r.fetches[0].resolve([model('new')]);
+      assert.deepEqual((await pending).map((m) => m.id), ['new']);
+      assert.equal(r.saved[0].baseUrl, 'https://a.example');
+      const legacy = keyed({ models: [model('old')], fetchedAt: 9_999 });
+      assert.deepEqual(legacy.cache.peek(), [], 'a snapshot without base URL is not trusted');
+    });
+
+    it('after a base URL change the old models are gone, and a fetch of the old URL in flight is not cached', async () => {
+      const r = keyed({ models: [model('a1')], fetchedAt: 9_999, baseUrl: 'https://a.example' });
+      assert.deepEqual(r.cache.peek().map((m) => m.id), ['a1']);
+      const old = r.cache.refresh();
+      r.setBaseUrl('https://b.example');
+      assert.deepEqual(r.cache.peek(), [], 'another gateway: nothing cached');
+      const fresh = r.cache.refresh();
+      assert.equal(r.fetches.length, 2, 'the new base URL does not share the old fetch');
+      r.fetches[0].resolve([model('a2')]);
+      await old;
+      assert.deepEqual(r.cache.peek(), [], 'the old gateway\'s answer is not cached for the new one');
+      r.fetches[1].resolve([model('b1')]);
+      assert.deepEqual((await fresh).map((m) => m.id), ['b1']);
+      assert.deepEqual(r.cache.peek().map((m) => m.id), ['b1']);
+    });
+  });
 });

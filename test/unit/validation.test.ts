@@ -166,6 +166,42 @@ describe('validation matrix', function () {
     }
   });
 
+  describe('a model missing from the cached catalog', () => {
+    afterEach(() => emu.state.reset());
+    const staleRig = () => {
+      const counts = { refreshes: 0 };
+      const stale = models.filter((m) => m.id !== 'lumen-xl');
+      const service = newService(client, stale, path.join(dir, 'recovery'), {
+        refreshModels: async () => {
+          counts.refreshes++;
+          return client.imageModels();
+        },
+      });
+      return { service, counts };
+    };
+    it('is looked up once in a fresh catalog before the refusal: a new model is sent', async () => {
+      const { service, counts } = staleRig();
+      const result = await service.service.run(job({ model: 'lumen-xl' }));
+      assert.equal(result.files.length, 1);
+      assert.equal(counts.refreshes, 1);
+      assert.equal(paidRequests(emu).length, 1);
+    });
+    it('still unknown after the fresh read: refused, 0 paid requests, nothing reserved', async () => {
+      const { service, counts } = staleRig();
+      const error = await caught(() => service.service.run(job({ model: 'aurora-9' })));
+      assert.ok(error instanceof ValidationError);
+      assert.equal(error.field, 'model');
+      assert.equal(counts.refreshes, 1, 'exactly one fresh read');
+      assert.equal(paidRequests(emu).length, 0);
+      assert.equal(emu.state.totalReservations, 0);
+    });
+    it('a model in the cache is not looked up again', async () => {
+      const { service, counts } = staleRig();
+      await service.service.run(job({}));
+      assert.equal(counts.refreshes, 0);
+    });
+  });
+
   describe('unambiguous input is normalised, sent normalised, and the user is told', () => {
     afterEach(() => emu.state.reset());
     const CASES: { name: string; request: Record<string, unknown>; sent: Record<string, unknown>; notes: RegExp[] }[] = [
