@@ -32,7 +32,8 @@ async function setApiKey(services: Services, argument?: unknown): Promise<SetKey
       () => client.me().finally(() => client.close()),
     );
     await services.keys.set(key);
-    void services.account.refresh();
+    // Another key: the old key's figures go at once (secrets.onDidChange follows, for other windows).
+    void services.account.switchIdentity().catch(() => undefined);
     void vscode.window.showInformationMessage(vscode.l10n.t('API key saved. Signed in as {0}.', user.email));
     return { email: user.email };
   } catch (error) {
@@ -55,7 +56,7 @@ function askKey(): Thenable<string | undefined> {
 
 async function clearApiKey(services: Services): Promise<void> {
   await services.keys.clear();
-  void services.account.refresh();
+  void services.account.switchIdentity().catch(() => undefined);
   void vscode.window.showInformationMessage(vscode.l10n.t('API key removed from this machine.'));
 }
 
