@@ -110,6 +110,8 @@ export class AccountStatusBar implements vscode.Disposable {
       if (stats.top_model_by_requests) lines.push(`${t('Top model by requests')}: ${escape(stats.top_model_by_requests)} (${stats.top_model_by_requests_value ?? 0})`);
     }
     if (snapshot.status === 'offline') lines.push('', `$(cloud-offline) ${t('Offline')}: ${escape(snapshot.error?.message ?? '')}`);
+    // A refresh that read only some parts: the others show their last figures, and which failed is said.
+    else if (snapshot.failedParts?.length) lines.push('', `$(warning) ${t('Not read this time: {0} ({1})', snapshot.failedParts.join(', '), escape(snapshot.error?.message ?? ''))}`);
     if (snapshot.updatedAt) lines.push('', `_${t('Updated {0}', new Date(snapshot.updatedAt).toLocaleTimeString(this.locale))}_`);
     lines.push(
       '',

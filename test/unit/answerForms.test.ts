@@ -33,6 +33,25 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   });
   beforeEach(() => emu.state.reset());
 
+  it('the forms switch: admin API sets, lists and refuses unknown names; reset restores the start forms', async () => {
+    const post = (forms: unknown) => fetch(`${emu.url}/__emulator/forms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ forms }) });
+    assert.equal((await post(['string-usage', 'svg-prolog'])).status, 200);
+    assert.deepEqual(((await (await fetch(`${emu.url}/__emulator/forms`)).json()) as { forms: string[] }).forms, ['string-usage', 'svg-prolog']);
+    const bad = await post(['no-such-form']);
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /Unknown form/);
+    emu.state.reset();
+    assert.deepEqual([...emu.state.forms], []);
+    const own = await startEmulator({ forms: ['ru-errors'] });
+    try {
+      own.state.setForms([]);
+      own.state.reset();
+      assert.deepEqual([...own.state.forms], ['ru-errors'], 'the forms given at start come back on reset');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('string-usage: cost_rub and balance as numeric strings are read as numbers', async () => {
     emu.state.setForms(['string-usage']);
     const meta = await client().generate({ model: 'sketch-mini', prompt: 'strings', size: SMALL }, new MemorySink());
