@@ -49,7 +49,8 @@ export async function decodePaidAnswer(
   if ((type?.startsWith('image/') && !looksJson) || sniffed) {
     return streamBinaryImage(source, sink, type?.startsWith('image/') ? type : sniffed?.mediaType, options.signal);
   }
-  if (looksJson || isJsonType(type) || head.length === 0) {
+  // A first chunk of whitespace alone says nothing yet: the JSON decoder reads on (and reports).
+  if (looksJson || isJsonType(type) || firstChar === '') {
     try {
       return await decodeGenerationStream(source, sink, options);
     } catch (error) {

@@ -143,6 +143,27 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     }
   });
 
+  it('JSON without a content type, labelled text/plain, or after a first chunk of whitespace is still read', async () => {
+    const { TINY_PNG } = await import('./support/gateway');
+    const json = JSON.stringify({ data: [{ b64_json: TINY_PNG.toString('base64') }], usage: { cost_rub: 1, balance: 2 } });
+    for (const headers of [{}, { 'content-type': 'text/plain' }]) {
+      const server = await localServer((_req, res) => {
+        res.writeHead(200, headers);
+        res.write('  \n');
+        setTimeout(() => res.end(json), 30);
+      });
+      try {
+        const c = newClient(server, 'k', { maxRetries: 0 });
+        clients.push(c);
+        const meta = await c.generate({ model: 'm', prompt: 'p' }, new MemorySink());
+        assert.equal(meta.images.length, 1, JSON.stringify(headers));
+        assert.deepEqual(meta.usage, { cost_rub: 1, balance: 2 });
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
   it('an image body labelled application/octet-stream is accepted by its bytes', async () => {
     const { TINY_PNG } = await import('./support/gateway');
     const server = await localServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(TINY_PNG));
