@@ -1,13 +1,11 @@
 // The ONE image job used by the palette, the explorer, the studio and the chat tool:
 // validate -> check references -> estimate -> confirm -> send once -> stream to files -> update account.
 // No vscode import: the UI is reached through the ports in JobDeps.
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
 import { checkAffordable, CostEstimate, estimateCost, formatRubles, FundsSnapshot } from '../core/cost';
 import { CancelledError, CannotAffordError, FundsScope, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
-import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
 import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
@@ -16,8 +14,9 @@ import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
+import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
 
-export const MAX_REFERENCE_BYTES = 25 * 1024 * 1024;
+export { checkReferenceFiles, MAX_REFERENCE_BYTES } from './jobFiles';
 
 export type EditTransport = 'input_references' | 'multipart';
 
@@ -336,74 +335,5 @@ export class ImageJobService {
     });
     emit({ type: 'recovered', manifestPath, files, reason });
     return { manifestPath, files, reason };
-  }
-}
-
-/** Reference files are checked before anything is reserved: readable, an image by its bytes, at most 25 MB. */
-export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFile[]> {
-  const files: ReferenceFile[] = [];
-  for (const file of paths) {
-    const name = path.basename(file);
-    let size: number;
-    try {
-      const stat = await fs.stat(file);
-      if (!stat.isFile()) throw new Error('not a file');
-      size = stat.size;
-    } catch {
-      throw new ValidationError('images', tr('Cannot read "{0}": the file does not exist or is not readable.', name));
-    }
-    if (size > MAX_REFERENCE_BYTES) {
-      const mb = (bytes: number) => tr('{0} MB', (bytes / 1024 / 1024).toFixed(1));
-      throw new ValidationError('images', tr('"{0}" is {1}; the gateway accepts reference images of at most 25 MB.', name, mb(size)));
-    }
-    let head: Buffer;
-    try {
-      head = await readImageHead(file);
-    } catch {
-      throw new ValidationError('images', tr('Cannot read "{0}".', name));
-    }
-    const kind = sniffImage(head);
-    if (!kind || !EDITABLE_MEDIA_TYPES.includes(kind.mediaType)) {
-      throw new ValidationError('images', tr('"{0}" is not a PNG, JPEG or WebP image (checked by its content, not its extension).', name), ['png', 'jpeg', 'webp']);
-    }
-    files.push({ path: file, mediaType: kind.mediaType, size });
-  }
-  return files;
-}
-
-function describeFsError(error: unknown, dir: string): string {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  const reasons: Record<string, () => string> = {
-    EACCES: () => tr('the folder is not writable'),
-    EPERM: () => tr('the folder is not writable'),
-    EROFS: () => tr('the folder is on a read-only file system'),
-    ENOSPC: () => tr('the disk is full'),
-    ENOTDIR: () => tr('a file stands where the folder should be'),
-  };
-  const reason = code && Object.hasOwn(reasons, code) ? reasons[code]() : error instanceof Error ? error.message : String(error);
-  return tr('could not save into {0}: {1}', dir, reason);
-}
-
-/** Forwards to the staging sink and reports each completed image. */
-class ReportingSink implements ImageSink {
-  constructor(
-    readonly staging: StagingSink,
-    private readonly onEvent?: (event: JobEvent) => void,
-  ) {}
-
-  async open(index: number) {
-    const writer = await this.staging.open(index);
-    let bytes = 0;
-    return {
-      write: (chunk: Buffer) => {
-        bytes += chunk.length;
-        return writer.write(chunk);
-      },
-      close: async () => {
-        await writer.close();
-        this.onEvent?.({ type: 'image-received', index, bytes });
-      },
-      abort: (reason: Error) => writer.abort(reason),
-    };
   }
 }
