@@ -183,9 +183,10 @@ export class AccountModel {
   private isFresh(maxAgeMs: number): boolean {
     const s = this.current;
     if (s.status !== 'ready' || s.switching || s.updatedAt === undefined || this.now() - s.updatedAt > maxAgeMs) return false;
-    const resetAt = s.key?.budget?.reset_at ? Date.parse(s.key.budget.reset_at) : NaN;
+    const budget = s.key?.budget;
+    const resetAt = budget?.reset_at ? Date.parse(budget.reset_at) : typeof budget?.reset_in_seconds === 'number' ? s.updatedAt + budget.reset_in_seconds * 1000 : NaN;
     // A budget whose reset time has passed since it was read is refilled at the gateway.
-    return !(resetAt <= this.now() && resetAt > s.updatedAt);
+    return !(resetAt <= this.now() && resetAt >= s.updatedAt);
   }
 
   private async load(generation: number): Promise<AccountSnapshot> {

@@ -185,6 +185,23 @@ describe('account identity', function () {
       assert.ok(refreshed, 'read again');
     });
 
+    it('a reset known only by reset_in_seconds also makes the figures stale once it passed', async () => {
+      let now = Date.now();
+      const api = bound(DEMO_KEYS.lowBudget);
+      const account = new AccountModel(
+        async () => ({ identity: 'x', api: { ...api, key: async () => ({ name: 'k', budget: { remaining: 5, initial: 50, reset_in_seconds: 30 } }) } }),
+        () => now,
+      );
+      await account.refresh();
+      let reads = 0;
+      account.onDidChange(() => reads++);
+      await account.currentFunds(Number.POSITIVE_INFINITY);
+      assert.equal(reads, 0, 'before the reset: fresh');
+      now += 31_000;
+      await account.currentFunds(Number.POSITIVE_INFINITY);
+      assert.ok(reads > 0, 'after the reset: read again');
+    });
+
     it('switch from a poor key (₽1) to a rich one (₽500) and generate at once: sent, not refused', async () => {
       const account = new AccountModel(provider);
       emu.state.setBalance(1);
