@@ -213,7 +213,7 @@ export function classifyApiError(
 }
 
 const FUNDS_CODES = /\b(insufficient_(balance|funds|budget|quota|credits?)|budget_(exceeded|exhausted)|key_budget_exceeded|quota_exceeded|payment_required|not_enough_(balance|funds|money))\b/;
-const AUTH_CODES = /\b(invalid_api_key|invalid_key|missing_api_key|api_key_(missing|invalid|expired|revoked)|key_(expired|revoked|disabled|invalid)|token_expired|invalid_token|unauthori[sz]ed|authentication_error)\b/;
+const AUTH_CODES = /\b(invalid_api_key|invalid_key|missing_api_key|api_key_(missing|invalid|expired|revoked)|key_(expired|revoked|disabled|invalid)|token_expired|invalid_token|authentication_error)\b/;
 const MODEL_CODES = /\b(model_not_found|unknown_model|invalid_model|model_does_not_exist|model_not_available|unsupported_model)\b/;
 const EDIT_CODES = /\b(edit_not_supported|editing_not_supported|edits_not_supported|image_edit_not_supported)\b/;
 

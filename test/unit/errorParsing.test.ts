@@ -115,6 +115,7 @@ describe('errorParsing', () => {
         '{"error":{"message":"Image models are not available on your plan."}}',
         '{"detail":"Запрос отклонён модерацией"}',
         '{"message":"This key cannot use this model"}',
+        '{"error":{"code":"unauthorized","message":"Your plan does not include image models."}}',
       ]) {
         const error = kind(403, body);
         assert.ok(!(error instanceof AuthenticationError), `${body}: ${error.constructor.name}`);
