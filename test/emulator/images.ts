@@ -57,6 +57,8 @@ export function pricePerImageKop(request: Pick<ValidImageRequest, 'model' | 'pro
 export async function handleImages(ctx: RequestContext, opts: ImageHandlerOptions, key: KeyState, raw: RawImageRequest): Promise<void> {
   const { state } = opts;
   const request = validateImageRequest(raw);
+  const { model: m, editing: _e, ...asked } = request;
+  ctx.entry.fingerprint = createHash('sha256').update(JSON.stringify({ model: m.id, ...asked })).digest('hex').slice(0, 32);
   const reserveKop = rubToKop(request.model.max_price_per_image) * request.n;
   const reserved = state.reserve(key, reserveKop);
   if (!reserved.ok) {
@@ -104,10 +106,11 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   state.charge(reservation, costKop, request.model.id);
   ctx.entry.chargedRub = kopToRub(costKop);
 
-  await streamBody(ctx, 200, responseSegments(ctx, request.model.id, pngs, kopToRub(costKop), state.balanceRub, state.defaultImageBytes));
+  await streamBody(ctx, 200, responseSegments(ctx, request.model.id, pngs, kopToRub(costKop), state));
 }
 
-function responseSegments(ctx: RequestContext, model: string, pngs: Buffer[], costRub: number, balanceRub: number, defaultImageBytes?: number): Segment[] {
+function responseSegments(ctx: RequestContext, model: string, pngs: Buffer[], costRub: number, state: EmulatorState): Segment[] {
+  const { balanceRub, defaultImageBytes, imageGapMs } = state;
   const f = ctx.faults.names;
   const padTo = f.has('large') ? ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES : 0;
   const usage = `"usage":${JSON.stringify({ cost_rub: costRub, balance: balanceRub })}`;
@@ -116,10 +119,21 @@ function responseSegments(ctx: RequestContext, model: string, pngs: Buffer[], co
   if (f.has('usage-first')) segments.push(`${usage},`);
   segments.push('"data":[');
   pngs.forEach((png, i) => {
-    const image: Segment = { parts: padTo ? paddedPngParts(png, padTo) : [png], escapeSlashes: f.has('escaped-slashes'), corrupt: f.has('invalid-base64') };
+    const parts = padTo ? paddedPngParts(png, padTo) : [png];
+    const image: Segment = { parts, escapeSlashes: f.has('escaped-slashes'), corrupt: f.has('invalid-base64') };
     const before = f.has('media-type-last') || !mediaType ? '' : `${mediaType},`;
     const after = f.has('media-type-last') && mediaType ? `,${mediaType}` : '';
-    segments.push(`${i ? ',' : ''}{${before}"b64_json":"`, image, `"${after}}`);
+    if (i && imageGapMs > 0) segments.push({ pauseMs: imageGapMs });
+    let closing: Segment = `"${after}}`;
+    if (state.recordImages) {
+      const hash = createHash('sha256');
+      for (const part of parts) hash.update(part);
+      const sent = { index: i, sha256: hash.digest('hex'), bytes: parts.reduce((n, p) => n + p.length, 0), delivered: false };
+      (ctx.entry.images ??= []).push(sent);
+      // Delivered once the closing quote is out; corrupt base64 is never a deliverable image.
+      closing = { text: closing, onWritten: () => void (sent.delivered = !f.has('invalid-base64')) };
+    }
+    segments.push(`${i ? ',' : ''}{${before}"b64_json":"`, image, closing);
   });
   segments.push(']');
   if (!f.has('usage-first')) segments.push(`,${usage}`);
