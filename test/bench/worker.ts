@@ -290,10 +290,16 @@ async function main(): Promise<WorkerResult> {
     : undefined;
   histogram.enable();
   let started = performance.now();
-  // The upload limit builds its bytes first: its clock starts when it starts sending.
-  const clock = { start: () => void (started = performance.now()) };
+  let cpuBefore = process.cpuUsage();
+  // The upload limit builds its bytes first: its clock (wall, CPU, loop delay) starts when it starts sending.
+  const clock = {
+    start: () => {
+      started = performance.now();
+      cpuBefore = process.cpuUsage();
+      histogram.reset();
+    },
+  };
   const elapsed = () => performance.now() - started;
-  const cpuBefore = process.cpuUsage();
   let outcome: Partial<WorkerResult> & { _files?: string[] };
   let error: string | undefined;
   try {
