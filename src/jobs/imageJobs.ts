@@ -54,7 +54,9 @@ export type JobEvent =
   | { type: 'image-saved'; index: number; file: string }
   | { type: 'recovered'; manifestPath: string; files: string[]; reason: string }
   | { type: 'outcome-unknown'; error: GatewayError }
-  | { type: 'provenance-failed'; file: string; reason: string };
+  | { type: 'provenance-failed'; file: string; reason: string }
+  /** Cancel came after the paid images had started to arrive: they are received and saved whole. */
+  | { type: 'cancel-after-charge' };
 
 export interface JobDeps {
   api: () => Promise<ImageApi>;
@@ -185,18 +187,21 @@ export class ImageJobService {
     // Each image is placed as soon as it is complete (the first one early, not at the end).
     const date = this.deps.now?.() ?? new Date();
     const early = new Map<number, Promise<Placement>>();
+    const cancel = new CancelUntilPaid(options.signal, () => emit({ type: 'cancel-after-charge' }));
     const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), emit, (image) => {
       // Without magic bytes the extension waits for the response's media_type (placed at the end).
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit));
-    });
+    }, () => cancel.paidImagesArriving());
     emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
     let meta: GenerationResponseMeta;
     try {
-      meta = await this.send(api, job, references, sink, { signal: options.signal });
+      meta = await this.send(api, job, references, sink, { signal: cancel.signal });
     } catch (error) {
       await this.afterFailure(job, sink.staging, await settle(early), error, emit);
       throw error;
+    } finally {
+      cancel.dispose();
     }
     if (meta.usage) this.deps.applyUsage(meta.usage);
     this.deps.reconcile();
@@ -356,9 +361,11 @@ class ReportingSink implements ImageSink {
     private readonly onEvent?: (event: JobEvent) => void,
     /** Called once per complete image; must not block the stream (placement runs beside it). */
     private readonly onComplete?: (image: StagedImage) => void,
+    private readonly onOpen?: () => void,
   ) {}
 
   async open(index: number) {
+    this.onOpen?.();
     const writer = await this.staging.open(index);
     let bytes = 0;
     return {
@@ -390,4 +397,38 @@ async function settle(pending: Map<number, Promise<Placement>>): Promise<Map<num
   const done = new Map<number, Placement>();
   for (const [index, placement] of pending) done.set(index, await placement);
   return done;
+}
+
+/**
+ * The caller's cancel, until the answer's images start to arrive. From then on the gateway has
+ * charged for them: stopping would throw paid images away (the rest of the body is often already
+ * in the socket), so they are received and saved whole and the cancel is only reported.
+ */
+class CancelUntilPaid {
+  private readonly controller = new AbortController();
+  private arriving = false;
+  private readonly onAbort = () => {
+    if (this.arriving) this.onLateCancel();
+    else this.controller.abort(this.caller?.reason);
+  };
+
+  constructor(
+    private readonly caller: AbortSignal | undefined,
+    private readonly onLateCancel: () => void,
+  ) {
+    if (caller?.aborted) this.controller.abort(caller.reason);
+    else caller?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  paidImagesArriving(): void {
+    this.arriving = true;
+  }
+
+  dispose(): void {
+    this.caller?.removeEventListener('abort', this.onAbort);
+  }
 }

@@ -58,6 +58,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   const { state } = opts;
   const request = validateImageRequest(raw);
   const { model: m, editing: _e, ...asked } = request;
+  ctx.entry.prompt = request.prompt;
   ctx.entry.fingerprint = createHash('sha256').update(JSON.stringify({ model: m.id, ...asked })).digest('hex').slice(0, 32);
   const reserveKop = rubToKop(request.model.max_price_per_image) * request.n;
   const reserved = state.reserve(key, reserveKop);

@@ -20,6 +20,8 @@ export interface RecordedRequest {
   at: string;
   /** True when the client went away before the response was complete. */
   clientAborted?: boolean;
+  /** Paid requests that passed validation: the prompt (lets a test match its jobs to requests). */
+  prompt?: string;
   /** Paid requests: a digest of what was asked (model, prompt, n, parameters, references), to spot a resend. */
   fingerprint?: string;
   /** Paid requests with `recordImages` on: each image of the answer, and whether all of it was sent. */

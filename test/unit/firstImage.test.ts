@@ -78,6 +78,25 @@ describe('images are saved as they land', () => {
     assert.deepEqual((await listFiles(recovery)).filter((f) => !f.endsWith('.json')), []);
   });
 
+  it('a cancel after the paid images started to arrive: they are received and saved whole', async () => {
+    emu.state.imageGapMs = 300;
+    const out = path.join(dir, 'late-cancel');
+    const controller = new AbortController();
+    const rig = newService(client, models, path.join(dir, 'recovery-late-cancel'), {
+      onEvent: (event: JobEvent) => {
+        rig.events.push(event);
+        if (event.type === 'image-saved') controller.abort();
+      },
+    });
+    const result = await rig.service.run({ request: { model: 'aurora-1', prompt: 'too late to cancel', n: 3, size: SMALL, seed: 7 }, output: { directory: out, pattern: '{index}' } }, { signal: controller.signal });
+    assert.ok(controller.signal.aborted);
+    assert.equal(result.files.length, 3);
+    assert.equal(rig.events.filter((e) => e.type === 'cancel-after-charge').length, 1);
+    const [paid] = paidRequests(emu);
+    assert.equal(paid.clientAborted, undefined, 'the answer was read to its end');
+    assert.deepEqual(await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))), paid.images!.map((i) => i.sha256));
+  });
+
   it('the same request twice has the same fingerprint, a different prompt another', async () => {
     const rig = newService(client, models, path.join(dir, 'recovery-fp'));
     const job = (prompt: string) => ({ request: { model: 'aurora-1', prompt, size: SMALL, seed: 1 }, output: { directory: path.join(dir, 'fp'), pattern: '{index}' } });
