@@ -15,6 +15,7 @@ import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import { validateRequest } from '../core/validation';
+import { CancelUntilPaid } from './cancelUntilPaid';
 
 export const MAX_REFERENCE_BYTES = 25 * 1024 * 1024;
 
@@ -397,38 +398,4 @@ async function settle(pending: Map<number, Promise<Placement>>): Promise<Map<num
   const done = new Map<number, Placement>();
   for (const [index, placement] of pending) done.set(index, await placement);
   return done;
-}
-
-/**
- * The caller's cancel, until the answer's images start to arrive. From then on the gateway has
- * charged for them: stopping would throw paid images away (the rest of the body is often already
- * in the socket), so they are received and saved whole and the cancel is only reported.
- */
-class CancelUntilPaid {
-  private readonly controller = new AbortController();
-  private arriving = false;
-  private readonly onAbort = () => {
-    if (this.arriving) this.onLateCancel();
-    else this.controller.abort(this.caller?.reason);
-  };
-
-  constructor(
-    private readonly caller: AbortSignal | undefined,
-    private readonly onLateCancel: () => void,
-  ) {
-    if (caller?.aborted) this.controller.abort(caller.reason);
-    else caller?.addEventListener('abort', this.onAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  paidImagesArriving(): void {
-    this.arriving = true;
-  }
-
-  dispose(): void {
-    this.caller?.removeEventListener('abort', this.onAbort);
-  }
 }
