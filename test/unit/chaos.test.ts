@@ -5,6 +5,7 @@
 //   GATEWAY_IMAGES_SOAK_OPS=3000   a longer run (default 300)
 //   GATEWAY_IMAGES_SOAK_SEED=1234  replay a run (default: a new seed, printed)
 import * as assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { writeFile, mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -47,6 +48,14 @@ function collectGarbage(): void {
 
 const rssMb = () => process.memoryUsage.rss() / 1024 / 1024;
 const heapMb = () => process.memoryUsage().heapUsed / 1024 / 1024;
+/** Open file descriptors of this process (sockets included); -1 where /proc is not there. */
+const openFds = () => {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return -1;
+  }
+};
 
 type OpKind = 'generate' | 'edit-multipart' | 'edit-json' | 'cancel' | 'switch-key' | 'concurrent';
 const MIX: [OpKind, number][] = [
@@ -163,6 +172,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
     const started = Date.now();
     let rssAt50 = 0;
     let heapAt50 = 0;
+    let fdsAt50 = 0;
     for (let op = 1; op <= OPS; op++) {
       // The last operations run on the key with a budget, so the final budget is a real figure.
       const kind = op === OPS - 20 && world.key !== SOAK_KEYS.budget ? 'switch-key' : nextOp();
@@ -172,6 +182,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
         collectGarbage();
         rssAt50 = rssMb();
         heapAt50 = heapMb();
+        fdsAt50 = openFds();
       }
     }
     // Quiet: the account's own reconciliation (reconcileSoon after each charge) has run.
@@ -180,6 +191,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
     collectGarbage();
     const rssAtEnd = rssMb();
     const heapAtEnd = heapMb();
+    const fdsAtEnd = openFds();
     const figures = await checkInvariants(world, cancelledBeforeImages);
     const balance = emu.state.balanceRub;
     const budget = emu.state.keyBudgetRub(world.key);
@@ -193,7 +205,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
         `      kept: ${figures.savedOrRecovered} in the workspace or recovery folder byte-equal, ${figures.missing.length} missing, ${figures.deliveredToGoneClient} charged for a job cancelled before its answer arrived (outcome unknown told)`,
         `      resends: ${figures.duplicateSends}; leftovers: ${figures.leftovers.length} .part, ${figures.orphanStaged.length} staged without manifest`,
         `      balance: extension ${world.account.snapshot.balance} / emulator ${balance}; budget (${world.key}): extension ${world.account.snapshot.budget} / emulator ${budget}`,
-        `      RSS: ${rssAt50.toFixed(1)} MB after operation ${Math.min(RSS_AT, OPS)}, ${rssAtEnd.toFixed(1)} MB after operation ${OPS} (${rssAtEnd - rssAt50 >= 0 ? '+' : ''}${(rssAtEnd - rssAt50).toFixed(1)} MB); JS heap ${heapAt50.toFixed(1)} -> ${heapAtEnd.toFixed(1)} MB`,
+        `      RSS: ${rssAt50.toFixed(1)} MB after operation ${Math.min(RSS_AT, OPS)}, ${rssAtEnd.toFixed(1)} MB after operation ${OPS} (${rssAtEnd - rssAt50 >= 0 ? '+' : ''}${(rssAtEnd - rssAt50).toFixed(1)} MB); JS heap ${heapAt50.toFixed(1)} -> ${heapAtEnd.toFixed(1)} MB; open descriptors ${fdsAt50} -> ${fdsAtEnd}`,
       ].join('\n'),
     );
 
@@ -205,6 +217,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
     assert.deepEqual(figures.orphanStaged, [], 'no staged image without a manifest');
     assert.ok(figures.deliveredImages > OPS / 2, 'the soak really made images');
     assert.ok(outcomes.faults > 0 && outcomes.failed > 0, 'faults were really injected');
+    assert.ok(fdsAtEnd <= fdsAt50 + 8, `open file descriptors grew from ${fdsAt50} to ${fdsAtEnd}`);
     if (OPS >= RSS_AT * 2) assert.ok(rssAtEnd - rssAt50 <= RSS_GROWTH_LIMIT_MB, `RSS grew by ${(rssAtEnd - rssAt50).toFixed(1)} MB`);
   });
 });
