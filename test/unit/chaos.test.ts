@@ -22,6 +22,10 @@ const OPS = Number(process.env.GATEWAY_IMAGES_SOAK_OPS) || 300;
 const SEED = Number(process.env.GATEWAY_IMAGES_SOAK_SEED) || (Date.now() % 2 ** 31);
 const FAULT_SHARE = 0.2;
 const RSS_AT = 50;
+/** The issue's memory check: RSS after operation 300 against RSS after operation 50 (also in a longer run). */
+const RSS_CHECK_AT = 300;
+/** A longer run also checks the JS heap at its end (RSS there includes V8's reserved pages and keep-alive sockets). */
+const HEAP_GROWTH_LIMIT_MB = 32;
 const RSS_GROWTH_LIMIT_MB = 32;
 
 /** Each fault with parameters that keep one operation under a second. */
@@ -173,6 +177,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
     let rssAt50 = 0;
     let heapAt50 = 0;
     let fdsAt50 = 0;
+    let rssAt300 = 0;
     for (let op = 1; op <= OPS; op++) {
       // The last operations run on the key with a budget, so the final budget is a real figure.
       const kind = op === OPS - 20 && world.key !== SOAK_KEYS.budget ? 'switch-key' : nextOp();
@@ -183,6 +188,10 @@ describe(`chaos soak (${OPS} operations)`, function () {
         rssAt50 = rssMb();
         heapAt50 = heapMb();
         fdsAt50 = openFds();
+      }
+      if (op === RSS_CHECK_AT) {
+        collectGarbage();
+        rssAt300 = rssMb();
       }
     }
     // Quiet: the account's own reconciliation (reconcileSoon after each charge) has run.
@@ -205,7 +214,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
         `      kept: ${figures.savedOrRecovered} in the workspace or recovery folder byte-equal, ${figures.missing.length} missing, ${figures.deliveredToGoneClient} charged for a job cancelled before its answer arrived (outcome unknown told)`,
         `      resends: ${figures.duplicateSends}; leftovers: ${figures.leftovers.length} .part, ${figures.orphanStaged.length} staged without manifest`,
         `      balance: extension ${world.account.snapshot.balance} / emulator ${balance}; budget (${world.key}): extension ${world.account.snapshot.budget} / emulator ${budget}`,
-        `      RSS: ${rssAt50.toFixed(1)} MB after operation ${Math.min(RSS_AT, OPS)}, ${rssAtEnd.toFixed(1)} MB after operation ${OPS} (${rssAtEnd - rssAt50 >= 0 ? '+' : ''}${(rssAtEnd - rssAt50).toFixed(1)} MB); JS heap ${heapAt50.toFixed(1)} -> ${heapAtEnd.toFixed(1)} MB; open descriptors ${fdsAt50} -> ${fdsAtEnd}`,
+        `      RSS: ${rssAt50.toFixed(1)} MB after operation ${Math.min(RSS_AT, OPS)}, ${rssAt300 ? `${rssAt300.toFixed(1)} MB after operation ${RSS_CHECK_AT} (${signed(rssAt300 - rssAt50)} MB)` : ''}${OPS === RSS_CHECK_AT ? '' : `, ${rssAtEnd.toFixed(1)} MB after operation ${OPS}`}; JS heap ${heapAt50.toFixed(1)} -> ${heapAtEnd.toFixed(1)} MB; open descriptors ${fdsAt50} -> ${fdsAtEnd}`,
       ].join('\n'),
     );
 
@@ -218,9 +227,12 @@ describe(`chaos soak (${OPS} operations)`, function () {
     assert.ok(figures.deliveredImages > OPS / 2, 'the soak really made images');
     assert.ok(outcomes.faults > 0 && outcomes.failed > 0, 'faults were really injected');
     assert.ok(fdsAtEnd <= fdsAt50 + 8, `open file descriptors grew from ${fdsAt50} to ${fdsAtEnd}`);
-    if (OPS >= RSS_AT * 2) assert.ok(rssAtEnd - rssAt50 <= RSS_GROWTH_LIMIT_MB, `RSS grew by ${(rssAtEnd - rssAt50).toFixed(1)} MB`);
+    if (rssAt300) assert.ok(rssAt300 - rssAt50 <= RSS_GROWTH_LIMIT_MB, `RSS grew by ${(rssAt300 - rssAt50).toFixed(1)} MB from operation ${RSS_AT} to ${RSS_CHECK_AT}`);
+    assert.ok(heapAtEnd - heapAt50 <= HEAP_GROWTH_LIMIT_MB, `the JS heap grew by ${(heapAtEnd - heapAt50).toFixed(1)} MB`);
   });
 });
+
+const signed = (mb: number) => `${mb >= 0 ? '+' : '−'}${Math.abs(mb).toFixed(1)}`;
 
 /** Waits for a refresh the account may still be running. */
 async function waitForRefresh(world: SoakWorld): Promise<void> {
