@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { CannotAffordError, GatewayError } from '../core/errors';
+import { JobHistoryRecord } from '../jobs/history';
 import { ImageJob, JobEvent, JobResult } from '../jobs/imageJobs';
 import { Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
@@ -34,6 +35,8 @@ export interface CommandResult {
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
+  const { input_references: _refs, ...request } = job.request;
+  const record = new JobHistoryRecord(services.history, { request, references: job.references, model: job.request.model });
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
     async (progress, token) => {
@@ -42,7 +45,11 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
       const abort = () => controller.abort();
       if (options.signal?.aborted) controller.abort();
       options.signal?.addEventListener('abort', abort);
-      const onEvent = (event: JobEvent) => reportProgress(services, progress, event);
+      const onEvent = (event: JobEvent) => {
+        reportProgress(services, progress, event);
+        // Each image joins the history (and so the studio's gallery) as soon as it is saved.
+        if (event.type === 'image-saved') void record.saved(event.file).catch((error: unknown) => services.log.warn(`History: ${String(error)}`));
+      };
       try {
         return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm });
       } finally {
@@ -54,15 +61,8 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
   const files = result.files.map((f) => vscode.Uri.file(f));
   if (result.files.length) {
     markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
-    const { input_references: _refs, ...request } = result.request ?? job.request;
-    await services.history.add({
-      request,
-      references: job.references,
-      model: result.model,
-      files: result.files,
-      costRub: result.usage?.cost_rub,
-      balanceAfter: result.usage?.balance,
-    });
+    const { input_references: _sent, ...finalRequest } = result.request ?? job.request;
+    await record.finish(result.files, { request: finalRequest, model: result.model, costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance });
   }
   void presentResult(services, result, files, options);
   return { files, model: result.model, usage: result.usage };
@@ -106,6 +106,9 @@ function reportProgress(services: Services, progress: vscode.Progress<{ message?
       // Told at once and not in the way: the request goes on (inputs normalised, a budget that looks short).
       services.log.info(event.message);
       void vscode.window.showInformationMessage(event.message);
+      break;
+    case 'cancel-after-charge':
+      services.log.info('Cancel came after the gateway had charged and the images had started to arrive: they are saved whole.');
       break;
   }
 }

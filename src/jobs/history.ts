@@ -41,6 +41,14 @@ export class HistoryStore {
     return full;
   }
 
+  /** Changes an entry in place (its files as they are saved, then its cost); unknown ids are ignored. */
+  async update(id: string, change: Partial<Omit<HistoryEntry, 'id' | 'createdAt'>>): Promise<void> {
+    const list = this.list();
+    if (!list.some((e) => e.id === id)) return;
+    await this.store.update(STATE_KEY, list.map((e) => (e.id === id ? { ...e, ...change } : e)));
+    this.fire();
+  }
+
   find(id: string): HistoryEntry | undefined {
     return this.list().find((e) => e.id === id);
   }
@@ -66,5 +74,44 @@ export class HistoryStore {
 
   private fire(): void {
     for (const listener of this.listeners) listener();
+  }
+}
+
+type JobDetails = Omit<HistoryEntry, 'id' | 'createdAt' | 'files'>;
+
+/**
+ * The history entry of one job, kept up to date while its images are saved one by one, so the
+ * gallery shows each image as soon as it is in the workspace (also those of a job that then failed).
+ */
+export class JobHistoryRecord {
+  private entry?: HistoryEntry;
+  private files: string[] = [];
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: HistoryStore,
+    private details: JobDetails,
+  ) {}
+
+  saved(file: string): Promise<void> {
+    if (!this.files.includes(file)) this.files.push(file);
+    return this.write();
+  }
+
+  /** The job's final files, model and cost. */
+  finish(files: string[], details: Partial<JobDetails>): Promise<void> {
+    this.files = [...files];
+    this.details = { ...this.details, ...details };
+    return this.write();
+  }
+
+  /** Writes one after another, so an early update never overtakes a later one. */
+  private write(): Promise<void> {
+    this.queue = this.queue.then(async () => {
+      const files = [...this.files];
+      if (this.entry) await this.store.update(this.entry.id, { ...this.details, files });
+      else if (files.length) this.entry = await this.store.add({ ...this.details, files });
+    });
+    return this.queue;
   }
 }

@@ -14,6 +14,7 @@ import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
+import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
 
 export { checkReferenceFiles, MAX_REFERENCE_BYTES } from './jobFiles';
@@ -50,11 +51,15 @@ export interface ConfirmRequest {
 export type JobEvent =
   | { type: 'sending'; estimate: CostEstimate; model: ImageModel }
   | { type: 'image-received'; index: number; bytes: number }
+  /** An image was placed into the output folder while the response may still be streaming. */
+  | { type: 'image-saved'; index: number; file: string }
   | { type: 'recovered'; manifestPath: string; files: string[]; reason: string }
   | { type: 'outcome-unknown'; error: GatewayError }
   | { type: 'provenance-failed'; file: string; reason: string }
   /** Something the user should know that does not stop the job: inputs normalised, a budget shortfall. */
-  | { type: 'notice'; message: string };
+  | { type: 'notice'; message: string }
+  /** Cancel came after the paid images had started to arrive: they are received and saved whole. */
+  | { type: 'cancel-after-charge' };
 
 export interface JobDeps {
   api: () => Promise<ImageApi>;
@@ -222,21 +227,61 @@ export class ImageJobService {
     }
     if (options.signal?.aborted) throw new CancelledError();
 
-    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), emit);
+    // Each image is placed as soon as it is complete (the first one early, not at the end).
+    const date = this.deps.now?.() ?? new Date();
+    const early = new Map<number, Promise<Placement>>();
+    const cancel = new CancelUntilPaid(options.signal, () => emit({ type: 'cancel-after-charge' }));
+    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), emit, (image) => {
+      // Without magic bytes the extension waits for the response's media_type (placed at the end).
+      if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit));
+    }, () => cancel.paidImagesArriving());
     emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
     let meta: GenerationResponseMeta;
     try {
-      meta = await this.send(api, job, references, sink, { signal: options.signal });
+      meta = await this.send(api, job, references, sink, { signal: cancel.signal });
     } catch (error) {
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
-      await this.afterFailure(job, sink.staging, error, emit);
+      await this.afterFailure(job, sink.staging, await settle(early), error, emit);
       throw error;
+    } finally {
+      cancel.dispose();
     }
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
-    const result = await this.place(job, sink.staging, meta, estimate, emit);
+    const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), emit);
     return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };
+  }
+
+  /** Places one staged image; a failure leaves it staged (for recovery) and says why. */
+  private async placeOne(job: ImageJob, image: StagedImage, model: string, date: Date, ext: string, emit: (event: JobEvent) => void): Promise<Placement> {
+    let baseName = path.basename(image.path, '.img');
+    try {
+      baseName = expandFileNamePattern(job.output.pattern, {
+        date,
+        prompt: job.request.prompt,
+        model,
+        index: image.index + 1,
+        seed: job.request.seed,
+        sourceName: job.output.sourceName,
+      });
+    } catch (error) {
+      return { image, name: baseName, ext, reason: error instanceof Error ? error.message : String(error) };
+    }
+    if (ext === 'png' && this.deps.provenance?.()) {
+      // Written into the staged file before it is placed. A failure only loses the record (history keeps it).
+      const record = provenanceRecord(job, model, image.index + 1, date);
+      await addPngTextChunk(image.path, PROVENANCE_KEYWORD, JSON.stringify(record)).catch((error: unknown) =>
+        emit({ type: 'provenance-failed', file: image.path, reason: error instanceof Error ? error.message : String(error) }),
+      );
+    }
+    try {
+      const file = await placeWithoutOverwrite(image.path, job.output.directory, baseName, ext);
+      emit({ type: 'image-saved', index: image.index, file });
+      return { image, name: baseName, ext, file };
+    } catch (error) {
+      return { image, name: baseName, ext, reason: describeFsError(error, job.output.directory) };
+    }
   }
 
   private send(api: ImageApi, job: ImageJob, references: ReferenceFile[], sink: ImageSink, options: CallOptions) {
@@ -247,40 +292,25 @@ export class ImageJobService {
       : api.generateWithReferences(request, references, sink, options);
   }
 
-  /** Moves each staged image into the output folder; whatever cannot be moved stays recoverable. */
+  /** Collects what was placed early, places the rest; whatever cannot be moved stays recoverable. */
   private async place(
     job: ImageJob,
     staging: StagingSink,
     meta: GenerationResponseMeta,
     estimate: CostEstimate,
+    date: Date,
+    early: Map<number, Placement>,
     emit: (event: JobEvent) => void,
   ): Promise<JobResult> {
-    const date = this.deps.now?.() ?? new Date();
     const files: string[] = [];
-    const left: { image: StagedImage; name: string; ext: string }[] = [];
+    const left: Placement[] = [];
     let reason = '';
     for (const image of staging.images) {
-      const baseName = expandFileNamePattern(job.output.pattern, {
-        date,
-        prompt: job.request.prompt,
-        model: meta.model ?? job.request.model,
-        index: image.index + 1,
-        seed: job.request.seed,
-        sourceName: job.output.sourceName,
-      });
-      const ext = extensionOf(image, meta.images[image.index]?.mediaType);
-      if (ext === 'png' && this.deps.provenance?.()) {
-        // Written into the staged file before it is placed. A failure only loses the record (history keeps it).
-        const record = provenanceRecord(job, meta.model ?? job.request.model, image.index + 1, date);
-        await addPngTextChunk(image.path, PROVENANCE_KEYWORD, JSON.stringify(record)).catch((error: unknown) =>
-          emit({ type: 'provenance-failed', file: image.path, reason: error instanceof Error ? error.message : String(error) }),
-        );
-      }
-      try {
-        files.push(await placeWithoutOverwrite(image.path, job.output.directory, baseName, ext));
-      } catch (error) {
-        reason ||= describeFsError(error, job.output.directory);
-        left.push({ image, name: baseName, ext });
+      const placement = early.get(image.index) ?? (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), emit));
+      if (placement.file) files.push(placement.file);
+      else {
+        reason ||= placement.reason ?? '';
+        left.push(placement);
       }
     }
     const result: JobResult = { files, model: meta.model ?? job.request.model, usage: meta.usage, estimate };
@@ -289,12 +319,13 @@ export class ImageJobService {
   }
 
   /** A failed request may still have delivered complete, paid images: keep them. */
-  private async afterFailure(job: ImageJob, staging: StagingSink, error: unknown, emit: (event: JobEvent) => void): Promise<void> {
+  private async afterFailure(job: ImageJob, staging: StagingSink, early: Map<number, Placement>, error: unknown, emit: (event: JobEvent) => void): Promise<void> {
     if (error instanceof GatewayError && error.outcomeUnknown) {
       emit({ type: 'outcome-unknown', error });
       this.deps.reconcile();
     }
-    const images = staging.images;
+    // Images already placed in the workspace stay there; the others wait in the recovery folder.
+    const images = staging.images.filter((image) => !early.get(image.index)?.file);
     const answer = error instanceof UnreadableAnswerError && error.received.bytes.length ? await this.keepAnswer(staging, error) : undefined;
     if (!images.length && !answer) return;
     const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
@@ -336,4 +367,19 @@ export class ImageJobService {
     emit({ type: 'recovered', manifestPath, files, reason });
     return { manifestPath, files, reason };
   }
+}
+
+interface Placement {
+  image: StagedImage;
+  name: string;
+  ext: string;
+  /** Where it was placed; absent when it could not be (then `reason`). */
+  file?: string;
+  reason?: string;
+}
+
+async function settle(pending: Map<number, Promise<Placement>>): Promise<Map<number, Placement>> {
+  const done = new Map<number, Placement>();
+  for (const [index, placement] of pending) done.set(index, await placement);
+  return done;
 }

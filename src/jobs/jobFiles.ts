@@ -6,7 +6,7 @@ import { ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { tr } from '../core/i18n';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
-import type { StagingSink } from '../core/imageStore';
+import type { StagedImage, StagingSink } from '../core/imageStore';
 import type { ReferenceFile } from '../core/requestBodies';
 import type { JobEvent } from './imageJobs';
 
@@ -62,9 +62,13 @@ export class ReportingSink implements ImageSink {
   constructor(
     readonly staging: StagingSink,
     private readonly onEvent?: (event: JobEvent) => void,
+    /** Called once per complete image; must not block the stream (placement runs beside it). */
+    private readonly onComplete?: (image: StagedImage) => void,
+    private readonly onOpen?: () => void,
   ) {}
 
   async open(index: number) {
+    this.onOpen?.();
     const writer = await this.staging.open(index);
     let bytes = 0;
     return {
@@ -75,6 +79,8 @@ export class ReportingSink implements ImageSink {
       close: async () => {
         await writer.close();
         this.onEvent?.({ type: 'image-received', index, bytes });
+        const image = this.staging.images.find((i) => i.index === index);
+        if (image) this.onComplete?.(image);
       },
       abort: (reason: Error) => writer.abort(reason),
     };

@@ -3,7 +3,7 @@
 // test-results/bench.json, and exits 0 even when a target fails.
 //
 // Each row runs in its own forked process (out/test/bench/worker.js); the gateway emulator runs here.
-//   node out/test/bench/run.js [--runs N] [--no-activation] [--no-bundle]
+//   node out/test/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick]
 import { fork, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -11,6 +11,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startEmulator, type RunningEmulator } from '../emulator';
 import type { WorkerResult, WorkerTask } from './worker';
+import { concurrentScenario } from './concurrent';
+import { firstImageScenario } from './firstImage';
+import type { BenchContext, ScenarioReport } from './scenario';
+import { uploadLimitScenario } from './uploadLimit';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const WORKER = path.join(__dirname, 'worker.js');
@@ -29,15 +33,18 @@ interface Args {
   runs: number;
   activation: boolean;
   bundle: boolean;
+  /** Small sizes (the rows of the upload limit, first image and concurrent jobs). */
+  quick: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { runs: 3, activation: true, bundle: true };
+  const args: Args = { runs: 3, activation: true, bundle: true, quick: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--runs') args.runs = Math.max(1, Number(argv[++i]) || 1);
     else if (argv[i] === '--no-activation') args.activation = false;
     else if (argv[i] === '--no-bundle') args.bundle = false;
-    else throw new Error(`unknown argument ${argv[i]} (use --runs N, --no-activation, --no-bundle)`);
+    else if (argv[i] === '--quick') args.quick = true;
+    else throw new Error(`unknown argument ${argv[i]} (use --runs N, --no-activation, --no-bundle, --quick)`);
   }
   return args;
 }
@@ -389,6 +396,9 @@ async function main(): Promise<void> {
     // The naive row cannot succeed above ~512 MiB of text: one run shows how it fails.
     const huge = await generationScenario(emulator, tmp, 10, 48, Math.min(args.runs, 2), 1);
     const uploads = await uploadScenario(emulator, tmp, args.runs);
+    const context: BenchContext = { emulator, tmp, runs: args.runs, quick: args.quick, runWorker, takeExpected, log: (line) => process.stderr.write(`${line}\n`) };
+    const newer: ScenarioReport[] = [];
+    for (const scenario of [uploadLimitScenario, firstImageScenario, concurrentScenario]) newer.push(await scenario(context));
     await emulator.close();
 
     let bundle: BundleInfo | undefined;
@@ -444,6 +454,10 @@ async function main(): Promise<void> {
       targets.push({ name: `upload ${row.transport}: peak RSS − idle`, value: fmtDelta(row.overIdleMb), target: `≤ ${TARGET_UPLOAD_RSS_MB} MB`, pass: row.ok && row.overIdleMb <= TARGET_UPLOAD_RSS_MB });
     }
     lines.push(`  (median of ${args.runs} runs; wall includes the emulator buffering, parsing and checking the upload)`, '');
+    for (const report of newer) {
+      lines.push(...report.lines, '');
+      targets.push(...report.targets);
+    }
 
     if (bundle) {
       if (bundle.ok) {
@@ -481,7 +495,7 @@ async function main(): Promise<void> {
     lines.push(`  ${failed ? `${failed} target(s) FAIL` : 'all measured targets PASS'}; total bench time ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
     console.log(lines.join('\n'));
-    Object.assign(json, { scenarios: [big, huge], uploads, catalog, bundle, vsix, activation, targets, report: lines });
+    Object.assign(json, { scenarios: [big, huge], uploads, newer: newer.map((r) => r.json), catalog, bundle, vsix, activation, targets, report: lines });
     const out = path.join(ROOT, 'test-results', 'bench.json');
     await fs.mkdir(path.dirname(out), { recursive: true });
     await fs.writeFile(out, JSON.stringify(json, null, 2));

@@ -11,8 +11,11 @@ import { GatewayClient } from '../../src/core/client';
 import { parseImageModels } from '../../src/core/catalog';
 import type { ImageModel } from '../../src/core/types';
 import { EditTransport, ImageJobService } from '../../src/jobs/imageJobs';
+import { concurrentRow } from './concurrent';
+import { firstImageExtensionRow, firstImageLimitRow } from './firstImage';
+import { uploadLimitRow } from './uploadLimit';
 
-export type RowKind = 'limit' | 'naive' | 'extension' | 'upload' | 'catalog';
+export type RowKind = 'limit' | 'naive' | 'extension' | 'upload' | 'catalog' | 'upload-limit' | 'first-limit' | 'first-extension' | 'concurrent';
 
 export interface WorkerTask {
   kind: RowKind;
@@ -29,6 +32,10 @@ export interface WorkerTask {
   /** Upload rows. */
   references?: string[];
   transport?: EditTransport;
+  /** Upload rows: send the paid request here (a draining server) instead of baseUrl. */
+  uploadUrl?: string;
+  /** Concurrent row: how many jobs at once. */
+  jobs?: number;
 }
 
 export interface WorkerResult {
@@ -72,6 +79,8 @@ export interface WorkerResult {
   files?: number;
   /** Catalog row: latencies of CatalogCache.get() with a warm cache. */
   catalog?: { firstMs: number; medianMs: number; maxMs: number; samples: number };
+  /** First-image rows: ms from sending until the first image was complete (limit) or saved (extension). */
+  firstImageMs?: number;
 }
 
 const MB = 1024 * 1024;
@@ -244,7 +253,8 @@ async function main(): Promise<WorkerResult> {
   const client = new GatewayClient({ baseUrl: task.baseUrl, getApiKey: () => task.apiKey });
   const models = await client.imageModels();
   await fetchModels(task);
-  const service = jobService(task, client, models);
+  const apiClient = task.uploadUrl ? new GatewayClient({ baseUrl: task.uploadUrl, getApiKey: () => task.apiKey }) : client;
+  const service = jobService(task, apiClient, models);
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 50));
   const idleRssMb = rssMb();
@@ -279,13 +289,26 @@ async function main(): Promise<WorkerResult> {
       }, 1)
     : undefined;
   histogram.enable();
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
+  let started = performance.now();
+  let cpuBefore = process.cpuUsage();
+  // The upload limit builds its bytes first: its clock (wall, CPU, loop delay) starts when it starts sending.
+  const clock = {
+    start: () => {
+      started = performance.now();
+      cpuBefore = process.cpuUsage();
+      histogram.reset();
+    },
+  };
+  const elapsed = () => performance.now() - started;
   let outcome: Partial<WorkerResult> & { _files?: string[] };
   let error: string | undefined;
   try {
     if (task.kind === 'limit') outcome = await limitRow(task);
     else if (task.kind === 'naive') outcome = await naiveRow(task);
+    else if (task.kind === 'upload-limit') outcome = await uploadLimitRow(task, clock);
+    else if (task.kind === 'first-limit') outcome = await firstImageLimitRow(task, elapsed);
+    else if (task.kind === 'first-extension') outcome = await firstImageExtensionRow(task, service, elapsed);
+    else if (task.kind === 'concurrent') outcome = await concurrentRow(task, service);
     else outcome = await extensionRow(task, service);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
@@ -306,6 +329,7 @@ async function main(): Promise<WorkerResult> {
   const maxLoopDelayMs = histogram.max / 1e6;
   const p99LoopDelayMs = histogram.percentile(99) / 1e6;
   await client.close();
+  if (apiClient !== client) await apiClient.close();
 
   // Verification, after the clock stopped.
   const { _files, ...rest } = outcome;
@@ -314,7 +338,7 @@ async function main(): Promise<WorkerResult> {
   if (_files && task.kind !== 'upload') {
     sha256 = [];
     bytesWritten = 0;
-    const sorted = task.kind === 'extension' ? [..._files].sort(byIndexSuffix) : _files;
+    const sorted = task.kind === 'extension' || task.kind === 'first-extension' ? [..._files].sort(byIndexSuffix) : _files;
     for (const file of sorted) {
       sha256.push(await sha256File(file));
       bytesWritten += (await fs.stat(file)).size;

@@ -62,6 +62,9 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   if (state.forms.has('moderation-403') && /\bblocked\b/i.test(request.prompt)) {
     throw new ApiFailure(403, 'content_policy_violation', 'Your request was rejected by the safety system: the prompt is not allowed.', 'prompt', 'moderation_error');
   }
+  const { model: m, editing: _e, ...asked } = request;
+  ctx.entry.prompt = request.prompt;
+  ctx.entry.fingerprint = createHash('sha256').update(JSON.stringify({ model: m.id, ...asked })).digest('hex').slice(0, 32);
   const reserveKop = rubToKop(request.model.max_price_per_image) * request.n;
   const reserved = state.reserve(key, reserveKop);
   if (!reserved.ok) {
@@ -124,7 +127,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   }
   const mediaType = state.forms.has('svg-prolog') && raw.fields.output_format === 'svg' ? '' : undefined;
   const stringUsage = state.forms.has('string-usage');
-  await streamBody(ctx, 200, responseSegments(ctx, request.model.id, pngs, kopToRub(costKop), state.balanceRub, state.defaultImageBytes, { mediaType, stringUsage }));
+  await streamBody(ctx, 200, responseSegments(ctx, request.model.id, pngs, kopToRub(costKop), state, { mediaType, stringUsage }));
 }
 
 function responseSegments(
@@ -132,10 +135,10 @@ function responseSegments(
   model: string,
   pngs: Buffer[],
   costRub: number,
-  balanceRub: number,
-  defaultImageBytes?: number,
+  state: EmulatorState,
   form: { mediaType?: string; stringUsage?: boolean } = {},
 ): Segment[] {
+  const { balanceRub, defaultImageBytes, imageGapMs } = state;
   const f = ctx.faults.names;
   const padTo = f.has('large') ? ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES : 0;
   const figures = form.stringUsage ? { cost_rub: costRub.toFixed(2), balance: balanceRub.toFixed(2) } : { cost_rub: costRub, balance: balanceRub };
@@ -145,10 +148,21 @@ function responseSegments(
   if (f.has('usage-first')) segments.push(`${usage},`);
   segments.push('"data":[');
   pngs.forEach((png, i) => {
-    const image: Segment = { parts: padTo ? paddedPngParts(png, padTo) : [png], escapeSlashes: f.has('escaped-slashes'), corrupt: f.has('invalid-base64') };
+    const parts = padTo ? paddedPngParts(png, padTo) : [png];
+    const image: Segment = { parts, escapeSlashes: f.has('escaped-slashes'), corrupt: f.has('invalid-base64') };
     const before = f.has('media-type-last') || !mediaType ? '' : `${mediaType},`;
     const after = f.has('media-type-last') && mediaType ? `,${mediaType}` : '';
-    segments.push(`${i ? ',' : ''}{${before}"b64_json":"`, image, `"${after}}`);
+    if (i && imageGapMs > 0) segments.push({ pauseMs: imageGapMs });
+    let closing: Segment = `"${after}}`;
+    if (state.recordImages) {
+      const hash = createHash('sha256');
+      for (const part of parts) hash.update(part);
+      const sent = { index: i, sha256: hash.digest('hex'), bytes: parts.reduce((n, p) => n + p.length, 0), delivered: false };
+      (ctx.entry.images ??= []).push(sent);
+      // Delivered once the closing quote is out; corrupt base64 is never a deliverable image.
+      closing = { text: closing, onWritten: () => void (sent.delivered = !f.has('invalid-base64')) };
+    }
+    segments.push(`${i ? ',' : ''}{${before}"b64_json":"`, image, closing);
   });
   segments.push(']');
   if (!f.has('usage-first')) segments.push(`,${usage}`);

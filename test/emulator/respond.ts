@@ -16,8 +16,14 @@ export interface RequestContext {
   shutdown: AbortSignal;
 }
 
-/** A piece of a streamed body: literal JSON text, or the base64 of an image given as buffers. */
-export type Segment = string | { parts: readonly Buffer[]; escapeSlashes: boolean; corrupt: boolean };
+/**
+ * A piece of a streamed body: literal JSON text, the base64 of an image given as buffers, text that
+ * reports when it has been written, or a pause (nothing is written).
+ */
+export type Segment = string | ImageSegment | { text: string; onWritten: () => void } | { pauseMs: number };
+type ImageSegment = { parts: readonly Buffer[]; escapeSlashes: boolean; corrupt: boolean };
+
+const segmentText = (seg: Segment): string | undefined => (typeof seg === 'string' ? seg : 'text' in seg ? seg.text : undefined);
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -60,7 +66,7 @@ export function sendJson(ctx: RequestContext, value: unknown, status = 200): Pro
   return streamBody(ctx, status, [JSON.stringify(value)]);
 }
 
-function imageLength(seg: Exclude<Segment, string>): number {
+function imageLength(seg: ImageSegment): number {
   const bytes = seg.parts.reduce((s, p) => s + p.length, 0);
   let length = base64Length(bytes);
   if (seg.escapeSlashes) {
@@ -69,12 +75,8 @@ function imageLength(seg: Exclude<Segment, string>): number {
   return length;
 }
 
-function* pieces(segments: readonly Segment[]): Generator<Buffer> {
-  for (const seg of segments) {
-    if (typeof seg === 'string') {
-      yield Buffer.from(seg, 'utf8');
-      continue;
-    }
+function* pieces(seg: ImageSegment): Generator<Buffer> {
+  {
     let first = true;
     for (let chunk of base64Chunks(seg.parts)) {
       if (seg.corrupt && first) chunk = corrupt(chunk);
@@ -118,7 +120,12 @@ function cutConnection(res: ServerResponse): void {
  */
 export async function streamBody(ctx: RequestContext, status: number, segments: readonly Segment[]): Promise<void> {
   const { res, faults } = ctx;
-  const total = segments.reduce((s, seg) => s + (typeof seg === 'string' ? Buffer.byteLength(seg) : imageLength(seg)), 0);
+  const lengthOf = (seg: Segment) => {
+    const text = segmentText(seg);
+    if (text !== undefined) return Buffer.byteLength(text);
+    return typeof seg !== 'string' && 'parts' in seg ? imageLength(seg) : 0;
+  };
+  const total = segments.reduce((s, seg) => s + lengthOf(seg), 0);
   const faulty = status < 300;
   const truncated = faulty && faults.names.has('truncated-json');
   const dropped = faulty && faults.names.has('drop-mid-body');
@@ -130,12 +137,27 @@ export async function streamBody(ctx: RequestContext, status: number, segments: 
     return;
   }
   let written = 0;
-  for (const piece of pieces(segments)) {
+  /** Writes what fits under the limit; 'whole' when all of `piece` went out, 'more' when the body goes on. */
+  const write = async (piece: Buffer): Promise<{ whole: boolean; more: boolean }> => {
     const text = written + piece.length > limit ? piece.subarray(0, limit - written) : piece;
-    if (res.destroyed) return;
+    if (res.destroyed) return { whole: false, more: false };
     if (text.length && !res.write(text)) await drain(res);
     written += text.length;
-    if (written >= limit) break;
+    return { whole: text.length === piece.length && !res.destroyed, more: written < limit && !res.destroyed };
+  };
+  segments: for (const seg of segments) {
+    if (typeof seg !== 'string' && 'pauseMs' in seg) {
+      if (!(await sleep(seg.pauseMs, ctx.shutdown)) || res.destroyed) return;
+      continue;
+    }
+    const text = segmentText(seg);
+    if (text !== undefined) {
+      const { whole, more } = await write(Buffer.from(text, 'utf8'));
+      if (whole) (seg as { onWritten?: () => void }).onWritten?.();
+      if (!more) break;
+      continue;
+    }
+    for (const piece of pieces(seg as ImageSegment)) if (!(await write(piece)).more) break segments;
   }
   if (res.destroyed) return;
   if (dropped) {

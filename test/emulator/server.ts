@@ -142,6 +142,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     res.on('close', () => {
       if (!res.writableFinished) entry.clientAborted = true;
     });
+    // A client that hangs up with a FIN leaves the response open (half-close): treat it as gone, as a
+    // gateway would notice at its next write, so nothing is "sent" into the void and counted as delivered.
+    const socket = req.socket;
+    const onClientEnd = () => {
+      if (!res.writableFinished) res.destroy();
+    };
+    socket.once('end', onClientEnd);
+    res.once('close', () => socket.off('end', onClientEnd));
     if (options.quiet === false && !admin) res.on('close', () => console.error(`${entry.method} ${entry.path} -> ${entry.status}${entry.faults.length ? ` [${entry.faults.join(',')}]` : ''}${entry.chargedRub ? ` charged ${entry.chargedRub}` : ''}`));
 
     try {

@@ -21,6 +21,20 @@ export interface RecordedRequest {
   at: string;
   /** True when the client went away before the response was complete. */
   clientAborted?: boolean;
+  /** Paid requests that passed validation: the prompt (lets a test match its jobs to requests). */
+  prompt?: string;
+  /** Paid requests: a digest of what was asked (model, prompt, n, parameters, references), to spot a resend. */
+  fingerprint?: string;
+  /** Paid requests with `recordImages` on: each image of the answer, and whether all of it was sent. */
+  images?: SentImage[];
+}
+
+export interface SentImage {
+  index: number;
+  sha256: string;
+  bytes: number;
+  /** Its whole base64 string and the closing quote went out, uncorrupted. */
+  delivered: boolean;
 }
 
 interface UsageEvent {
@@ -67,6 +81,10 @@ export class EmulatorState {
   /** Answer forms in force (see forms.ts); reset() restores `initialForms`. */
   forms = new Set<FormName>();
   initialForms: FormName[] = [];
+  /** Keep a SHA-256 of every image sent (RecordedRequest.images): for money invariants in tests. Off by default (costs CPU on large images). */
+  recordImages = false;
+  /** A pause between the images of one answer, in ms (POST /__emulator/state {"imageGapMs"}): the first image lands early. */
+  imageGapMs = 0;
   private balanceKop = 0;
   private keys = new Map<string, KeyState>();
   private usage = new Map<string, UsageEvent[]>();
@@ -96,6 +114,7 @@ export class EmulatorState {
     this.charges = 0;
     this.faults.clear();
     for (const spec of this.initialFaults) this.faults.arm(spec);
+    this.imageGapMs = 0;
     this.forms = new Set(this.initialForms);
   }
 

@@ -22,8 +22,10 @@ interface FaultCase {
   error?: ErrorClass;
   outcomeUnknown?: boolean;
   charged: boolean;
-  /** Images expected in the recovery folder after a failure. */
-  recovered?: number;
+  /** Complete images of a failed answer: saved into the output folder as they landed. */
+  saved?: number;
+  /** The unreadable answer itself is kept in the recovery folder (`<job>-answer.<ext>`). */
+  answerKept?: boolean;
   client?: Partial<GatewayClientConfig>;
   check?: (outcome: Outcome) => void | Promise<void>;
 }
@@ -87,7 +89,9 @@ describe('faults through the job service', function () {
     const received = rig.events.filter((e) => e.type === 'image-received').length;
     // An answer that could not be read is kept too (`<job>-answer.<ext>`), but it is no image.
     const recoveredFiles = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : [])).filter((f) => !/-answer\.\w+$/.test(f));
-    const kept = (outcome.result?.files ?? []).filter((f) => existsSync(f)).length + recoveredFiles.filter((f) => existsSync(f)).length;
+    // A failed job has no result: what it saved before failing is told by its image-saved events.
+    const savedFiles = outcome.result?.files ?? rig.events.flatMap((e) => (e.type === 'image-saved' ? [e.file] : []));
+    const kept = savedFiles.filter((f) => existsSync(f)).length + recoveredFiles.filter((f) => existsSync(f)).length;
     stats.lost += Math.max(0, received - kept);
     assert.equal(kept, received, 'no paid image lost');
     for (const event of rig.events) {
@@ -102,8 +106,8 @@ describe('faults through the job service', function () {
   }
 
   const CASES: FaultCase[] = [
-    { spec: { fault: 'drop-mid-body' }, n: 3, error: ConnectionError, outcomeUnknown: true, charged: true, recovered: 1 },
-    { spec: { fault: 'kill' }, n: 1, error: ConnectionError, outcomeUnknown: true, charged: true, recovered: 0 },
+    { spec: { fault: 'drop-mid-body' }, n: 3, error: ConnectionError, outcomeUnknown: true, charged: true, saved: 1 },
+    { spec: { fault: 'kill' }, n: 1, error: ConnectionError, outcomeUnknown: true, charged: true, saved: 0 },
     { spec: { fault: 'html-500' }, n: 1, error: ServerError, outcomeUnknown: false, charged: false, check: ({ error }) => assert.equal((error as ServerError).status, 500) },
     {
       spec: { fault: 'html-502' },
@@ -119,9 +123,9 @@ describe('faults through the job service', function () {
     { spec: { fault: 'escaped-slashes' }, n: 2, charged: true },
     { spec: { fault: 'media-type-last' }, n: 2, charged: true },
     { spec: { fault: 'usage-first' }, n: 1, charged: true, check: ({ result, rig }) => assert.deepEqual(rig.usages, [result!.usage]) },
-    // The unreadable answer itself is kept as well: one more recovered file each.
-    { spec: { fault: 'invalid-base64' }, n: 1, error: ResponseFormatError, outcomeUnknown: true, charged: true, recovered: 1 },
-    { spec: { fault: 'truncated-json' }, n: 3, error: ResponseFormatError, outcomeUnknown: true, charged: true, recovered: 2 },
+    // The unreadable answer itself is kept in the recovery folder as well.
+    { spec: { fault: 'invalid-base64' }, n: 1, error: ResponseFormatError, outcomeUnknown: true, charged: true, saved: 0, answerKept: true },
+    { spec: { fault: 'truncated-json' }, n: 3, error: ResponseFormatError, outcomeUnknown: true, charged: true, saved: 1, answerKept: true },
     { spec: { fault: 'slow-headers', latencyMs: 1500 }, n: 1, error: TimeoutError, outcomeUnknown: true, charged: false, client: { paidTimeoutMs: 250 } },
     { spec: { fault: 'latency', latencyMs: 60 }, n: 1, charged: true },
   ];
@@ -139,9 +143,13 @@ describe('faults through the job service', function () {
         assert.equal(outcome.error.outcomeUnknown, c.outcomeUnknown);
         assert.match(outcome.error.message, /[.!?…)]$/);
         assert.equal(outcome.rig.reconciles, c.outcomeUnknown ? 1 : 0, 'the account is reconciled after an unknown outcome');
-        const recovered = outcome.rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
-        if (c.recovered !== undefined) assert.equal(recovered.length, c.recovered, 'complete images of a failed answer are kept');
-        assert.deepEqual(await listFiles(outcome.out), [], 'nothing in the output folder');
+        const recoveredAll = outcome.rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
+        const recovered = recoveredAll.filter((f) => !/-answer\.\w+$/.test(f));
+        assert.deepEqual(recovered, [], 'nothing needs recovering: complete images were placed as they landed');
+        assert.equal(recoveredAll.length - recovered.length, c.answerKept ? 1 : 0, 'an unreadable answer is kept as it came');
+        const saved = await listFiles(outcome.out);
+        assert.equal(saved.length, c.saved ?? 0, 'complete images of a failed answer are kept in the output folder');
+        assert.deepEqual(saved, outcome.rig.events.flatMap((e) => (e.type === 'image-saved' ? [path.basename(e.file)] : [])));
       } else {
         assert.equal(outcome.error, undefined, outcome.error?.message);
         assert.equal(outcome.result!.files.length, c.n);

@@ -268,14 +268,15 @@ describe('requestBodies', function () {
       await assert.rejects(collect(multipartEditBody({}, [{ ...wrong, size: wrong.size + 2 }]).body), ReferenceFileChangedError);
     });
 
-    it('rejects when a file grows or shrinks while it is streamed', async () => {
-      for (const change of ['grow', 'shrink'] as const) {
-        const path = join(dir, `changing-${change}.png`);
+    it('rejects when a file grows or shrinks while it is streamed (multipart and JSON)', async () => {
+      for (const [change, kind] of [['grow', 'multipart'], ['shrink', 'multipart'], ['grow', 'json'], ['shrink', 'json']] as const) {
+        const path = join(dir, `changing-${change}-${kind}.png`);
         const data = randomBytes(2 * 1024 * 1024);
         await writeFile(path, data);
-        const { body } = multipartEditBody({}, [{ path, mediaType: 'image/png', size: data.length }]);
+        const file = { path, mediaType: 'image/png', size: data.length };
+        const { body } = kind === 'multipart' ? multipartEditBody({}, [file]) : jsonBodyWithReferences({}, [file]);
         const it = body[Symbol.asyncIterator]();
-        await it.next(); // part header
+        await it.next(); // part header / JSON head
         await it.next(); // first file chunk: the file is open now
         if (change === 'grow') await appendFile(path, 'more');
         else await truncate(path, 1000);
@@ -284,7 +285,7 @@ describe('requestBodies', function () {
             for (let r = await it.next(); !r.done; r = await it.next());
           })(),
           ReferenceFileChangedError,
-          change,
+          `${change} (${kind})`,
         );
       }
     });

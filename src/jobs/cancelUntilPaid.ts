@@ -1,0 +1,34 @@
+// Pure: no vscode import.
+/**
+ * The caller's cancel, until the answer's images start to arrive. From then on the gateway has
+ * charged for them: stopping would throw paid images away (the rest of the body is often already
+ * in the socket), so they are received and saved whole and the cancel is only reported.
+ */
+export class CancelUntilPaid {
+  private readonly controller = new AbortController();
+  private arriving = false;
+  private readonly onAbort = () => {
+    if (this.arriving) this.onLateCancel();
+    else this.controller.abort(this.caller?.reason);
+  };
+
+  constructor(
+    private readonly caller: AbortSignal | undefined,
+    private readonly onLateCancel: () => void,
+  ) {
+    if (caller?.aborted) this.controller.abort(caller.reason);
+    else caller?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  paidImagesArriving(): void {
+    this.arriving = true;
+  }
+
+  dispose(): void {
+    this.caller?.removeEventListener('abort', this.onAbort);
+  }
+}

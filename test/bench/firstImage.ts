@@ -1,0 +1,140 @@
+// Time to first image: n large images in one answer. The limit drains, decodes and writes the body
+// and notes when the first image's base64 string has ended; the extension notes when its first
+// image is saved in the output folder (the job service's image-saved event).
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { request } from 'undici';
+import type { ImageJobService } from '../../src/jobs/imageJobs';
+import { BenchContext, BenchTarget, fmtMs, fmtS, lpad, median, MiB, pad, runNote, ScenarioReport } from './scenario';
+import type { WorkerResult, WorkerTask } from './worker';
+
+const TARGET_FIRST_IMAGE_OVER_LIMIT_MS = 50;
+const IMAGES = 10;
+/** A string of base64 longer than this is an image (JSON keys and values around it are short). */
+const LONG_STRING = 4096;
+
+/** Worker side, the limit: as the generation limit row, plus the moment the first long string ends. */
+export async function firstImageLimitRow(task: WorkerTask, started: () => number): Promise<Partial<WorkerResult>> {
+  const handle = await fs.open(path.join(task.workDir, 'limit.bin'), 'w');
+  const staging = Buffer.allocUnsafe(MiB);
+  let filled = 0;
+  let written = 0;
+  let run = 0;
+  let firstImageMs: number | undefined;
+  const flush = async (final: boolean) => {
+    const whole = final ? filled : filled - (filled % 4);
+    if (whole === 0) return;
+    const bytes = Buffer.from(staging.toString('latin1', 0, whole), 'base64');
+    staging.copy(staging, 0, whole, filled);
+    filled -= whole;
+    if (bytes.length) {
+      await handle.write(bytes);
+      written += bytes.length;
+    }
+  };
+  try {
+    const response = await request(`${task.baseUrl}/v1/images/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${task.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: task.model, prompt: task.prompt, n: task.n, size: task.size }),
+    });
+    if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${await response.body.text()}`);
+    for await (const chunk of response.body) {
+      const buf = chunk as Buffer;
+      let quoteAt = -1;
+      if (firstImageMs === undefined) {
+        // Is there a quote ending a long run of non-quote characters in this chunk?
+        for (let from = 0; ; ) {
+          const q = buf.indexOf(0x22, from);
+          if (q === -1) {
+            run += buf.length - from;
+            break;
+          }
+          if (run + (q - from) > LONG_STRING) {
+            quoteAt = q;
+            break;
+          }
+          run = 0;
+          from = q + 1;
+        }
+      }
+      for (let off = 0; off < buf.length; ) {
+        const n = buf.copy(staging, filled, off);
+        filled += n;
+        off += n;
+        if (filled === staging.length) await flush(false);
+      }
+      if (quoteAt !== -1) {
+        await flush(false);
+        firstImageMs = started();
+      }
+    }
+    await flush(true);
+  } finally {
+    await handle.close();
+  }
+  if (firstImageMs === undefined) throw new Error('no image string seen');
+  return { bytesWritten: written, firstImageMs };
+}
+
+/** Worker side, the extension: ImageJobService.run; the first image-saved event. */
+export async function firstImageExtensionRow(task: WorkerTask, service: ImageJobService, started: () => number): Promise<Partial<WorkerResult>> {
+  let firstImageMs: number | undefined;
+  const result = await service.run(
+    {
+      request: { model: task.model!, prompt: task.prompt!, n: task.n, size: task.size },
+      output: { directory: path.join(task.workDir, 'workspace', 'generated-images'), pattern: '{date}-{slug}-{model}-{index}' },
+    },
+    { onEvent: (event) => void (event.type === 'image-saved' && firstImageMs === undefined && (firstImageMs = started())) },
+  );
+  if (result.recovered) throw new Error(`images left in the recovery folder: ${result.recovered.reason}`);
+  return { files: result.files.length, firstImageMs, _files: result.files } as Partial<WorkerResult>;
+}
+
+export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioReport> {
+  const imageMiB = ctx.quick ? 2 : 24;
+  ctx.emulator.state.clearFaults();
+  ctx.emulator.state.armFault({ fault: 'large', times: -1, imageBytes: imageMiB * MiB });
+  const results = { 'first-limit': [] as WorkerResult[], 'first-extension': [] as WorkerResult[] };
+  const wrong: string[] = [];
+  try {
+    for (let run = 0; run < ctx.runs; run++) {
+      for (const kind of ['first-limit', 'first-extension'] as const) {
+        const workDir = path.join(ctx.tmp, `${kind}-${run}`);
+        ctx.takeExpected();
+        const result = await ctx.runWorker({ kind, baseUrl: ctx.emulator.url, apiKey: ctx.emulator.keys.unlimited, workDir, model: 'prism-2', prompt: 'benchmark: first image', n: IMAGES, size: '256x256' });
+        const expected = ctx.takeExpected();
+        if (kind === 'first-extension' && result.ok && (result.sha256?.length !== IMAGES || result.sha256.some((h, i) => h !== expected[i]))) wrong.push(`run ${run + 1}: saved images differ from the emulator's`);
+        results[kind].push(result);
+        await fs.rm(workDir, { recursive: true, force: true });
+        ctx.log(`  ${kind} ${IMAGES}x${imageMiB} MiB run ${run + 1}: ${runNote(result, (r) => `first image ${fmtMs(r.firstImageMs ?? NaN)}, all ${fmtS(r.wallMs)}`)}`);
+      }
+    }
+  } finally {
+    ctx.emulator.state.clearFaults();
+  }
+  const lines = [`${pad(`Time to first image, ${IMAGES} x ${imageMiB} MiB`, 52)}${lpad('first image', 13)}${lpad('all images', 12)}`];
+  const targets: BenchTarget[] = [];
+  const summary: Record<string, number> = {};
+  for (const kind of ['first-limit', 'first-extension'] as const) {
+    const good = results[kind].filter((r) => r.ok && r.firstImageMs !== undefined);
+    const label = kind === 'first-limit' ? 'limit (first base64 string ended, decoded, written)' : 'extension (first image-saved: in the output folder)';
+    if (!good.length) {
+      lines.push(`${pad(label, 52)}FAILED: ${results[kind].find((r) => !r.ok)?.error?.split('\n')[0].slice(0, 100) ?? 'no first image'}`);
+      continue;
+    }
+    summary[kind] = median(good.map((r) => r.firstImageMs!));
+    summary[`${kind}-all`] = median(good.map((r) => r.wallMs));
+    lines.push(pad(label, 52) + lpad(fmtMs(summary[kind]), 13) + lpad(fmtS(summary[`${kind}-all`]), 12));
+  }
+  lines.push(`  (median of ${ctx.runs} run(s); both from sending the request; the emulator streams the images one after another)`);
+  const name = `first image of ${IMAGES}: extension − limit`;
+  if (summary['first-limit'] !== undefined && summary['first-extension'] !== undefined) {
+    const over = summary['first-extension'] - summary['first-limit'];
+    targets.push({ name, value: `${over >= 0 ? '+' : '−'}${Math.abs(over).toFixed(0)} ms`, target: `≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms`, pass: over <= TARGET_FIRST_IMAGE_OVER_LIMIT_MS });
+  } else {
+    targets.push({ name, value: 'failed', target: `≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms`, pass: false });
+  }
+  targets.push({ name: `first image of ${IMAGES}: extension images correct`, value: wrong[0] ?? 'all images match', target: 'SHA-256 equal', pass: wrong.length === 0 && results['first-extension'].every((r) => r.ok) });
+  return { lines, targets, json: { imageMiB, summary, results } };
+}

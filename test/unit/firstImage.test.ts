@@ -1,0 +1,110 @@
+// Each image is saved as soon as it lands, not when the whole answer is complete; and what the
+// emulator records about the images it sent (for the chaos soak's money invariants).
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { GatewayClient } from '../../src/core/client';
+import type { ImageModel } from '../../src/core/types';
+import type { JobEvent } from '../../src/jobs/imageJobs';
+import { ConnectionError } from '../../src/core/errors';
+import { caught, listFiles, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('images are saved as they land', () => {
+  let emu: RunningEmulator;
+  let client: GatewayClient;
+  let models: ImageModel[];
+  let dir: string;
+
+  before(async () => {
+    emu = await startEmulator();
+    client = newClient(emu);
+    models = await client.imageModels();
+    dir = await tempDir();
+  });
+  after(async () => {
+    await client.close();
+    await emu.close();
+    await removeDir(dir);
+  });
+  beforeEach(() => {
+    emu.state.reset();
+    emu.state.recordImages = true;
+  });
+
+  it('the first image is in the output folder while the answer is still streaming', async () => {
+    emu.state.imageGapMs = 400;
+    const out = path.join(dir, 'early');
+    const saved: { file: string; at: number; onDisk: boolean }[] = [];
+    const rig = newService(client, models, path.join(dir, 'recovery-early'), {
+      onEvent: (event: JobEvent) => {
+        if (event.type === 'image-saved') saved.push({ file: event.file, at: performance.now(), onDisk: existsSync(event.file) });
+      },
+    });
+    const result = await rig.service.run({ request: { model: 'aurora-1', prompt: 'early bird', n: 3, size: SMALL, seed: 5 }, output: { directory: out, pattern: '{model}-{index}' } });
+    const done = performance.now();
+    assert.deepEqual(saved.map((s) => s.file), result.files, 'one image-saved event per file, in order');
+    assert.ok(saved.every((s) => s.onDisk), 'the file exists when image-saved is told');
+    // Two gaps of 400 ms follow the first image: it was saved at least ~0.7 s before the job ended.
+    assert.ok(done - saved[0].at > 700, `first image saved ${(done - saved[0].at).toFixed(0)} ms before the end`);
+    const [paid] = paidRequests(emu);
+    assert.deepEqual(
+      await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))),
+      paid.images!.map((i) => i.sha256),
+      'the emulator recorded the bytes it sent',
+    );
+    assert.ok(paid.images!.every((i) => i.delivered));
+    assert.match(paid.fingerprint ?? '', /^[0-9a-f]{32}$/);
+  });
+
+  it('a connection cut after the first image: that image stays saved, nothing needs recovering', async () => {
+    emu.state.imageGapMs = 300;
+    emu.state.armFault({ fault: 'drop-mid-body' });
+    const out = path.join(dir, 'dropped');
+    const recovery = path.join(dir, 'recovery-dropped');
+    const rig = newService(client, models, recovery);
+    const error = await caught(() => rig.service.run({ request: { model: 'aurora-1', prompt: 'cut short', n: 3, size: SMALL, seed: 6 }, output: { directory: out, pattern: '{index}' } }));
+    assert.ok(error instanceof ConnectionError, String(error));
+    const saved = rig.events.flatMap((e) => (e.type === 'image-saved' ? [e.file] : []));
+    const [paid] = paidRequests(emu);
+    const delivered = paid.images!.filter((i) => i.delivered);
+    assert.ok(delivered.length >= 1, 'the emulator sent at least one whole image');
+    assert.deepEqual(await Promise.all(saved.map(async (f) => sha256(await readFile(f)))), delivered.map((i) => i.sha256));
+    assert.equal(rig.events.filter((e) => e.type === 'recovered').length, 0);
+    assert.deepEqual((await listFiles(recovery)).filter((f) => !f.endsWith('.json')), []);
+  });
+
+  it('a cancel after the paid images started to arrive: they are received and saved whole', async () => {
+    emu.state.imageGapMs = 300;
+    const out = path.join(dir, 'late-cancel');
+    const controller = new AbortController();
+    const rig = newService(client, models, path.join(dir, 'recovery-late-cancel'), {
+      onEvent: (event: JobEvent) => {
+        rig.events.push(event);
+        if (event.type === 'image-saved') controller.abort();
+      },
+    });
+    const result = await rig.service.run({ request: { model: 'aurora-1', prompt: 'too late to cancel', n: 3, size: SMALL, seed: 7 }, output: { directory: out, pattern: '{index}' } }, { signal: controller.signal });
+    assert.ok(controller.signal.aborted);
+    assert.equal(result.files.length, 3);
+    assert.equal(rig.events.filter((e) => e.type === 'cancel-after-charge').length, 1);
+    const [paid] = paidRequests(emu);
+    assert.equal(paid.clientAborted, undefined, 'the answer was read to its end');
+    assert.deepEqual(await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))), paid.images!.map((i) => i.sha256));
+  });
+
+  it('the same request twice has the same fingerprint, a different prompt another', async () => {
+    const rig = newService(client, models, path.join(dir, 'recovery-fp'));
+    const job = (prompt: string) => ({ request: { model: 'aurora-1', prompt, size: SMALL, seed: 1 }, output: { directory: path.join(dir, 'fp'), pattern: '{index}' } });
+    await rig.service.run(job('one'));
+    await rig.service.run(job('one'));
+    await rig.service.run(job('two'));
+    const [a, b, c] = paidRequests(emu).map((r) => r.fingerprint);
+    assert.equal(a, b);
+    assert.notEqual(a, c);
+  });
+});
