@@ -7,12 +7,14 @@ import type { CallOptions } from '../core/client';
 import { checkAffordable, CostEstimate, estimateCost, formatRubles, FundsSnapshot } from '../core/cost';
 import { CancelledError, CannotAffordError, GatewayError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
+import { readImageHeaderFile } from '../core/imageHeader';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
 import { extensionOf, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
 import { addPngTextChunk } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
+import { wantsTransparency, withAlphaFormat } from '../core/transparency';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import { validateRequest } from '../core/validation';
 
@@ -52,7 +54,9 @@ export type JobEvent =
   | { type: 'image-received'; index: number; bytes: number }
   | { type: 'recovered'; manifestPath: string; files: string[]; reason: string }
   | { type: 'outcome-unknown'; error: GatewayError }
-  | { type: 'provenance-failed'; file: string; reason: string };
+  | { type: 'provenance-failed'; file: string; reason: string }
+  /** Transparency was asked for and these saved files have no alpha channel (they are kept). */
+  | { type: 'opaque-result'; files: string[] };
 
 export interface JobDeps {
   api: () => Promise<ImageApi>;
@@ -79,6 +83,8 @@ export interface JobResult {
   estimate: CostEstimate;
   /** Paid images that could not be placed into the workspace and wait in the recovery folder. */
   recovered?: { manifestPath: string; files: string[]; reason: string };
+  /** Saved files without an alpha channel although `background: transparent` was asked for. */
+  opaque?: string[];
 }
 
 export interface RunOptions extends CallOptions {
@@ -88,6 +94,8 @@ export interface RunOptions extends CallOptions {
 }
 
 export interface PreparedJob {
+  /** The request as it will be sent (an alpha-capable format chosen for a transparent background). */
+  request: GenerationRequest;
   model: ImageModel;
   estimate: CostEstimate;
   references: ReferenceFile[];
@@ -149,6 +157,7 @@ export class ImageJobService {
       throw new ValidationError('input_references', tr('Send either local reference images or input_references URLs, not both: the URLs would be dropped.'));
     }
     const model = validateRequest(job.request, { models, referenceCount: references.length || urlCount });
+    const request = withAlphaFormat(job.request, model);
     const estimate = estimateCost(model, job.request.n ?? 1);
     const affordable = checkAffordable(estimate, this.deps.funds());
     if (!affordable.ok) {
@@ -164,12 +173,13 @@ export class ImageJobService {
           : tr('The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.', needed, available),
       );
     }
-    return { model, estimate, references };
+    return { request, model, estimate, references };
   }
 
   async run(job: ImageJob, options: RunOptions = {}): Promise<JobResult> {
     const prepared = await this.prepare(job);
     const { model, estimate, references } = prepared;
+    job = { ...job, request: prepared.request };
     const emit = (event: JobEvent) => {
       this.deps.onEvent?.(event);
       options.onEvent?.(event);
@@ -240,6 +250,13 @@ export class ImageJobService {
       }
     }
     const result: JobResult = { files, model: meta.model ?? job.request.model, usage: meta.usage, estimate };
+    if (wantsTransparency(job.request)) {
+      const opaque = await opaqueFiles(files);
+      if (opaque.length) {
+        result.opaque = opaque;
+        emit({ type: 'opaque-result', files: opaque });
+      }
+    }
     if (left.length) result.recovered = await this.keepForRecovery(job, staging, left, reason, emit);
     return result;
   }
@@ -309,6 +326,16 @@ export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFil
     files.push({ path: file, mediaType: kind.mediaType, size });
   }
   return files;
+}
+
+/** Files whose header says "no alpha" (unknown formats such as SVG are not judged). */
+async function opaqueFiles(files: string[]): Promise<string[]> {
+  const opaque: string[] = [];
+  for (const file of files) {
+    const header = await readImageHeaderFile(file).catch(() => undefined);
+    if (header && !header.alpha) opaque.push(file);
+  }
+  return opaque;
 }
 
 function describeFsError(error: unknown, dir: string): string {

@@ -79,19 +79,19 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
     if (!ctx.res.writableFinished) clientGone.abort();
   });
   let pngs: Buffer[];
+  const input = {
+    model: request.model,
+    prompt: request.prompt,
+    seed: request.seed,
+    width,
+    height,
+    transparent: request.background === 'transparent',
+    referencesDigest: request.referencesDigest,
+    extra: JSON.stringify([request.quality ?? '', request.passthrough]),
+  };
   try {
     const finished = await sleep(delay, chargeAnyway ? ctx.shutdown : AbortSignal.any([ctx.shutdown, clientGone.signal]));
     if (!finished) throw new Error(ctx.shutdown.aborted ? 'emulator closing' : 'client disconnected');
-    const input = {
-      model: request.model,
-      prompt: request.prompt,
-      seed: request.seed,
-      width,
-      height,
-      transparent: request.background === 'transparent',
-      referencesDigest: request.referencesDigest,
-      extra: JSON.stringify([request.quality ?? '', request.passthrough]),
-    };
     pngs = Array.from({ length: request.n }, (_, i) => renderImage(input, i));
   } catch (error) {
     state.release(reservation);
@@ -99,6 +99,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   }
 
   state.faults.take('body', ctx.faults);
+  if (ctx.faults.names.has('opaque-image') && input.transparent) pngs = pngs.map((_, i) => renderImage({ ...input, transparent: false }, i));
   ctx.entry.faults = [...ctx.faults.names];
   const costKop = pricePerImageKop(request) * request.n;
   state.charge(reservation, costKop, request.model.id);
