@@ -149,6 +149,14 @@ export interface EvaluationMessage {
   requestId: number;
   issues: Issue[];
   estimate?: EstimateView;
+  /** An edit without a chosen aspect ratio: the ratio it will ask for, and why. */
+  aspectDefault?: AspectDefaultView;
+}
+
+export interface AspectDefaultView {
+  ratio: string;
+  /** "matches photo.jpg, 4:3" (translated). */
+  why: string;
 }
 
 /** Reply to `pickReferences`, `dropUris`, `pasteImage` (and pushed by "use as reference"). */

@@ -35,6 +35,7 @@ export function studioStrings(): StudioStrings {
     seedPlaceholder: t('random'),
     compression: t('Compression (0–100)'),
     defaultOption: t('default'),
+    aspectDefaultOption: t('default ({0})'),
     ignoredByModel: t('ignored by this model'),
     moreOptions: t('More options'),
     providerParameters: t('Provider parameters'),

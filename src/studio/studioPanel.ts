@@ -23,6 +23,7 @@ import {
   STUDIO_VIEW_TYPE,
   ToWebviewMessage,
 } from './protocol';
+import { aspectHint } from './aspectHint';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, toAccountView, toFormValues, toGalleryItems, toModelInfo, toRequest } from './view';
 
@@ -135,9 +136,12 @@ export class StudioPanel {
         services.catalog.get().catch((error) => this.post({ type: 'models', models: [], error: summarizeError(error).message }));
         return;
       }
-      case 'evaluate':
-        this.post(evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId));
+      case 'evaluate': {
+        const evaluation = evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId);
+        const aspectDefault = await aspectHint(message.form, services.catalog.peek());
+        this.post(aspectDefault ? { ...evaluation, aspectDefault } : evaluation);
         return;
+      }
       case 'generate':
         return this.generate(message.requestId, message.form);
       case 'cancel':
