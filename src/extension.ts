@@ -6,6 +6,7 @@ import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account';
 import { registerApiKeyCommands, seedDemoKey } from './commands/apiKey';
+import { BatchArgs, BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/batchFromFile';
 import { EditArgs, GenerateArgs } from './commands/commandArgs';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
@@ -22,6 +23,8 @@ import { registerStudio } from './studio';
 export interface GatewayImagesApi {
   generate(args: GenerateArgs): Promise<CommandResult>;
   editImage(args: EditArgs): Promise<CommandResult>;
+  /** Generate Images from File without prompts (a `signal` cancels like the notification's Cancel). */
+  generateFromFile(args: BatchArgs): Promise<BatchResult>;
   readonly account: AccountSnapshot;
   readonly onDidChangeAccount: vscode.Event<AccountSnapshot>;
   refreshAccount(): Promise<AccountSnapshot>;
@@ -51,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerGenerateForSelection(services),
     registerProvenance(services),
     registerChatTool(services),
+    registerBatchFromFile(services),
     initOnboarding(context.globalState, services.keys),
   );
 
@@ -62,6 +66,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     activationMs,
     generate: async (args) => (await generateCommand(services, args))!,
     editImage: async (args) => (await editImageCommand(services, args))!,
+    generateFromFile: async (args) => (await generateFromFileCommand(services, args))!,
     get account() {
       return services.account.snapshot;
     },
