@@ -138,6 +138,18 @@ export class StudioForm {
     this.prompt.focus();
   }
 
+  /** The form as it is now (Compare Models sends it). */
+  values(): FormValues {
+    return this.snapshot();
+  }
+
+  /** "Use this model" from the comparison grid. */
+  useModel(model: string): void {
+    this.form.model = model;
+    this.render();
+    this.changed();
+  }
+
   // ---- building -------------------------------------------------------------------------------
 
   private build(): HTMLElement {

@@ -25,6 +25,8 @@ export type PasteMediaType = (typeof PASTE_MEDIA_TYPES)[number];
 export const GALLERY_ACTIONS = ['open', 'reveal', 'copyPath', 'insertLink', 'useAsReference', 'regenerate', 'delete'] as const;
 export type GalleryAction = (typeof GALLERY_ACTIONS)[number];
 
+import { CompareFromWebviewMessage, ComparisonMessage, parseCompareMessage } from './compareProtocol';
+
 // ---- shared shapes --------------------------------------------------------------------------
 
 /** The form as the page holds it. Numbers typed by people stay text until the host parses them. */
@@ -199,7 +201,8 @@ export type ToWebviewMessage =
   | ReferencesAddedMessage
   | BusyMessage
   | GenerateDoneMessage
-  | FillFormMessage;
+  | FillFormMessage
+  | ComparisonMessage;
 
 // ---- page -> host ---------------------------------------------------------------------------
 
@@ -266,7 +269,8 @@ export type FromWebviewMessage =
   | DropUrisMessage
   | PasteImageMessage
   | GalleryActionMessage
-  | RefreshModelsMessage;
+  | RefreshModelsMessage
+  | CompareFromWebviewMessage;
 
 // ---- validation of what the page sends --------------------------------------------------------
 
@@ -367,7 +371,7 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       return { type: 'galleryAction', requestId: value.requestId, action: value.action as GalleryAction, entryId: value.entryId, file: value.file };
     }
     default:
-      return undefined;
+      return parseCompareMessage(value, parseFormValues, LIMITS.id);
   }
 }
 
