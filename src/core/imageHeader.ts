@@ -130,3 +130,13 @@ function webpHeader(head: Uint8Array): ImageHeader | undefined {
   }
   return undefined;
 }
+
+/** Files whose header says "no alpha" (unreadable or unknown formats such as SVG are not judged). */
+export async function filesWithoutAlpha(files: readonly string[]): Promise<string[]> {
+  const opaque: string[] = [];
+  for (const file of files) {
+    const header = await readImageHeaderFile(file).catch(() => undefined);
+    if (header && !header.alpha) opaque.push(file);
+  }
+  return opaque;
+}

@@ -7,7 +7,7 @@ import type { CallOptions } from '../core/client';
 import { checkAffordable, CostEstimate, estimateCost, formatRubles, FundsSnapshot } from '../core/cost';
 import { CancelledError, CannotAffordError, GatewayError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
-import { readImageHeaderFile } from '../core/imageHeader';
+import { filesWithoutAlpha } from '../core/imageHeader';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
 import { extensionOf, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
@@ -251,7 +251,7 @@ export class ImageJobService {
     }
     const result: JobResult = { files, model: meta.model ?? job.request.model, usage: meta.usage, estimate };
     if (wantsTransparency(job.request)) {
-      const opaque = await opaqueFiles(files);
+      const opaque = await filesWithoutAlpha(files);
       if (opaque.length) {
         result.opaque = opaque;
         emit({ type: 'opaque-result', files: opaque });
@@ -326,16 +326,6 @@ export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFil
     files.push({ path: file, mediaType: kind.mediaType, size });
   }
   return files;
-}
-
-/** Files whose header says "no alpha" (unknown formats such as SVG are not judged). */
-async function opaqueFiles(files: string[]): Promise<string[]> {
-  const opaque: string[] = [];
-  for (const file of files) {
-    const header = await readImageHeaderFile(file).catch(() => undefined);
-    if (header && !header.alpha) opaque.push(file);
-  }
-  return opaque;
 }
 
 function describeFsError(error: unknown, dir: string): string {
