@@ -6,7 +6,9 @@ import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account';
 import { registerApiKeyCommands, seedDemoKey } from './commands/apiKey';
+import { BatchArgs, BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/batchFromFile';
 import { EditArgs, GenerateArgs } from './commands/commandArgs';
+import { CompareArgs, compareModelsCommand, CompareResult, registerCompareModels } from './commands/compareModels';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
 import { registerGenerateForSelection } from './commands/generateForSelection';
@@ -22,6 +24,10 @@ import { registerStudio } from './studio';
 export interface GatewayImagesApi {
   generate(args: GenerateArgs): Promise<CommandResult>;
   editImage(args: EditArgs): Promise<CommandResult>;
+  /** Generate Images from File without prompts (a `signal` cancels like the notification's Cancel). */
+  generateFromFile(args: BatchArgs): Promise<BatchResult>;
+  /** Compare Models without prompts: one prompt to 2–6 models (a `signal` cancels all). */
+  compareModels(args: CompareArgs): Promise<CompareResult>;
   readonly account: AccountSnapshot;
   readonly onDidChangeAccount: vscode.Event<AccountSnapshot>;
   refreshAccount(): Promise<AccountSnapshot>;
@@ -51,6 +57,8 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerGenerateForSelection(services),
     registerProvenance(services),
     registerChatTool(services),
+    registerBatchFromFile(services),
+    registerCompareModels(services),
     initOnboarding(context.globalState, services.keys),
   );
 
@@ -62,6 +70,8 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     activationMs,
     generate: async (args) => (await generateCommand(services, args))!,
     editImage: async (args) => (await editImageCommand(services, args))!,
+    generateFromFile: async (args) => (await generateFromFileCommand(services, args))!,
+    compareModels: async (args) => (await compareModelsCommand(services, args))!,
     get account() {
       return services.account.snapshot;
     },

@@ -3,6 +3,7 @@
 import type { AccountView, EvaluationMessage, FormValues, ModelInfo, ReferenceView } from '../../src/studio/protocol';
 import { append, el, fillSelect, replaceChildren } from './dom';
 import { post, request, saveForm, t } from './host';
+import { showAspectDefault } from './aspectDefault';
 import { attachReferenceInputs } from './references';
 
 type OptionKey = 'resolution' | 'aspect_ratio' | 'background' | 'quality' | 'output_format';
@@ -98,6 +99,7 @@ export class StudioForm {
         : [],
     );
     replaceChildren(this.issueList, this.issues.map((text) => el('li', {}, [text])));
+    showAspectDefault(this.selects.aspect_ratio, message.aspectDefault);
     this.renderButtons();
   }
 
@@ -134,6 +136,18 @@ export class StudioForm {
     this.setStatus(t('filledFromHistory'), false);
     this.generateButton.scrollIntoView({ block: 'nearest' });
     this.prompt.focus();
+  }
+
+  /** The form as it is now (Compare Models sends it). */
+  values(): FormValues {
+    return this.snapshot();
+  }
+
+  /** "Use this model" from the comparison grid. */
+  useModel(model: string): void {
+    this.form.model = model;
+    this.render();
+    this.changed();
   }
 
   // ---- building -------------------------------------------------------------------------------

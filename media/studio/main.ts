@@ -5,11 +5,13 @@ import { replaceChildren } from './dom';
 import { loadForm, request, setStrings, t } from './host';
 import { StudioForm } from './form';
 import { buildGallery } from './gallery';
+import { buildComparison, ComparisonGrid } from './compare';
 
 const app = document.getElementById('app')!;
 const initialForm = loadForm();
 let form: StudioForm | undefined;
 let gallery: ReturnType<typeof buildGallery> | undefined;
+let comparison: ComparisonGrid | undefined;
 let readyId = 0;
 
 window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
@@ -23,6 +25,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     replaceChildren(app, []);
     form = new StudioForm(app, initialForm);
     app.appendChild(gallery.section);
+    const studioForm = form;
+    comparison = buildComparison(() => studioForm.values(), (model) => studioForm.useModel(model));
+    gallery.section.prepend(comparison.section);
     app.removeAttribute('aria-busy');
     form.setModels(message.models, message.modelsError);
     form.setAccount(message.account);
@@ -56,6 +61,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
       break;
     case 'fillForm':
       form.fill(message.form, message.references);
+      break;
+    case 'comparison':
+      comparison?.render(message.view);
       break;
   }
 });

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { formatAmount, formatRubles } from '../core/cost';
 import { readSettings } from '../host/settings';
 import { AccountModel, AccountSnapshot, budgetLow, expiresWithin } from './accountModel';
+import { budgetRunsOutBeforeReset, runwayLines } from './runway';
 
 export const STATUS_ITEM_ID = 'gateway-images.status';
 const TOOLTIP_COMMANDS = ['gatewayImages.refreshAccount', 'gatewayImages.openStudio', 'gatewayImages.setApiKey', 'gatewayImages.showAccount'];
@@ -76,7 +77,7 @@ export class AccountStatusBar implements vscode.Disposable {
 
   private needsWarning(snapshot: AccountSnapshot): boolean {
     const low = snapshot.balance !== undefined && snapshot.balance < readSettings().lowBalanceWarning;
-    return low || budgetLow(snapshot) || expiresWithin(snapshot, 3);
+    return low || budgetLow(snapshot) || expiresWithin(snapshot, 3) || budgetRunsOutBeforeReset(snapshot);
   }
 
   private tooltip(snapshot: AccountSnapshot): vscode.MarkdownString {
@@ -109,6 +110,8 @@ export class AccountStatusBar implements vscode.Disposable {
       if (stats.top_model_by_spend) lines.push(`${t('Top model by spend')}: ${escape(stats.top_model_by_spend)} (${rub(stats.top_model_by_spend_value)})`);
       if (stats.top_model_by_requests) lines.push(`${t('Top model by requests')}: ${escape(stats.top_model_by_requests)} (${stats.top_model_by_requests_value ?? 0})`);
     }
+    const runway = runwayLines(snapshot, this.locale);
+    if (runway.length) lines.push('', ...runway.map((line, i) => `${i === 0 ? '$(watch) ' : ''}${escape(line)}`));
     if (snapshot.status === 'offline') lines.push('', `$(cloud-offline) ${t('Offline')}: ${escape(snapshot.error?.message ?? '')}`);
     // A refresh that read only some parts: the others show their last figures, and which failed is said.
     else if (snapshot.failedParts?.length) lines.push('', `$(warning) ${t('Not read this time: {0} ({1})', snapshot.failedParts.join(', '), escape(snapshot.error?.message ?? ''))}`);

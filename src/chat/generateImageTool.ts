@@ -8,6 +8,7 @@ import { NotConfiguredError, summarizeError, ValidationError } from '../core/err
 import { ImageModel } from '../core/types';
 import { GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs';
 import { generate } from '../commands/generate';
+import { opaqueMessage } from '../commands/jobRunner';
 import { Services } from '../services';
 
 export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
@@ -96,6 +97,7 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
           t('Saved (workspace-relative paths):'),
           ...paths.map((p) => `- ${p}`),
         ];
+        if (result.opaque?.length) lines.push(opaqueMessage(result.model, result.opaque.map((u) => u.fsPath)));
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(lines.join('\n'))]);
       } catch (error) {
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(describeFailure(error))]);

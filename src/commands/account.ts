@@ -2,7 +2,9 @@
 import * as vscode from 'vscode';
 import { AccountSnapshot } from '../account/accountModel';
 import { canEdit } from '../core/catalog';
+import { runwayLines } from '../account/runway';
 import { formatRubleRange, formatRubles } from '../core/cost';
+import { dailySpend, SpendRecord, spendChartMarkdown } from '../core/spendChart';
 import { CATALOG_GROUPS, CatalogEntry } from '../core/types';
 import { markOnboarding } from '../host/onboarding';
 import { Services } from '../services';
@@ -41,19 +43,23 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
 
   constructor(private readonly services: Services) {
     this.subscription = services.account.onDidChange(() => this.changed.fire(ACCOUNT_URI));
+    this.historySubscription = services.history.onDidChange(() => this.changed.fire(ACCOUNT_URI));
   }
 
+  private readonly historySubscription: { dispose(): void };
+
   provideTextDocumentContent(): string {
-    return renderAccount(this.services.account.snapshot, this.services.locale);
+    return renderAccount(this.services.account.snapshot, this.services.locale, this.services.history.list());
   }
 
   dispose(): void {
     this.subscription.dispose();
+    this.historySubscription.dispose();
     this.changed.dispose();
   }
 }
 
-export function renderAccount(s: AccountSnapshot, locale: string): string {
+export function renderAccount(s: AccountSnapshot, locale: string, history: readonly SpendRecord[] = []): string {
   const t = vscode.l10n.t;
   const rub = (v?: number | null) => (typeof v === 'number' ? formatRubles(v, locale) : '—');
   const date = (iso?: string) => (iso ? new Date(iso).toLocaleString(locale) : '—');
@@ -78,8 +84,11 @@ export function renderAccount(s: AccountSnapshot, locale: string): string {
       [t('Top model by requests'), st.top_model_by_requests ? `${st.top_model_by_requests} (${st.top_model_by_requests_value ?? 0})` : '—'],
     );
   }
+  const runway = runwayLines(s, locale);
+  if (runway.length) rows.push([t('Runway at the 30-day pace'), runway.join('; ')]);
   const updated = s.updatedAt ? t('Updated {0}.', new Date(s.updatedAt).toLocaleString(locale)) : '';
-  return [`# ${t('Gateway Images: Account and Usage')}`, '', `| | |`, `|---|---|`, ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), '', updated, ''].join('\n');
+  const table = [`# ${t('Gateway Images: Account and Usage')}`, '', `| | |`, `|---|---|`, ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), '', updated, ''];
+  return [...table, spendChartMarkdown(dailySpend(history, new Date()), locale)].join('\n');
 }
 
 async function browseModels(services: Services): Promise<void> {

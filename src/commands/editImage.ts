@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { canEdit } from '../core/catalog';
 import { NotConfiguredError, ValidationError } from '../core/errors';
 import { readPathSetting, readSettings } from '../host/settings';
+import { aspectDefaultFor, withAspectDefault } from '../jobs/editShape';
 import { Services } from '../services';
 import { EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
 import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
@@ -35,10 +36,13 @@ export async function editImage(services: Services, args: EditArgs, interactive:
   const source = images[0];
   const directory = args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : path.dirname(source);
   const pattern = readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, vscode.Uri.file(source)).value;
+  // No aspect ratio chosen: keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
+  const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === args.model);
+  const request = await withAspectDefault(requestOf(withoutImages(args)), model, source);
   return runJobCommand(
     services,
     {
-      request: requestOf(withoutImages(args)),
+      request,
       references: images,
       transport: readSettings().editTransport,
       output: { directory, pattern, sourceName: path.basename(source, path.extname(source)) },
@@ -86,6 +90,7 @@ async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<Ed
   const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(images[0].fsPath)) : vscode.l10n.t('Edit with {0} references', count);
   const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title);
   const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
-  const options = await reviewOptions(services, model, { model: model.id, prompt }, count, title);
+  const aspectDefault = await aspectDefaultFor(model, images[0].fsPath);
+  const options = await reviewOptions(services, model, { model: model.id, prompt }, count, title, aspectDefault);
   return { ...options, model: model.id, prompt, images };
 }

@@ -32,6 +32,8 @@ export interface CommandResult {
   files: vscode.Uri[];
   model: string;
   usage?: { cost_rub?: number; balance?: number };
+  /** Saved files without alpha although a transparent background was asked for (kept). */
+  opaque?: vscode.Uri[];
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
@@ -65,7 +67,8 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
     await record.finish(result.files, { request: finalRequest, model: result.model, costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance });
   }
   void presentResult(services, result, files, options);
-  return { files, model: result.model, usage: result.usage };
+  const opaque = result.opaque?.map((f) => vscode.Uri.file(f));
+  return { files, model: result.model, usage: result.usage, ...(opaque ? { opaque } : {}) };
 }
 
 /** Runs a job from a command: errors are shown (with actions) and rethrown for programmatic callers. */
@@ -135,6 +138,7 @@ async function presentResult(services: Services, result: JobResult, files: vscod
       )
       .then((choice) => choice && vscode.commands.executeCommand('gatewayImages.recoverImages'));
   }
+  if (result.opaque?.length) void vscode.window.showWarningMessage(opaqueMessage(result.model, result.opaque));
   if (!files.length) return;
   const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
   const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
@@ -149,6 +153,11 @@ async function presentResult(services: Services, result: JobResult, files: vscod
   else if (choice === actions[1]) await vscode.commands.executeCommand('revealInExplorer', files[0]);
   else if (choice === actions[2]) await vscode.env.clipboard.writeText(files.map((f) => f.fsPath).join('\n'));
   else if (markdownEditor) await insertMarkdownLinks(markdownEditor, files, result);
+}
+
+export function opaqueMessage(model: string, files: string[]): string {
+  const names = files.map((f) => path.basename(f)).join(', ');
+  return vscode.l10n.t('{0} returned an opaque image (no alpha channel) although a transparent background was asked for: {1}. The file is kept.', model, names);
 }
 
 export async function insertMarkdownLinks(editor: vscode.TextEditor, files: vscode.Uri[], result: { model: string }): Promise<void> {

@@ -6,6 +6,7 @@ import { estimateCost, formatRubleRange, formatRubles } from '../core/cost';
 import { CancelledError } from '../core/errors';
 import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
+import type { AspectDefault } from '../jobs/editShape';
 import { Services } from '../services';
 
 const CHOICES_KEY = 'gatewayImages.choices';
@@ -106,9 +107,12 @@ export async function reviewOptions(
   request: GenerationRequest,
   referenceCount: number,
   title: string,
+  /** Edits: the ratio that keeps the source's shape; it replaces a remembered ratio and says why. */
+  aspectDefault?: AspectDefault,
 ): Promise<Options> {
   const t = vscode.l10n.t;
   let options: Options = rememberedOptions(services, model);
+  if (aspectDefault && options.size === undefined) options = { ...options, aspect_ratio: aspectDefault.ratio };
   for (;;) {
     const full = { ...request, ...options };
     const estimate = estimateCost(model, options.n ?? 1);
@@ -124,7 +128,10 @@ export async function reviewOptions(
       optionItem(t('Number of images'), options.n ?? 1, 'n'),
     ];
     if (model.supported_resolutions.length) items.push(optionItem(t('Resolution'), options.resolution, 'resolution'));
-    if (model.supported_aspect_ratios.length) items.push(optionItem(t('Aspect ratio'), options.aspect_ratio, 'aspect_ratio'));
+    if (model.supported_aspect_ratios.length) {
+      const keepsShape = aspectDefault && options.aspect_ratio === aspectDefault.ratio;
+      items.push(optionItem(t('Aspect ratio'), options.aspect_ratio, 'aspect_ratio', keepsShape ? aspectDefault.why : undefined));
+    }
     if (model.supported_background.length) items.push(optionItem(t('Background'), options.background, 'background'));
     items.push(
       optionItem(t('Quality'), options.quality, 'quality', model.supported_quality.length ? undefined : t('ignored by this model')),

@@ -3,6 +3,7 @@
 import { canEdit } from './catalog';
 import { ValidationError } from './errors';
 import { tr } from './i18n';
+import { transparencyIssue } from './transparency';
 import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './types';
 
 export interface ValidationIssue {
@@ -92,6 +93,8 @@ export function collectIssues(request: GenerationRequest, context: ValidationCon
   if (compression !== undefined && (!Number.isInteger(compression) || compression < 0 || compression > 100)) {
     add('output_compression', tr('"output_compression" must be a whole number from 0 to 100; got {0}.', show(compression)));
   }
+  const transparency = transparencyIssue(request);
+  if (transparency) add(transparency.field, transparency.message, transparency.allowed);
   checkReferenceShapes(add, request);
   return issues;
 }

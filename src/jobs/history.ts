@@ -14,6 +14,10 @@ export interface HistoryEntry {
   files: string[];
   costRub?: number;
   balanceAfter?: number;
+  /** A line of a prompt file (Generate Images from File): how a re-run finds what is done. */
+  batch?: { file: string; line: number; key: string };
+  /** A run of Compare Models: the runs' shared id. */
+  comparison?: string;
 }
 
 /** A Memento-like store (workspaceState in the extension, a Map in tests). */

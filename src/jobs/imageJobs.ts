@@ -6,12 +6,14 @@ import type { CallOptions } from '../core/client';
 import { checkAffordable, CostEstimate, estimateCost, formatRubles, FundsSnapshot } from '../core/cost';
 import { CancelledError, CannotAffordError, FundsScope, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
+import { filesWithoutAlpha } from '../core/imageHeader';
 import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
 import { addPngTextChunk } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
+import { wantsTransparency, withAlphaFormat } from '../core/transparency';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
 import { CancelUntilPaid } from './cancelUntilPaid';
@@ -59,7 +61,9 @@ export type JobEvent =
   /** Something the user should know that does not stop the job: inputs normalised, a budget shortfall. */
   | { type: 'notice'; message: string }
   /** Cancel came after the paid images had started to arrive: they are received and saved whole. */
-  | { type: 'cancel-after-charge' };
+  | { type: 'cancel-after-charge' }
+  /** Transparency was asked for and these saved files have no alpha channel (they are kept). */
+  | { type: 'opaque-result'; files: string[] };
 
 export interface JobDeps {
   api: () => Promise<ImageApi>;
@@ -96,6 +100,8 @@ export interface JobResult {
   estimate: CostEstimate;
   /** Paid images that could not be placed into the workspace and wait in the recovery folder. */
   recovered?: { manifestPath: string; files: string[]; reason: string };
+  /** Saved files without an alpha channel although `background: transparent` was asked for. */
+  opaque?: string[];
 }
 
 export interface RunOptions extends CallOptions {
@@ -105,7 +111,7 @@ export interface RunOptions extends CallOptions {
 }
 
 export interface PreparedJob {
-  /** The request to send: the job's, normalised (trimmed model id, 1024X1024 → 1024x1024, 2k → 2K). */
+  /** The request to send: the job's, normalised (trimmed model id, 1024X1024 → 1024x1024, 2k → 2K), with an alpha-capable format for a transparent background. */
   request: GenerationRequest;
   /** One sentence per normalisation and per warning, for the user. */
   notes: string[];
@@ -182,6 +188,7 @@ export class ImageJobService {
       ({ request, notes } = normalizeRequest(job.request, refreshed));
       model = validateRequest(request, { models: refreshed, referenceCount });
     }
+    request = withAlphaFormat(request, model);
     const estimate = estimateCost(model, request.n ?? 1);
     const affordable = checkAffordable(estimate, await this.deps.funds());
     if (affordable.ok && affordable.budgetShort) {
@@ -314,6 +321,13 @@ export class ImageJobService {
       }
     }
     const result: JobResult = { files, model: meta.model ?? job.request.model, usage: meta.usage, estimate };
+    if (wantsTransparency(job.request)) {
+      const opaque = await filesWithoutAlpha(files);
+      if (opaque.length) {
+        result.opaque = opaque;
+        emit({ type: 'opaque-result', files: opaque });
+      }
+    }
     if (left.length) result.recovered = await this.keepForRecovery(job, staging, left, reason, emit);
     return result;
   }

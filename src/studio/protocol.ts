@@ -25,6 +25,8 @@ export type PasteMediaType = (typeof PASTE_MEDIA_TYPES)[number];
 export const GALLERY_ACTIONS = ['open', 'reveal', 'copyPath', 'insertLink', 'useAsReference', 'regenerate', 'delete'] as const;
 export type GalleryAction = (typeof GALLERY_ACTIONS)[number];
 
+import { CompareFromWebviewMessage, ComparisonMessage, parseCompareMessage } from './compareProtocol';
+
 // ---- shared shapes --------------------------------------------------------------------------
 
 /** The form as the page holds it. Numbers typed by people stay text until the host parses them. */
@@ -151,6 +153,14 @@ export interface EvaluationMessage {
   requestId: number;
   issues: Issue[];
   estimate?: EstimateView;
+  /** An edit without a chosen aspect ratio: the ratio it will ask for, and why. */
+  aspectDefault?: AspectDefaultView;
+}
+
+export interface AspectDefaultView {
+  ratio: string;
+  /** "matches photo.jpg, 4:3" (translated). */
+  why: string;
 }
 
 /** Reply to `pickReferences`, `dropUris`, `pasteImage` (and pushed by "use as reference"). */
@@ -193,7 +203,8 @@ export type ToWebviewMessage =
   | ReferencesAddedMessage
   | BusyMessage
   | GenerateDoneMessage
-  | FillFormMessage;
+  | FillFormMessage
+  | ComparisonMessage;
 
 // ---- page -> host ---------------------------------------------------------------------------
 
@@ -260,7 +271,8 @@ export type FromWebviewMessage =
   | DropUrisMessage
   | PasteImageMessage
   | GalleryActionMessage
-  | RefreshModelsMessage;
+  | RefreshModelsMessage
+  | CompareFromWebviewMessage;
 
 // ---- validation of what the page sends --------------------------------------------------------
 
@@ -361,7 +373,7 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       return { type: 'galleryAction', requestId: value.requestId, action: value.action as GalleryAction, entryId: value.entryId, file: value.file };
     }
     default:
-      return undefined;
+      return parseCompareMessage(value, parseFormValues, LIMITS.id);
   }
 }
 

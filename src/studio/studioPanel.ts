@@ -23,6 +23,9 @@ import {
   STUDIO_VIEW_TYPE,
   ToWebviewMessage,
 } from './protocol';
+import { aspectHint } from './aspectHint';
+import { comparisonFeed } from './comparisonFeed';
+import { handleCompareMessage, toComparisonView } from './compareView';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, toAccountView, toFormValues, toGalleryItems, toModelInfo, toRequest } from './view';
 
@@ -89,6 +92,7 @@ export class StudioPanel {
       disposable(services.account.onDidChange((snapshot) => this.post({ type: 'account', account: toAccountView(snapshot, services.locale) }))),
       disposable(services.catalog.onDidChange(() => this.postModels())),
       disposable(services.history.onDidChange(() => this.post({ type: 'gallery', items: this.galleryItems() }))),
+      disposable(comparisonFeed.onDidChange(() => this.postComparison())),
       vscode.workspace.onDidChangeWorkspaceFolders(() => (webview.options = webviewOptions(extensionUri))),
     );
   }
@@ -130,14 +134,18 @@ export class StudioPanel {
           busy: !!this.running,
         });
         await this.flushFill();
+        this.postComparison();
         // Cached models are shown at once; a missing or stale catalog is fetched in the background.
         // (A fetched catalog arrives through catalog.onDidChange.)
         services.catalog.get().catch((error) => this.post({ type: 'models', models: [], error: summarizeError(error).message }));
         return;
       }
-      case 'evaluate':
-        this.post(evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId));
+      case 'evaluate': {
+        const evaluation = evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId);
+        const aspectDefault = await aspectHint(message.form, services.catalog.peek());
+        this.post(aspectDefault ? { ...evaluation, aspectDefault } : evaluation);
         return;
+      }
       case 'generate':
         return this.generate(message.requestId, message.form);
       case 'cancel':
@@ -172,6 +180,10 @@ export class StudioPanel {
       }
       case 'galleryAction':
         return this.galleryAction(message);
+      case 'compare':
+      case 'cancelCompare':
+      case 'useModel':
+        return handleCompareMessage(services, message);
     }
   }
 
@@ -298,6 +310,11 @@ export class StudioPanel {
 
   private galleryItems() {
     return toGalleryItems(this.services.history.list(), this.services.locale, (file) => this.src(file));
+  }
+
+  private postComparison(): void {
+    const state = comparisonFeed.latest;
+    if (state) this.post({ type: 'comparison', view: toComparisonView(state, (file) => this.src(file), this.services.locale) });
   }
 
   private postModels(): void {

@@ -19,6 +19,8 @@ export const FAULT_NAMES = [
   'large',
   'kill',
   'charge-on-disconnect',
+  /** The model ignores `background: transparent` and returns an opaque image. */
+  'opaque-image',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -86,19 +86,19 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
     if (!ctx.res.writableFinished) clientGone.abort();
   });
   let pngs: Buffer[];
+  const input = {
+    model: request.model,
+    prompt: request.prompt,
+    seed: request.seed,
+    width,
+    height,
+    transparent: request.background === 'transparent',
+    referencesDigest: request.referencesDigest,
+    extra: JSON.stringify([request.quality ?? '', request.passthrough]),
+  };
   try {
     const finished = await sleep(delay, chargeAnyway ? ctx.shutdown : AbortSignal.any([ctx.shutdown, clientGone.signal]));
     if (!finished) throw new Error(ctx.shutdown.aborted ? 'emulator closing' : 'client disconnected');
-    const input = {
-      model: request.model,
-      prompt: request.prompt,
-      seed: request.seed,
-      width,
-      height,
-      transparent: request.background === 'transparent',
-      referencesDigest: request.referencesDigest,
-      extra: JSON.stringify([request.quality ?? '', request.passthrough]),
-    };
     const svg = state.forms.has('svg-prolog') && raw.fields.output_format === 'svg';
     pngs = Array.from({ length: request.n }, (_, i) => (svg ? inkscapeSvg(width, height, `#${createHash('sha256').update(`${request.prompt}\u0000${i}`).digest('hex').slice(0, 6)}`) : renderImage(input, i)));
   } catch (error) {
@@ -107,6 +107,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   }
 
   state.faults.take('body', ctx.faults);
+  if (ctx.faults.names.has('opaque-image') && input.transparent) pngs = pngs.map((_, i) => renderImage({ ...input, transparent: false }, i));
   ctx.entry.faults = [...ctx.faults.names];
   // The binary-edits form returns one image: only that one is charged.
   const binary = raw.endpoint === 'edits' && state.forms.has('binary-edits');

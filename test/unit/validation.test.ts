@@ -49,6 +49,7 @@ const INVALID: Case[] = [
   { name: 'aspect_ratio not supported', request: { size: undefined, aspect_ratio: '21:9' }, field: 'aspect_ratio', allowed: ['1:1', '16:9', '9:16', '4:3', '3:4'] },
   { name: 'aspect_ratio with a slash', request: { size: undefined, aspect_ratio: '16/9' }, field: 'aspect_ratio' },
   { name: 'background not supported', request: { background: 'transparent' }, field: 'background', allowed: ['auto', 'opaque'] },
+  { name: 'transparent background in JPEG', request: { model: 'prism-2', background: 'transparent', output_format: 'jpeg' }, field: 'output_format', allowed: ['png', 'webp'], says: /alpha/ },
   { name: 'background on a model that supports only auto', request: { model: 'sketch-mini', background: 'opaque' }, field: 'background', allowed: ['auto'] },
   // size
   { name: 'size with a Cyrillic х', request: { size: '1024х1024' }, field: 'size', says: /write "1024x1024"/ },

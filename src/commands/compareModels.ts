@@ -1,0 +1,170 @@
+// Compare Models…: one prompt (and references, for editing) sent to 2 to 6 models of the catalog
+// that accept it. One combined estimate, one confirmation, a refusal when the known funds cannot
+// cover it; each model is one paid request sent once; results go into the studio's grid, every
+// image is saved named after its model and lands in the history.
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
+import { checkAffordable, formatRubleRange, formatRubles } from '../core/cost';
+import { CancelledError, NotConfiguredError, ValidationError } from '../core/errors';
+import { ImageModel } from '../core/types';
+import { CompareEntry, CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
+import { withAspectDefault } from '../jobs/editShape';
+import { ImageJob } from '../jobs/imageJobs';
+import { readSettings } from '../host/settings';
+import { Services } from '../services';
+import { comparisonFeed } from '../studio/comparisonFeed';
+import { GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { confirmRun, refuseUnaffordable } from './confirmRun';
+import { resolveOutputFolder } from './outputFolder';
+import { askPrompt, modelDetail } from './pickers';
+import { runCommandBody } from './showError';
+
+export const COMPARE_FILE_NAME_PATTERN = '{model}-{slug}-{index}';
+const LAST_MODEL_KEY = 'gatewayImages.lastModel';
+
+export interface CompareArgs extends Omit<GenerateArgs, 'model'> {
+  /** 2 to 6 model ids of the catalog. */
+  models: string[];
+  /** Reference images (paths or URIs) for an edit comparison. */
+  images?: unknown[];
+  /** API only: cancels every model. */
+  signal?: AbortSignal;
+}
+
+export interface CompareResult {
+  runId: string;
+  entries: CompareEntry[];
+  files: vscode.Uri[];
+}
+
+export function registerCompareModels(services: Services): vscode.Disposable {
+  return vscode.commands.registerCommand('gatewayImages.compareModels', (args?: unknown) => compareModelsCommand(services, args));
+}
+
+export function compareModelsCommand(services: Services, args?: unknown): Promise<CompareResult | undefined> {
+  if (isArgsObject(args)) return runCommandBody(services, true, () => compareModels(services, toCompareArgs(args), false));
+  return runCommandBody(services, false, async () => {
+    const readiness = await services.connection.readiness();
+    if (readiness !== 'ready') throw new NotConfiguredError(readiness === 'no-url' ? 'baseUrl' : 'apiKey');
+    const title = vscode.l10n.t('Compare Models');
+    const prompt = await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour'));
+    const models = await pickCompareModels(services, prompt, {}, 0);
+    return compareModels(services, { prompt, models }, true);
+  });
+}
+
+/** A multi-select of the models that accept the request; 2 to 6 must be picked. */
+export async function pickCompareModels(services: Services, prompt: string, options: CompareOptions, referenceCount: number): Promise<string[]> {
+  const t = vscode.l10n.t;
+  const eligible = eligibleModels(await services.catalog.get(), prompt, options, referenceCount);
+  if (eligible.length < MIN_COMPARE_MODELS) {
+    throw new ValidationError('models', t('Only {0} model(s) of the catalog accept this request; a comparison needs at least 2. Remove options or references that narrow it.', eligible.length));
+  }
+  for (;;) {
+    const picked = await vscode.window.showQuickPick(
+      eligible.map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model })),
+      { title: t('Compare Models'), placeHolder: t('Pick 2 to 6 models that accept this request'), canPickMany: true, ignoreFocusOut: true, matchOnDescription: true },
+    );
+    if (!picked) throw new CancelledError(t('Cancelled: nothing was sent.'));
+    if (picked.length >= MIN_COMPARE_MODELS && picked.length <= MAX_COMPARE_MODELS) return picked.map((p) => p.model.id);
+    void vscode.window.showWarningMessage(t('Pick from 2 to 6 models; {0} were picked.', picked.length));
+  }
+}
+
+export async function compareModels(services: Services, args: CompareArgs, interactive: boolean, signal?: AbortSignal): Promise<CompareResult> {
+  const t = vscode.l10n.t;
+  const ids = args.models;
+  if (new Set(ids).size !== ids.length || ids.length < MIN_COMPARE_MODELS || ids.length > MAX_COMPARE_MODELS) {
+    throw new ValidationError('models', t('"models" must list 2 to 6 different models; got {0}.', ids.length), [MIN_COMPARE_MODELS, MAX_COMPARE_MODELS]);
+  }
+  if (comparisonFeed.running) throw new ValidationError('models', t('A comparison is already running.'));
+  const images = (args.images ?? []).map(toFilePath);
+  const source = images[0];
+  const directory = source
+    ? args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : path.dirname(source)
+    : await resolveOutputFolder(args.outputDirectory);
+  const catalog = await services.catalog.get();
+  const { models: _models, images: _images, signal: _signal, ...rest } = args;
+  const jobs: ImageJob[] = [];
+  for (const id of ids) {
+    const model: ImageModel | undefined = catalog.find((m) => m.id === id);
+    const request = await withAspectDefault(requestOf({ ...rest, model: id }), model, source);
+    jobs.push({
+      request,
+      references: images.length ? images : undefined,
+      transport: readSettings().editTransport,
+      output: { directory, pattern: COMPARE_FILE_NAME_PATTERN, sourceName: source ? path.basename(source, path.extname(source)) : undefined },
+    });
+  }
+  // Everything before money: each model's request is validated (field named), references checked.
+  const prepared = [];
+  for (const job of jobs) prepared.push(await services.jobs.prepare(job));
+  const combined = combineEstimates(prepared.map((p) => p.estimate));
+  refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), services.account.snapshot), combined.requests);
+  if (!(await confirmRun(services, combined, t('Compare {0} models?', ids.length), t('Prompt: {0}', args.prompt.slice(0, 200))))) {
+    throw new CancelledError(t('Not sent: the cost was not confirmed.'));
+  }
+
+  const runId = randomUUID();
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal?.addEventListener('abort', abort);
+  args.signal?.addEventListener('abort', abort);
+  if (signal?.aborted || args.signal?.aborted) abort();
+  const estimateText = t('reserved {0}, expected {1}', formatRubles(combined.reservation, services.locale), formatRubleRange(combined.expectedMin, combined.expectedMax, services.locale));
+  comparisonFeed.start({ runId, prompt: args.prompt, estimateText, entries: ids.map((model) => ({ model, status: 'waiting', files: [] })) }, controller);
+  if (interactive) await vscode.commands.executeCommand('gatewayImages.openStudio');
+  let entries: CompareEntry[] = [];
+  try {
+    entries = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: t('Comparing {0} models', ids.length), cancellable: true },
+      (progress, token) => {
+        const subscription = token.onCancellationRequested(abort);
+        return runComparison(jobs, {
+          jobs: services.jobs.withDeps({ confirmAbove: () => Number.POSITIVE_INFINITY }),
+          concurrency: vscode.workspace.getConfiguration('gatewayImages').get<number>('batchConcurrency', 2),
+          signal: controller.signal,
+          onUpdate: (current) => {
+            comparisonFeed.update(current);
+            const finished = current.filter((e) => e.status !== 'waiting' && e.status !== 'running').length;
+            progress.report({ message: t('{0} of {1} models finished', finished, current.length) });
+          },
+          record: (job, result) => record(services, runId, job, result),
+        }).finally(() => subscription.dispose());
+      },
+    );
+  } finally {
+    comparisonFeed.finish(entries.length ? entries : (comparisonFeed.latest?.entries ?? []));
+    signal?.removeEventListener('abort', abort);
+    args.signal?.removeEventListener('abort', abort);
+  }
+  if (entries.some((e) => e.status === 'outcome-unknown')) services.account.reconcileSoon();
+  return { runId, entries, files: entries.flatMap((e) => e.files.map((f) => vscode.Uri.file(f))) };
+}
+
+async function record(services: Services, runId: string, job: ImageJob, result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } }): Promise<void> {
+  if (!result.files.length) return;
+  const { input_references: _refs, ...request } = job.request;
+  await services.history.add({ request, references: job.references, model: result.model, files: result.files, costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance, comparison: runId });
+}
+
+/** "Use this model": the winner becomes the default of the next run (pickers and the chat tool). */
+export async function useModel(services: Services, model: string): Promise<void> {
+  await services.context.globalState.update(LAST_MODEL_KEY, model);
+}
+
+function toCompareArgs(args: Record<string, unknown>): CompareArgs {
+  const models = args.models;
+  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string')) throw new ValidationError('models', '"models" must be a list of 2 to 6 model ids.');
+  if (args.images !== undefined && !Array.isArray(args.images)) throw new ValidationError('images', '"images" must be a list of image files (Uri or path).');
+  const { model: _model, ...generate } = toGenerateArgs({ ...args, model: '' });
+  return { ...generate, models: models as string[], images: args.images as unknown[] | undefined, signal: args.signal instanceof AbortSignal ? args.signal : undefined };
+}
+
+function toFilePath(value: unknown): string {
+  if (value instanceof vscode.Uri) return value.fsPath;
+  if (typeof value === 'string') return value.startsWith('file:') ? vscode.Uri.parse(value).fsPath : value;
+  throw new ValidationError('images', '"images" must contain Uri objects or file paths.');
+}

@@ -1,0 +1,47 @@
+// One estimate, one confirmation and one funds check for a run of several paid requests
+// (a batch from a file, a comparison of models), under the same rules as a single request.
+import * as vscode from 'vscode';
+import { CombinedEstimate } from '../core/combinedEstimate';
+import { Affordability, formatRubleRange, formatRubles } from '../core/cost';
+import { CannotAffordError } from '../core/errors';
+import { readSettings } from '../host/settings';
+import { Services } from '../services';
+
+/** Refuses the whole run when the known balance or key budget cannot cover the sum of the reservations. */
+export function refuseUnaffordable(services: Services, affordable: Affordability, requests: number): void {
+  if (affordable.ok) return;
+  const needed = formatRubles(affordable.needed, services.locale);
+  const available = formatRubles(affordable.available, services.locale);
+  throw new CannotAffordError(
+    affordable.scope,
+    affordable.needed,
+    affordable.available,
+    affordable.scope === 'balance'
+      ? vscode.l10n.t('Nothing was sent: the {0} requests reserve {1} in total, but the account balance is {2}.', requests, needed, available)
+      : vscode.l10n.t("Nothing was sent: the {0} requests reserve {1} in total, but the key's remaining budget is {2}.", requests, needed, available),
+  );
+}
+
+/** Asks once when the sum of the reservations is above gatewayImages.confirmCostAbove. */
+export async function confirmRun(services: Services, combined: CombinedEstimate, question: string, note = ''): Promise<boolean> {
+  if (combined.reservation <= readSettings().confirmCostAbove) return true;
+  const locale = services.locale;
+  const reserve = formatRubles(combined.reservation, locale);
+  const go = vscode.l10n.t('Send (reserve {0})', reserve);
+  const detail = [
+    describeCombined(combined, locale),
+    note,
+  ].filter(Boolean).join('\n\n');
+  const answer = await vscode.window.showWarningMessage(question, { modal: true, detail }, go);
+  return answer === go;
+}
+
+export function describeCombined(combined: CombinedEstimate, locale: string): string {
+  return vscode.l10n.t(
+    '{0} paid request(s), {1} image(s). The gateway reserves {2} in total, request by request, and charges the actual cost, expected {3}.',
+    combined.requests,
+    combined.images,
+    formatRubles(combined.reservation, locale),
+    formatRubleRange(combined.expectedMin, combined.expectedMax, locale),
+  );
+}

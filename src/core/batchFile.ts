@@ -1,0 +1,114 @@
+// Prompt files for batch runs: `.txt` (one prompt per line; `#` lines and blank lines skipped) or
+// `.jsonl` (one request object per line). Every line is parsed and validated before any money
+// moves; each problem names its line and field. Pure: no vscode import.
+import { createHash } from 'node:crypto';
+import { tr } from './i18n';
+import { GenerationRequest, ImageModel } from './types';
+import { collectIssues } from './validation';
+
+export type BatchFileKind = 'txt' | 'jsonl';
+
+export interface BatchLine {
+  /** 1-based line number in the file. */
+  line: number;
+  request: GenerationRequest;
+  /** Identity of the line's request: a changed line is a new line (resume compares it). */
+  key: string;
+}
+
+export interface BatchLineIssue {
+  line: number;
+  /** The field at fault; undefined when the line as a whole is wrong (bad JSON). */
+  field?: string;
+  message: string;
+}
+
+export interface BatchDefaults {
+  /** Model for lines that name none (every `.txt` line). */
+  model?: string;
+  /** Options for lines that set none of their own. */
+  options?: Omit<GenerationRequest, 'model' | 'prompt' | 'input_references'>;
+}
+
+const STRING_FIELDS = ['model', 'prompt', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background'] as const;
+const INTEGER_FIELDS = ['n', 'seed', 'output_compression'] as const;
+const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...INTEGER_FIELDS, 'params']);
+
+export function batchFileKind(fileName: string): BatchFileKind | undefined {
+  const lower = fileName.toLowerCase();
+  if (lower.endsWith('.txt')) return 'txt';
+  if (lower.endsWith('.jsonl')) return 'jsonl';
+  return undefined;
+}
+
+/** Parses the file's lines; issues are about form (JSON, field types, unknown fields), not the catalog. */
+export function parseBatchFile(text: string, kind: BatchFileKind, defaults: BatchDefaults = {}): { lines: BatchLine[]; issues: BatchLineIssue[] } {
+  const lines: BatchLine[] = [];
+  const issues: BatchLineIssue[] = [];
+  text.replace(/^\uFEFF/, '').split(/\r?\n/).forEach((raw, i) => {
+    const line = i + 1;
+    const trimmed = raw.trim();
+    if (!trimmed || trimmed.startsWith('#')) return;
+    const parsed = kind === 'txt' ? { prompt: trimmed } : parseJsonLine(trimmed, line, issues);
+    if (!parsed) return;
+    const request: GenerationRequest = { ...defaults.options, ...parsed, model: parsed.model ?? defaults.model ?? '' } as GenerationRequest;
+    lines.push({ line, request, key: requestKey(request) });
+  });
+  return { lines, issues };
+}
+
+function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): Partial<GenerationRequest> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    issues.push({ line, message: tr('not valid JSON ({0})', error instanceof Error ? error.message : String(error)) });
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.push({ line, message: tr('each line must be a JSON object such as {"prompt": "...", "model": "..."}') });
+    return undefined;
+  }
+  const object = value as Record<string, unknown>;
+  const before = issues.length;
+  for (const field of Object.keys(object)) {
+    if (!KNOWN_FIELDS.has(field)) issues.push({ line, field, message: tr('unknown field "{0}"; allowed: {1}', field, [...KNOWN_FIELDS].join(', ')) });
+  }
+  for (const field of STRING_FIELDS) {
+    if (object[field] !== undefined && typeof object[field] !== 'string') issues.push({ line, field, message: tr('"{0}" must be a text', field) });
+  }
+  for (const field of INTEGER_FIELDS) {
+    if (object[field] !== undefined && !Number.isInteger(object[field])) issues.push({ line, field, message: tr('"{0}" must be a whole number', field) });
+  }
+  const params = object.params;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+    issues.push({ line, field: 'params', message: tr('"params" must be an object of provider-specific parameters') });
+  }
+  return issues.length === before ? (object as Partial<GenerationRequest>) : undefined;
+}
+
+/** Checks every parsed line against the catalog; returns all issues, in line order. */
+export function validateBatch(lines: readonly BatchLine[], models: readonly ImageModel[]): BatchLineIssue[] {
+  const issues: BatchLineIssue[] = [];
+  for (const { line, request } of lines) {
+    for (const issue of collectIssues(request, { models, referenceCount: 0 })) issues.push({ line, field: issue.field, message: issue.message });
+  }
+  return issues;
+}
+
+/** "line 3, n: …" lines for the refusal message, capped so a broken file does not flood it. */
+export function describeBatchIssues(issues: readonly BatchLineIssue[], limit = 10): string {
+  const sorted = [...issues].sort((a, b) => a.line - b.line);
+  const shown = sorted.slice(0, limit).map((i) => (i.field ? tr('line {0}, {1}: {2}', i.line, i.field, i.message) : tr('line {0}: {1}', i.line, i.message)));
+  if (sorted.length > limit) shown.push(tr('…and {0} more', sorted.length - limit));
+  return shown.join('\n');
+}
+
+/** A stable digest of the request (field order does not matter). */
+export function requestKey(request: GenerationRequest): string {
+  const sorted = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]))
+      : value;
+  return createHash('sha256').update(JSON.stringify(sorted(request))).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,74 @@
+// Compare Models: one prompt (and references, for editing) sent to 2 to 6 models, each one paid
+// request sent once, a few at a time, each succeeding or failing on its own. No vscode import.
+import { canEdit } from '../core/catalog';
+import { GatewayError } from '../core/errors';
+import { GenerationRequest, ImageModel } from '../core/types';
+import { collectIssues } from '../core/validation';
+import { ImageJob, ImageJobService, JobResult } from './imageJobs';
+import { runBounded } from './pool';
+
+export const MIN_COMPARE_MODELS = 2;
+export const MAX_COMPARE_MODELS = 6;
+
+export type CompareOptions = Omit<GenerationRequest, 'model' | 'prompt' | 'input_references'>;
+
+/** Models that accept this request: generation or editing with this many references, and every option set. */
+export function eligibleModels(models: readonly ImageModel[], prompt: string, options: CompareOptions, referenceCount: number): ImageModel[] {
+  return models.filter((model) => {
+    if (referenceCount === 0 ? !model.supports_generation : !canEdit(model) || model.max_input_references < referenceCount) return false;
+    const request = { ...options, model: model.id, prompt: prompt || '-' };
+    return collectIssues(request, { models: [model], referenceCount }).length === 0;
+  });
+}
+
+export type CompareStatus = 'waiting' | 'running' | 'done' | 'failed' | 'outcome-unknown' | 'not-sent';
+
+export interface CompareEntry {
+  model: string;
+  status: CompareStatus;
+  files: string[];
+  costRub?: number;
+  /** Time from sending to the saved files, milliseconds. */
+  ms?: number;
+  error?: string;
+}
+
+export interface ComparisonRun {
+  jobs: ImageJobService;
+  concurrency: number;
+  signal?: AbortSignal;
+  now?: () => number;
+  /** Every change of an entry (the studio's grid follows it). */
+  onUpdate?: (entries: readonly CompareEntry[]) => void;
+  record?: (job: ImageJob, result: JobResult) => Promise<void>;
+}
+
+export async function runComparison(jobsByModel: readonly ImageJob[], run: ComparisonRun): Promise<CompareEntry[]> {
+  const now = run.now ?? Date.now;
+  const entries: CompareEntry[] = jobsByModel.map((job) => ({ model: job.request.model, status: 'waiting', files: [] }));
+  const update = (index: number, change: Partial<CompareEntry>) => {
+    entries[index] = { ...entries[index], ...change };
+    run.onUpdate?.(entries.map((e) => ({ ...e })));
+  };
+  await runBounded(
+    jobsByModel,
+    run.concurrency,
+    async (job, index) => {
+      const started = now();
+      update(index, { status: 'running' });
+      try {
+        const result = await run.jobs.run(job, { signal: run.signal });
+        await run.record?.(job, result);
+        update(index, { status: 'done', files: [...result.files, ...(result.recovered?.files ?? [])], costRub: result.usage?.cost_rub, ms: now() - started });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const status: CompareStatus =
+          error instanceof GatewayError && error.outcomeUnknown ? 'outcome-unknown' : error instanceof GatewayError && error.kind === 'cancelled' ? 'not-sent' : 'failed';
+        update(index, { status, error: message, ms: now() - started });
+      }
+    },
+    run.signal,
+  );
+  entries.forEach((e, i) => e.status === 'waiting' && update(i, { status: 'not-sent' }));
+  return entries;
+}

@@ -1,0 +1,57 @@
+// Host side of the studio's comparison grid: the view of the feed, and the page's requests
+// (compare the form across models, cancel, use a model).
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { compareModels, pickCompareModels, useModel } from '../commands/compareModels';
+import { showErrorOnce } from '../commands/showError';
+import { formatRubles } from '../core/cost';
+import { Services } from '../services';
+import { ComparisonView, CompareFromWebviewMessage } from './compareProtocol';
+import { comparisonFeed, ComparisonState } from './comparisonFeed';
+import { checkReference } from './files';
+import { toRequest } from './view';
+
+export function toComparisonView(state: ComparisonState, src: (file: string) => string, locale: string): ComparisonView {
+  return {
+    runId: state.runId,
+    prompt: state.prompt,
+    running: state.running,
+    estimateText: state.estimateText,
+    entries: state.entries.map((e) => ({
+      model: e.model,
+      status: e.status,
+      images: e.files.map((file) => ({ file, name: path.basename(file), src: src(file) })),
+      costText: e.costRub === undefined ? undefined : formatRubles(e.costRub, locale),
+      timeText: e.ms === undefined ? undefined : vscode.l10n.t('{0} s', (e.ms / 1000).toLocaleString(locale, { maximumFractionDigits: 1 })),
+      error: e.error,
+    })),
+  };
+}
+
+export async function handleCompareMessage(services: Services, message: CompareFromWebviewMessage): Promise<void> {
+  switch (message.type) {
+    case 'cancelCompare':
+      comparisonFeed.cancel();
+      return;
+    case 'useModel':
+      await useModel(services, message.model);
+      void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now the default model for the next run.', message.model));
+      return;
+    case 'compare':
+      try {
+        const images: string[] = [];
+        for (const file of message.form.references) {
+          const check = await checkReference(file);
+          if (!check.ok) throw new Error(check.reason);
+          images.push(check.path);
+        }
+        // Provider parameters belong to one model: a comparison leaves them out.
+        const { model: _model, params: _params, ...options } = toRequest(message.form);
+        const models = await pickCompareModels(services, options.prompt, options, images.length);
+        await compareModels(services, { ...options, models, images }, true);
+      } catch (error) {
+        void showErrorOnce(services, error);
+      }
+      return;
+  }
+}

@@ -1,0 +1,102 @@
+// Compare Models end to end, in the real workbench: from the studio's "Compare Models…" button,
+// pick three models in the quick pick, see the comparison grid fill in (model, image, cost, time),
+// make the winner the default, and save screenshots of the grid in the dark and light themes.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Frame, Page } from 'playwright-core';
+import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { captureOnFailure, openWorkbench, OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, waitForNotification, webviewFrame } from './workbench';
+
+const TITLE = 'Image Studio';
+const MODELS = ['aurora-1', 'sketch-mini', 'prism-2'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Promise<void> {
+  const wantLight = label.startsWith('Light');
+  const isLight = () => page.locator('.monaco-workbench').evaluate((e: { classList: { contains(c: string): boolean } }) => e.classList.contains('vs'));
+  if ((await isLight()) === wantLight) return;
+  await runCommand(page, 'Preferences: Color Theme');
+  await typeInQuickInput(page, label);
+  await pickQuickItem(page, label);
+  const until = Date.now() + 15_000;
+  while ((await isLight()) !== wantLight) {
+    assert.ok(Date.now() < until, `the theme did not switch to ${label}`);
+    await sleep(200);
+  }
+  await sleep(1000);
+}
+
+async function imagesLoaded(frame: Frame, selector: string, count: number): Promise<void> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const loaded = await frame.locator(selector).evaluateAll((imgs: { complete: boolean; naturalWidth: number }[]) => imgs.filter((i) => i.complete && i.naturalWidth > 0).length);
+    if (loaded >= count) return;
+    assert.ok(Date.now() < until, `only ${loaded} of ${count} images loaded`);
+    await sleep(200);
+  }
+}
+
+describe('Compare Models in the studio (e2e)', () => {
+  let opened: OpenedWorkbench | undefined;
+
+  before(async () => {
+    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
+  });
+  after(async () => {
+    await opened?.close();
+  });
+  afterEach(async function () {
+    await captureOnFailure(this, opened);
+  });
+
+  it('compares three models from the studio and shows them side by side', async () => {
+    const { page, workspace, emulator } = opened!;
+    const key = (emulator.keys as Record<string, string>).unlimited ?? 'gw-demo-unlimited';
+    await runCommand(page, 'Gateway Images: Set API Key');
+    await typeInQuickInput(page, key, { submit: true });
+    await waitForNotification(page, 'API key saved', 20_000);
+
+    await runCommand(page, 'Gateway Images: Open Image Studio');
+    const frame = await webviewFrame(page, TITLE, 30_000);
+    await frame.locator('#compare-models').waitFor({ state: 'visible', timeout: 20_000 });
+    await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await frame.locator('#prompt').fill('A lighthouse on a cliff at dawn, watercolour');
+    await frame.locator('#compare-models').click();
+
+    for (const model of MODELS) await pickQuickItem(page, model, 20_000);
+    await page.keyboard.press('Enter');
+
+    const cards = frame.locator('#compare-grid li.compare-card');
+    await frame.locator('#compare-grid li.compare-card.status-done').nth(2).waitFor({ state: 'attached', timeout: 60_000 });
+    // The quick pick gives its selection in catalog order, not in the order of the clicks.
+    const shown = await cards.evaluateAll((els: { getAttribute(n: string): string | null }[]) => els.map((e) => e.getAttribute('data-model')));
+    assert.deepStrictEqual([...shown].sort(), [...MODELS].sort());
+    await imagesLoaded(frame, '#compare-grid img', 3);
+    for (let i = 0; i < 3; i++) assert.match((await cards.nth(i).textContent()) ?? '', /₽|RUB/);
+    const saved = fs.readdirSync(path.join(workspace, 'generated-images')).filter((n) => n.endsWith('.png'));
+    for (const model of MODELS) assert.ok(saved.some((n) => n.startsWith(`${model}-`)), `${model}: ${saved.join(', ')}`);
+
+    await frame.locator('#compare-grid li.compare-card[data-model="sketch-mini"] button.use-model').click();
+    assert.strictEqual(await frame.locator('#model').inputValue(), 'sketch-mini');
+    await waitForNotification(page, /sketch-mini/, 10_000);
+  });
+
+  it('saves screenshots of the grid in the dark and light themes', async () => {
+    const { page } = opened!;
+    const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [theme, name] of [
+      ['Dark Modern', 'compare-dark.png'],
+      ['Light Modern', 'compare-light.png'],
+    ] as const) {
+      await setTheme(page, theme);
+      await runCommand(page, 'Notifications: Clear All Notifications');
+      const frame = await webviewFrame(page, TITLE);
+      await frame.locator('#compare-heading').scrollIntoViewIfNeeded();
+      await imagesLoaded(frame, '#compare-grid img', 3);
+      await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
+      assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
+    }
+  });
+});

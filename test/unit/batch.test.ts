@@ -1,0 +1,127 @@
+// Batch runs through the real job service against the emulator: bounded concurrency, cancel
+// (lines not started are never sent), resume, and the Markdown report.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { GatewayClient } from '../../src/core/client';
+import { parseBatchFile } from '../../src/core/batchFile';
+import type { ImageModel } from '../../src/core/types';
+import { LineOutcome, planResume, runBatch, summarize } from '../../src/jobs/batch';
+import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
+import { runBounded } from '../../src/jobs/pool';
+import type { HistoryEntry } from '../../src/jobs/history';
+import { newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+
+const FIVE = ['a cat', 'a dog', 'a fox', 'an owl', 'a bee'].join('\n');
+
+describe('batch runs', () => {
+  let emu: RunningEmulator;
+  let client: GatewayClient;
+  let dir: string;
+  let models: ImageModel[];
+
+  before(async () => {
+    emu = await startEmulator();
+    client = newClient(emu);
+    dir = await tempDir();
+    models = await client.imageModels();
+  });
+  after(async () => {
+    await client.close();
+    await emu.close();
+    await removeDir(dir);
+  });
+  beforeEach(() => emu.state.reset());
+
+  const lines = () => parseBatchFile(FIVE, 'txt', { model: 'aurora-1', options: { size: SMALL } }).lines;
+  const rig = () => newService(client, models, path.join(dir, 'recovery'));
+
+  it('the pool never runs more than the limit and starts nothing after an abort', async () => {
+    let running = 0;
+    let peak = 0;
+    const controller = new AbortController();
+    const started: number[] = [];
+    const results = await runBounded(
+      [0, 1, 2, 3, 4, 5, 6],
+      3,
+      async (item) => {
+        started.push(item);
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 20));
+        running--;
+        if (item === 0) controller.abort();
+        return item * 2;
+      },
+      controller.signal,
+    );
+    assert.equal(peak, 3);
+    assert.deepEqual(started, [0, 1, 2]);
+    assert.deepEqual(results, [0, 2, 4, undefined, undefined, undefined, undefined]);
+  });
+
+  it('runs every line once, with the concurrency asked for, and reports progress with money spent', async () => {
+    const progress: number[] = [];
+    let spent = 0;
+    const outcomes = await runBatch(lines(), {
+      jobs: rig().service,
+      output: { directory: path.join(dir, 'all'), pattern: 'line-{index}-{slug}' },
+      concurrency: 2,
+      onProgress: (_o, p) => {
+        progress.push(p.finished);
+        spent = p.spent;
+      },
+    });
+    assert.deepEqual(outcomes.map((o) => o.status), ['done', 'done', 'done', 'done', 'done']);
+    assert.equal(paidRequests(emu).length, 5);
+    assert.deepEqual(progress, [1, 2, 3, 4, 5]);
+    assert.equal(spent, summarize(outcomes).spent);
+    assert.ok(spent > 0);
+  });
+
+  it('cancelled after 2 lines: the rest are never sent', async () => {
+    const controller = new AbortController();
+    const outcomes = await runBatch(lines(), {
+      jobs: rig().service,
+      output: { directory: path.join(dir, 'cancel'), pattern: 'line-{index}-{slug}' },
+      concurrency: 1,
+      signal: controller.signal,
+      onProgress: (_o, p) => p.finished === 2 && controller.abort(),
+    });
+    assert.deepEqual(outcomes.map((o) => o.status), ['done', 'done', 'not-sent', 'not-sent', 'not-sent']);
+    assert.equal(paidRequests(emu).length, 2);
+  });
+
+  it('a failing line fails alone', async () => {
+    emu.state.armFault({ fault: 'html-500' });
+    const outcomes = await runBatch(lines().slice(0, 3), { jobs: rig().service, output: { directory: path.join(dir, 'fail'), pattern: 'x-{index}' }, concurrency: 1 });
+    assert.deepEqual(outcomes.map((o) => o.status), ['failed', 'done', 'done']);
+    assert.match(outcomes[0].error!, /500/);
+  });
+
+  it('resume skips lines done before (same file, line and request, files still there)', () => {
+    const all = lines();
+    const file = '/w/prompts.txt';
+    const entry = (line: number, key: string, files: string[]): HistoryEntry => ({ id: String(line), createdAt: '', request: all[0].request, model: 'aurora-1', files, batch: { file, line, key }, costRub: 3 });
+    const history = [entry(1, all[0].key, ['/out/a.png']), entry(2, 'changed-line', ['/out/b.png']), entry(3, all[2].key, ['/out/gone.png'])];
+    const plan = planResume(file, all, history, (p) => p !== '/out/gone.png');
+    assert.deepEqual(plan.todo.map((l) => l.line), [2, 3, 4, 5]);
+    assert.deepEqual(plan.skipped, [{ line: 1, prompt: 'a cat', model: 'aurora-1', status: 'skipped', files: ['/out/a.png'], costRub: 3 }]);
+    assert.equal(planResume('/other.txt', all, history, () => true).skipped.length, 0);
+  });
+
+  it('writes a Markdown report with links relative to the prompt file', () => {
+    const file = path.join('/w', 'prompts', 'set.txt');
+    assert.equal(reportPathFor(file), path.join('/w', 'prompts', 'set.report.md'));
+    const outcomes: LineOutcome[] = [
+      { line: 3, prompt: 'a | pipe', model: 'aurora-1', status: 'failed', files: [], error: 'HTTP 500' },
+      { line: 1, prompt: 'a cat', model: 'aurora-1', status: 'done', files: [path.join('/w', 'generated images', 'cat (1).png')], costRub: 2.5 },
+      { line: 2, prompt: 'a dog', model: 'aurora-1', status: 'skipped', files: [], costRub: 9 },
+    ];
+    const md = batchReport(file, outcomes, new Date(2026, 0, 1), 'en');
+    const rows = md.split('\n').filter((l) => /^\| \d/.test(l));
+    assert.equal(rows.length, 3);
+    assert.match(rows[0], /^\| 1 \| a cat \| aurora-1 \| done \| \[cat \(1\)\.png\]\(\.\.\/generated%20images\/cat%20%281%29\.png\) \| ₽2\.50 \|/);
+    assert.match(rows[2], /a \\\| pipe .* failed .* HTTP 500/);
+    assert.match(md, /1 done, 1 skipped \(done earlier\), 1 failed, 0 with unknown outcome, 0 not sent\. Spent in this run: ₽2\.50\./);
+  });
+});

@@ -1,0 +1,89 @@
+// Compare Models through the real job service against the emulator: one paid request per model,
+// each fails on its own, Cancel stops all; the catalog offers only models that accept the request.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { GatewayClient } from '../../src/core/client';
+import type { ImageModel } from '../../src/core/types';
+import { CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
+import { parseFromWebviewMessage } from '../../src/studio/protocol';
+import { newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+
+describe('compare models', () => {
+  let emu: RunningEmulator;
+  let client: GatewayClient;
+  let dir: string;
+  let models: ImageModel[];
+
+  before(async () => {
+    emu = await startEmulator();
+    client = newClient(emu);
+    dir = await tempDir();
+    models = await client.imageModels();
+  });
+  after(async () => {
+    await client.close();
+    await emu.close();
+    await removeDir(dir);
+  });
+  beforeEach(() => emu.state.reset());
+
+  const jobsFor = (ids: string[], out: string) => ids.map((model) => ({ request: { model, prompt: 'a lighthouse', size: SMALL }, output: { directory: path.join(dir, out), pattern: '{model}-{index}' } }));
+
+  it('offers only models that accept the request (generation, editing, the options set)', () => {
+    const ids = (list: ImageModel[]) => list.map((m) => m.id);
+    const generating = ids(eligibleModels(models, 'p', {}, 0));
+    assert.deepEqual(generating, ids(models.filter((m) => m.supports_generation)));
+    const transparent = ids(eligibleModels(models, 'p', { background: 'transparent' }, 0));
+    assert.deepEqual(transparent, ids(models.filter((m) => m.supports_generation && m.supported_background.includes('transparent'))));
+    const editingTwo = eligibleModels(models, 'p', {}, 2);
+    assert.ok(editingTwo.length > 0);
+    assert.ok(editingTwo.every((m) => m.supports_edit && m.max_input_references >= 2));
+    assert.ok(ids(eligibleModels(models, 'p', { aspect_ratio: '21:9' }, 0)).every((id) => models.find((m) => m.id === id)!.supported_aspect_ratios.includes('21:9')));
+  });
+
+  it('sends one paid request per model, saves each model its images, and reports cost and time', async () => {
+    const updates: (readonly CompareEntry[])[] = [];
+    const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini', 'prism-2'], 'three'), {
+      jobs: newService(client, models, path.join(dir, 'recovery')).service,
+      concurrency: 2,
+      onUpdate: (e) => updates.push(e),
+    });
+    assert.equal(paidRequests(emu).length, 3);
+    assert.deepEqual(entries.map((e) => [e.model, e.status, e.files.length]), [['aurora-1', 'done', 1], ['sketch-mini', 'done', 1], ['prism-2', 'done', 1]]);
+    for (const e of entries) {
+      assert.match(path.basename(e.files[0]), new RegExp(`^${e.model}-1\\.png$`));
+      assert.ok(e.costRub! > 0 && e.ms! >= 0);
+    }
+    assert.ok(updates.some((u) => u.some((e) => e.status === 'running')), 'the grid saw models running');
+  });
+
+  it('a model fails on its own with its own message', async () => {
+    emu.state.armFault({ fault: 'html-500' });
+    const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini'], 'fail'), { jobs: newService(client, models, path.join(dir, 'recovery')).service, concurrency: 1 });
+    assert.deepEqual(entries.map((e) => e.status), ['failed', 'done']);
+    assert.match(entries[0].error!, /500/);
+  });
+
+  it('Cancel stops all: models not started are never sent', async () => {
+    const controller = new AbortController();
+    const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini', 'prism-2'], 'cancel'), {
+      jobs: newService(client, models, path.join(dir, 'recovery')).service,
+      concurrency: 1,
+      signal: controller.signal,
+      onUpdate: (e) => e[0].status === 'done' && controller.abort(),
+    });
+    assert.deepEqual(entries.map((e) => e.status), ['done', 'not-sent', 'not-sent']);
+    assert.equal(paidRequests(emu).length, 1);
+  });
+
+  it('the studio accepts only well-formed comparison messages', () => {
+    const form = { model: '', prompt: 'p', n: 1, params: {}, references: [] };
+    assert.deepEqual(parseFromWebviewMessage({ type: 'compare', requestId: 3, form }), { type: 'compare', requestId: 3, form });
+    assert.deepEqual(parseFromWebviewMessage({ type: 'cancelCompare' }), { type: 'cancelCompare' });
+    assert.deepEqual(parseFromWebviewMessage({ type: 'useModel', model: 'aurora-1' }), { type: 'useModel', model: 'aurora-1' });
+    assert.equal(parseFromWebviewMessage({ type: 'useModel', model: '' }), undefined);
+    assert.equal(parseFromWebviewMessage({ type: 'useModel', model: 'x', extra: 1 }), undefined);
+    assert.equal(parseFromWebviewMessage({ type: 'compare', requestId: -1, form }), undefined);
+    assert.equal(parseFromWebviewMessage({ type: 'cancelCompare', now: true }), undefined);
+  });
+});
