@@ -60,4 +60,4 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
   }
 });
 
-readyId = request({ type: 'ready', references: initialForm.references });
+readyId = request({ type: 'ready', references: initialForm.form.references });

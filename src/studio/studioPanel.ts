@@ -136,7 +136,7 @@ export class StudioPanel {
         return;
       }
       case 'evaluate':
-        this.post(evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId));
+        this.post(evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId, message.interaction));
         return;
       case 'generate':
         return this.generate(message.requestId, message.form);
