@@ -2,7 +2,7 @@
 // Issues and the estimate come from the host (collectIssues, estimateCost on the account's figures).
 import type { AccountView, EvaluationMessage, FormField, FormInteraction, FormValues, ModelInfo, ReferenceView } from '../../src/studio/protocol';
 import { append, el, fillSelect, replaceChildren } from './dom';
-import { post, request, saveForm, t, type SavedForm } from './host';
+import { post, request, saveForm, t, tn, type SavedForm } from './host';
 import { attachReferenceInputs } from './references';
 
 type OptionKey = 'resolution' | 'aspect_ratio' | 'background' | 'quality' | 'output_format';
@@ -357,7 +357,7 @@ export class StudioForm {
 }
 
 function summary(model: ModelInfo): string {
-  const edits = model.maxReferences > 0 ? t('editsUpTo', model.maxReferences) : t('noEditing');
+  const edits = model.maxReferences > 0 ? tn('editsUpTo', model.maxReferences, model.maxReferences) : t('noEditing');
   return [
     model.provider && t('provider', model.provider),
     t('pricePerImage', model.priceText),

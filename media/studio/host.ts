@@ -55,6 +55,17 @@ export function setStrings(table: StudioStrings): void {
   strings = table;
 }
 
+/** A counted string: the plural form of `count` in the page's language (`<key>.one`, `.few`, `.many`, `.other`). */
+export function tn(key: string, count: number, ...args: (string | number)[]): string {
+  let category = 'other';
+  try {
+    category = new Intl.PluralRules(document.documentElement.lang || 'en').select(count);
+  } catch {
+    // an unknown language tag: the other form
+  }
+  return t(`${key}.${category}` in strings ? `${key}.${category}` : `${key}.other`, ...args);
+}
+
 /** A translated string with {0}, {1}… filled in; the key itself when the host sent none. */
 export function t(key: string, ...args: (string | number)[]): string {
   const text = strings[key] ?? key;

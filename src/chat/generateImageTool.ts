@@ -9,6 +9,7 @@ import { ImageModel } from '../core/types';
 import { GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs';
 import { generate } from '../commands/generate';
 import { Services } from '../services';
+import { trPlural } from '../core/plural';
 
 export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -66,8 +67,8 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const balance = services.account.snapshot.balance;
         if (balance !== undefined) message.appendMarkdown('  \n').appendText(t('Balance now: {0}.', formatRubles(balance, locale)));
         return {
-          invocationMessage: t('Generating {0} image(s) with {1}…', estimate.n, model.id),
-          confirmationMessages: { title: t('Generate {0} image(s) with {1}?', estimate.n, model.id), message },
+          invocationMessage: trPlural(estimate.n, { one: 'Generating {0} image with {1}…', other: 'Generating {0} images with {1}…' }, estimate.n, model.id),
+          confirmationMessages: { title: trPlural(estimate.n, { one: 'Generate {0} image with {1}?', other: 'Generate {0} images with {1}?' }, estimate.n, model.id), message },
         };
       } catch {
         // Nothing can be estimated (invalid input, no key...): invoke() reports why. Should it
@@ -92,7 +93,14 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const cost = result.usage ? formatRubles(result.usage.cost_rub, locale) : t('unknown');
         const balance = result.usage ? formatRubles(result.usage.balance, locale) : t('unknown');
         const lines = [
-          t('Generated {0} image(s) with {1}. Cost {2}, balance after {3}.', paths.length, result.model, cost, balance),
+          trPlural(
+            paths.length,
+            { one: 'Generated {0} image with {1}. Cost {2}, balance after {3}.', other: 'Generated {0} images with {1}. Cost {2}, balance after {3}.' },
+            paths.length,
+            result.model,
+            cost,
+            balance,
+          ),
           t('Saved (workspace-relative paths):'),
           ...paths.map((p) => `- ${p}`),
         ];

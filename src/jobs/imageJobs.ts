@@ -15,6 +15,7 @@ import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
 import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import { validateRequest } from '../core/validation';
+import { trPlural } from '../core/plural';
 
 export const MAX_REFERENCE_BYTES = 25 * 1024 * 1024;
 
@@ -253,7 +254,7 @@ export class ImageJobService {
     const images = staging.images;
     if (!images.length) return;
     const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
-    const reason = tr('the request failed after {0} image(s) arrived: {1}', images.length, error instanceof Error ? error.message : String(error));
+    const reason = trPlural(images.length, { one: 'the request failed after {0} image arrived: {1}', other: 'the request failed after {0} images arrived: {1}' }, images.length, error instanceof Error ? error.message : String(error));
     await this.keepForRecovery(job, staging, left, reason, emit);
   }
 
