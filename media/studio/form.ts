@@ -16,6 +16,8 @@ export class StudioForm {
   /** Issues the host holds back on an untouched form: Generate reveals them instead of sending. */
   private hiddenIssues = 0;
   private hint: string | undefined;
+  /** The hint shown in the status line by the last render (replaced when the hint goes). */
+  private lastHint: string | undefined;
   private form: FormValues;
   private readonly interaction: FormInteraction;
   /** Generate stays off until the host has checked the form once. */
@@ -318,9 +320,6 @@ export class StudioForm {
     else if (!this.busy && ours) this.setStatus('', false);
     this.lastHint = this.hint;
   }
-
-  /** The status text last set from a hint (replaced when the hint goes). */
-  private lastHint: string | undefined;
 
   /** A field was edited by the person: its issues may show from now on. */
   private edited(field: FormField): void {

@@ -174,6 +174,6 @@ describe('npm run demo, as the README says (e2e)', function () {
     assert.ok(await portIsFree(printed.codeServerPort), `code-server's port ${printed.codeServerPort} is still open`);
     assert.ok(!fs.existsSync(printed.folder), `${printed.folder} was not removed`);
     timings['total'] = (Date.now() - started) / 1000;
-    console.log(`      ${known.length} processes seen (npm, sh, the demo, code-server's group), ports ${emulatorPort} and ${printed.codeServerPort}, ${printed.folder}: all gone`);
+    console.log(`      ${known.length} processes seen (npm, the demo's node, code-server's group), ports ${emulatorPort} and ${printed.codeServerPort}, ${printed.folder}: all gone`);
   });
 });
