@@ -65,8 +65,12 @@ async function main(): Promise<void> {
       await emulator.close().catch(() => undefined);
       fs.rmSync(root, { recursive: true, force: true, maxRetries: 5 });
     })());
+  // Ctrl+C in a terminal signals the whole foreground group: this process gets SIGINT from the
+  // terminal and again from npm, which forwards it. Handled on every signal (never `once`: a second
+  // one would kill the process mid-cleanup and leave code-server running); the clean-up runs once.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopping) return;
       log('stopping…');
       void cleanup().finally(() => {
         log('stopped: code-server and the emulator are gone, the temporary folder is removed.');
