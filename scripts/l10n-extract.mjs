@@ -5,6 +5,8 @@
 // A message is the first argument (a string literal, or literals joined with +) of:
 //   vscode.l10n.t(…), l10n.t(…), a local alias `const t = vscode.l10n.t` called as t(…),
 //   and tr(…) imported from core/i18n (the pure modules' translator).
+// Counted messages, trPlural(count, { one, other }, …) and pluralTable({ one, other }) from
+// core/plural, give one key per plural form: `one`, `other`, and `other` marked [few] and [many].
 // Calls whose first argument is not a literal cannot be translated; they are listed as problems,
 // except a forwarding translator marked with a `// l10n-forward` comment.
 //
@@ -45,9 +47,27 @@ function literalText(node) {
   return undefined;
 }
 
+/** Functions of src/core/plural.ts and the index of their { one, other } argument. */
+const PLURAL_FUNCTIONS = { trPlural: 1, pluralTable: 0 };
+
+/** The bundle keys of a { one: '…', other: '…' } literal (as pluralKey() in src/core/plural.ts). */
+function pluralKeys(node) {
+  if (!ts.isObjectLiteralExpression(node)) return undefined;
+  const forms = {};
+  for (const prop of node.properties) {
+    if (!ts.isPropertyAssignment(prop) || !ts.isIdentifier(prop.name)) return undefined;
+    const text = literalText(prop.initializer);
+    if (text === undefined) return undefined;
+    forms[prop.name.text] = text;
+  }
+  if (typeof forms.one !== 'string' || typeof forms.other !== 'string' || Object.keys(forms).length !== 2) return undefined;
+  return [forms.one, forms.other, `${forms.other} [few]`, `${forms.other} [many]`];
+}
+
 export function extractFromSource(fileName, text) {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const names = new Set(); // local names bound to a translating function
+  const plurals = new Map(); // local name -> index of the { one, other } argument
   const visitDeclarations = (node) => {
     // const t = vscode.l10n.t;
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isL10nT(node.initializer)) names.add(node.name.text);
@@ -56,6 +76,16 @@ export function extractFromSource(fileName, text) {
       const bindings = node.importClause?.namedBindings;
       if (bindings && ts.isNamedImports(bindings)) {
         for (const el of bindings.elements) if ((el.propertyName ?? el.name).text === 'tr') names.add(el.name.text);
+      }
+    }
+    // import { trPlural, pluralTable } from '../core/plural'
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && /(^|\/)plural$/.test(node.moduleSpecifier.text)) {
+      const bindings = node.importClause?.namedBindings;
+      if (bindings && ts.isNamedImports(bindings)) {
+        for (const el of bindings.elements) {
+          const imported = (el.propertyName ?? el.name).text;
+          if (imported in PLURAL_FUNCTIONS) plurals.set(el.name.text, PLURAL_FUNCTIONS[imported]);
+        }
       }
     }
     // the definition module itself
@@ -67,6 +97,15 @@ export function extractFromSource(fileName, text) {
   const messages = [];
   const problems = [];
   const visitCalls = (node) => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && plurals.has(node.expression.text)) {
+      const forms = node.arguments[plurals.get(node.expression.text)];
+      const keys = forms && pluralKeys(forms);
+      if (keys) messages.push(...keys);
+      else {
+        const { line, character } = source.getLineAndCharacterOfPosition(node.getStart(source));
+        problems.push(`${path.relative(ROOT, fileName).split(path.sep).join('/')}:${line + 1}:${character + 1}: plural forms must be { one: '…', other: '…' } with string literals`);
+      }
+    }
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
       const translating = isL10nT(callee) || (ts.isIdentifier(callee) && names.has(callee.text));

@@ -38,7 +38,7 @@ export interface GatewayImagesApi {
 export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   const started = performance.now();
   // The pure modules (core, jobs) translate through this: VS Code's l10n bundle for the display language (l10n-forward).
-  setTranslator((message, ...args) => vscode.l10n.t(message, ...args));
+  setTranslator((message, ...args) => vscode.l10n.t(message, ...args), vscode.env.language);
   const services = createServices(context);
   const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
   const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));

@@ -1,8 +1,8 @@
 // The form: model, prompt, the model's own options, references, the live estimate and Generate.
 // Issues and the estimate come from the host (collectIssues, estimateCost on the account's figures).
-import type { AccountView, EvaluationMessage, FormValues, ModelInfo, ReferenceView } from '../../src/studio/protocol';
+import type { AccountView, EvaluationMessage, FormField, FormInteraction, FormValues, ModelInfo, ReferenceView } from '../../src/studio/protocol';
 import { append, el, fillSelect, replaceChildren } from './dom';
-import { post, request, saveForm, t } from './host';
+import { post, request, saveForm, t, tn, type SavedForm } from './host';
 import { showAspectDefault } from './aspectDefault';
 import { attachReferenceInputs } from './references';
 
@@ -14,6 +14,13 @@ export class StudioForm {
   private references: ReferenceView[] = [];
   private busy = false;
   private issues: string[] = [];
+  /** Issues the host holds back on an untouched form: Generate reveals them instead of sending. */
+  private hiddenIssues = 0;
+  private hint: string | undefined;
+  /** The hint shown in the status line by the last render (replaced when the hint goes). */
+  private lastHint: string | undefined;
+  private form: FormValues;
+  private readonly interaction: FormInteraction;
   /** Generate stays off until the host has checked the form once. */
   private evaluated = false;
   private evaluationId = 0;
@@ -50,13 +57,12 @@ export class StudioForm {
   private readonly cancelButton = el('button', { type: 'button', id: 'cancel', class: 'secondary' });
   private readonly status = el('p', { id: 'status', role: 'status', 'aria-live': 'polite' });
 
-  constructor(
-    root: HTMLElement,
-    private form: FormValues,
-  ) {
+  constructor(root: HTMLElement, saved: SavedForm) {
+    this.form = saved.form;
+    this.interaction = { edited: [...saved.interaction.edited], submitted: saved.interaction.submitted };
     root.appendChild(this.build());
-    this.prompt.value = form.prompt;
-    for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = form[key] ?? '';
+    this.prompt.value = this.form.prompt;
+    for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = this.form[key] ?? '';
     this.wire(root);
     this.render();
   }
@@ -84,6 +90,8 @@ export class StudioForm {
     if (message.requestId !== this.evaluationId) return; // a newer one is on its way
     this.evaluated = true;
     this.issues = message.issues.map((i) => i.message);
+    this.hiddenIssues = message.hiddenIssues;
+    this.hint = message.hint;
     const e = message.estimate;
     if (e?.cannotAfford) this.issues.push(t(e.cannotAfford === 'balance' ? 'cannotAffordBalance' : 'cannotAffordBudget'));
     const row = (label: string, value: string | undefined) => [el('dt', {}, [label]), el('dd', {}, [value ?? t('unknown')])];
@@ -112,6 +120,7 @@ export class StudioForm {
     for (const view of views) if (!this.references.some((r) => r.path === view.path)) this.references.push(view);
     this.referenceErrors.textContent = rejected.join(' ');
     this.syncReferences();
+    this.edited('references');
   }
 
   setBusy(busy: boolean): void {
@@ -207,26 +216,26 @@ export class StudioForm {
     this.model.addEventListener('change', () => {
       this.form.model = this.model.value;
       this.render();
-      this.changed();
+      this.edited('model');
     });
     this.prompt.addEventListener('input', () => {
       this.form.prompt = this.prompt.value;
-      this.changed();
+      this.edited('prompt');
     });
     this.count.addEventListener('change', () => {
       this.form.n = Number(this.count.value) || 1;
-      this.changed();
+      this.edited('n');
     });
     for (const key of Object.keys(this.selects) as OptionKey[]) {
       this.selects[key].addEventListener('change', () => {
         this.form[key] = this.selects[key].value || undefined;
-        this.changed();
+        this.edited(key);
       });
     }
     for (const key of Object.keys(this.texts) as TextKey[]) {
       this.texts[key].addEventListener('input', () => {
         this.form[key] = this.texts[key].value.trim() ? this.texts[key].value : undefined;
-        this.changed();
+        this.edited(key);
       });
     }
     attachReferenceInputs(root, (message) => this.setStatus(message, true));
@@ -282,7 +291,7 @@ export class StudioForm {
       input.addEventListener('input', () => {
         if (input.value.trim()) this.form.params[name] = input.value;
         else delete this.form.params[name];
-        this.changed();
+        this.edited('params');
       });
       return el('div', { class: 'field' }, [el('label', { for: id }, [name]), input]);
     });
@@ -299,7 +308,7 @@ export class StudioForm {
         remove.addEventListener('click', () => {
           this.references = this.references.filter((r) => r.path !== ref.path);
           this.syncReferences();
-          this.changed();
+          this.edited('references');
         });
         const image = el('img', { src: ref.src, alt: '' });
         image.alt = ref.name;
@@ -315,21 +324,32 @@ export class StudioForm {
   private renderButtons(): void {
     const reason = this.issues[0];
     this.generateButton.textContent = this.references.length ? t('edit') : t('generate');
+    // With issues held back (an untouched form) Generate stays pressable: pressing it shows them.
     this.generateButton.disabled = this.busy || !this.evaluated || !!reason;
     this.cancelButton.disabled = !this.busy;
+    const current = this.status.textContent ?? '';
+    const ours = current.startsWith(t('disabledBecause', '')) || (this.lastHint !== undefined && current === this.lastHint);
     if (!this.busy && reason) this.setStatus(t('disabledBecause', reason), false);
-    else if (!this.busy && this.status.textContent?.startsWith(t('disabledBecause', ''))) this.setStatus('', false);
+    else if (!this.busy && this.hint && (ours || !current)) this.setStatus(this.hint, false);
+    else if (!this.busy && ours) this.setStatus('', false);
+    this.lastHint = this.hint;
+  }
+
+  /** A field was edited by the person: its issues may show from now on. */
+  private edited(field: FormField): void {
+    if (!this.interaction.edited.includes(field)) this.interaction.edited.push(field);
+    this.changed();
   }
 
   private changed(): void {
-    saveForm(this.form);
+    saveForm({ form: this.form, interaction: this.interaction });
     this.evaluateSoon();
   }
 
   private evaluateSoon(): void {
     if (this.evaluateTimer) clearTimeout(this.evaluateTimer);
     this.evaluateTimer = setTimeout(() => {
-      this.evaluationId = request({ type: 'evaluate', form: this.snapshot() });
+      this.evaluationId = request({ type: 'evaluate', form: this.snapshot(), interaction: { edited: [...this.interaction.edited], submitted: this.interaction.submitted } });
     }, 120);
   }
 
@@ -338,14 +358,19 @@ export class StudioForm {
   }
 
   private send(): void {
-    if (this.busy || this.issues.length) return;
+    if (this.busy || !this.evaluated) return;
+    if (this.issues.length || this.hiddenIssues) {
+      this.interaction.submitted = true;
+      this.changed();
+      return;
+    }
     this.setBusy(true);
     request({ type: 'generate', form: this.snapshot() });
   }
 }
 
 function summary(model: ModelInfo): string {
-  const edits = model.maxReferences > 0 ? t('editsUpTo', model.maxReferences) : t('noEditing');
+  const edits = model.maxReferences > 0 ? tn('editsUpTo', model.maxReferences, model.maxReferences) : t('noEditing');
   return [
     model.provider && t('provider', model.provider),
     t('pricePerImage', model.priceText),

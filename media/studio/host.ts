@@ -1,6 +1,6 @@
 // The page's link to the extension host: typed posting, request ids, state and strings.
-import type { FormValues, FromWebviewMessage, StudioStrings } from '../../src/studio/protocol';
-import { parseFormValues } from '../../src/studio/protocol';
+import type { FormInteraction, FormValues, FromWebviewMessage, StudioStrings } from '../../src/studio/protocol';
+import { parseFormInteraction, parseFormValues } from '../../src/studio/protocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -31,20 +31,39 @@ export function emptyForm(): FormValues {
   return { model: '', prompt: '', n: 1, params: {}, references: [] };
 }
 
-/** The form kept across hide/show and window reloads (checked like any message: a bad one starts fresh). */
-export function loadForm(): FormValues {
-  const saved = api.getState() as { form?: unknown } | undefined;
-  return parseFormValues(saved?.form) ?? emptyForm();
+export interface SavedForm {
+  form: FormValues;
+  /** What was edited and whether Generate was pressed: errors show after a reload as before it. */
+  interaction: FormInteraction;
 }
 
-export function saveForm(form: FormValues): void {
-  api.setState({ form });
+/** The form kept across hide/show and window reloads (checked like any message: a bad one starts fresh). */
+export function loadForm(): SavedForm {
+  const saved = api.getState() as { form?: unknown; interaction?: unknown } | undefined;
+  const form = parseFormValues(saved?.form);
+  if (!form) return { form: emptyForm(), interaction: { edited: [], submitted: false } };
+  return { form, interaction: parseFormInteraction(saved?.interaction) ?? { edited: [], submitted: false } };
+}
+
+export function saveForm(saved: SavedForm): void {
+  api.setState(saved);
 }
 
 let strings: StudioStrings = {};
 
 export function setStrings(table: StudioStrings): void {
   strings = table;
+}
+
+/** A counted string: the plural form of `count` in the page's language (`<key>.one`, `.few`, `.many`, `.other`). */
+export function tn(key: string, count: number, ...args: (string | number)[]): string {
+  let category = 'other';
+  try {
+    category = new Intl.PluralRules(document.documentElement.lang || 'en').select(count);
+  } catch {
+    // an unknown language tag: the other form
+  }
+  return t(`${key}.${category}` in strings ? `${key}.${category}` : `${key}.other`, ...args);
 }
 
 /** A translated string with {0}, {1}… filled in; the key itself when the host sent none. */

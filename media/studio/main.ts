@@ -2,7 +2,7 @@
 // Untrusted text (prompts, model names, errors) only ever goes into textContent, value or alt.
 import type { ToWebviewMessage } from '../../src/studio/protocol';
 import { replaceChildren } from './dom';
-import { loadForm, request, setStrings, t } from './host';
+import { loadForm, request, setStrings, t, tn } from './host';
 import { StudioForm } from './form';
 import { buildGallery } from './gallery';
 import { buildComparison, ComparisonGrid } from './compare';
@@ -57,7 +57,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
       form.setBusy(message.busy);
       break;
     case 'generateDone':
-      form.setStatus(message.ok ? t('done', message.files.length, message.costText ?? t('unknown')) : t('failed', message.error ?? ''), !message.ok);
+      form.setStatus(message.ok ? tn('done', message.files.length, message.files.length, message.costText ?? t('unknown')) : t('failed', message.error ?? ''), !message.ok);
       break;
     case 'fillForm':
       form.fill(message.form, message.references);
@@ -68,4 +68,4 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
   }
 });
 
-readyId = request({ type: 'ready', references: initialForm.references });
+readyId = request({ type: 'ready', references: initialForm.form.references });

@@ -5,6 +5,7 @@ import { formatAmount, formatRubles } from '../core/cost';
 import { readSettings } from '../host/settings';
 import { AccountModel, AccountSnapshot, budgetLow, expiresWithin } from './accountModel';
 import { budgetRunsOutBeforeReset, runwayLines } from './runway';
+import { trPlural } from '../core/plural';
 
 export const STATUS_ITEM_ID = 'gateway-images.status';
 const TOOLTIP_COMMANDS = ['gatewayImages.refreshAccount', 'gatewayImages.openStudio', 'gatewayImages.setApiKey', 'gatewayImages.showAccount'];
@@ -103,8 +104,8 @@ export class AccountStatusBar implements vscode.Disposable {
     if (stats) {
       lines.push(
         '',
-        `${t('Today')}: ${rub(stats.today_spend)} · ${t('{0} requests', stats.today_requests)}`,
-        `${t('30 days')}: ${rub(stats.month_spend)} · ${t('{0} requests', stats.month_requests)}`,
+        `${t('Today')}: ${rub(stats.today_spend)} · ${requests(stats.today_requests)}`,
+        `${t('30 days')}: ${rub(stats.month_spend)} · ${requests(stats.month_requests)}`,
         `${t('Daily average')}: ${rub(stats.avg_daily_spend)}`,
       );
       if (stats.top_model_by_spend) lines.push(`${t('Top model by spend')}: ${escape(stats.top_model_by_spend)} (${rub(stats.top_model_by_spend_value)})`);
@@ -164,6 +165,11 @@ export function scheduleAccountRefresh(account: AccountModel, keysChanged: vscod
 }
 
 /** Markdown-escapes text that comes from the gateway. */
+/** "1 request", "5 requests". */
+function requests(count: number): string {
+  return trPlural(count, { one: '{0} request', other: '{0} requests' }, count);
+}
+
 function escape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

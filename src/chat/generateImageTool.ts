@@ -10,6 +10,7 @@ import { GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs
 import { generate } from '../commands/generate';
 import { opaqueMessage } from '../commands/jobRunner';
 import { Services } from '../services';
+import { trPlural } from '../core/plural';
 
 export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -67,8 +68,8 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const balance = services.account.snapshot.balance;
         if (balance !== undefined) message.appendMarkdown('  \n').appendText(t('Balance now: {0}.', formatRubles(balance, locale)));
         return {
-          invocationMessage: t('Generating {0} image(s) with {1}…', estimate.n, model.id),
-          confirmationMessages: { title: t('Generate {0} image(s) with {1}?', estimate.n, model.id), message },
+          invocationMessage: trPlural(estimate.n, { one: 'Generating {0} image with {1}…', other: 'Generating {0} images with {1}…' }, estimate.n, model.id),
+          confirmationMessages: { title: trPlural(estimate.n, { one: 'Generate {0} image with {1}?', other: 'Generate {0} images with {1}?' }, estimate.n, model.id), message },
         };
       } catch {
         // Nothing can be estimated (invalid input, no key...): invoke() reports why. Should it
@@ -93,7 +94,14 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : t('unknown');
         const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : t('unknown');
         const lines = [
-          t('Generated {0} image(s) with {1}. Cost {2}, balance after {3}.', paths.length, result.model, cost, balance),
+          trPlural(
+            paths.length,
+            { one: 'Generated {0} image with {1}. Cost {2}, balance after {3}.', other: 'Generated {0} images with {1}. Cost {2}, balance after {3}.' },
+            paths.length,
+            result.model,
+            cost,
+            balance,
+          ),
           t('Saved (workspace-relative paths):'),
           ...paths.map((p) => `- ${p}`),
         ];

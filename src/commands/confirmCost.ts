@@ -2,12 +2,13 @@
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import type { ConfirmRequest } from '../jobs/imageJobs';
+import { trPlural } from '../core/plural';
 
 export async function confirmCost({ model, request, estimate }: ConfirmRequest, locale: string): Promise<boolean> {
   const reserve = formatRubles(estimate.reservation, locale);
   const go = vscode.l10n.t('Send (reserve {0})', reserve);
   const answer = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Send {0} image request(s) to {1}?', estimate.n, model.id),
+    trPlural(estimate.n, { one: 'Send a request for {0} image to {1}?', other: 'Send a request for {0} images to {1}?' }, estimate.n, model.id),
     {
       modal: true,
       detail: vscode.l10n.t(

@@ -11,6 +11,7 @@ import { EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs
 import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
+import { trPlural } from '../core/plural';
 
 export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'];
@@ -87,7 +88,7 @@ async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<Ed
   if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
   if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
   const count = images.length;
-  const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(images[0].fsPath)) : vscode.l10n.t('Edit with {0} references', count);
+  const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(images[0].fsPath)) : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
   const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title);
   const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
   const aspectDefault = await aspectDefaultFor(model, images[0].fsPath);

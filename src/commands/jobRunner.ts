@@ -10,6 +10,7 @@ import { Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
 import { showErrorOnce } from './showError';
+import { trPlural } from '../core/plural';
 
 export interface RunOptions {
   title: string;
@@ -129,8 +130,12 @@ async function presentResult(services: Services, result: JobResult, files: vscod
   if (result.recovered) {
     void vscode.window
       .showWarningMessage(
-        vscode.l10n.t(
-          '{0} paid image(s) could not be saved into the workspace ({1}). They are kept safe in the recovery folder.',
+        trPlural(
+          result.recovered.files.length,
+          {
+            one: '{0} paid image could not be saved into the workspace ({1}). It is kept safe in the recovery folder.',
+            other: '{0} paid images could not be saved into the workspace ({1}). They are kept safe in the recovery folder.',
+          },
           result.recovered.files.length,
           result.recovered.reason,
         ),
@@ -142,7 +147,8 @@ async function presentResult(services: Services, result: JobResult, files: vscod
   if (!files.length) return;
   const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
   const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
-  const message = vscode.l10n.t('Saved {0} image(s) to {1}. Cost {2}, balance {3}.', files.length, vscode.workspace.asRelativePath(path.dirname(files[0].fsPath)), cost, balance);
+  const folder = vscode.workspace.asRelativePath(path.dirname(files[0].fsPath));
+  const message = trPlural(files.length, { one: 'Saved {0} image to {1}. Cost {2}, balance {3}.', other: 'Saved {0} images to {1}. Cost {2}, balance {3}.' }, files.length, folder, cost, balance);
   const actions = [vscode.l10n.t('Open Folder'), vscode.l10n.t('Reveal in Explorer'), vscode.l10n.t('Copy Path')];
   const editor = vscode.window.activeTextEditor;
   const markdownEditor = options.offerMarkdownLink !== false && editor?.document.languageId === 'markdown' ? editor : undefined;

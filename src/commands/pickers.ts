@@ -8,6 +8,7 @@ import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } f
 import { collectIssues } from '../core/validation';
 import type { AspectDefault } from '../jobs/editShape';
 import { Services } from '../services';
+import { trPlural } from '../core/plural';
 
 const CHOICES_KEY = 'gatewayImages.choices';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -20,7 +21,7 @@ function cancelled(): never {
 
 export function modelDetail(model: ImageModel, locale: string): { description: string; detail: string } {
   const price = formatRubleRange(model.min_price_per_image, model.max_price_per_image, locale);
-  const edits = canEdit(model) ? vscode.l10n.t('edits up to {0} image(s)', model.max_input_references) : vscode.l10n.t('no editing');
+  const edits = canEdit(model) ? trPlural(model.max_input_references, { one: 'edits up to {0} image', other: 'edits up to {0} images' }, model.max_input_references) : vscode.l10n.t('no editing');
   return {
     description: [model.provider, vscode.l10n.t('{0} per image', price)].filter(Boolean).join(' · '),
     detail: [vscode.l10n.t('up to {0} per request', model.max_n), edits, model.supported_resolutions.join('/'), model.description]

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { FALLBACK_RECOVERY_DIR, listRecoverable, placeWithoutOverwrite, RecoveryManifest } from '../core/imageStore';
 import { Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
+import { trPlural } from '../core/plural';
 
 export function registerRecover(services: Services): vscode.Disposable {
   return vscode.commands.registerCommand('gatewayImages.recoverImages', () => recoverImages(services));
@@ -20,7 +21,7 @@ export async function recoverImages(services: Services): Promise<RecoveryManifes
   }
   const picked = await vscode.window.showQuickPick(
     waiting.map((manifest) => ({
-      label: `$(file-media) ${t('{0} image(s) from {1}', manifest.files.length, manifest.model)}`,
+      label: `$(file-media) ${trPlural(manifest.files.length, { one: '{0} image from {1}', other: '{0} images from {1}' }, manifest.files.length, manifest.model)}`,
       description: new Date(manifest.createdAt).toLocaleString(services.locale),
       detail: `${manifest.prompt.slice(0, 120)} — ${manifest.reason}`,
       manifest,
@@ -32,7 +33,12 @@ export async function recoverImages(services: Services): Promise<RecoveryManifes
   const moveElsewhere = t('Choose Folder…');
   const reveal = t('Reveal in File Manager');
   const choice = await vscode.window.showInformationMessage(
-    t('Where should these {0} image(s) go? They were meant for {1}.', picked.manifest.files.length, picked.manifest.intendedDirectory),
+    trPlural(
+      picked.manifest.files.length,
+      { one: 'Where should the {0} image go? It was meant for {1}.', other: 'Where should these {0} images go? They were meant for {1}.' },
+      picked.manifest.files.length,
+      picked.manifest.intendedDirectory,
+    ),
     moveToWorkspace,
     moveElsewhere,
     reveal,
@@ -63,7 +69,7 @@ async function moveImages(manifest: RecoveryManifest, directory: string, service
       moved.push(await placeWithoutOverwrite(file.path, directory, path.basename(file.suggestedName, path.extname(file.suggestedName)), ext));
     }
     if (manifest.manifestPath) await fs.rm(manifest.manifestPath, { force: true });
-    void vscode.window.showInformationMessage(vscode.l10n.t('Moved {0} image(s) to {1}.', moved.length, vscode.workspace.asRelativePath(directory)));
+    void vscode.window.showInformationMessage(trPlural(moved.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, moved.length, vscode.workspace.asRelativePath(directory)));
     if (moved[0]) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(moved[0]));
   } catch (error) {
     // The manifest stays: whatever was not moved is still listed next time.

@@ -9,16 +9,23 @@ export type MessageArg = string | number | boolean;
 export type Translator = (message: string, ...args: MessageArg[]) => string;
 
 const SLOT = Symbol.for('gateway-images.i18n.translator');
-type Slot = { [SLOT]?: Translator };
+const LANGUAGE = Symbol.for('gateway-images.i18n.language');
+type Slot = { [SLOT]?: Translator; [LANGUAGE]?: string };
 
 /** Replaces `{0}`, `{1}`… with the arguments; unknown placeholders stay as they are. */
 export function formatMessage(message: string, args: readonly MessageArg[]): string {
   return message.replace(/\{(\d+)\}/g, (whole, index: string) => (Number(index) < args.length ? String(args[Number(index)]) : whole));
 }
 
-/** Installs the translator (`undefined` restores plain English). */
-export function setTranslator(translator: Translator | undefined): void {
+/** Installs the translator and its display language (`undefined` restores plain English). */
+export function setTranslator(translator: Translator | undefined, language = 'en'): void {
   (globalThis as Slot)[SLOT] = translator;
+  (globalThis as Slot)[LANGUAGE] = translator ? language : 'en';
+}
+
+/** The display language of the installed translator (plural rules follow it). */
+export function displayLanguage(): string {
+  return (globalThis as Slot)[LANGUAGE] ?? 'en';
 }
 
 /**

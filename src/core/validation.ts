@@ -5,6 +5,7 @@ import { ValidationError } from './errors';
 import { tr } from './i18n';
 import { transparencyIssue } from './transparency';
 import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './types';
+import { trPlural } from './plural';
 
 export interface ValidationIssue {
   field: string;
@@ -70,9 +71,13 @@ export function collectIssues(request: GenerationRequest, context: ValidationCon
       } else if (references > model.max_input_references) {
         add(
           'input_references',
-          model.max_input_references === 1
-            ? tr('{0} accepts at most {1} reference image; got {2}.', model.id, model.max_input_references, references)
-            : tr('{0} accepts at most {1} reference images; got {2}.', model.id, model.max_input_references, references),
+          trPlural(
+            model.max_input_references,
+            { one: '{0} accepts at most {1} reference image; got {2}.', other: '{0} accepts at most {1} reference images; got {2}.' },
+            model.id,
+            model.max_input_references,
+            references,
+          ),
         );
       }
     }

@@ -18,6 +18,7 @@ import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '..
 import { normalizeRequest, validateRequest } from '../core/validation';
 import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
+import { trPlural } from '../core/plural';
 
 export { checkReferenceFiles, MAX_REFERENCE_BYTES } from './jobFiles';
 
@@ -344,9 +345,10 @@ export class ImageJobService {
     if (!images.length && !answer) return;
     const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
     if (answer) left.push({ image: { index: images.length, path: answer, bytes: 0 }, name: path.basename(answer, path.extname(answer)), ext: path.extname(answer).slice(1) });
+    const failure = error instanceof Error ? error.message : String(error);
     const reason = images.length
-      ? tr('the request failed after {0} image(s) arrived: {1}', images.length, error instanceof Error ? error.message : String(error))
-      : error instanceof Error ? error.message : String(error);
+      ? trPlural(images.length, { one: 'the request failed after {0} image arrived: {1}', other: 'the request failed after {0} images arrived: {1}' }, images.length, failure)
+      : failure;
     await this.keepForRecovery(job, staging, left, reason, emit);
   }
 

@@ -48,6 +48,17 @@ export interface FormValues {
   references: string[];
 }
 
+/** The form's fields as the person edits them (issues are matched to them). */
+export const FORM_FIELDS = ['model', 'prompt', 'n', 'resolution', 'aspect_ratio', 'background', 'quality', 'output_format', 'size', 'seed', 'output_compression', 'params', 'references'] as const;
+export type FormField = (typeof FORM_FIELDS)[number];
+
+/** What the person has done to the form: errors show only for fields edited, or all after Generate. */
+export interface FormInteraction {
+  edited: FormField[];
+  /** Generate was pressed (with issues, it only shows them). */
+  submitted: boolean;
+}
+
 /** A model with what the form needs; texts are preformatted by the host. */
 export interface ModelInfo {
   id: string;
@@ -151,7 +162,12 @@ export interface GalleryMessage {
 export interface EvaluationMessage {
   type: 'evaluation';
   requestId: number;
+  /** The issues to show (of the fields the person has edited, or all once Generate was pressed). */
   issues: Issue[];
+  /** Issues not shown yet: Generate then reveals them instead of sending. */
+  hiddenIssues: number;
+  /** A neutral hint instead of errors on an untouched form. */
+  hint?: string;
   estimate?: EstimateView;
   /** An edit without a chosen aspect ratio: the ratio it will ask for, and why. */
   aspectDefault?: AspectDefaultView;
@@ -219,6 +235,8 @@ export interface EvaluateMessage {
   type: 'evaluate';
   requestId: number;
   form: FormValues;
+  /** Absent: treated as submitted (every issue shown). */
+  interaction?: FormInteraction;
 }
 
 export interface GenerateMessage {
@@ -331,6 +349,14 @@ export function parseFormValues(value: unknown): FormValues | undefined {
   return form;
 }
 
+/** The interaction record (from a message or the page's saved state), or undefined when malformed. */
+export function parseFormInteraction(value: unknown): FormInteraction | undefined {
+  if (!isRecord(value) || !hasOnlyKeys(value, ['edited', 'submitted']) || typeof value.submitted !== 'boolean') return undefined;
+  const edited = value.edited;
+  if (!Array.isArray(edited) || edited.length > FORM_FIELDS.length || !edited.every((f) => FORM_FIELDS.includes(f as FormField))) return undefined;
+  return { edited: [...new Set(edited as FormField[])], submitted: value.submitted };
+}
+
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The message, when it is one the host understands with a valid shape; otherwise undefined. */
@@ -342,7 +368,14 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       if (!only('requestId', 'references') || !isRequestId(value.requestId)) return undefined;
       if (!isTextList(value.references, LIMITS.references, LIMITS.path)) return undefined;
       return { type: 'ready', requestId: value.requestId, references: [...value.references] };
-    case 'evaluate':
+    case 'evaluate': {
+      if (!only('requestId', 'form', 'interaction') || !isRequestId(value.requestId)) return undefined;
+      const form = parseFormValues(value.form);
+      if (!form) return undefined;
+      if (value.interaction === undefined) return { type: 'evaluate', requestId: value.requestId, form };
+      const interaction = parseFormInteraction(value.interaction);
+      return interaction && { type: 'evaluate', requestId: value.requestId, form, interaction };
+    }
     case 'generate': {
       if (!only('requestId', 'form') || !isRequestId(value.requestId)) return undefined;
       const form = parseFormValues(value.form);

@@ -1,9 +1,15 @@
 // The page's user-facing strings, translated on the host so the webview has no English of its own.
 import * as vscode from 'vscode';
 import type { StudioStrings } from './protocol';
+import { pluralTable } from '../core/plural';
 
 export function studioTitle(): string {
   return vscode.l10n.t('Image Studio');
+}
+
+/** A counted string for the page: one entry per plural form, `<key>.one`, `<key>.few`… (see media/studio/host.ts tn()). */
+function plural(key: string, forms: Record<string, string>): StudioStrings {
+  return Object.fromEntries(Object.entries(forms).map(([category, text]) => [`${key}.${category}`, text]));
 }
 
 export function studioStrings(): StudioStrings {
@@ -18,7 +24,7 @@ export function studioStrings(): StudioStrings {
     provider: t('Provider: {0}'),
     pricePerImage: t('{0} per image'),
     maxN: t('up to {0} per request'),
-    editsUpTo: t('edits up to {0} image(s)'),
+    ...plural('editsUpTo', pluralTable({ one: 'edits up to {0} image', other: 'edits up to {0} images' })),
     noEditing: t('no editing'),
     generationOnlyWithReferences: t('edits only (needs a reference)'),
     prompt: t('Prompt'),
@@ -72,7 +78,7 @@ export function studioStrings(): StudioStrings {
     cancel: t('Cancel'),
     generating: t('Working… the images appear below when they are saved.'),
     disabledBecause: t('Cannot send yet: {0}'),
-    done: t('Saved {0} image(s). Cost {1}.'),
+    ...plural('done', pluralTable({ one: 'Saved {0} image. Cost {1}.', other: 'Saved {0} images. Cost {1}.' })),
     failed: t('Failed: {0}'),
     filledFromHistory: t('The form was filled from a previous result. Review it and press Generate to send (nothing was sent yet).'),
     gallery: t('Results in this workspace'),

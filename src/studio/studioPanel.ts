@@ -141,7 +141,7 @@ export class StudioPanel {
         return;
       }
       case 'evaluate': {
-        const evaluation = evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId);
+        const evaluation = evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId, message.interaction);
         const aspectDefault = await aspectHint(message.form, services.catalog.peek());
         this.post(aspectDefault ? { ...evaluation, aspectDefault } : evaluation);
         return;

@@ -9,7 +9,7 @@ import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAft
 import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
 import type { HistoryEntry } from '../jobs/history';
-import type { AccountView, EvaluationMessage, FormValues, GalleryItem, ModelInfo } from './protocol';
+import { FORM_FIELDS, type AccountView, type EvaluationMessage, type FormField, type FormInteraction, type FormValues, type GalleryItem, type Issue, type ModelInfo } from './protocol';
 
 export function toModelInfo(model: ImageModel, locale: string): ModelInfo {
   return {
@@ -115,6 +115,29 @@ export function toFormValues(request: GenerationRequest, references: string[]): 
   };
 }
 
+/** The form field an issue is about; undefined for issues of no single field (provider parameters…). */
+function formFieldOf(issue: Issue): FormField | undefined {
+  const root = issue.field.split(/[.[]/)[0];
+  if (root === 'input_references' || root === 'images') return 'references';
+  return (FORM_FIELDS as readonly string[]).includes(root) ? (root as FormField) : undefined;
+}
+
+/**
+ * No red errors on a form nobody has touched: an issue shows once its field was edited (issues of
+ * no single field once anything was edited), every issue once Generate was pressed. While some are
+ * held back and none shows, a neutral hint takes their place.
+ */
+export function visibleIssues(issues: readonly Issue[], interaction: FormInteraction): { issues: Issue[]; hiddenIssues: number; hint?: string } {
+  const shown = interaction.submitted
+    ? [...issues]
+    : issues.filter((issue) => {
+        const field = formFieldOf(issue);
+        return field ? interaction.edited.includes(field) : interaction.edited.length > 0;
+      });
+  const hiddenIssues = issues.length - shown.length;
+  return { issues: shown, hiddenIssues, hint: hiddenIssues > 0 && shown.length === 0 ? tr('Choose a model and write a prompt') : undefined };
+}
+
 /** Issues of the form (collectIssues) and the estimate against the account's known funds. */
 export function evaluateForm(
   form: FormValues,
@@ -122,11 +145,13 @@ export function evaluateForm(
   account: AccountSnapshot,
   locale: string,
   requestId: number,
+  interaction: FormInteraction = { edited: [], submitted: true },
 ): EvaluationMessage {
   const request = toRequest(form);
-  const issues = collectIssues(request, { models, referenceCount: form.references.length }).map(({ field, message }) => ({ field, message }));
+  const all = collectIssues(request, { models, referenceCount: form.references.length }).map(({ field, message }) => ({ field, message }));
+  const { issues, hiddenIssues, hint } = visibleIssues(all, interaction);
   const model = models.find((m) => m.id === request.model);
-  if (!model) return { type: 'evaluation', requestId, issues };
+  if (!model) return { type: 'evaluation', requestId, issues, hiddenIssues, hint };
   const estimate = estimateCost(model, form.n);
   const funds = { balance: account.balance, budget: account.budget };
   const after = fundsAfter(funds, estimate.reservation);
@@ -138,6 +163,8 @@ export function evaluateForm(
     type: 'evaluation',
     requestId,
     issues,
+    hiddenIssues,
+    hint,
     estimate: {
       reservationText: formatRubles(estimate.reservation, locale),
       expectedText: formatRubleRange(estimate.expectedMin, estimate.expectedMax, locale),

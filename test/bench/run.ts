@@ -4,12 +4,14 @@
 //
 // Each row runs in its own forked process (out/test/bench/worker.js); the gateway emulator runs here.
 //   node out/test/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick]
+// --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds).
 import { fork, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startEmulator, type RunningEmulator } from '../emulator';
+import { packageVsix } from '../harness/packageVsix';
 import type { WorkerResult, WorkerTask } from './worker';
 import { concurrentScenario } from './concurrent';
 import { firstImageScenario } from './firstImage';
@@ -33,8 +35,13 @@ interface Args {
   runs: number;
   activation: boolean;
   bundle: boolean;
-  /** Small sizes (the rows of the upload limit, first image and concurrent jobs). */
+  /** Small sizes, one run, no activation: checks that the bench works, measures little. */
   quick: boolean;
+}
+
+/** Scenario sizes: the real ones, or the quick mode's. */
+function sizesFor(args: Args): { big: [number, number]; huge: [number, number]; uploadBytes: number } {
+  return args.quick ? { big: [4, 1], huge: [2, 4], uploadBytes: 2_000_000 } : { big: [10, 24], huge: [10, 48], uploadBytes: 25_000_000 };
 }
 
 function parseArgs(argv: string[]): Args {
@@ -46,6 +53,7 @@ function parseArgs(argv: string[]): Args {
     else if (argv[i] === '--quick') args.quick = true;
     else throw new Error(`unknown argument ${argv[i]} (use --runs N, --no-activation, --no-bundle, --quick)`);
   }
+  if (args.quick) Object.assign(args, { runs: 1, activation: false });
   return args;
 }
 
@@ -231,14 +239,14 @@ interface UploadRow extends RowStats {
   overIdleMb: number;
 }
 
-async function uploadScenario(emulator: RunningEmulator, tmp: string, runs: number): Promise<{ title: string; rows: UploadRow[] }> {
+async function uploadScenario(emulator: RunningEmulator, tmp: string, runs: number, bytes: number): Promise<{ title: string; rows: UploadRow[] }> {
   emulator.state.clearFaults();
   const dir = path.join(tmp, 'references');
   await fs.mkdir(dir, { recursive: true });
   const references: string[] = [];
   for (let i = 0; i < 4; i++) {
     const file = path.join(dir, `reference-${i + 1}.png`);
-    await makeReference(file, 25_000_000);
+    await makeReference(file, bytes);
     references.push(file);
   }
   const rows: UploadRow[] = [];
@@ -271,7 +279,7 @@ async function uploadScenario(emulator: RunningEmulator, tmp: string, runs: numb
     const good = results.filter((r) => r.ok);
     rows.push({ ...stats, transport, overIdleMb: median((good.length ? good : results).map((r) => r.peakRssMb - r.idleRssMb)) });
   }
-  return { title: 'Upload 4 x 25,000,000 bytes (mosaic-edit, n=1)', rows };
+  return { title: `Upload 4 x ${bytes.toLocaleString('en')} bytes (mosaic-edit, n=1)`, rows };
 }
 
 // ---- bundle, package, activation ----
@@ -297,13 +305,14 @@ function restoreDevBundle(): void {
   spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, encoding: 'utf8' });
 }
 
-function packageVsix(tmp: string): { ok: boolean; bytes?: number; error?: string } {
+function packageVsixRow(tmp: string): { ok: boolean; bytes?: number; error?: string } {
   const out = path.join(tmp, 'gateway-images.vsix');
-  const vsce = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
-  if (!existsSync(vsce)) return { ok: false, error: '@vscode/vsce is not installed' };
-  const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out], { cwd: ROOT, encoding: 'utf8', input: '', timeout: 120_000 });
-  if (r.status !== 0 || !existsSync(out)) return { ok: false, error: (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').slice(-3).join(' | ') };
-  return { ok: true, bytes: statSync(out).size };
+  try {
+    packageVsix({ out, timeoutMs: 120_000 });
+  } catch (error) {
+    return { ok: false, error: String(error instanceof Error ? error.message : error).split('\n').slice(-3).join(' | ') };
+  }
+  return existsSync(out) ? { ok: true, bytes: statSync(out).size } : { ok: false, error: 'no .vsix was written' };
 }
 
 /** activate() in the real VS Code, `times` times (each a fresh code-server and extension host); the median. */
@@ -392,22 +401,23 @@ async function main(): Promise<void> {
 
     const catalog = await runWorker({ kind: 'catalog', baseUrl: emulator.url, apiKey: emulator.keys.unlimited, workDir: path.join(tmp, 'catalog') });
 
-    const big = await generationScenario(emulator, tmp, 10, 24, args.runs, args.runs);
+    const sizes = sizesFor(args);
+    const big = await generationScenario(emulator, tmp, ...sizes.big, args.runs, args.runs);
     // The naive row cannot succeed above ~512 MiB of text: one run shows how it fails.
-    const huge = await generationScenario(emulator, tmp, 10, 48, Math.min(args.runs, 2), 1);
-    const uploads = await uploadScenario(emulator, tmp, args.runs);
+    const huge = await generationScenario(emulator, tmp, ...sizes.huge, Math.min(args.runs, 2), 1);
+    const uploads = await uploadScenario(emulator, tmp, args.runs, sizes.uploadBytes);
     const context: BenchContext = { emulator, tmp, runs: args.runs, quick: args.quick, runWorker, takeExpected, log: (line) => process.stderr.write(`${line}\n`) };
     const newer: ScenarioReport[] = [];
     for (const scenario of [uploadLimitScenario, firstImageScenario, concurrentScenario]) newer.push(await scenario(context));
     await emulator.close();
 
     let bundle: BundleInfo | undefined;
-    let vsix: ReturnType<typeof packageVsix> | undefined;
+    let vsix: ReturnType<typeof packageVsixRow> | undefined;
     let activation: { ms?: number; samples?: number[]; note: string } = { note: '--no-activation' };
     if (args.bundle) {
       process.stderr.write('  production bundle, .vsix, activation…\n');
       bundle = productionBundle();
-      if (bundle.ok) vsix = packageVsix(tmp);
+      if (bundle.ok) vsix = packageVsixRow(tmp);
       if (args.activation) activation = bundle.ok ? measureActivation(Math.min(args.runs, 3)) : { note: 'harness not run: the production build failed' };
       restoreDevBundle();
     } else if (args.activation) {
@@ -468,7 +478,7 @@ async function main(): Promise<void> {
         lines.push(`Bundles: the production build failed: ${bundle.error}`);
         targets.push({ name: 'activation bundle', value: 'build failed', target: `≤ ${TARGET_BUNDLE_BYTES / 1000} KB`, pass: false });
       }
-      lines.push(vsix?.ok ? `.vsix (vsce package --no-dependencies): ${vsix.bytes} bytes (${((vsix.bytes ?? 0) / 1000).toFixed(1)} KB)` : `.vsix: not packaged (${vsix?.error ?? 'build failed'})`);
+      lines.push(vsix?.ok ? `.vsix (scripts/package-vsix.mjs, as npm run package): ${vsix.bytes} bytes (${((vsix.bytes ?? 0) / 1000).toFixed(1)} KB)` : `.vsix: not packaged (${vsix?.error ?? 'build failed'})`);
     }
 
     if (catalog.ok && catalog.catalog) {
@@ -496,7 +506,7 @@ async function main(): Promise<void> {
 
     console.log(lines.join('\n'));
     Object.assign(json, { scenarios: [big, huge], uploads, newer: newer.map((r) => r.json), catalog, bundle, vsix, activation, targets, report: lines });
-    const out = path.join(ROOT, 'test-results', 'bench.json');
+    const out = path.join(ROOT, 'test-results', args.quick ? 'bench-quick.json' : 'bench.json');
     await fs.mkdir(path.dirname(out), { recursive: true });
     await fs.writeFile(out, JSON.stringify(json, null, 2));
     console.log(`\nResults written to ${path.relative(process.cwd(), out)}`);

@@ -121,7 +121,7 @@ describe('Generate and edit from the UI (e2e)', () => {
     const before = await statusText(page);
     const capture = new Capture(page);
     await generateFromPalette(page, 'aurora-1', 'A lighthouse at dawn', capture.take);
-    await waitForNotification(page, /Saved 1 image\(s\) to generated-images/, 30_000);
+    await waitForNotification(page, /Saved 1 image to generated-images/, 30_000);
     await sleep(500);
     await capture.take();
     capture.save('generate-flow.png');
@@ -180,7 +180,7 @@ describe('Generate and edit from the UI (e2e)', () => {
     await waitForInputBox(page, 'What should change');
     await typeInQuickInput(page, 'Make the sky stormy', { submit: true });
     await pickQuickItem(page, /Send \(reserve/);
-    await waitForNotification(page, /Saved 1 image\(s\) to images/, 30_000);
+    await waitForNotification(page, /Saved 1 image to images/, 30_000);
     assert.ok(fs.existsSync(path.join(workspace, 'images', 'sample.edit-1.png')));
     assert.ok(fs.readFileSync(path.join(workspace, 'images', 'sample.png')).equals(original), 'the original changed');
     await screenshot(page, 'explorer-edit');

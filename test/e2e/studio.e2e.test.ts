@@ -100,6 +100,13 @@ describe('Image Studio (e2e)', () => {
     const { page, workspace } = opened!;
     const frame = await openStudio(page);
     await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+    // A blank form: a neutral hint, no errors; Generate shows them (and sends nothing).
+    await frame.locator('#status', { hasText: 'Choose a model and write a prompt' }).waitFor({ timeout: 10_000 });
+    assert.strictEqual(await frame.locator('#issues li').count(), 0, 'errors on an untouched form');
+    const paidBefore = opened!.emulator.state.requests.filter((r) => r.paid).length;
+    await frame.locator('#generate:not([disabled])').click({ timeout: 10_000 });
+    await frame.locator('#issues li').nth(1).waitFor({ state: 'attached', timeout: 10_000 });
+    assert.strictEqual(opened!.emulator.state.requests.filter((r) => r.paid).length, paidBefore, 'Generate on a blank form sent a request');
     await frame.locator('#model').selectOption('aurora-1');
     assert.match((await frame.locator('#model-summary').textContent()) ?? '', /northlight/);
     await generateFrom(frame, 'A lighthouse on a cliff at dawn, watercolour');

@@ -1,13 +1,16 @@
 // `npm run demo`: the gateway emulator plus a real VS Code (code-server, as installed by the test
 // harness) with the extension installed from a freshly packaged .vsix and configured to the
-// emulator with a demo key. Prints the URL to open; Ctrl+C stops everything and cleans up.
+// emulator with a demo key. Prints the URL to open; Ctrl+C stops everything and cleans up:
+// code-server's whole process group is gone, the emulator's port is closed and the temporary
+// folder removed before the process exits. test/e2e/demo.e2e.test.ts checks exactly that.
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startEmulator } from '../emulator';
-import { CODE_SERVER_FLAGS, freePort } from './launch';
-import { CODE_SERVER_ENTRY, FIXTURE_WORKSPACE, readManifest, REPO_ROOT } from './paths';
+import { CODE_SERVER_FLAGS, freePort, killGroup } from './launch';
+import { packageVsix } from './packageVsix';
+import { CODE_SERVER_ENTRY, FIXTURE_WORKSPACE, readManifest } from './paths';
 import { ensureSetup } from './setup';
 
 function log(message: string): void {
@@ -19,14 +22,23 @@ function writeJson(file: string, value: unknown): void {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
 }
 
-async function packageExtension(outDir: string): Promise<string> {
-  const manifest = readManifest();
-  const vsix = path.join(outDir, `${manifest.name}.vsix`);
-  execFileSync(process.execPath, [require.resolve('@vscode/vsce/vsce'), 'package', '--no-dependencies', '--out', vsix], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return vsix;
+/** The environment of code-server: this one, without an enclosing VS Code's or npm's variables. */
+function serverEnv(home: string, tmp: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('npm_')) continue;
+    env[k] = v;
+  }
+  // Everything code-server writes (config, sockets, caches) stays inside the demo's folder.
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    TMPDIR: tmp,
+    EXTENSIONS_GALLERY: '{}',
+  };
 }
 
 async function main(): Promise<void> {
@@ -35,6 +47,7 @@ async function main(): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-images-demo-'));
   const dirs = {
     home: path.join(root, 'home'),
+    tmp: path.join(root, 'tmp'),
     userData: path.join(root, 'user-data'),
     extensions: path.join(root, 'extensions'),
     workspace: path.join(root, 'workspace'),
@@ -44,28 +57,32 @@ async function main(): Promise<void> {
 
   let server: ChildProcess | undefined;
   const emulator = await startEmulator({ port: 0, quiet: false });
-  const cleanup = async () => {
-    if (server?.pid) {
-      try {
-        process.kill(-server.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
-    await emulator.close().catch(() => undefined);
-    fs.rmSync(root, { recursive: true, force: true });
-  };
+  let stopping: Promise<void> | undefined;
+  /** Once: code-server's group (SIGTERM, then SIGKILL) until it is empty, the emulator, the folder. */
+  const cleanup = () =>
+    (stopping ??= (async () => {
+      if (server) await killGroup(server);
+      await emulator.close().catch(() => undefined);
+      fs.rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+    })());
+  // Ctrl+C in a terminal signals the whole foreground group: this process gets SIGINT from the
+  // terminal and again from npm, which forwards it. Handled on every signal (never `once`: a second
+  // one would kill the process mid-cleanup and leave code-server running); the clean-up runs once.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopping) return;
       log('stopping…');
-      void cleanup().finally(() => process.exit(0));
+      void cleanup().finally(() => {
+        log('stopped: code-server and the emulator are gone, the temporary folder is removed.');
+        process.exit(0);
+      });
     });
   }
 
   try {
-    log('packaging the extension…');
-    const vsix = await packageExtension(root);
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: dirs.home, XDG_CONFIG_HOME: path.join(dirs.home, '.config'), EXTENSIONS_GALLERY: '{}' };
+    log('packaging the extension (scripts/package-vsix.mjs, as npm run package)…');
+    const vsix = packageVsix({ out: path.join(root, `${readManifest().name}.vsix`), restoreDevBundle: true });
+    const env = serverEnv(dirs.home, dirs.tmp);
     execFileSync(process.execPath, [CODE_SERVER_ENTRY, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--install-extension', vsix], {
       env,
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -79,14 +96,17 @@ async function main(): Promise<void> {
     server = spawn(
       process.execPath,
       [CODE_SERVER_ENTRY, '--bind-addr', `127.0.0.1:${port}`, ...CODE_SERVER_FLAGS, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions],
-      { env, detached: true, stdio: ['ignore', 'ignore', 'inherit'] },
+      { cwd: root, env, detached: true, stdio: ['ignore', 'ignore', 'inherit'] },
     );
-    server.on('exit', (code) => {
-      log(`code-server exited (${code})`);
+    server.on('exit', (code, signal) => {
+      if (stopping) return;
+      log(`code-server exited (${signal ?? code}); stopping.`);
       void cleanup().finally(() => process.exit(code ?? 1));
     });
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`;
     log(`gateway emulator: ${emulator.url} (demo key with a budget: ${emulator.keys.budget})`);
+    log(`temporary folder: ${root} (workspace: ${dirs.workspace})`);
+    log(`code-server: pid ${server.pid}, port ${port}`);
     log(`open VS Code in your browser: ${url}`);
     log('Run "Gateway Images: Generate Image" from the palette, right-click images/sample.png, or open the Image Studio.');
     log('Press Ctrl+C to stop.');

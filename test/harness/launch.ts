@@ -163,7 +163,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 /** SIGTERM the whole group, SIGKILL what is left after a grace period, wait until it is empty. */
-async function killGroup(child: ChildProcess, graceMs = 3000): Promise<void> {
+export async function killGroup(child: ChildProcess, graceMs = 3000): Promise<void> {
   const pgid = child.pid;
   if (pgid === undefined) return;
   signalGroup(pgid, 'SIGTERM');

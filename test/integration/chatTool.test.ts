@@ -51,7 +51,7 @@ describe('Chat tool gatewayImages_generateImage', function () {
   it('generates through invokeTool: one paid request, no second cost dialog, paths, cost and balance in the answer', async () => {
     const paidBefore = (await paidRequests()).length;
     const text = await invoke({ prompt: 'Маяк на скале на рассвете', model: 'aurora-1', n: 2, seed: 11 });
-    assert.match(text, /Generated 2 image\(s\) with aurora-1\. Cost .+, balance after .+\./, text);
+    assert.match(text, /Generated 2 images with aurora-1\. Cost .+, balance after .+\./, text);
     const paths = listedPaths(text);
     assert.strictEqual(paths.length, 2, text);
     for (const relative of paths) {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const MAX_BYTES = 1024 * 1024;
-const COPIED = ['package.json', 'docs', 'package.nls.json', 'package.nls.ru.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'src', 'media', 'l10n', 'images'];
+const COPIED = ['package.json', 'scripts', 'docs', 'package.nls.json', 'package.nls.ru.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'src', 'media', 'l10n', 'images'];
 
 /** Paths inside the .vsix (zip) that may ship; everything else fails the test. */
 const ALLOWED: RegExp[] = [
@@ -67,7 +67,8 @@ describe('packaging: the .vsix', function () {
       if (existsSync(path.join(ROOT, item))) cpSync(path.join(ROOT, item), path.join(dir, item), { recursive: true });
     }
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    // Exactly what `npm run package` does: the production bundles, then vsce.
+    // The README's command, `npm run package` (scripts/package-vsix.mjs: production bundles, then vsce;
+    // the demo and the bench package through the same script).
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     try {
       execFileSync(npm, ['run', '--silent', 'package'], { cwd: dir, stdio: 'pipe', encoding: 'utf8' });

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// The one way this repository builds its .vsix: `npm run package`, `npm run demo` and
+// `npm run bench` all come here. Production bundles, then `vsce package`.
+//
+// `--no-rewrite-relative-links`: the README shows screenshots by relative path (docs/*.png) and the
+// manifest names no repository, so vsce would refuse to package ("Couldn't detect the repository").
+// The screenshots ship inside the .vsix instead (see .vscodeignore).
+//
+//   node scripts/package-vsix.mjs [--out file.vsix] [--restore-dev-bundle]
+//
+// --restore-dev-bundle rebuilds the development bundles (source maps) into dist/ afterwards, for
+// callers that leave the working tree as they found it (the demo, the bench).
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const VSCE_ARGS = ['package', '--no-dependencies', '--no-rewrite-relative-links'];
+
+function run(args, cwd, what) {
+  const result = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', input: '', stdio: ['pipe', 'pipe', 'pipe'] });
+  if (result.status !== 0) {
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
+    throw new Error(`${what} failed (exit ${result.status ?? result.signal}):\n${output}`);
+  }
+  return result.stdout ?? '';
+}
+
+/**
+ * Builds the .vsix of the repository at `root` and returns its path.
+ * @param {{ root?: string, out?: string, restoreDevBundle?: boolean }} [options]
+ */
+export function packageVsix(options = {}) {
+  const root = options.root ?? ROOT;
+  const vsce = createRequire(path.join(root, 'package.json')).resolve('@vscode/vsce/vsce');
+  run(['esbuild.mjs', '--production'], root, 'the production build (node esbuild.mjs --production)');
+  try {
+    const args = [vsce, ...VSCE_ARGS];
+    if (options.out) args.push('--out', path.resolve(options.out));
+    const output = run(args, root, `vsce ${args.slice(1).join(' ')}`);
+    const match = /Packaged: (.+?\.vsix)/.exec(output);
+    return options.out ? path.resolve(options.out) : match ? match[1].trim() : path.join(root, '(see vsce output)');
+  } finally {
+    if (options.restoreDevBundle) run(['esbuild.mjs'], root, 'the development build (node esbuild.mjs)');
+  }
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const args = process.argv.slice(2);
+  const outIndex = args.indexOf('--out');
+  const unknown = args.filter((a, i) => !['--out', '--restore-dev-bundle'].includes(a) && !(outIndex >= 0 && i === outIndex + 1));
+  if (unknown.length || (outIndex >= 0 && !args[outIndex + 1])) {
+    console.error(`usage: node scripts/package-vsix.mjs [--out file.vsix] [--restore-dev-bundle] (unknown: ${unknown.join(' ') || '--out needs a file'})`);
+    process.exit(2);
+  }
+  try {
+    const vsix = packageVsix({ out: outIndex >= 0 ? args[outIndex + 1] : undefined, restoreDevBundle: args.includes('--restore-dev-bundle') });
+    console.log(`packaged ${path.relative(process.cwd(), vsix) || vsix}`);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}

@@ -1,0 +1,80 @@
+// The README's commands that build the project before they run, exactly as typed there:
+// `npm run emulator -- --port N` (start, answer, stop on Ctrl+C) and `npm run bench -- --quick`
+// (the bench's own quick mode: small sizes, one run, every row and its PASS/FAIL printed).
+// In the e2e suite because they rebuild out/ and dist/ and take the machine for a while.
+import * as assert from 'assert';
+import { ChildProcess, spawn, spawnSync } from 'child_process';
+import * as http from 'http';
+import { freePort } from '../harness/launch';
+import { REPO_ROOT } from '../harness/paths';
+import { portIsFree } from './processes';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function getJson(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      })
+      .on('error', reject);
+  });
+}
+
+describe('README commands that build first (e2e)', function () {
+  this.timeout(240_000);
+
+  it('npm run emulator -- --port N: listens on N, answers the account endpoint, stops on Ctrl+C', async () => {
+    const port = await freePort();
+    let output = '';
+    const emulator: ChildProcess = spawn(NPM, ['run', 'emulator', '--', '--port', String(port)], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    emulator.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    emulator.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    try {
+      const until = Date.now() + 180_000;
+      while (!output.includes(`listening on http://127.0.0.1:${port}`)) {
+        assert.equal(emulator.exitCode, null, `npm run emulator exited:\n${output}`);
+        assert.ok(Date.now() < until, `npm run emulator did not listen on ${port}:\n${output}`);
+        await sleep(200);
+      }
+      const key = /^\s+(gw-\S+)/m.exec(output)?.[1];
+      assert.ok(key, `no demo key printed:\n${output}`);
+      const me = await getJson(`http://127.0.0.1:${port}/v1/gateway/me`, { authorization: `Bearer ${key}` });
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      const exited = new Promise((resolve) => emulator.once('exit', resolve));
+      process.kill(-emulator.pid!, 'SIGINT'); // Ctrl+C: the terminal signals the foreground group
+      await Promise.race([exited, sleep(15_000)]);
+      assert.ok(emulator.exitCode !== null || emulator.signalCode !== null, 'npm run emulator did not stop on SIGINT');
+      assert.ok(await portIsFree(port), `port ${port} is still open`);
+    } finally {
+      if (emulator.exitCode === null && emulator.signalCode === null) {
+        try {
+          process.kill(-emulator.pid!, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    }
+  });
+
+  it('npm run bench -- --quick: prints every row, the .vsix, and PASS/FAIL per target, within a minute of bench time', () => {
+    const started = Date.now();
+    const r = spawnSync(NPM, ['run', 'bench', '--', '--quick'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 220_000 });
+    const output = `${r.stdout}\n${r.stderr}`;
+    assert.equal(r.status, 0, output.slice(-3000));
+    for (const row of ['limit (drain', 'naive (json()', 'extension (ImageJobService.run', 'generateWithReferences', 'edit (multipart', 'Bundles (node esbuild.mjs --production)', 'Catalog from a warm cache']) {
+      assert.ok(output.includes(row), `no row ${JSON.stringify(row)}:\n${output.slice(-3000)}`);
+    }
+    assert.match(output, /\.vsix \(scripts\/package-vsix\.mjs, as npm run package\): \d+ bytes/, 'the .vsix was not packaged');
+    assert.match(output, /^Targets$/m);
+    // Correctness is a target in any mode; the timings of tiny sizes are printed, not judged.
+    assert.match(output, /PASS\s+\[4 x 1 MiB\] extension images correct/);
+    const benchSeconds = Number(/total bench time (\d+) s/.exec(output)?.[1]);
+    assert.ok(benchSeconds < 60, `the quick bench took ${benchSeconds} s`);
+    console.log(`      bench --quick: ${benchSeconds} s of bench, ${((Date.now() - started) / 1000).toFixed(0)} s with the build`);
+  });
+});

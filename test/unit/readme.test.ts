@@ -1,0 +1,156 @@
+// The README's commands cannot drift: every `npm …` command it names (fenced shell blocks and
+// inline code) has its script in package.json, and each is exercised by a test, listed below.
+// The light ones run here, in a temporary copy of the repository: `npm run l10n` (changes
+// nothing when the tree is up to date) and `npm run watch` (starts, builds dist/, is stopped).
+import * as assert from 'node:assert/strict';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const READMES = ['README.md', 'test/harness/README.md'];
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** npm's own commands that run no script of package.json. */
+const NPM_BUILTINS = new Set(['ci', 'install', 'i']);
+
+/**
+ * Where each README command is exercised. A command the README gains without a test here fails
+ * the suite; each file must contain the command's text.
+ */
+const EXERCISED_BY: Record<string, string> = {
+  'npm ci': '.ci/run',
+  'npm run demo': 'test/e2e/demo.e2e.test.ts',
+  'npm test': '.ci/run',
+  'npm run build': 'package.json', // the first step of `npm test`
+  'npm run watch': 'test/unit/readme.test.ts',
+  'npm run package': 'test/unit/package.test.ts',
+  'npm run emulator': 'test/e2e/readmeCommands.e2e.test.ts',
+  'npm run bench': 'test/e2e/readmeCommands.e2e.test.ts',
+  'npm run l10n': 'test/unit/readme.test.ts',
+  'npm run compile-tests': 'package.json', // a step of `npm test`
+  'npm run setup:vscode': 'package.json', // a step of `npm test`
+  'npm run test:integration': 'package.json', // a step of `npm test`
+  'npm run test:e2e': 'package.json', // the last step of `npm test`
+  'npm run test:electron': 'test/unit/readme.test.ts', // needs internet: only its entry is checked
+};
+
+/** `npm …` commands in fenced shell blocks and in inline code, normalised to `npm run X` / `npm X`. */
+export function readmeCommands(markdown: string): string[] {
+  const found = new Set<string>();
+  const take = (text: string) => {
+    for (const m of text.matchAll(/(?:^|[\s;&|(`])npm\s+((?:run(?:-script)?\s+)?)([\w:.-]+)/g)) {
+      found.add(m[1] ? `npm run ${m[2]}` : `npm ${m[2]}`);
+    }
+  };
+  for (const block of markdown.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```/gm)) {
+    if (['', 'sh', 'bash', 'shell', 'console', 'zsh'].includes(block[1])) take(block[2]);
+  }
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, '');
+  for (const span of prose.matchAll(/`([^`\n]+)`/g)) take(span[1]);
+  return [...found].sort();
+}
+
+function scriptOf(command: string): string | undefined {
+  const run = /^npm run (.+)$/.exec(command);
+  if (run) return run[1];
+  const name = command.slice('npm '.length);
+  return NPM_BUILTINS.has(name) ? undefined : name; // `npm test`, `npm start`… run scripts too
+}
+
+/** A temporary copy with the given entries and node_modules linked. */
+function copyRepo(entries: string[]): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-images-readme-'));
+  for (const item of entries) if (existsSync(path.join(ROOT, item))) cpSync(path.join(ROOT, item), path.join(dir, item), { recursive: true });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+describe('README commands', () => {
+  const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+  it('the parser finds npm commands in shell blocks and inline code, not in other code', () => {
+    const sample = ['```sh', 'npm ci', 'npm run demo -- --port 1', 'npm test   # all', '```', '```ts', "exec('npm run hidden')", '```', 'Run `npm run l10n` then.'].join('\n');
+    assert.deepEqual(readmeCommands(sample), ['npm ci', 'npm run demo', 'npm run l10n', 'npm test']);
+  });
+
+  for (const readme of READMES) {
+    it(`every npm command in ${readme} has its script in package.json`, () => {
+      const commands = readmeCommands(readFileSync(path.join(ROOT, readme), 'utf8'));
+      assert.ok(commands.length > 0, `no npm commands found in ${readme}`);
+      const missing = commands.filter((c) => {
+        const script = scriptOf(c);
+        return script !== undefined && !(script in scripts);
+      });
+      assert.deepEqual(missing, [], `${readme} names commands package.json has no script for`);
+    });
+
+    it(`every npm command in ${readme} is exercised by a test`, () => {
+      const commands = readmeCommands(readFileSync(path.join(ROOT, readme), 'utf8'));
+      const untested = commands.filter((c) => !(c in EXERCISED_BY));
+      assert.deepEqual(untested, [], 'add the command to EXERCISED_BY with the test that runs it');
+      for (const c of commands) {
+        const file = path.join(ROOT, EXERCISED_BY[c]);
+        assert.ok(existsSync(file), `${EXERCISED_BY[c]} (for ${c}) does not exist`);
+        assert.ok(readFileSync(file, 'utf8').includes(c), `${EXERCISED_BY[c]} does not name ${c}`);
+      }
+    });
+  }
+
+  it('npm run test:electron names an entry that exists (it downloads VS Code, so it is not run here)', () => {
+    const entry = /node (out\/\S+\.js)/.exec(scripts['test:electron'])?.[1];
+    assert.ok(entry, scripts['test:electron']);
+    assert.ok(existsSync(path.join(ROOT, entry.replace(/^out\//, '').replace(/\.js$/, '.ts'))), `${entry} has no source`);
+  });
+
+  it('npm run l10n runs and changes nothing in an up-to-date tree', function () {
+    this.timeout(60_000);
+    const files = ['package.json', 'package.nls.json', 'package.nls.ru.json', 'l10n/bundle.l10n.json', 'l10n/bundle.l10n.ru.json'];
+    const dir = copyRepo(['package.json', 'package.nls.json', 'package.nls.ru.json', 'l10n', 'scripts', 'src']);
+    try {
+      execFileSync(NPM, ['run', '--silent', 'l10n'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+      for (const file of files) assert.equal(readFileSync(path.join(dir, file), 'utf8'), readFileSync(path.join(ROOT, file), 'utf8'), `npm run l10n changed ${file}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('npm run watch starts, builds dist/ and rebuilds on a change; it stops on SIGINT', async function () {
+    this.timeout(90_000);
+    const dir = copyRepo(['package.json', 'esbuild.mjs', 'src', 'media']);
+    let watch: ChildProcess | undefined;
+    try {
+      watch = spawn(NPM, ['run', 'watch'], { cwd: dir, detached: true, stdio: 'ignore' });
+      const bundles = ['extension.js', 'errors.js', 'gateway.js', 'studio.js'].map((f) => path.join(dir, 'dist', f));
+      const waitFor = async (test: () => boolean, what: string) => {
+        const until = Date.now() + 60_000;
+        while (!test()) {
+          assert.ok(Date.now() < until, `npm run watch: ${what} within 60 s`);
+          assert.equal(watch!.exitCode, null, `npm run watch exited (${watch!.exitCode})`);
+          await sleep(200);
+        }
+      };
+      await waitFor(() => bundles.every((b) => existsSync(b)) && existsSync(`${bundles[0]}.map`), 'no dist/ bundles with source maps');
+      // A change to the webview's source is rebuilt without restarting.
+      const marker = `watch-marker-${Date.now()}`;
+      const main = path.join(dir, 'media', 'studio', 'main.ts');
+      writeFileSync(main, `${readFileSync(main, 'utf8')}\nconsole.debug(${JSON.stringify(marker)});\n`);
+      await waitFor(() => readFileSync(bundles[3], 'utf8').includes(marker), 'no rebuild after a change');
+      const exited = new Promise((resolve) => watch!.once('exit', resolve));
+      process.kill(-watch.pid!, 'SIGINT'); // Ctrl+C in a terminal: the whole foreground group
+      await Promise.race([exited, sleep(10_000)]);
+      assert.notEqual(watch.exitCode === null && watch.signalCode === null, true, 'npm run watch did not stop on SIGINT');
+    } finally {
+      if (watch?.pid && watch.exitCode === null && watch.signalCode === null) {
+        try {
+          process.kill(-watch.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
