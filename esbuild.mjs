@@ -1,5 +1,6 @@
 // Bundles the extension host (node) and the webview app (browser).
 // Type-checking is separate (`tsc --noEmit`); esbuild only transpiles and bundles.
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -47,14 +48,18 @@ const common = {
 };
 
 /** A bundle for the extension host (Node, CommonJS). */
-const nodeBundle = (name, entry, external = ['vscode']) =>
-  esbuild.context({ ...common, entryPoints: { [name]: entry }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external });
+const nodeBundle = (name, entry, external = ['vscode'], define = {}) =>
+  esbuild.context({ ...common, entryPoints: { [name]: entry }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external, define });
+const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
   nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
+  // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
+  // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.
+  nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }),
   // The Image Studio page (webview): browser code, no node built-ins.
   esbuild.context({
     ...common,
