@@ -36,8 +36,9 @@ describe('MCP server provider', function () {
     }
     const mcp = (await api()).mcp;
     assert.strictEqual(mcp.status, 'registered', mcp.message);
+    assert.match(mcp.message, /offered to agents \(spending cap 50 ₽ per call, 200 ₽ per session\)/);
     const [definition] = await mcp.definitions();
-    assert.ok(definition instanceof (vscode as unknown as { McpStdioServerDefinition: new (...args: never[]) => object }).McpStdioServerDefinition);
+    assert.ok(definition && definition.args[0].endsWith('mcp.js'), 'the registered provider offers no server');
   });
 
   it('its definition holds no key and starts a server that answers tools/list', async () => {

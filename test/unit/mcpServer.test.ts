@@ -115,8 +115,12 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
   });
 
   it('generate_image saves a file byte-equal to the emulator\'s image and reports cost, balance and allowance', async () => {
-    const result = await call('generate_image', { prompt: 'A red fox in snow', model: 'aurora-1', size: '64x64', seed: 7 });
+    const notes: string[] = [];
+    const result = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'A red fox in snow', model: 'aurora-1', size: '64x64', seed: 7 } }, undefined, {
+      onprogress: (p) => notes.push(p.message ?? ''),
+    })) as ToolResult;
     assert.ok(!result.isError, textOf(result));
+    assert.deepEqual(notes, ['Sending to aurora-1; the gateway reserves ₽4.00.', 'Image 1 of 1 received.']);
     const files = result.structuredContent?.files as { path: string; uri: string }[];
     assert.equal(files.length, 1);
     assert.match(files[0].path, /^generated-images\/\d{4}-\d{2}-\d{2}-a-red-fox-in-snow-aurora-1-1\.png$/);

@@ -41,6 +41,15 @@ export class CapRefusal extends Error {
   }
 }
 
+/** What the protocol side gives a call: the client's cancellation, and progress notes for long waits. */
+export interface CallContext {
+  signal?: AbortSignal;
+  progress?: (message: string) => void;
+}
+
+/** A paid call reports progress this often while the gateway works (some clients time out when silent). */
+const HEARTBEAT_MS = 10_000;
+
 export const EDIT_FILE_NAME_PATTERN = '{name}.edit-{index}';
 export const FILE_NAME_PATTERN = '{date}-{slug}-{model}-{index}';
 const PREVIEW_SIDE = 128;
@@ -80,15 +89,15 @@ export class ImageTools {
     });
   }
 
-  async call(name: string, rawArgs: unknown): Promise<ToolAnswer> {
+  async call(name: string, rawArgs: unknown, context: CallContext = {}): Promise<ToolAnswer> {
     const schema = toolSchema(name);
     if (!schema) throw new ValidationError('name', `Unknown tool "${name}".`, ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account']);
     const args = checkArguments(schema.inputSchema, rawArgs);
     const handlers: Record<ToolName, () => Promise<ToolAnswer>> = {
       list_models: () => this.listModels(args),
       estimate_cost: () => this.estimate(args),
-      generate_image: () => this.generate(args, false),
-      edit_image: () => this.generate(args, true),
+      generate_image: () => this.generate(args, false, context),
+      edit_image: () => this.generate(args, true, context),
       get_account: () => this.account(),
     };
     return handlers[schema.name]();
@@ -129,7 +138,7 @@ export class ImageTools {
     return this.answer(text, { model: model.id, estimate, allowed: decision.ok, ...(decision.ok ? {} : { refusedBy: decision.field }) });
   }
 
-  private async generate(args: Record<string, unknown>, edit: boolean): Promise<ToolAnswer> {
+  private async generate(args: Record<string, unknown>, edit: boolean, context: CallContext): Promise<ToolAnswer> {
     const references = edit ? await this.resolveImages(args.images) : [];
     const request = await this.requestOf(args, references.length);
     const first = references[0];
@@ -148,13 +157,24 @@ export class ImageTools {
     const decision = this.cap.check(estimate.reservation);
     if (!decision.ok) throw new CapRefusal(decision.message, { refusedBy: decision.field, reservation: decision.reservation, limit: decision.limit, estimate });
     let result;
+    const started = Date.now();
+    const heartbeat = setInterval(() => context.progress?.(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
     try {
       await this.paths.ensureDirectory('output_directory', outputInput);
-      result = await this.jobs.run(job);
+      result = await this.jobs.run(job, {
+        // A cancelled call is aborted; once sent, its outcome is unknown and the cap counts it in full.
+        signal: context.signal,
+        onEvent: (event) => {
+          if (event.type === 'sending') context.progress?.(`Sending to ${event.model.id}; the gateway reserves ${rub(event.estimate.reservation)}.`);
+          if (event.type === 'image-received') context.progress?.(`Image ${event.index + 1} of ${estimate.n} received.`);
+        },
+      });
     } catch (error) {
       if (error instanceof GatewayError && error.outcomeUnknown) decision.hold.settle(undefined);
       else decision.hold.release();
       throw error;
+    } finally {
+      clearInterval(heartbeat);
     }
     decision.hold.settle(result.usage?.cost_rub);
     const files = result.files.map((file) => ({ path: this.paths.relative(file), uri: this.paths.fileUri(file) }));

@@ -23,9 +23,16 @@ export function createMcpServer(tools: ImageTools, version: string, redact: (tex
     tools: TOOL_SCHEMAS.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations: { title, ...annotations } })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const progressToken = request.params._meta?.progressToken;
+    let step = 0;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (message: string) =>
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => undefined);
     try {
-      return toResult(await tools.call(request.params.name, request.params.arguments), redact);
+      return toResult(await tools.call(request.params.name, request.params.arguments, { signal: extra.signal, progress }), redact);
     } catch (error) {
       if (error instanceof ValidationError) {
         const allowed = error.allowed?.length ? error.allowed : undefined;

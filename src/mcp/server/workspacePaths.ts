@@ -3,7 +3,7 @@
 // are symbolic links that lead outside (checked on the real path of the deepest existing folder).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ValidationError } from '../../core/errors';
 import { isInside } from '../../core/outputPath';
 
@@ -15,7 +15,13 @@ export class WorkspacePaths {
   async resolve(field: string, input: string): Promise<string> {
     const text = input.trim();
     if (!text) throw new ValidationError(field, `"${field}" must not be empty; give a path relative to the workspace folder.`);
-    const candidate = path.resolve(this.root, text.replace(/^file:\/\//, ''));
+    let local = text;
+    try {
+      if (/^file:/i.test(text)) local = fileURLToPath(text);
+    } catch {
+      throw new ValidationError(field, `"${field}" (${text}) is not a valid file URI; give a path relative to the workspace folder.`);
+    }
+    const candidate = path.resolve(this.root, local);
     if (!isInside(this.root, candidate)) throw this.outside(field, text);
     const real = await realpathOfDeepestExisting(candidate);
     if (!isInside(this.root, real)) throw this.outside(field, text, true);
