@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { findImageModel } from '../emulator';
 import { renderImage } from '../emulator/render';
-import { listFiles, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { DEMO_KEYS, listFiles, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
 
 const SERVER = path.resolve(__dirname, '../../../dist/mcp.js');
 
@@ -20,6 +20,27 @@ function emulatorPng(model: string, prompt: string, seed: number, index: number)
   return renderImage({ model: findImageModel(model)!, prompt, seed, width: 64, height: 64, transparent: false, referencesDigest: '', extra: JSON.stringify(['', {}]) }, index);
 }
 
+interface ServerOutput {
+  stderr: string;
+  /** Every message the server wrote to stdout, as parsed by the transport. */
+  received: string[];
+}
+
+/** Starts dist/mcp.js with exactly this environment (plus PATH) and connects the SDK's client. */
+async function launch(env: Record<string, string>): Promise<{ client: Client; output: ServerOutput }> {
+  const output: ServerOutput = { stderr: '', received: [] };
+  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], cwd: env.GATEWAY_IMAGES_WORKSPACE, stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } });
+  transport.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'gateway-images-test', version: '1.0.0' });
+  await client.connect(transport);
+  const deliver = transport.onmessage!;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    output.received.push(JSON.stringify(message));
+    deliver(message);
+  };
+  return { client, output };
+}
+
 describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function () {
   this.timeout(30_000);
   let emu: RunningEmulator;
@@ -27,8 +48,7 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
   let outside: string;
   let recovery: string;
   let client: Client;
-  let stderr = '';
-  const received: string[] = [];
+  let output: ServerOutput;
   // A key that exists only in this test: it must appear nowhere the server writes.
   const sentinel = `gw-sentinel-${randomBytes(12).toString('hex')}`;
 
@@ -51,32 +71,18 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     outside = await fs.realpath(await tempDir('gwi-mcp-outside-'));
     recovery = await tempDir('gwi-mcp-recovery-');
     await fs.symlink(outside, path.join(workspace, 'escape'), 'dir');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [SERVER],
-      cwd: workspace,
-      stderr: 'pipe',
-      env: {
-        PATH: process.env.PATH ?? '',
-        GATEWAY_IMAGES_BASE_URL: emu.url,
-        GATEWAY_IMAGES_API_KEY: sentinel,
-        GATEWAY_IMAGES_WORKSPACE: workspace,
-        GATEWAY_IMAGES_MAX_COST_PER_CALL: '10',
-        GATEWAY_IMAGES_MAX_COST_PER_SESSION: '12',
-        GATEWAY_IMAGES_RECOVERY_DIR: recovery,
-        // Byte equality with the emulator needs the files as sent: no provenance chunk.
-        GATEWAY_IMAGES_EMBED_PROVENANCE: '0',
-      },
+    const server = await launch({
+      GATEWAY_IMAGES_BASE_URL: emu.url,
+      GATEWAY_IMAGES_API_KEY: sentinel,
+      GATEWAY_IMAGES_WORKSPACE: workspace,
+      GATEWAY_IMAGES_MAX_COST_PER_CALL: '10',
+      GATEWAY_IMAGES_MAX_COST_PER_SESSION: '12',
+      GATEWAY_IMAGES_RECOVERY_DIR: recovery,
+      // Byte equality with the emulator needs the files as sent: no provenance chunk.
+      GATEWAY_IMAGES_EMBED_PROVENANCE: '0',
     });
-    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    client = new Client({ name: 'gateway-images-test', version: '1.0.0' });
-    await client.connect(transport);
-    // Every message the server wrote to stdout, as parsed by the transport.
-    const deliver = transport.onmessage!;
-    transport.onmessage = (message: JSONRPCMessage) => {
-      received.push(JSON.stringify(message));
-      deliver(message);
-    };
+    client = server.client;
+    output = server.output;
   });
 
   after(async () => {
@@ -216,6 +222,7 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
   });
 
   it('the key appears nowhere in the server\'s stderr, its output or the files it wrote', async () => {
+    const { stderr, received } = output;
     assert.ok(stderr.includes('POST /v1/images/generations 200'), 'stderr was not captured');
     assert.ok(received.length > 10, 'stdout was not captured');
     assert.ok(!stderr.includes(sentinel), 'the key is in stderr');
@@ -226,5 +233,60 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
         assert.ok(!bytes.includes(sentinel), `the key is in ${file}`);
       }
     }
+  });
+});
+
+describe('MCP server: paid calls that fail or are cancelled', function () {
+  this.timeout(30_000);
+  let emu: RunningEmulator;
+  let workspace: string;
+  let recovery: string;
+  let client: Client;
+  const spent = async () => {
+    const result = (await client.callTool({ name: 'estimate_cost', arguments: { model: 'aurora-1' } })) as ToolResult;
+    return (result.structuredContent?.spendingCap as { spentThisSession: number }).spentThisSession;
+  };
+
+  before(async () => {
+    emu = await startEmulator();
+    workspace = await fs.realpath(await tempDir('gwi-mcp-ws-'));
+    recovery = await tempDir('gwi-mcp-recovery-');
+    ({ client } = await launch({
+      GATEWAY_IMAGES_BASE_URL: emu.url,
+      GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
+      GATEWAY_IMAGES_WORKSPACE: workspace,
+      GATEWAY_IMAGES_RECOVERY_DIR: recovery,
+    }));
+  });
+
+  after(async () => {
+    await client?.close();
+    await emu?.close();
+    await Promise.all([workspace, recovery].map((d) => removeDir(d)));
+  });
+
+  it('a connection cut mid-answer: sent once, "may have been charged", the cap counts the whole reservation, arrived images kept', async () => {
+    emu.state.armFault({ fault: 'drop-mid-body' });
+    const result = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'cut', model: 'aurora-1', size: '64x64', n: 3 } })) as ToolResult;
+    assert.equal(result.isError, true);
+    const text = result.content.map((c) => c.text).join('\n');
+    assert.match(text, /may have been charged/);
+    assert.match(text, /kept in .*recovery/i);
+    assert.equal(paidRequests(emu).length, 1, 'the paid request was resent');
+    assert.equal(await spent(), 12);
+    assert.ok((await listFiles(recovery)).some((f) => f.endsWith('.img')), 'the image that arrived was not kept');
+  });
+
+  it('a cancelled call aborts the request; the cap counts it in full, nothing is resent', async () => {
+    emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
+    const before = await spent();
+    await assert.rejects(
+      client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, { signal: AbortSignal.timeout(500) }),
+    );
+    const end = Date.now() + 5_000;
+    while (!paidRequests(emu).some((r) => r.clientAborted) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(paidRequests(emu).some((r) => r.clientAborted), 'the server did not abort the request');
+    assert.equal(paidRequests(emu).length, 2);
+    assert.equal(await spent(), before + 4);
   });
 });

@@ -31,6 +31,16 @@ export interface ToolAnswer {
   isError?: boolean;
 }
 
+/** A paid call that failed after images had arrived: they are kept in the recovery folder. */
+export class FailureWithRecovery extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly recovered: { manifestPath: string; files: string[]; reason: string },
+  ) {
+    super(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** A refusal by the spending cap: nothing was sent. */
 export class CapRefusal extends Error {
   constructor(
@@ -157,6 +167,7 @@ export class ImageTools {
     const decision = this.cap.check(estimate.reservation);
     if (!decision.ok) throw new CapRefusal(decision.message, { refusedBy: decision.field, reservation: decision.reservation, limit: decision.limit, estimate });
     let result;
+    let recovered: FailureWithRecovery['recovered'] | undefined;
     const started = Date.now();
     const heartbeat = setInterval(() => context.progress?.(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
     try {
@@ -167,12 +178,13 @@ export class ImageTools {
         onEvent: (event) => {
           if (event.type === 'sending') context.progress?.(`Sending to ${event.model.id}; the gateway reserves ${rub(event.estimate.reservation)}.`);
           if (event.type === 'image-received') context.progress?.(`Image ${event.index + 1} of ${estimate.n} received.`);
+          if (event.type === 'recovered') recovered = event;
         },
       });
     } catch (error) {
       if (error instanceof GatewayError && error.outcomeUnknown) decision.hold.settle(undefined);
       else decision.hold.release();
-      throw error;
+      throw recovered ? new FailureWithRecovery(error, recovered) : error;
     } finally {
       clearInterval(heartbeat);
     }

@@ -4,7 +4,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, summarizeError, ValidationError } from '../../core/errors';
-import { capLine, CapRefusal, ImageTools, ToolAnswer } from './imageTools';
+import { capLine, CapRefusal, FailureWithRecovery, ImageTools, ToolAnswer } from './imageTools';
 import { TOOL_SCHEMAS } from './toolSchemas';
 
 export const SERVER_NAME = 'gateway-images';
@@ -64,8 +64,10 @@ function toResult(answer: ToolAnswer, redact: (text: string) => string): CallToo
   return { content, structuredContent: answer.structured, ...(answer.isError ? { isError: true } : {}) };
 }
 
-function failure(error: unknown, tools: ImageTools, redact: (text: string) => string): CallToolResult {
+function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => string): CallToolResult {
   const cap = tools.cap.status();
+  const recovered = thrown instanceof FailureWithRecovery ? thrown.recovered : undefined;
+  const error = thrown instanceof FailureWithRecovery ? thrown.error : thrown;
   if (error instanceof CapRefusal) {
     return { isError: true, content: [{ type: 'text', text: `${error.message}\n${capLine(cap)}` }], structuredContent: { ...error.details, sent: false, spendingCap: cap } };
   }
@@ -78,6 +80,11 @@ function failure(error: unknown, tools: ImageTools, redact: (text: string) => st
       : error instanceof GatewayError
         ? 'Not charged.'
         : '';
-  const text = [`Failed: ${summary.message}`, sent, capLine(cap)].filter(Boolean).join('\n');
-  return { isError: true, content: [{ type: 'text', text: redact(text) }], structuredContent: { error: { ...summary, message: redact(summary.message) }, spendingCap: cap } };
+  const kept = recovered ? `${recovered.files.length} paid image(s) arrived before the failure; they are kept in ${recovered.manifestPath} (Gateway Images: Recover Unsaved Images in VS Code).` : '';
+  const text = [`Failed: ${summary.message}`, sent, kept, capLine(cap)].filter(Boolean).join('\n');
+  return {
+    isError: true,
+    content: [{ type: 'text', text: redact(text) }],
+    structuredContent: { error: { ...summary, message: redact(summary.message) }, ...(recovered ? { recovered } : {}), spendingCap: cap },
+  };
 }
