@@ -2,6 +2,7 @@
 // PNG thumbnail. The whole server is driven over stdio in mcpServer.test.ts.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { ValidationError } from '../../src/core/errors';
@@ -104,6 +105,13 @@ describe('MCP configuration', () => {
       () => readConfig({ GATEWAY_IMAGES_BASE_URL: 'https://g', GATEWAY_IMAGES_MAX_COST_PER_SESSION: 'lots' }, '/w', real),
       (e: ConfigError) => e.variable === 'GATEWAY_IMAGES_MAX_COST_PER_SESSION' && /got "lots"/.test(e.message),
     );
+  });
+
+  it('activation never loads the server: dist/extension.js holds no SDK and requires no mcp.js', () => {
+    const extension = readFileSync(path.resolve(__dirname, '../../../dist/extension.js'), 'utf8');
+    assert.ok(!extension.includes('@modelcontextprotocol'), 'the MCP SDK is bundled into the extension');
+    assert.ok(!/require\(\s*["'][^"']*mcp(\.js)?["']\s*\)/.test(extension), 'the extension requires the MCP server');
+    assert.ok(extension.includes('mcp.js'), 'the extension no longer names the server (the test would prove nothing)');
   });
 
   it('the server does not start without a base URL and says why on stderr', function () {
