@@ -277,6 +277,21 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
     assert.ok((await listFiles(recovery)).some((f) => f.endsWith('.img')), 'the image that arrived was not kept');
   });
 
+  it('an error answer of the gateway is not counted against the cap; a proxy\'s 502 is (the gateway may have charged)', async () => {
+    const before = await spent();
+    const paidBefore = paidRequests(emu).length;
+    emu.state.armFault({ fault: 'html-500' });
+    const failed = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'err', model: 'aurora-1', size: '64x64' } })) as ToolResult;
+    assert.equal(failed.isError, true);
+    assert.match(failed.content.map((c) => c.text).join('\n'), /Not charged\./);
+    assert.equal(await spent(), before);
+    emu.state.armFault({ fault: 'html-502' });
+    const unknown = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'err', model: 'aurora-1', size: '64x64' } })) as ToolResult;
+    assert.match(unknown.content.map((c) => c.text).join('\n'), /may have been charged/);
+    assert.equal(await spent(), before + 4);
+    assert.equal(paidRequests(emu).length, paidBefore + 2, 'a failed paid request was resent');
+  });
+
   it('a cancelled call aborts the request; the cap counts it in full, nothing is resent', async () => {
     emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
     const before = await spent();
@@ -286,7 +301,7 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
     const end = Date.now() + 5_000;
     while (!paidRequests(emu).some((r) => r.clientAborted) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     assert.ok(paidRequests(emu).some((r) => r.clientAborted), 'the server did not abort the request');
-    assert.equal(paidRequests(emu).length, 2);
+    assert.equal(paidRequests(emu).filter((r) => r.clientAborted).length, 1);
     assert.equal(await spent(), before + 4);
   });
 });

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { canEdit } from '../../core/catalog';
 import { CatalogCache } from '../../core/catalogCache';
 import { CostEstimate, formatRubles, FundsSnapshot } from '../../core/cost';
-import { GatewayError, NotConfiguredError, ValidationError } from '../../core/errors';
+import { ApiError, NotConfiguredError, ValidationError } from '../../core/errors';
 import { pngThumbnail } from '../../core/pngThumbnail';
 import { BalanceRecord, GenerationRequest, ImageModel, KeyRecord, StatsSummary } from '../../core/types';
 import { ImageApi, ImageJob, ImageJobService } from '../../jobs/imageJobs';
@@ -168,6 +168,7 @@ export class ImageTools {
     if (!decision.ok) throw new CapRefusal(decision.message, { refusedBy: decision.field, reservation: decision.reservation, limit: decision.limit, estimate });
     let result;
     let recovered: FailureWithRecovery['recovered'] | undefined;
+    let sent = false;
     const started = Date.now();
     const heartbeat = setInterval(() => context.progress?.(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
     try {
@@ -176,14 +177,18 @@ export class ImageTools {
         // A cancelled call is aborted; once sent, its outcome is unknown and the cap counts it in full.
         signal: context.signal,
         onEvent: (event) => {
+          if (event.type === 'sending') sent = true;
           if (event.type === 'sending') context.progress?.(`Sending to ${event.model.id}; the gateway reserves ${rub(event.estimate.reservation)}.`);
           if (event.type === 'image-received') context.progress?.(`Image ${event.index + 1} of ${estimate.n} received.`);
           if (event.type === 'recovered') recovered = event;
         },
       });
     } catch (error) {
-      if (error instanceof GatewayError && error.outcomeUnknown) decision.hold.settle(undefined);
-      else decision.hold.release();
+      // Only an error answer of the gateway proves it charged nothing; any other failure after
+      // sending (a broken connection, a full disk while saving) counts the whole reservation.
+      const notCharged = !sent || (error instanceof ApiError && !error.outcomeUnknown);
+      if (notCharged) decision.hold.release();
+      else decision.hold.settle(undefined);
       throw recovered ? new FailureWithRecovery(error, recovered) : error;
     } finally {
       clearInterval(heartbeat);
