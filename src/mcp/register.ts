@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import { summarizeError } from '../core/errors';
 import { readPathSetting, readSettings } from '../host/settings';
 import type { Services } from '../services';
-import { ENV } from './server/config';
+import { DEFAULT_MAX_COST_PER_CALL, DEFAULT_MAX_COST_PER_SESSION, ENV } from './server/config';
+import { registerMcpSetupCommand } from './setupCommand';
 
 export const MCP_PROVIDER_ID = 'gatewayImages.mcp';
 
@@ -24,7 +25,7 @@ interface McpStdioDefinition {
 }
 interface McpProvider {
   readonly onDidChangeMcpServerDefinitions: vscode.Event<void>;
-  provideMcpServerDefinitions(token: vscode.CancellationToken): Promise<McpStdioDefinition[]>;
+  provideMcpServerDefinitions(token?: vscode.CancellationToken): Promise<McpStdioDefinition[]>;
   resolveMcpServerDefinition(server: McpStdioDefinition, token: vscode.CancellationToken): Promise<McpStdioDefinition>;
 }
 interface McpHostApi {
@@ -44,10 +45,17 @@ export interface McpRegistration {
 
 export function registerMcpServer(services: Services): { registration: McpRegistration; disposable: vscode.Disposable } {
   const serverPath = path.join(services.context.extensionUri.fsPath, 'dist', 'mcp.js');
+  const offered = offerToAgents(services, serverPath);
+  const caps = () => ({ maxCostPerCall: cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL), maxCostPerSession: cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION) });
+  const command = registerMcpSetupCommand(serverPath, () => offered.registration.message, caps);
+  return { registration: offered.registration, disposable: vscode.Disposable.from(offered.disposable, command) };
+}
+
+function offerToAgents(services: Services, serverPath: string): { registration: McpRegistration; disposable: vscode.Disposable } {
   const lm = vscode.lm as unknown as Partial<McpHostApi>;
   const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpDefinitionClass }).McpStdioServerDefinition;
   const provider = createProvider(services, serverPath, Definition);
-  const definitions = async () => (await provider.provideMcpServerDefinitions(new vscode.CancellationTokenSource().token)).map(({ version: _v, ...d }) => d);
+  const definitions = async () => (await provider.provideMcpServerDefinitions()).map(({ version: _v, ...d }) => d);
   const onDidChangeDefinitions = provider.onDidChangeMcpServerDefinitions;
 
   if (!isMcpApiFinal(vscode.version) || typeof lm.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
@@ -61,7 +69,7 @@ export function registerMcpServer(services: Services): { registration: McpRegist
   }
   try {
     const registered = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider);
-    const message = vscode.l10n.t('MCP server "Gateway Images" offered to agents (spending cap {0} ₽ per call, {1} ₽ per session).', cap('maxCostPerCall', 50), cap('maxCostPerSession', 200));
+    const message = vscode.l10n.t('MCP server "Gateway Images" offered to agents (spending cap {0} ₽ per call, {1} ₽ per session).', cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL), cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION));
     services.log.info(message);
     return { registration: { status: 'registered', message, definitions, onDidChangeDefinitions }, disposable: vscode.Disposable.from(registered, provider) };
   } catch (error) {
@@ -134,8 +142,8 @@ function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: 
     ELECTRON_RUN_AS_NODE: '1',
     [ENV.baseUrl]: baseUrl,
     [ENV.workspace]: folder.uri.fsPath,
-    [ENV.maxCostPerCall]: String(cap('maxCostPerCall', 50)),
-    [ENV.maxCostPerSession]: String(cap('maxCostPerSession', 200)),
+    [ENV.maxCostPerCall]: String(cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL)),
+    [ENV.maxCostPerSession]: String(cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION)),
     [ENV.timeoutSeconds]: String(timeoutSeconds),
     // The extension's recovery folder: "Recover Unsaved Images" finds what the server could not place.
     [ENV.recoveryDir]: services.recoveryDir,

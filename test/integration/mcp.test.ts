@@ -65,6 +65,15 @@ describe('MCP server provider', function () {
     }
   });
 
+  it('Set Up MCP Server for Other Agents copies a configuration with this installation\'s path and no key', async () => {
+    const snippet = await vscode.commands.executeCommand<string>('gatewayImages.mcpSetup', { client: 'cursor' });
+    const server = JSON.parse(snippet).mcpServers['gateway-images'];
+    const [definition] = await (await api()).mcp.definitions();
+    assert.deepStrictEqual(server.args, definition.args);
+    assert.strictEqual(server.env.GATEWAY_IMAGES_BASE_URL, emulator().url);
+    assert.ok(!snippet.includes(emulator().keys.budget), 'the snippet carries the key');
+  });
+
   it('the definition changes when the key or the base URL changes', async () => {
     const mcp = (await api()).mcp;
     let changes = 0;

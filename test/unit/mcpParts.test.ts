@@ -9,6 +9,7 @@ import { ValidationError } from '../../src/core/errors';
 import { pngThumbnail } from '../../src/core/pngThumbnail';
 import { ConfigError, readConfig } from '../../src/mcp/server/config';
 import { SpendingCap } from '../../src/mcp/server/spendingCap';
+import { mcpClientSnippet } from '../../src/mcp/snippets';
 import { checkArguments, toolSchema } from '../../src/mcp/server/toolSchemas';
 import { findImageModel } from '../emulator';
 import { renderImage } from '../emulator/render';
@@ -202,5 +203,28 @@ describe('PNG thumbnail', () => {
     assert.ok(pngThumbnail(render(200, 100, true)));
     assert.equal(pngThumbnail(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10])), undefined);
     assert.equal(pngThumbnail(render(64, 64).subarray(0, 60)), undefined);
+  });
+});
+
+describe('MCP client snippets', () => {
+  const input = { serverPath: "/home/me/.vscode/extensions/gateway images/dist/mcp.js", baseUrl: 'https://gw.example/', maxCostPerCall: 20, maxCostPerSession: 80 };
+
+  it('Cursor: valid JSON with the path, the address, the caps, and the key only as a reference', () => {
+    const server = JSON.parse(mcpClientSnippet('cursor', input)).mcpServers['gateway-images'];
+    assert.deepEqual(server.args, [input.serverPath]);
+    assert.equal(server.env.GATEWAY_IMAGES_BASE_URL, 'https://gw.example/');
+    assert.equal(server.env.GATEWAY_IMAGES_MAX_COST_PER_CALL, '20');
+    assert.equal(server.env.GATEWAY_IMAGES_API_KEY, '${env:GATEWAY_IMAGES_API_KEY}');
+  });
+
+  it('Claude Code: a command that quotes a path with spaces; Codex: TOML forwarding the key by name', () => {
+    const claude = mcpClientSnippet('claude-code', input);
+    assert.match(claude, /-- node '\/home\/me\/\.vscode\/extensions\/gateway images\/dist\/mcp\.js'$/);
+    assert.match(claude, /-e GATEWAY_IMAGES_API_KEY="\$GATEWAY_IMAGES_API_KEY"/);
+    const codex = mcpClientSnippet('codex', input);
+    assert.match(codex, /^\[mcp_servers\.gateway-images\]$/m);
+    assert.match(codex, /^args = \["\/home\/me\/\.vscode\/extensions\/gateway images\/dist\/mcp\.js"\]$/m);
+    assert.match(codex, /^env_vars = \["GATEWAY_IMAGES_API_KEY"\]$/m);
+    assert.match(codex, /GATEWAY_IMAGES_MAX_COST_PER_SESSION = "80"/);
   });
 });
