@@ -14,6 +14,9 @@ export function createMcpServer(tools: ImageTools, version: string, redact: (tex
     { name: SERVER_NAME, title: 'Gateway Images', version },
     {
       capabilities: { tools: {} },
+      // Used by the SDK only for elicitation answers, which this server never requests (and the
+      // bundle leaves ajv, the SDK's default, out: see esbuild.mjs).
+      jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server requests no elicitation.' }) },
       instructions:
         'Image generation and editing through the user\'s API gateway, billed in rubles. Call estimate_cost before generate_image or edit_image; every paid call is held against a per-call and per-session spending cap. Paths are relative to the workspace folder.',
     },
