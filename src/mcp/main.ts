@@ -3,6 +3,7 @@
 // variables (config.ts). The key is read once, removed from the environment and never written out.
 import { realpathSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type * as GatewayBundle from '../core/gatewayBundle';
 import { ConfigError, ENV, readConfig } from './server/config';
 import { ImageTools } from './server/imageTools';
@@ -36,7 +37,8 @@ async function main(): Promise<void> {
     onRequest: (e) => log(redact([e.method, e.path, e.status ?? '-', `${e.durationMs} ms`, e.requestId ? `request-id=${e.requestId}` : '', e.error ? `error=${e.error}` : ''].filter(Boolean).join(' '))),
   });
   const tools = new ImageTools(config, () => client, provenance);
-  const server = createMcpServer(tools, version, redact);
+  let clientProtocol: string | undefined;
+  const server = createMcpServer(tools, version, redact, () => clientProtocol);
   const transport = new StdioServerTransport();
   const stop = async () => {
     await server.close().catch(() => undefined);
@@ -47,6 +49,15 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
   await server.connect(transport);
+  // The SDK does not expose the negotiated version; the client's request names the one it speaks.
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && message.method === 'initialize') {
+      const requested = (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      clientProtocol = typeof requested === 'string' ? requested : undefined;
+    }
+    deliver?.(message);
+  };
   log(
     `ready: workspace ${config.workspaceRoot}, gateway ${client.baseUrl}, key ${key ? 'set' : 'NOT SET'}, cap ${config.maxCostPerCall} ₽ per call / ${config.maxCostPerSession} ₽ per session`,
   );

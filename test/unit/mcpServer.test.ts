@@ -4,41 +4,15 @@ import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { findImageModel } from '../emulator';
 import { renderImage } from '../emulator/render';
-import { DEMO_KEYS, listFiles, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
-
-const SERVER = path.resolve(__dirname, '../../../dist/mcp.js');
-
-type ToolResult = { content: { type: string; text?: string; data?: string; mimeType?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+import { listFiles, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { launch, SERVER, ServerOutput, ToolResult } from './support/mcp';
 
 /** The PNG the emulator renders for a 64×64 request without options (its renderer is deterministic for a seed). */
 function emulatorPng(model: string, prompt: string, seed: number, index: number): Buffer {
   return renderImage({ model: findImageModel(model)!, prompt, seed, width: 64, height: 64, transparent: false, referencesDigest: '', extra: JSON.stringify(['', {}]) }, index);
-}
-
-interface ServerOutput {
-  stderr: string;
-  /** Every message the server wrote to stdout, as parsed by the transport. */
-  received: string[];
-}
-
-/** Starts dist/mcp.js with exactly this environment (plus PATH) and connects the SDK's client. */
-async function launch(env: Record<string, string>): Promise<{ client: Client; output: ServerOutput }> {
-  const output: ServerOutput = { stderr: '', received: [] };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], cwd: env.GATEWAY_IMAGES_WORKSPACE, stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } });
-  transport.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'gateway-images-test', version: '1.0.0' });
-  await client.connect(transport);
-  const deliver = transport.onmessage!;
-  transport.onmessage = (message: JSONRPCMessage) => {
-    output.received.push(JSON.stringify(message));
-    deliver(message);
-  };
-  return { client, output };
 }
 
 describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function () {
@@ -141,6 +115,8 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     assert.equal(cap.spentThisSession, paid[0].chargedRub);
     assert.equal(Math.round(cap.remainingThisSession * 100), 1200 - Math.round(paid[0].chargedRub * 100));
     assert.match(textOf(result), new RegExp(`Cost ₽${paid[0].chargedRub.toFixed(2).replace('.', '\\.')}`));
+    // A clickable link to the saved file (the SDK's client speaks a protocol with resource links).
+    assert.deepEqual(result.content.filter((c) => c.type === 'resource_link'), [{ type: 'resource_link', uri: files[0].uri, name: files[0].path, mimeType: 'image/png' }]);
     // A small preview, not the image itself.
     const preview = result.content.find((c) => c.type === 'image');
     assert.equal(preview?.mimeType, 'image/png');
@@ -233,75 +209,5 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
         assert.ok(!bytes.includes(sentinel), `the key is in ${file}`);
       }
     }
-  });
-});
-
-describe('MCP server: paid calls that fail or are cancelled', function () {
-  this.timeout(30_000);
-  let emu: RunningEmulator;
-  let workspace: string;
-  let recovery: string;
-  let client: Client;
-  const spent = async () => {
-    const result = (await client.callTool({ name: 'estimate_cost', arguments: { model: 'aurora-1' } })) as ToolResult;
-    return (result.structuredContent?.spendingCap as { spentThisSession: number }).spentThisSession;
-  };
-
-  before(async () => {
-    emu = await startEmulator();
-    workspace = await fs.realpath(await tempDir('gwi-mcp-ws-'));
-    recovery = await tempDir('gwi-mcp-recovery-');
-    ({ client } = await launch({
-      GATEWAY_IMAGES_BASE_URL: emu.url,
-      GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
-      GATEWAY_IMAGES_WORKSPACE: workspace,
-      GATEWAY_IMAGES_RECOVERY_DIR: recovery,
-    }));
-  });
-
-  after(async () => {
-    await client?.close();
-    await emu?.close();
-    await Promise.all([workspace, recovery].map((d) => removeDir(d)));
-  });
-
-  it('a connection cut mid-answer: sent once, "may have been charged", the cap counts the whole reservation, arrived images kept', async () => {
-    emu.state.armFault({ fault: 'drop-mid-body' });
-    const result = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'cut', model: 'aurora-1', size: '64x64', n: 3 } })) as ToolResult;
-    assert.equal(result.isError, true);
-    const text = result.content.map((c) => c.text).join('\n');
-    assert.match(text, /may have been charged/);
-    assert.match(text, /kept in .*recovery/i);
-    assert.equal(paidRequests(emu).length, 1, 'the paid request was resent');
-    assert.equal(await spent(), 12);
-    assert.ok((await listFiles(recovery)).some((f) => f.endsWith('.img')), 'the image that arrived was not kept');
-  });
-
-  it('an error answer of the gateway is not counted against the cap; a proxy\'s 502 is (the gateway may have charged)', async () => {
-    const before = await spent();
-    const paidBefore = paidRequests(emu).length;
-    emu.state.armFault({ fault: 'html-500' });
-    const failed = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'err', model: 'aurora-1', size: '64x64' } })) as ToolResult;
-    assert.equal(failed.isError, true);
-    assert.match(failed.content.map((c) => c.text).join('\n'), /Not charged\./);
-    assert.equal(await spent(), before);
-    emu.state.armFault({ fault: 'html-502' });
-    const unknown = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'err', model: 'aurora-1', size: '64x64' } })) as ToolResult;
-    assert.match(unknown.content.map((c) => c.text).join('\n'), /may have been charged/);
-    assert.equal(await spent(), before + 4);
-    assert.equal(paidRequests(emu).length, paidBefore + 2, 'a failed paid request was resent');
-  });
-
-  it('a cancelled call aborts the request; the cap counts it in full, nothing is resent', async () => {
-    emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
-    const before = await spent();
-    await assert.rejects(
-      client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, { signal: AbortSignal.timeout(500) }),
-    );
-    const end = Date.now() + 5_000;
-    while (!paidRequests(emu).some((r) => r.clientAborted) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(paidRequests(emu).some((r) => r.clientAborted), 'the server did not abort the request');
-    assert.equal(paidRequests(emu).filter((r) => r.clientAborted).length, 1);
-    assert.equal(await spent(), before + 4);
   });
 });

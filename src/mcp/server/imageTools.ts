@@ -28,6 +28,8 @@ export interface ToolAnswer {
   structured: Record<string, unknown>;
   /** A small PNG thumbnail (base64), never the full image. */
   preview?: string;
+  /** Saved files, as resource links (clickable in VS Code's chat) for clients that know them. */
+  links?: { uri: string; name: string; mimeType?: string }[];
   isError?: boolean;
 }
 
@@ -63,6 +65,7 @@ const HEARTBEAT_MS = 10_000;
 export const EDIT_FILE_NAME_PATTERN = '{name}.edit-{index}';
 export const FILE_NAME_PATTERN = '{date}-{slug}-{model}-{index}';
 const PREVIEW_SIDE = 128;
+const MIME_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.svg': 'image/svg+xml' };
 /** Images above this are not read back for a preview. */
 const MAX_PREVIEW_SOURCE_BYTES = 32 * 1024 * 1024;
 
@@ -215,6 +218,7 @@ export class ImageTools {
         ...(result.recovered ? { recovered: result.recovered } : {}),
       }),
       preview,
+      links: files.map((f) => ({ uri: f.uri, name: f.path, mimeType: MIME_TYPES[path.extname(f.path).toLowerCase()] })),
     };
   }
 

@@ -9,7 +9,11 @@ import { TOOL_SCHEMAS } from './toolSchemas';
 
 export const SERVER_NAME = 'gateway-images';
 
-export function createMcpServer(tools: ImageTools, version: string, redact: (text: string) => string): Server {
+/** Resource links in tool results are part of the protocol from this version on. */
+const RESOURCE_LINKS_SINCE = '2025-06-18';
+
+/** `clientProtocol` is the protocol version the client asked for in `initialize`. */
+export function createMcpServer(tools: ImageTools, version: string, redact: (text: string) => string, clientProtocol: () => string | undefined = () => undefined): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Gateway Images', version },
     {
@@ -35,7 +39,8 @@ export function createMcpServer(tools: ImageTools, version: string, redact: (tex
         : (message: string) =>
             void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => undefined);
     try {
-      return toResult(await tools.call(request.params.name, request.params.arguments, { signal: extra.signal, progress }), redact);
+      const links = (clientProtocol() ?? '') >= RESOURCE_LINKS_SINCE;
+      return toResult(await tools.call(request.params.name, request.params.arguments, { signal: extra.signal, progress }), redact, links);
     } catch (error) {
       if (error instanceof ValidationError) {
         const allowed = error.allowed?.length ? error.allowed : undefined;
@@ -61,9 +66,10 @@ class InvalidParams extends Error {
   }
 }
 
-function toResult(answer: ToolAnswer, redact: (text: string) => string): CallToolResult {
+function toResult(answer: ToolAnswer, redact: (text: string) => string, links: boolean): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: redact(answer.text) }];
   if (answer.preview) content.push({ type: 'image', data: answer.preview, mimeType: 'image/png' });
+  if (links) for (const link of answer.links ?? []) content.push({ type: 'resource_link', ...link });
   return { content, structuredContent: answer.structured, ...(answer.isError ? { isError: true } : {}) };
 }
 
