@@ -1,5 +1,6 @@
 // Bundles the extension host (node) and the webview app (browser).
 // Type-checking is separate (`tsc --noEmit`); esbuild only transpiles and bundles.
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -37,6 +38,24 @@ const shareModules = {
   },
 };
 
+/**
+ * dist/mcp.js only: the SDK's Server imports ajv solely to check elicitation answers, which this
+ * server never asks for (it passes its own validator, see mcpServer.ts). Leaving ajv out saves
+ * ~130 KB; should the SDK ever construct it anyway, the stub throws and the server tests fail.
+ */
+const withoutAjv = {
+  name: 'without-ajv',
+  setup(build) {
+    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes('@modelcontextprotocol') ? { path: 'ajv-provider', namespace: 'without-ajv' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'without-ajv' }, () => ({
+      contents: 'export class AjvJsonSchemaValidator { constructor() { throw new Error("ajv is not bundled into dist/mcp.js"); } }',
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   minify: production,
@@ -47,14 +66,18 @@ const common = {
 };
 
 /** A bundle for the extension host (Node, CommonJS). */
-const nodeBundle = (name, entry, external = ['vscode']) =>
-  esbuild.context({ ...common, entryPoints: { [name]: entry }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external });
+const nodeBundle = (name, entry, external = ['vscode'], define = {}, plugins = []) =>
+  esbuild.context({ ...common, plugins: [...common.plugins, ...plugins], entryPoints: { [name]: entry }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external, define });
+const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
   nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
+  // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
+  // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.
+  nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutAjv]),
   // The Image Studio page (webview): browser code, no node built-ins.
   esbuild.context({
     ...common,

@@ -17,6 +17,7 @@ import { registerProvenance } from './commands/provenance';
 import { registerRecover } from './commands/recover';
 import { setTranslator } from './core/i18n';
 import { initOnboarding } from './host/onboarding';
+import { McpRegistration, registerMcpServer } from './mcp/register';
 import { createServices } from './services';
 import { registerStudio } from './studio';
 
@@ -31,6 +32,8 @@ export interface GatewayImagesApi {
   readonly account: AccountSnapshot;
   readonly onDidChangeAccount: vscode.Event<AccountSnapshot>;
   refreshAccount(): Promise<AccountSnapshot>;
+  /** Whether the MCP server is offered to VS Code's agents (VS Code 1.101+), and why not. */
+  readonly mcp: McpRegistration;
   /** How long activate() took, in milliseconds (reported by the benchmark). */
   readonly activationMs: number;
 }
@@ -42,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   const services = createServices(context);
   const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
   const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));
+  const mcp = registerMcpServer(services);
 
   context.subscriptions.push(
     accountChanged,
@@ -59,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerChatTool(services),
     registerBatchFromFile(services),
     registerCompareModels(services),
+    mcp.disposable,
     initOnboarding(context.globalState, services.keys),
   );
 
@@ -68,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   services.log.info(`Activated in ${activationMs.toFixed(1)} ms`);
   return {
     activationMs,
+    mcp: mcp.registration,
     generate: async (args) => (await generateCommand(services, args))!,
     editImage: async (args) => (await editImageCommand(services, args))!,
     generateFromFile: async (args) => (await generateFromFileCommand(services, args))!,

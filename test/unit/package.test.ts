@@ -105,6 +105,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/errors.js',
       'extension/dist/gateway.js',
       'extension/dist/studio.js',
+      'extension/dist/mcp.js',
       'extension/media/studio/studio.css',
     ];
     for (const walkthrough of pkg.contributes?.walkthroughs ?? []) {

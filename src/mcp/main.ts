@@ -1,0 +1,70 @@
+// Entry of dist/mcp.js: the stdio MCP server, started by VS Code (through the provider in
+// register.ts) or by any MCP client as `node dist/mcp.js`. Configuration comes from environment
+// variables (config.ts). The key is read once, removed from the environment and never written out.
+import { realpathSync } from 'node:fs';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type * as GatewayBundle from '../core/gatewayBundle';
+import { ConfigError, ENV, readConfig } from './server/config';
+import { ImageTools } from './server/imageTools';
+import { createMcpServer } from './server/mcpServer';
+
+declare const MCP_SERVER_VERSION: string | undefined;
+
+function log(line: string): void {
+  process.stderr.write(`[gateway-images-mcp] ${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const config = readConfig(process.env, process.cwd(), (p) => realpathSync(p));
+  // Nothing started from here (or a crash report) can see the key.
+  delete process.env[ENV.apiKey];
+  const key = config.apiKey;
+  const redact = (text: string) => (key ? text.split(key).join('***') : text);
+  const provenance = !/^(0|false|off|no)$/i.test(process.env.GATEWAY_IMAGES_EMBED_PROVENANCE?.trim() ?? '');
+  const version = typeof MCP_SERVER_VERSION === 'string' ? MCP_SERVER_VERSION : '0.0.0-dev';
+
+  // The HTTP stack (client + undici) is the extension's own chunk, dist/gateway.js.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { GatewayClient, createDispatcher } = require('./gateway.js') as typeof GatewayBundle;
+  const client = new GatewayClient({
+    baseUrl: config.baseUrl,
+    getApiKey: () => key,
+    dispatcher: createDispatcher({ timeoutMs: config.timeoutMs, env: process.env }),
+    closeDispatcher: true,
+    paidTimeoutMs: config.timeoutMs,
+    userAgent: `gateway-images-mcp/${version}`,
+    onRequest: (e) => log(redact([e.method, e.path, e.status ?? '-', `${e.durationMs} ms`, e.requestId ? `request-id=${e.requestId}` : '', e.error ? `error=${e.error}` : ''].filter(Boolean).join(' '))),
+  });
+  const tools = new ImageTools(config, () => client, provenance);
+  let clientProtocol: string | undefined;
+  const server = createMcpServer(tools, version, redact, () => clientProtocol);
+  const transport = new StdioServerTransport();
+  const stop = async () => {
+    await server.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.stdin.on('end', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  await server.connect(transport);
+  // The SDK does not expose the negotiated version; the client's request names the one it speaks.
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && message.method === 'initialize') {
+      const requested = (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      clientProtocol = typeof requested === 'string' ? requested : undefined;
+    }
+    deliver?.(message);
+  };
+  log(
+    `ready: workspace ${config.workspaceRoot}, gateway ${client.baseUrl}, key ${key ? 'set' : 'NOT SET'}, cap ${config.maxCostPerCall} ₽ per call / ${config.maxCostPerSession} ₽ per session`,
+  );
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  log(`cannot start: ${message}`);
+  process.exit(2);
+});

@@ -1,0 +1,109 @@
+// The MCP server's paid calls that do not end well, driven like mcpServer.test.ts: a connection cut
+// mid-answer, an error answer, a proxy's 502, a cancelled call, and a client of an older protocol.
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { DEMO_KEYS, listFiles, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { launch, SERVER, ToolResult } from './support/mcp';
+
+describe('MCP server: paid calls that fail or are cancelled', function () {
+  this.timeout(30_000);
+  let emu: RunningEmulator;
+  let workspace: string;
+  let recovery: string;
+  let client: Client;
+  const spent = async () => {
+    const result = (await client.callTool({ name: 'estimate_cost', arguments: { model: 'aurora-1' } })) as ToolResult;
+    return (result.structuredContent?.spendingCap as { spentThisSession: number }).spentThisSession;
+  };
+
+  before(async () => {
+    emu = await startEmulator();
+    workspace = await fs.realpath(await tempDir('gwi-mcp-ws-'));
+    recovery = await tempDir('gwi-mcp-recovery-');
+    ({ client } = await launch({
+      GATEWAY_IMAGES_BASE_URL: emu.url,
+      GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
+      GATEWAY_IMAGES_WORKSPACE: workspace,
+      GATEWAY_IMAGES_RECOVERY_DIR: recovery,
+    }));
+  });
+
+  after(async () => {
+    await client?.close();
+    await emu?.close();
+    await Promise.all([workspace, recovery].map((d) => removeDir(d)));
+  });
+
+  it('a connection cut mid-answer: sent once, "may have been charged", the cap counts the whole reservation, arrived images kept', async () => {
+    emu.state.armFault({ fault: 'drop-mid-body' });
+    const result = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'cut', model: 'aurora-1', size: '64x64', n: 3 } })) as ToolResult;
+    assert.equal(result.isError, true);
+    const text = result.content.map((c) => c.text).join('\n');
+    assert.match(text, /may have been charged/);
+    assert.match(text, /kept in .*recovery/i);
+    assert.equal(paidRequests(emu).length, 1, 'the paid request was resent');
+    assert.equal(await spent(), 12);
+    assert.ok((await listFiles(recovery)).some((f) => f.endsWith('.img')), 'the image that arrived was not kept');
+  });
+
+  it('an error answer of the gateway is not counted against the cap; a proxy\'s 502 is (the gateway may have charged)', async () => {
+    const before = await spent();
+    const paidBefore = paidRequests(emu).length;
+    emu.state.armFault({ fault: 'html-500' });
+    const failed = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'err', model: 'aurora-1', size: '64x64' } })) as ToolResult;
+    assert.equal(failed.isError, true);
+    assert.match(failed.content.map((c) => c.text).join('\n'), /Not charged\./);
+    assert.equal(await spent(), before);
+    emu.state.armFault({ fault: 'html-502' });
+    const unknown = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'err', model: 'aurora-1', size: '64x64' } })) as ToolResult;
+    assert.match(unknown.content.map((c) => c.text).join('\n'), /may have been charged/);
+    assert.equal(await spent(), before + 4);
+    assert.equal(paidRequests(emu).length, paidBefore + 2, 'a failed paid request was resent');
+  });
+
+  it('a client of an older protocol (2025-03-26) gets no resource links, only text and the preview', async () => {
+    const child = spawn(process.execPath, [SERVER], {
+      env: { PATH: process.env.PATH ?? '', GATEWAY_IMAGES_BASE_URL: emu.url, GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited, GATEWAY_IMAGES_WORKSPACE: workspace, GATEWAY_IMAGES_RECOVERY_DIR: recovery },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const lines = createInterface({ input: child.stdout! });
+    const answers = new Map<number, { result?: ToolResult }>();
+    lines.on('line', (line) => {
+      const message = JSON.parse(line) as { id?: number; result?: ToolResult };
+      if (typeof message.id === 'number') answers.set(message.id, message);
+    });
+    const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const answer = async (id: number) => {
+      const end = Date.now() + 10_000;
+      while (!answers.has(id) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      return answers.get(id);
+    };
+    try {
+      send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'old', version: '1' } } });
+      assert.ok(await answer(1));
+      send({ method: 'notifications/initialized' });
+      send({ id: 2, method: 'tools/call', params: { name: 'generate_image', arguments: { prompt: 'old client', model: 'aurora-1', size: '64x64' } } });
+      const result = (await answer(2))?.result;
+      assert.ok(result && !result.isError, JSON.stringify(result));
+      assert.deepEqual(result.content.map((c) => c.type), ['text', 'image']);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('a cancelled call aborts the request; the cap counts it in full, nothing is resent', async () => {
+    emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
+    const before = await spent();
+    await assert.rejects(
+      client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, { signal: AbortSignal.timeout(500) }),
+    );
+    const end = Date.now() + 5_000;
+    while (!paidRequests(emu).some((r) => r.clientAborted) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(paidRequests(emu).some((r) => r.clientAborted), 'the server did not abort the request');
+    assert.equal(paidRequests(emu).filter((r) => r.clientAborted).length, 1);
+    assert.equal(await spent(), before + 4);
+  });
+});
