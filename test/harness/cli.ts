@@ -1,7 +1,7 @@
 // Command line shared by runIntegration (code-server) and runElectron (@vscode/test-electron).
 import * as fs from 'fs';
 import * as path from 'path';
-import { DEFAULT_INTEGRATION_ENTRY } from './paths';
+import { DEFAULT_INTEGRATION_ENTRY, selectedVscodeTarget, VscodeTarget, vscodeTarget } from './paths';
 
 export interface Args {
   tests: string;
@@ -10,11 +10,13 @@ export interface Args {
   timeout?: string;
   overallTimeoutMs: number;
   verbose: boolean;
+  /** --vscode oldest|current (default: env GATEWAY_IMAGES_TEST_VSCODE, else oldest). */
+  vscode: VscodeTarget;
 }
 
 const USAGE =
   'usage: node out/test/harness/runIntegration.js [--tests <entry module>] [--workspace <folder>] ' +
-  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--verbose]';
+  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--vscode oldest|current] [--verbose]';
 
 export function parseArgs(argv: string[], script: string): Args {
   const usage = USAGE.replace('runIntegration.js', script);
@@ -22,6 +24,7 @@ export function parseArgs(argv: string[], script: string): Args {
     tests: DEFAULT_INTEGRATION_ENTRY,
     overallTimeoutMs: Number(process.env.GATEWAY_IMAGES_TEST_OVERALL_TIMEOUT) || 10 * 60_000,
     verbose: false,
+    vscode: selectedVscodeTarget(),
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -53,6 +56,9 @@ export function parseArgs(argv: string[], script: string): Args {
         args.overallTimeoutMs = v;
         break;
       }
+      case '--vscode':
+        args.vscode = vscodeTarget(value());
+        break;
       case '--verbose':
         args.verbose = true;
         break;
