@@ -12,11 +12,15 @@ export interface Args {
   verbose: boolean;
   /** --vscode oldest|current (default: env GATEWAY_IMAGES_TEST_VSCODE, else oldest). */
   vscode: VscodeTarget;
+  /** --locale ru: display language, with the harness's language pack installed. */
+  locale?: string;
+  /** --workspace-trust: Workspace Trust on, the folder opens untrusted. */
+  workspaceTrust: boolean;
 }
 
 const USAGE =
   'usage: node out/test/harness/runIntegration.js [--tests <entry module>] [--workspace <folder>] ' +
-  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--vscode oldest|current] [--verbose]';
+  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--vscode oldest|current] [--locale ru] [--workspace-trust] [--verbose]';
 
 export function parseArgs(argv: string[], script: string): Args {
   const usage = USAGE.replace('runIntegration.js', script);
@@ -25,6 +29,7 @@ export function parseArgs(argv: string[], script: string): Args {
     overallTimeoutMs: Number(process.env.GATEWAY_IMAGES_TEST_OVERALL_TIMEOUT) || 10 * 60_000,
     verbose: false,
     vscode: selectedVscodeTarget(),
+    workspaceTrust: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -59,6 +64,15 @@ export function parseArgs(argv: string[], script: string): Args {
       case '--vscode':
         args.vscode = vscodeTarget(value());
         break;
+      case '--locale': {
+        const v = value();
+        if (v !== 'ru') throw new Error(`--locale: only ru has a language pack here, got ${v}`);
+        args.locale = v;
+        break;
+      }
+      case '--workspace-trust':
+        args.workspaceTrust = true;
+        break;
       case '--verbose':
         args.verbose = true;
         break;
@@ -87,5 +101,7 @@ export function testEntryEnv(args: Args): Record<string, string> {
   const env: Record<string, string> = {};
   if (args.grep !== undefined) env.GATEWAY_IMAGES_TEST_GREP = args.grep;
   if (args.timeout !== undefined) env.GATEWAY_IMAGES_TEST_TIMEOUT = args.timeout;
+  if (args.locale !== undefined) env.GATEWAY_IMAGES_TEST_LOCALE = args.locale;
+  if (args.workspaceTrust) env.GATEWAY_IMAGES_TEST_TRUST = 'untrusted';
   return env;
 }

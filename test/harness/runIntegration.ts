@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { closeAllWorkbenches, deadline, launchWorkbench, Workbench } from './launch';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
+import { ensureRussianLanguagePack } from './languagePack';
 import { RESULTS_DIR } from './paths';
 
 function saveFailureArtifacts(wb: Workbench | undefined, reason: string): void {
@@ -34,7 +35,8 @@ async function main(): Promise<number> {
   let code = 1;
   try {
     const run = (async () => {
-      wb = await launchWorkbench({ extensionTestsPath: entry, workspace: args.workspace, env, verbose: args.verbose || undefined, vscode: args.vscode });
+      const locale = args.locale ? { locale: args.locale, extensions: [ensureRussianLanguagePack(args.vscode)] } : {};
+      wb = await launchWorkbench({ extensionTestsPath: entry, workspace: args.workspace, env, verbose: args.verbose || undefined, vscode: args.vscode, workspaceTrust: args.workspaceTrust, ...locale });
       process.stdout.write(`[harness] VS Code ${wb.serverUrl} (code-server ${wb.vscode.codeServer}, ${wb.vscode.name}), workspace ${wb.workspace}, emulator ${wb.emulator?.url}\n`);
       return wb.exitCode;
     })();
