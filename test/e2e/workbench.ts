@@ -26,6 +26,10 @@ export interface OpenWorkbenchOptions {
   /** Print the workbench log and code-server's output as they come (default: env GATEWAY_IMAGES_TEST_VERBOSE=1). */
   verbose?: boolean;
   viewport?: LaunchOptions['viewport'];
+  /** Workspace Trust on (the folder opens untrusted), display language, extra extension folders. */
+  workspaceTrust?: boolean;
+  locale?: string;
+  extensions?: string[];
 }
 
 export interface OpenedWorkbench {
@@ -96,6 +100,9 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
     env: options.env,
     verbose: options.verbose,
     viewport: options.viewport,
+    workspaceTrust: options.workspaceTrust,
+    locale: options.locale,
+    extensions: options.extensions,
     // Kept in workbench.logLines (saved on failure); printed only when verbose.
     onLog: (line) => {
       if (options.verbose ?? process.env.GATEWAY_IMAGES_TEST_VERBOSE === '1') process.stdout.write(`[workbench] ${line}\n`);

@@ -1,7 +1,7 @@
 // Command line shared by runIntegration (code-server) and runElectron (@vscode/test-electron).
 import * as fs from 'fs';
 import * as path from 'path';
-import { DEFAULT_INTEGRATION_ENTRY } from './paths';
+import { DEFAULT_INTEGRATION_ENTRY, selectedVscodeTarget, VscodeTarget, vscodeTarget } from './paths';
 
 export interface Args {
   tests: string;
@@ -10,11 +10,17 @@ export interface Args {
   timeout?: string;
   overallTimeoutMs: number;
   verbose: boolean;
+  /** --vscode oldest|current (default: env GATEWAY_IMAGES_TEST_VSCODE, else oldest). */
+  vscode: VscodeTarget;
+  /** --locale ru: display language, with the harness's language pack installed. */
+  locale?: string;
+  /** --workspace-trust: Workspace Trust on, the folder opens untrusted. */
+  workspaceTrust: boolean;
 }
 
 const USAGE =
   'usage: node out/test/harness/runIntegration.js [--tests <entry module>] [--workspace <folder>] ' +
-  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--verbose]';
+  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--vscode oldest|current] [--locale ru] [--workspace-trust] [--verbose]';
 
 export function parseArgs(argv: string[], script: string): Args {
   const usage = USAGE.replace('runIntegration.js', script);
@@ -22,6 +28,8 @@ export function parseArgs(argv: string[], script: string): Args {
     tests: DEFAULT_INTEGRATION_ENTRY,
     overallTimeoutMs: Number(process.env.GATEWAY_IMAGES_TEST_OVERALL_TIMEOUT) || 10 * 60_000,
     verbose: false,
+    vscode: selectedVscodeTarget(),
+    workspaceTrust: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -53,6 +61,18 @@ export function parseArgs(argv: string[], script: string): Args {
         args.overallTimeoutMs = v;
         break;
       }
+      case '--vscode':
+        args.vscode = vscodeTarget(value());
+        break;
+      case '--locale': {
+        const v = value();
+        if (v !== 'ru') throw new Error(`--locale: only ru has a language pack here, got ${v}`);
+        args.locale = v;
+        break;
+      }
+      case '--workspace-trust':
+        args.workspaceTrust = true;
+        break;
       case '--verbose':
         args.verbose = true;
         break;
@@ -81,5 +101,7 @@ export function testEntryEnv(args: Args): Record<string, string> {
   const env: Record<string, string> = {};
   if (args.grep !== undefined) env.GATEWAY_IMAGES_TEST_GREP = args.grep;
   if (args.timeout !== undefined) env.GATEWAY_IMAGES_TEST_TIMEOUT = args.timeout;
+  if (args.locale !== undefined) env.GATEWAY_IMAGES_TEST_LOCALE = args.locale;
+  if (args.workspaceTrust) env.GATEWAY_IMAGES_TEST_TRUST = 'untrusted';
   return env;
 }

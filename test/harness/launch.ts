@@ -11,14 +11,8 @@ import * as path from 'path';
 import { format } from 'util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
-import {
-  CHROMIUM,
-  CODE_SERVER_ENTRY,
-  CODE_SERVER_VERSION,
-  EXTENSION_BUNDLE,
-  FIXTURE_WORKSPACE,
-  REPO_ROOT,
-} from './paths';
+import { CHROMIUM, EXTENSION_BUNDLE, FIXTURE_WORKSPACE, nodeFor, REPO_ROOT, selectedVscodeTarget, VscodeTarget } from './paths';
+import { languagePacksJson } from './languagePack';
 import { isCodeServerInstalled } from './setup';
 
 export const CHROMIUM_ARGS = [
@@ -42,6 +36,11 @@ export const CODE_SERVER_FLAGS = [
   '--disable-getting-started-override',
 ];
 
+/** The flags for a run with Workspace Trust on (the workspace starts untrusted). */
+export function codeServerFlags(workspaceTrust: boolean): string[] {
+  return workspaceTrust ? CODE_SERVER_FLAGS.filter((f) => f !== '--disable-workspace-trust') : [...CODE_SERVER_FLAGS];
+}
+
 export interface LaunchOptions {
   /** Workspace folder to open. Default: a fresh temp copy of test/fixtures/workspace/. */
   workspace?: string;
@@ -62,6 +61,14 @@ export interface LaunchOptions {
   /** Start a gateway emulator (default true). */
   emulator?: boolean;
   viewport?: { width: number; height: number };
+  /** Which VS Code (default: env GATEWAY_IMAGES_TEST_VSCODE, else the oldest). */
+  vscode?: VscodeTarget;
+  /** Run with Workspace Trust on; the opened folder is then untrusted until trusted (default false). */
+  workspaceTrust?: boolean;
+  /** Display language (argv.json `locale`); a language pack for it must be among `extensions`. */
+  locale?: string;
+  /** Extension folders installed into the run's extensions dir (copied) before code-server starts. */
+  extensions?: string[];
 }
 
 export interface Workbench {
@@ -74,6 +81,8 @@ export interface Workbench {
   emulator: EmulatorHandle | undefined;
   context: BrowserContext;
   page: Page;
+  /** The VS Code it runs. */
+  vscode: VscodeTarget;
   /** Every relayed log line, for failure reports. */
   logLines: string[];
   /** code-server's own output (never used for pass/fail). */
@@ -180,9 +189,11 @@ export function checkExtensionBuilt(): void {
   }
 }
 
-export function checkCodeServerInstalled(): void {
-  if (!isCodeServerInstalled()) {
-    throw new Error(`code-server ${CODE_SERVER_VERSION} is not installed: run \`npm run setup:vscode\` (node out/test/harness/setup.js).`);
+export function checkCodeServerInstalled(t: VscodeTarget = selectedVscodeTarget()): void {
+  if (!isCodeServerInstalled(t)) {
+    throw new Error(
+      `code-server ${t.codeServer} (${t.name}) is not installed: run \`npm run setup:vscode\` (node out/test/harness/setup.js --vscode ${t.name}).`,
+    );
   }
 }
 
@@ -212,6 +223,25 @@ function writeJson(file: string, value: unknown): void {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
 }
 
+/**
+ * Runs in the page before the workbench: the workbench reads its configuration from the
+ * `data-settings` JSON of the vscode-workbench-web-configuration meta tag; this returns it with
+ * `developmentOptions.enableSmokeTestDriver` set, as the server writes it when started with
+ * --enable-smoke-test-driver. (Rewriting the HTML response instead breaks the remote connection.)
+ */
+export function enableSmokeTestDriverInPage(): void {
+  type Attr = (this: { id: string }, name: string) => string | null;
+  const proto = (globalThis as unknown as { Element: { prototype: { getAttribute: Attr } } }).Element.prototype;
+  const original = proto.getAttribute;
+  proto.getAttribute = function (this: { id: string }, name: string): string | null {
+    const value = original.call(this, name);
+    if (this.id !== 'vscode-workbench-web-configuration' || name !== 'data-settings' || !value) return value;
+    const config = JSON.parse(value) as { developmentOptions?: Record<string, unknown> };
+    config.developmentOptions = { ...config.developmentOptions, enableSmokeTestDriver: true };
+    return JSON.stringify(config);
+  };
+}
+
 /** The `payload` URL parameter the workbench reads (VS Code's web integration test mechanism). */
 export function buildWorkbenchUrl(port: number, workspace: string | undefined, payload: [string, string][]): string {
   const q = new URLSearchParams({ ...(workspace ? { folder: workspace } : { ew: 'true' }), payload: JSON.stringify(payload) });
@@ -222,7 +252,8 @@ export function buildWorkbenchUrl(port: number, workspace: string | undefined, p
 
 export async function launchWorkbench(options: LaunchOptions = {}): Promise<Workbench> {
   checkExtensionBuilt();
-  checkCodeServerInstalled();
+  const vscode = options.vscode ?? selectedVscodeTarget();
+  checkCodeServerInstalled(vscode);
   installSafetyNet();
 
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-images-vscode-'));
@@ -291,7 +322,9 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       'extensions.autoCheckUpdates': false,
       'extensions.autoUpdate': false,
       'update.mode': 'none',
-      'security.workspace.trust.enabled': false,
+      'security.workspace.trust.enabled': options.workspaceTrust === true,
+      // With trust on: no start-up trust dialog; the window opens in Restricted Mode.
+      ...(options.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.untrustedFiles': 'open' } : {}),
     };
     if (options.emulator !== false) {
       emulator = await startSuiteEmulator();
@@ -303,6 +336,14 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     const machine = 'gatewayImages.baseUrl' in settings ? { 'gatewayImages.baseUrl': settings['gatewayImages.baseUrl'] } : {};
     writeJson(path.join(dirs.userData, 'User', 'settings.json'), settings);
     writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), machine);
+    // The display language: VS Code reads `locale` from argv.json in the user data dir.
+    if (options.locale) writeJson(path.join(dirs.userData, 'User', 'argv.json'), { locale: options.locale });
+    const installed = (options.extensions ?? []).map((ext) => {
+      const dir = path.join(dirs.extensions, path.basename(ext));
+      fs.cpSync(ext, dir, { recursive: true });
+      return dir;
+    });
+    writeJson(path.join(dirs.userData, 'languagepacks.json'), languagePacksJson(installed));
 
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) {
@@ -324,17 +365,19 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     const port = await freePort();
     const serverUrl = `http://127.0.0.1:${port}`;
     const args = [
-      CODE_SERVER_ENTRY,
+      vscode.entry,
       '--bind-addr',
       `127.0.0.1:${port}`,
-      ...CODE_SERVER_FLAGS,
+      ...codeServerFlags(options.workspaceTrust === true),
+      ...(options.locale ? ['--locale', options.locale] : []),
       '--user-data-dir',
       dirs.userData,
       '--extensions-dir',
       dirs.extensions,
       '--ignore-last-opened',
     ];
-    child = spawn(process.execPath, args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The target's Node runs code-server and so the extension host (Node 24 for the current one).
+    child = spawn(nodeFor(vscode), args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const onOutput = (chunk: Buffer) => {
       const s = chunk.toString();
       serverOutput += s;
@@ -369,6 +412,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       env: { ...env, HOME: dirs.home, TMPDIR: dirs.tmp },
     });
     const page = context.pages()[0] ?? (await context.newPage());
+    if (vscode.payloadNeedsSmokeTestDriver) await page.addInitScript(enableSmokeTestDriverInPage);
 
     let resolveExit!: (code: number) => void;
     const exitCode = new Promise<number>((resolve) => (resolveExit = resolve));
@@ -398,6 +442,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       serverUrl,
       workspace,
       userDataDir: dirs.userData,
+      vscode,
       emulator,
       context,
       page,

