@@ -2,6 +2,7 @@
 // service. All lines are checked before money moves; one estimate, one confirmation, a refusal
 // when the known funds cannot cover it; lines run a few at a time; Cancel stops lines not yet
 // started; a Markdown report lands next to the file; a re-run skips lines already done.
+import { trPlural } from '../core/plural';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -73,21 +74,21 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   }
   issues = [...issues, ...validateBatch(lines, models)];
   if (issues.length) {
-    throw new ValidationError('file', t('{0}: nothing was sent, {1} line(s) need fixing:\n{2}', name, new Set(issues.map((i) => i.line)).size, describeBatchIssues(issues)));
+    throw new ValidationError('file', trPlural(new Set(issues.map((i) => i.line)).size, { one: '{0}: nothing was sent, {1} line needs fixing:\n{2}', other: '{0}: nothing was sent, {1} lines need fixing:\n{2}' }, name, new Set(issues.map((i) => i.line)).size, describeBatchIssues(issues)));
   }
 
   const { todo, skipped } = planResume(file.fsPath, lines, services.history.list(), existsSync);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
   if (!todo.length) {
     await writeFile(report.fsPath, batchReport(file.fsPath, skipped, new Date(), services.locale));
-    void vscode.window.showInformationMessage(t('All {0} line(s) of {1} already have results; nothing was sent.', skipped.length, name));
+    void vscode.window.showInformationMessage(trPlural(skipped.length, { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' }, skipped.length, name));
     return toResult(report, skipped);
   }
   const byId = new Map(models.map((m) => [m.id, m]));
   const combined = combineEstimates(todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1)));
-  refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), services.account.snapshot), combined.requests);
-  const skippedNote = skipped.length ? t('{0} line(s) already done are skipped.', skipped.length) : '';
-  if (!(await confirmRun(services, combined, t('Generate {0} line(s) of {1}?', todo.length, name), skippedNote))) {
+  refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
+  const skippedNote = skipped.length ? trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length) : '';
+  if (!(await confirmRun(services, combined, trPlural(todo.length, { one: 'Generate {0} line of {1}?', other: 'Generate {0} lines of {1}?' }, todo.length, name), skippedNote))) {
     throw new CancelledError(t('Not sent: the cost was not confirmed.'));
   }
 

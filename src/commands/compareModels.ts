@@ -2,6 +2,7 @@
 // that accept it. One combined estimate, one confirmation, a refusal when the known funds cannot
 // cover it; each model is one paid request sent once; results go into the studio's grid, every
 // image is saved named after its model and lands in the history.
+import { trPlural } from '../core/plural';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -60,7 +61,7 @@ export async function pickCompareModels(services: Services, prompt: string, opti
   const t = vscode.l10n.t;
   const eligible = eligibleModels(await services.catalog.get(), prompt, options, referenceCount);
   if (eligible.length < MIN_COMPARE_MODELS) {
-    throw new ValidationError('models', t('Only {0} model(s) of the catalog accept this request; a comparison needs at least 2. Remove options or references that narrow it.', eligible.length));
+    throw new ValidationError('models', trPlural(eligible.length, { one: 'Only {0} model of the catalog accepts this request; a comparison needs at least 2. Remove options or references that narrow it.', other: 'Only {0} models of the catalog accept this request; a comparison needs at least 2. Remove options or references that narrow it.' }, eligible.length));
   }
   for (;;) {
     const picked = await vscode.window.showQuickPick(
@@ -102,7 +103,7 @@ export async function compareModels(services: Services, args: CompareArgs, inter
   const prepared = [];
   for (const job of jobs) prepared.push(await services.jobs.prepare(job));
   const combined = combineEstimates(prepared.map((p) => p.estimate));
-  refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), services.account.snapshot), combined.requests);
+  refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
   if (!(await confirmRun(services, combined, t('Compare {0} models?', ids.length), t('Prompt: {0}', args.prompt.slice(0, 200))))) {
     throw new CancelledError(t('Not sent: the cost was not confirmed.'));
   }

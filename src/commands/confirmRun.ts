@@ -1,5 +1,6 @@
 // One estimate, one confirmation and one funds check for a run of several paid requests
 // (a batch from a file, a comparison of models), under the same rules as a single request.
+import { trPlural } from '../core/plural';
 import * as vscode from 'vscode';
 import { CombinedEstimate } from '../core/combinedEstimate';
 import { Affordability, formatRubleRange, formatRubles } from '../core/cost';
@@ -37,10 +38,12 @@ export async function confirmRun(services: Services, combined: CombinedEstimate,
 }
 
 export function describeCombined(combined: CombinedEstimate, locale: string): string {
+  const requests = trPlural(combined.requests, { one: '{0} paid request', other: '{0} paid requests' }, combined.requests);
+  const images = trPlural(combined.images, { one: '{0} image', other: '{0} images' }, combined.images);
   return vscode.l10n.t(
-    '{0} paid request(s), {1} image(s). The gateway reserves {2} in total, request by request, and charges the actual cost, expected {3}.',
-    combined.requests,
-    combined.images,
+    '{0}, {1}. The gateway reserves {2} in total, request by request, and charges the actual cost, expected {3}.',
+    requests,
+    images,
     formatRubles(combined.reservation, locale),
     formatRubleRange(combined.expectedMin, combined.expectedMax, locale),
   );

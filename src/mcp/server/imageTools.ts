@@ -33,11 +33,13 @@ export interface ToolAnswer {
   isError?: boolean;
 }
 
-/** A paid call that failed after images had arrived: they are kept in the recovery folder. */
+/** A paid call that failed after images had arrived: saved into the workspace as they landed, or kept in the recovery folder. */
 export class FailureWithRecovery extends Error {
   constructor(
     readonly error: unknown,
-    readonly recovered: { manifestPath: string; files: string[]; reason: string },
+    readonly recovered: { manifestPath: string; files: string[]; reason: string } | undefined,
+    /** Workspace-relative paths of the images saved before the failure. */
+    readonly saved: string[] = [],
   ) {
     super(error instanceof Error ? error.message : String(error));
   }
@@ -172,7 +174,8 @@ export class ImageTools {
     const decision = this.cap.check(estimate.reservation);
     if (!decision.ok) throw new CapRefusal(decision.message, { refusedBy: decision.field, reservation: decision.reservation, limit: decision.limit, estimate });
     let result;
-    let recovered: FailureWithRecovery['recovered'] | undefined;
+    let recovered: FailureWithRecovery['recovered'];
+    const saved: string[] = [];
     let sent = false;
     const started = Date.now();
     const heartbeat = setInterval(() => context.progress?.(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
@@ -186,6 +189,7 @@ export class ImageTools {
           if (event.type === 'sending') context.progress?.(`Sending to ${event.model.id}; the gateway reserves ${rub(event.estimate.reservation)}.`);
           if (event.type === 'image-received') context.progress?.(`Image ${event.index + 1} of ${estimate.n} received.`);
           if (event.type === 'recovered') recovered = event;
+          if (event.type === 'image-saved') saved.push(this.paths.relative(event.file));
         },
       });
     } catch (error) {
@@ -194,7 +198,7 @@ export class ImageTools {
       const notCharged = !sent || (error instanceof ApiError && !error.outcomeUnknown);
       if (notCharged) decision.hold.release();
       else decision.hold.settle(undefined);
-      throw recovered ? new FailureWithRecovery(error, recovered) : error;
+      throw recovered || saved.length ? new FailureWithRecovery(error, recovered, saved) : error;
     } finally {
       clearInterval(heartbeat);
     }

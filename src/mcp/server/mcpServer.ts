@@ -89,11 +89,15 @@ function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => s
       : error instanceof GatewayError
         ? 'Not charged.'
         : '';
-  const kept = recovered ? `${recovered.files.length} paid image(s) arrived before the failure; they are kept in ${recovered.manifestPath} (Gateway Images: Recover Unsaved Images in VS Code).` : '';
+  const saved = thrown instanceof FailureWithRecovery ? thrown.saved : [];
+  const kept = [
+    saved.length ? `${saved.length} paid image(s) arrived whole before the failure and are saved in the workspace: ${saved.join(', ')}` : '',
+    recovered ? `${recovered.files.length} paid image(s) arrived before the failure; they are kept in ${recovered.manifestPath} (Gateway Images: Recover Unsaved Images in VS Code).` : '',
+  ].filter(Boolean).join('\n');
   const text = [`Failed: ${summary.message}`, sent, kept, capLine(cap)].filter(Boolean).join('\n');
   return {
     isError: true,
     content: [{ type: 'text', text: redact(text) }],
-    structuredContent: { error: { ...summary, message: redact(summary.message) }, ...(recovered ? { recovered } : {}), spendingCap: cap },
+    structuredContent: { error: { ...summary, message: redact(summary.message) }, ...(recovered ? { recovered } : {}), ...(saved.length ? { saved } : {}), spendingCap: cap },
   };
 }

@@ -127,7 +127,8 @@ export async function checkInvariants(world: SoakWorld, cancelledBeforeImages: R
   figures.duplicateSends = [...byFingerprint.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
   // Staged images in the recovery folder are only there with a manifest that lists them.
   const listed = new Set<string>();
-  for (const manifest of files.filter((f) => f.startsWith(world.recovery) && f.endsWith('.json'))) {
+  for (const manifest of files.filter((f) => f.startsWith(world.recovery) && f.endsWith('.json') && !/-answer\.json$/.test(f))) {
+    // (`<job>-answer.json` is an unreadable paid answer kept as it came, not a manifest.)
     for (const entry of (JSON.parse(await readFile(manifest, 'utf8')) as RecoveryManifest).files) listed.add(entry.path);
   }
   figures.orphanStaged = files.filter((f) => f.startsWith(world.recovery) && f.endsWith('.img') && !listed.has(f));
