@@ -24,6 +24,10 @@ export class StudioForm {
   /** Generate stays off until the host has checked the form once. */
   private evaluated = false;
   private evaluationId = 0;
+  /** An edit whose evaluation has not come back yet: the issues shown may be stale. */
+  private evaluationPending = false;
+  /** Generate was pressed while an evaluation was pending: decide once it arrives. */
+  private submitWhenEvaluated = false;
   private evaluateTimer: ReturnType<typeof setTimeout> | undefined;
 
   private readonly model = el('select', { id: 'model' });
@@ -89,6 +93,7 @@ export class StudioForm {
   setEvaluation(message: EvaluationMessage): void {
     if (message.requestId !== this.evaluationId) return; // a newer one is on its way
     this.evaluated = true;
+    this.evaluationPending = false;
     this.issues = message.issues.map((i) => i.message);
     this.hiddenIssues = message.hiddenIssues;
     this.hint = message.hint;
@@ -109,6 +114,10 @@ export class StudioForm {
     replaceChildren(this.issueList, this.issues.map((text) => el('li', {}, [text])));
     showAspectDefault(this.selects.aspect_ratio, message.aspectDefault);
     this.renderButtons();
+    if (this.submitWhenEvaluated) {
+      this.submitWhenEvaluated = false;
+      this.send();
+    }
   }
 
   setReferences(views: ReferenceView[]): void {
@@ -347,6 +356,7 @@ export class StudioForm {
   }
 
   private evaluateSoon(): void {
+    this.evaluationPending = true;
     if (this.evaluateTimer) clearTimeout(this.evaluateTimer);
     this.evaluateTimer = setTimeout(() => {
       this.evaluationId = request({ type: 'evaluate', form: this.snapshot(), interaction: { edited: [...this.interaction.edited], submitted: this.interaction.submitted } });
@@ -358,7 +368,12 @@ export class StudioForm {
   }
 
   private send(): void {
-    if (this.busy || !this.evaluated) return;
+    if (this.busy) return;
+    // A click right after typing must not be judged by the evaluation of the text before it.
+    if (!this.evaluated || this.evaluationPending) {
+      this.submitWhenEvaluated = true;
+      return;
+    }
     if (this.issues.length || this.hiddenIssues) {
       this.interaction.submitted = true;
       this.changed();

@@ -37,7 +37,7 @@ describe('Chat tool confirmation (e2e)', () => {
     const text = (await dialog.innerText()).replace(/\s+/g, ' ');
     await screenshot(page, 'chat-tool-confirmation');
     assert.match(text, /Cancel/, 'the dialog offers no way out');
-    assert.match(text, /Generate 2 image\(s\) with aurora-1\?/, text);
+    assert.match(text, /Generate 2 images with aurora-1\?/, text);
     assert.match(text, /Model: ?aurora-1/, text);
     assert.match(text, /Prompt: ?A red kite over the sea/, text);
     // aurora-1 costs 2.50–4.00 per image: 2 images reserve 8.00, expected 5.00–8.00.
@@ -45,7 +45,7 @@ describe('Chat tool confirmation (e2e)', () => {
     assert.strictEqual(emulator.state.requests.filter((r) => r.paid).length, paidBefore, 'charged before the confirmation');
 
     await dialog.locator('.monaco-button', { hasText: 'Yes' }).click();
-    await waitForNotification(page, /Tool result: Generated 2 image\(s\) with aurora-1/, 30_000);
+    await waitForNotification(page, /Tool result: Generated 2 images with aurora-1/, 30_000);
     assert.strictEqual(emulator.state.requests.filter((r) => r.paid).length, paidBefore + 1);
   });
 });

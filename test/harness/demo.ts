@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startEmulator } from '../emulator';
-import { CODE_SERVER_FLAGS, freePort, killGroup } from './launch';
+import { CODE_SERVER_FLAGS, freePort, killGroup, waitForCodeServer } from './launch';
 import { packageVsix } from './packageVsix';
 import { CODE_SERVER_ENTRY, FIXTURE_WORKSPACE, readManifest } from './paths';
 import { ensureSetup } from './setup';
@@ -103,6 +103,10 @@ async function main(): Promise<void> {
       log(`code-server exited (${signal ?? code}); stopping.`);
       void cleanup().finally(() => process.exit(code ?? 1));
     });
+    let serverExited: string | undefined;
+    server.on('exit', (code, signal) => (serverExited = `code-server exited (${signal ?? code})`));
+    // Print the URL only once it answers: a browser opened at once must not meet a refused connection.
+    await waitForCodeServer(`http://127.0.0.1:${port}`, 120_000, () => serverExited, () => '(its output went to this terminal)');
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`;
     log(`gateway emulator: ${emulator.url} (demo key with a budget: ${emulator.keys.budget})`);
     log(`temporary folder: ${root} (workspace: ${dirs.workspace})`);

@@ -154,6 +154,17 @@ function httpStatus(url: string): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves once code-server answers /healthz with 200; rejects after `timeoutMs` or once `exited()` says it died. */
+export async function waitForCodeServer(serverUrl: string, timeoutMs: number, exited: () => string | undefined, output: () => string): Promise<void> {
+  const readyBy = Date.now() + timeoutMs;
+  while ((await httpStatus(`${serverUrl}/healthz`)) !== 200) {
+    const gone = exited();
+    if (gone) throw new Error(`${gone} before it was ready:\n${output().slice(-4000)}`);
+    if (Date.now() > readyBy) throw new Error(`code-server did not answer on ${serverUrl} within ${timeoutMs / 1000} s:\n${output().slice(-4000)}`);
+    await sleep(100);
+  }
+}
+
 function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
@@ -395,13 +406,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     });
     serverExit.catch(() => undefined);
 
-    // Ready when /healthz answers.
-    const readyBy = Date.now() + 60_000;
-    while ((await httpStatus(`${serverUrl}/healthz`)) !== 200) {
-      if (serverExited) throw new Error(`${serverExited} before it was ready:\n${serverOutput.slice(-4000)}`);
-      if (Date.now() > readyBy) throw new Error(`code-server did not answer on ${serverUrl} within 60 s:\n${serverOutput.slice(-4000)}`);
-      await sleep(100);
-    }
+    await waitForCodeServer(serverUrl, 60_000, () => serverExited, () => serverOutput);
 
     const { chromium } = await import('playwright-core');
     context = await chromium.launchPersistentContext(dirs.browser, {
