@@ -13,16 +13,8 @@ import { summarizeError } from '../core/errors';
 import { Services } from '../services';
 import { checkReference, pathOfDroppedUri, savePastedImage } from './files';
 import { buildHtml, webviewOptions } from './html';
-import {
-  describeRejected,
-  FormValues,
-  FromWebviewMessage,
-  GalleryActionMessage,
-  parseFromWebviewMessage,
-  ReferenceView,
-  STUDIO_VIEW_TYPE,
-  ToWebviewMessage,
-} from './protocol';
+import { FormValues, FromWebviewMessage, GalleryActionMessage, ReferenceView, STUDIO_VIEW_TYPE, ToWebviewMessage } from './protocol';
+import { describeRejected, parseFromWebviewMessage } from './protocolValidation';
 import { aspectHint } from './aspectHint';
 import { comparisonFeed } from './comparisonFeed';
 import { handleCompareMessage, toComparisonView } from './compareView';
