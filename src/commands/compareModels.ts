@@ -12,7 +12,7 @@ import { CancelledError, NotConfiguredError, ValidationError } from '../core/err
 import { ImageModel } from '../core/types';
 import { CompareEntry, CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
 import { withAspectDefault } from '../jobs/editShape';
-import { ImageJob } from '../jobs/imageJobs';
+import type { ImageJob } from '../jobs/jobTypes';
 import { readSettings } from '../host/settings';
 import { Services } from '../services';
 import { comparisonFeed } from '../studio/comparisonFeed';

@@ -1,7 +1,7 @@
 // The confirmation shown before an expensive request: the reservation and the expected range.
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import type { ConfirmRequest } from '../jobs/imageJobs';
+import type { ConfirmRequest } from '../jobs/jobTypes';
 import { trPlural } from '../core/plural';
 
 export async function confirmCost({ model, request, estimate }: ConfirmRequest, locale: string): Promise<boolean> {

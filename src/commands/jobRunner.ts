@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { CannotAffordError, GatewayError } from '../core/errors';
 import { JobHistoryRecord } from '../jobs/history';
-import { ImageJob, JobEvent, JobResult } from '../jobs/imageJobs';
+import type { ImageJob, JobEvent, JobResult } from '../jobs/jobTypes';
 import { Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { summarizeError } from '../core/errors';
 import { readPngTextChunk } from '../core/pngText';
 import { GenerationRequest } from '../core/types';
-import { PROVENANCE_KEYWORD } from '../jobs/imageJobs';
+import { PROVENANCE_KEYWORD } from '../jobs/provenance';
 import { Services } from '../services';
 import { openStudioWith } from '../studio';
 

@@ -81,11 +81,7 @@ export class Base64Decoder {
       let b = backslashes.find(s);
       if (b === -1 || b > e) b = e;
       if (b - s >= DIRECT_MIN) s = this.direct(buf, s, b);
-      if (b < e && b - s < DENSE_RUN) {
-        // Escapes are dense (e.g. every '/' written as \/): one JS pass is cheaper than a native call per run.
-        this.dense(buf, s, e);
-        break;
-      }
+      if (b < e && b - s < DENSE_RUN && !this.mixedEscapes && this.slashesOnly(buf, s, e)) break;
       if (b > s) this.append(buf, s, b);
       if (b < e) {
         this.esc = 1;
@@ -129,41 +125,23 @@ export class Base64Decoder {
   }
 
   /**
-   * Stages buf[s, e), where escapes are dense. When the only escapes are \/ (encoders that escape every
-   * slash), V8's native replaceAll does it; otherwise one JS loop resolves \/ inline and other escapes
-   * through escape().
+   * Stages buf[s, e) in one native pass when its only escapes are \/ (encoders that escape every
+   * slash): V8's replaceAll resolves them. Returns false, staging nothing, when other escapes occur
+   * (they then go one by one, and this is not tried again for the string).
    */
-  private dense(buf: Buffer, s: number, e: number): void {
+  private slashesOnly(buf: Buffer, s: number, e: number): boolean {
     if (this.stLen + (e - s) > STAGING_CAPACITY) this.flush();
-    if (!this.mixedEscapes) {
-      // A backslash at the very end may start an escape that continues in the next chunk.
-      const end = buf[e - 1] === 0x5c ? e - 1 : e;
-      const text = buf.toString('latin1', s, end).replaceAll('\\/', '/');
-      // No backslash left means every one was followed by '/': the same pairing JSON makes.
-      if (text.indexOf('\\') === -1) {
-        this.stLen += this.staging.write(text, this.stLen, 'latin1');
-        if (end < e) this.esc = 1;
-        return;
-      }
+    // A backslash at the very end may start an escape that continues in the next chunk.
+    const end = buf[e - 1] === 0x5c ? e - 1 : e;
+    const text = buf.toString('latin1', s, end).replaceAll('\\/', '/');
+    // No backslash left means every one was followed by '/': the same pairing JSON makes.
+    if (text.indexOf('\\') !== -1) {
       this.mixedEscapes = true;
+      return false;
     }
-    const st = this.staging;
-    let n = this.stLen;
-    while (s < e) {
-      const c = buf[s++];
-      if (c !== 0x5c) {
-        st[n++] = c;
-      } else if (s < e && buf[s] === 0x2f) {
-        st[n++] = 0x2f;
-        s++;
-      } else {
-        this.stLen = n;
-        this.esc = 1;
-        s = this.escape(buf, s, e);
-        n = this.stLen;
-      }
-    }
-    this.stLen = n;
+    this.stLen += this.staging.write(text, this.stLen, 'latin1');
+    if (end < e) this.esc = 1;
+    return true;
   }
 
   /** The closing quote was reached: validate the end and emit the last bytes. */

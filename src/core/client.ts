@@ -4,22 +4,16 @@ import { Agent, Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
 import { tr } from './i18n';
 import { extractEntries, extractGroups, parseImageModels } from './catalog';
-import {
-  ApiError,
-  CancelledError,
-  ConnectionError,
-  GatewayError,
-  RateLimitedError,
-  ResponseFormatError,
-  ServerError,
-  TimeoutError,
-} from './errors';
+import { ApiError, CancelledError, ConnectionError, GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
 import { accountIdentity } from './identity';
+import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './accountAnswers';
+import { Deadline } from './deadline';
+import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
 import type { ImageSink } from './generationStream';
 import { decodePaidAnswer } from './paidAnswer';
 import { jsonBodyWithReferences, multipartEditBody, ReferenceFile } from './requestBodies';
-import {
+import type {
   BalanceRecord,
   CatalogEntry,
   CatalogGroup,
@@ -73,8 +67,6 @@ const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_FREE_TIMEOUT_MS = 30_000;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
-/** Errors raised before any byte reached the gateway: nothing can have been charged. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
 export class GatewayClient {
   readonly baseUrl: string;
@@ -100,34 +92,20 @@ export class GatewayClient {
 
   // ---- Account (authorized, free) ----
 
-  me(options?: CallOptions): Promise<UserRecord> {
-    return this.getJson('/v1/gateway/me', true, options).then((body) => unwrap(body, 'email') as unknown as UserRecord);
+  async me(options?: CallOptions): Promise<UserRecord> {
+    return toUserRecord(await this.getJson('/v1/gateway/me', true, options));
   }
 
   async balance(options?: CallOptions): Promise<BalanceRecord> {
-    const body = unwrap(await this.getJson('/v1/gateway/balance', true, options), 'balance');
-    const balance = toNumber(body.balance);
-    if (balance === undefined) throw new ResponseFormatError('The balance answer has no numeric "balance" field.');
-    const budget = toNumber(body.budget);
-    return budget === undefined ? { balance } : { balance, budget };
+    return toBalanceRecord(await this.getJson('/v1/gateway/balance', true, options));
   }
 
   async key(options?: CallOptions): Promise<KeyRecord> {
-    const body = unwrap(await this.getJson('/v1/gateway/key', true, options), 'name');
-    return { ...body, name: typeof body.name === 'string' ? body.name : null } as KeyRecord;
+    return toKeyRecord(await this.getJson('/v1/gateway/key', true, options));
   }
 
   async stats(options?: CallOptions): Promise<StatsSummary> {
-    const body = unwrap(await this.getJson('/v1/gateway/stats/summary', true, options), 'today_spend');
-    const numberOr0 = (v: unknown) => toNumber(v) ?? 0;
-    return {
-      ...body,
-      today_spend: numberOr0(body.today_spend),
-      today_requests: numberOr0(body.today_requests),
-      month_spend: numberOr0(body.month_spend),
-      month_requests: numberOr0(body.month_requests),
-      avg_daily_spend: numberOr0(body.avg_daily_spend),
-    } as StatsSummary;
+    return toStatsSummary(await this.getJson('/v1/gateway/stats/summary', true, options));
   }
 
   // ---- Public catalog (no authorization) ----
@@ -297,100 +275,6 @@ export function flattenRequest(request: GenerationRequest): Record<string, unkno
   return flat;
 }
 
-/** Merges the caller's signal with a deadline, and says which of the two fired. */
-class Deadline {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly onCallerAbort = () => this.controller.abort(new CancelledError());
-
-  constructor(
-    readonly timeoutMs: number,
-    private readonly callerSignal?: AbortSignal,
-  ) {
-    this.timer = setTimeout(() => this.controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
-    if (callerSignal?.aborted) this.onCallerAbort();
-    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  throwIfAborted(): void {
-    if (this.controller.signal.aborted) throw this.controller.signal.reason;
-  }
-
-  translate(error: unknown): GatewayError {
-    if (this.controller.signal.aborted) {
-      const reason = this.controller.signal.reason;
-      if (reason instanceof GatewayError) return reason;
-    }
-    if (error instanceof GatewayError) return error;
-    const code = errorCode(error);
-    const message = error instanceof Error ? error.message : String(error);
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
-    if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
-    const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
-    return new ConnectionError(tr('Could not reach the gateway: {0}.', detail), { cause: error });
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-  }
-}
-
-/** Marks errors thrown by the caller's sink so they are not mistaken for network errors. */
-class SinkFailure extends Error {
-  constructor(override readonly cause: unknown) {
-    super('sink failed');
-  }
-}
-
-function guardSink(sink: ImageSink): ImageSink {
-  const guard = async <T>(action: () => T | Promise<T>): Promise<T> => {
-    try {
-      return await action();
-    } catch (error) {
-      throw error instanceof SinkFailure ? error : new SinkFailure(error);
-    }
-  };
-  return {
-    open: (index) =>
-      guard(async () => {
-        const writer = await sink.open(index);
-        return {
-          write: (bytes) => guard(() => writer.write(bytes)),
-          close: () => guard(() => writer.close()),
-          abort: (reason) => guard(() => writer.abort(reason)),
-        };
-      }),
-  };
-}
-
-/** The body as an async iterable that calls `onFirstRead` when it is first pulled. */
-async function* trackFirstRead(body: string | AsyncIterable<Uint8Array>, onFirstRead: () => void): AsyncGenerator<Uint8Array> {
-  onFirstRead();
-  if (typeof body === 'string') yield Buffer.from(body, 'utf8');
-  else yield* body;
-}
-
-function mayHaveReachedGateway(error: unknown): boolean {
-  if (error instanceof GatewayError && error.kind === 'validation') return false;
-  const code = errorCode(error);
-  return !(code && NOT_SENT_CODES.has(code));
-}
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 async function apiErrorOf(response: Dispatcher.ResponseData): Promise<ApiError> {
   let text = '';
   try {
@@ -421,26 +305,6 @@ function parseJson(text: string, path: string): unknown {
   } catch {
     throw new ResponseFormatError(`The gateway's answer to ${path} is not valid JSON.`);
   }
-}
-
-/** Accepts the record itself or the record inside a `data`/`result` envelope. */
-function unwrap(body: unknown, expectedField: string): Record<string, unknown> {
-  if (!isRecord(body)) throw new ResponseFormatError('The gateway answered with something other than a JSON object.');
-  if (expectedField in body) return body;
-  for (const envelope of ['data', 'result']) {
-    const inner = body[envelope];
-    if (isRecord(inner) && expectedField in inner) return inner;
-  }
-  return body;
-}
-
-function toNumber(value: unknown): number | undefined {
-  const n = typeof value === 'string' && value.trim() ? Number(value) : value;
-  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

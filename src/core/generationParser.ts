@@ -1,68 +1,53 @@
-// The JSON state machine of the streaming decoder: it knows the meaning of a generation response
-// (data[i].b64_json, media_type, model, created, usage) and skips everything else. Pure: no vscode import.
-import type { GeneratedImageMeta, GenerationResponseMeta, Usage } from './types';
+// The JSON state machine of the streaming decoder: reads the syntax of a generation response and
+// hands each value to GenerationFields (generationFields.ts), which knows what it means; everything
+// else is skipped. Pure: no vscode import.
+import type { GenerationResponseMeta } from './types';
 import { ResponseFormatError } from './errors';
-import { ByteFinder, HEX_VALUE, NUMBER_CHAR, describeByte, isValidJsonNumber } from './jsonScanner';
+import { ByteFinder, NUMBER_CHAR, describeByte, isValidJsonNumber } from './jsonScanner';
+import { JsonStringReader } from './jsonString';
 import { Base64Decoder } from './base64Stream';
+import { Frame, GenerationFields, Meaning, isKeptString } from './generationFields';
 
-// ---------------------------------------------------------------------------------------------
-// Parser events (collected during a synchronous feed, then awaited in order by the driver)
+/** Collected during a synchronous feed, then awaited in order by the driver (generationStream.ts). */
+export type ParserEvent =
+  | { kind: 'open'; index: number }
+  | { kind: 'write'; index: number; bytes: Buffer }
+  | { kind: 'close'; index: number };
 
-export const EV_OPEN = 0;
-export const EV_WRITE = 1;
-export const EV_CLOSE = 2;
-
-export interface ParserEvent {
-  kind: number;
-  index: number;
-  bytes?: Buffer;
+/** What the parser expects next. */
+const enum State {
+  /** A value (its meaning is in `expected`). */
+  Value,
+  /** After '{': a key or '}'. */
+  ObjectFirst,
+  /** After ',' in an object: a key. */
+  ObjectKey,
+  Colon,
+  /** After a member value: ',' or '}'. */
+  ObjectNext,
+  /** After '[': a value or ']'. */
+  ArrayFirst,
+  /** After an element: ',' or ']'. */
+  ArrayNext,
+  String,
+  Number,
+  Literal,
+  /** The top-level object closed: only whitespace may follow. */
+  Done,
 }
 
-// ---------------------------------------------------------------------------------------------
-// The JSON state machine with the meaning of the generation response
-
-// Parser states
-const S_VALUE = 0; // a value is expected (its meaning is in `expect`)
-const S_OBJ_FIRST = 1; // after '{': a key or '}'
-const S_OBJ_KEY = 2; // after ',' in an object: a key
-const S_COLON = 3;
-const S_OBJ_NEXT = 4; // after a member value: ',' or '}'
-const S_ARR_FIRST = 5; // after '[': a value or ']'
-const S_ARR_NEXT = 6; // after an element: ',' or ']'
-const S_STRING = 7;
-const S_NUMBER = 8;
-const S_LITERAL = 9;
-const S_DONE = 10; // the top-level object closed: only whitespace may follow
-
-// What the value being read means
-const V_SKIP = 0;
-const V_TOP = 1;
-const V_DATA = 2;
-const V_ELEM = 3;
-const V_B64 = 4;
-const V_MEDIA = 5;
-const V_MODEL = 6;
-const V_CREATED = 7;
-const V_USAGE = 8;
-const V_COST = 9;
-const V_BALANCE = 10;
-
-// Containers on the stack
-const F_TOP = 0;
-const F_DATA = 1;
-const F_ELEM = 2;
-const F_USAGE = 3;
-const F_SKIP_OBJECT = 4;
-const F_SKIP_ARRAY = 5;
-
-// String modes
-const M_KEY = 0;
-const M_CAPTURE = 1;
-const M_SKIP = 2;
-const M_B64 = 3;
+/** What the string being read is. */
+const enum StringRole {
+  Key,
+  /** A value that is kept (model, media_type, an amount). */
+  Kept,
+  Skipped,
+  /** data[i].b64_json: decoded as it arrives. */
+  Image,
+}
 
 const MAX_KEY = 256;
-const MAX_CAPTURED = 64 * 1024;
+const MAX_KEPT = 64 * 1024;
 const MAX_NUMBER = 1024;
 const MAX_DEPTH = 10_000;
 
@@ -73,52 +58,39 @@ const LITERALS: Record<number, Buffer> = {
 };
 
 export class GenerationParser {
-  private state = S_VALUE;
-  private expect = V_TOP;
-  private readonly stack: number[] = [];
+  private state = State.Value;
+  private expected = Meaning.Top;
+  private readonly stack: Frame[] = [];
   /** Bytes of the body before the current buffer (for error messages). */
   private offset = 0;
   private readonly quotes = new ByteFinder(0x22);
   private readonly backslashes = new ByteFinder(0x5c);
+  private readonly fields = new GenerationFields();
 
   // strings
-  private mode = M_SKIP;
-  private target = V_SKIP;
-  private sEsc = 0;
-  private capturing = false;
-  private capParts: Buffer[] = [];
-  private capLen = 0;
-  private capOverflow = false;
-  private readonly b64 = new Base64Decoder();
+  private stringRole = StringRole.Skipped;
+  private stringMeaning = Meaning.Skip;
+  private readonly string = new JsonStringReader(this.quotes, this.backslashes);
+  private readonly image = new Base64Decoder();
   // numbers and literals
-  private num = '';
+  private numberText = '';
   private literal: Buffer = LITERALS[0x6e];
-  private litIndex = 0;
+  private literalMatched = 0;
 
-  // meaning
-  private dataSeen = false;
-  private elemCount = 0;
-  private elemIndex = -1;
-  private elemHasB64 = false;
-  private elemHasUrl = false;
-  private elemMedia: string | undefined;
-  private usageCost: number | undefined;
-  private usageBalance: number | undefined;
-  private readonly meta: GenerationResponseMeta = { images: [] };
   private readonly emitWrite = (bytes: Buffer): void => {
-    this.events.push({ kind: EV_WRITE, index: this.elemIndex, bytes });
+    this.events.push({ kind: 'write', index: this.fields.elementIndex, bytes });
   };
 
   constructor(private readonly events: ParserEvent[]) {}
 
   result(): GenerationResponseMeta {
-    return this.meta;
+    return this.fields.meta;
   }
 
   finish(): void {
-    if (this.state === S_DONE) return;
+    if (this.state === State.Done) return;
     if (this.offset === 0) throw new ResponseFormatError("The gateway's response body is empty (expected a JSON object).");
-    const where = this.state === S_STRING && this.mode === M_B64 ? ` inside data[${this.elemIndex}].b64_json` : '';
+    const where = this.state === State.String && this.stringRole === StringRole.Image ? ` inside data[${this.fields.elementIndex}].b64_json` : '';
     throw new ResponseFormatError(
       `The gateway's response ended early: the JSON is truncated after ${this.offset} bytes${where}.`,
     );
@@ -132,15 +104,15 @@ export class GenerationParser {
     try {
       while (i < n) {
         const state = this.state;
-        if (state === S_STRING) {
-          i = this.mode === M_B64 ? this.scanBase64(buf, i, n) : this.scanString(buf, i, n);
+        if (state === State.String) {
+          i = this.stringRole === StringRole.Image ? this.scanImage(buf, i, n) : this.scanString(buf, i, n);
           continue;
         }
-        if (state === S_NUMBER) {
+        if (state === State.Number) {
           i = this.scanNumber(buf, i, n);
           continue;
         }
-        if (state === S_LITERAL) {
+        if (state === State.Literal) {
           i = this.scanLiteral(buf, i, n);
           continue;
         }
@@ -150,32 +122,32 @@ export class GenerationParser {
           continue;
         }
         switch (state) {
-          case S_VALUE:
+          case State.Value:
             i = this.beginValue(c, i);
             break;
-          case S_OBJ_FIRST:
+          case State.ObjectFirst:
             if (c === 0x22) this.beginKey();
             else if (c === 0x7d) this.closeObject(i);
             else throw this.syntax(c, i, 'a key or }');
             i++;
             break;
-          case S_OBJ_KEY:
+          case State.ObjectKey:
             if (c !== 0x22) throw this.syntax(c, i, 'a key');
             this.beginKey();
             i++;
             break;
-          case S_COLON:
+          case State.Colon:
             if (c !== 0x3a) throw this.syntax(c, i, ':');
-            this.state = S_VALUE;
+            this.state = State.Value;
             i++;
             break;
-          case S_OBJ_NEXT:
-            if (c === 0x2c) this.state = S_OBJ_KEY;
+          case State.ObjectNext:
+            if (c === 0x2c) this.state = State.ObjectKey;
             else if (c === 0x7d) this.closeObject(i);
             else throw this.syntax(c, i, ', or }');
             i++;
             break;
-          case S_ARR_FIRST:
+          case State.ArrayFirst:
             if (c === 0x5d) {
               this.closeArray();
               i++;
@@ -183,13 +155,13 @@ export class GenerationParser {
               this.beginElement();
             }
             break;
-          case S_ARR_NEXT:
+          case State.ArrayNext:
             if (c === 0x2c) this.beginElement();
             else if (c === 0x5d) this.closeArray();
             else throw this.syntax(c, i, ', or ]');
             i++;
             break;
-          default: // S_DONE
+          default: // State.Done
             throw new ResponseFormatError(
               `The gateway's response has unexpected data after the JSON object (${describeByte(c)} at byte ${this.offset + i}).`,
             );
@@ -203,109 +175,70 @@ export class GenerationParser {
   // --- values -------------------------------------------------------------------------------
 
   private beginValue(c: number, i: number): number {
-    const v = this.expect;
+    const meaning = this.expected;
+    const at = this.offset + i;
     if (c === 0x7b) {
-      let frame = F_SKIP_OBJECT;
-      if (v === V_TOP) frame = F_TOP;
-      else if (v === V_ELEM) {
-        frame = F_ELEM;
-        this.elemIndex = this.elemCount++;
-        this.elemHasB64 = false;
-        this.elemHasUrl = false;
-        this.elemMedia = undefined;
-      } else if (v === V_USAGE) {
-        frame = F_USAGE;
-        this.usageCost = undefined;
-        this.usageBalance = undefined;
-      } else this.checkType(v, 'an object', i);
-      this.push(frame, i);
-      this.state = S_OBJ_FIRST;
+      this.push(this.fields.openObject(meaning, at), i);
+      this.state = State.ObjectFirst;
       return i + 1;
     }
     if (c === 0x5b) {
-      let frame = F_SKIP_ARRAY;
-      if (v === V_DATA) frame = F_DATA;
-      else this.checkType(v, 'an array', i);
-      this.push(frame, i);
-      this.state = S_ARR_FIRST;
+      this.push(this.fields.openArray(meaning, at), i);
+      this.state = State.ArrayFirst;
       return i + 1;
     }
     if (c === 0x22) {
-      this.target = v;
-      this.sEsc = 0;
-      if (v === V_B64) {
-        this.mode = M_B64;
-        this.elemHasB64 = true;
-        this.events.push({ kind: EV_OPEN, index: this.elemIndex });
-        this.b64.reset(`data[${this.elemIndex}].b64_json`, this.emitWrite);
-      } else if (v === V_MODEL || v === V_MEDIA || v === V_COST || v === V_BALANCE) {
-        this.mode = M_CAPTURE;
-        this.startCapture(true);
+      this.stringMeaning = meaning;
+      if (meaning === Meaning.Base64) {
+        this.stringRole = StringRole.Image;
+        const index = this.fields.openImage();
+        this.events.push({ kind: 'open', index });
+        this.image.reset(`data[${index}].b64_json`, this.emitWrite);
+      } else if (isKeptString(meaning)) {
+        this.stringRole = StringRole.Kept;
+        this.string.begin(MAX_KEPT);
       } else {
-        this.checkType(v, 'a string', i);
-        this.mode = M_SKIP;
-        this.capturing = false;
+        this.fields.requireType(meaning, 'a string', at);
+        this.stringRole = StringRole.Skipped;
+        this.string.begin(0);
       }
-      this.state = S_STRING;
+      this.state = State.String;
       return i + 1;
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      this.checkType(v, 'a number', i);
-      this.target = v;
-      this.num = '';
-      this.state = S_NUMBER;
+      this.fields.requireType(meaning, 'a number', at);
+      this.numberText = '';
+      this.state = State.Number;
       return i;
     }
     const literal = LITERALS[c];
     if (literal !== undefined) {
-      this.checkType(v, c === 0x6e ? 'null' : 'a boolean', i);
-      this.target = v;
+      this.fields.requireType(meaning, c === 0x6e ? 'null' : 'a boolean', at);
       this.literal = literal;
-      this.litIndex = 0;
-      this.state = S_LITERAL;
+      this.literalMatched = 0;
+      this.state = State.Literal;
       return i;
     }
-    if (v === V_TOP) throw this.notJson(c, i);
+    if (meaning === Meaning.Top) throw this.notJson(c, i);
     throw this.syntax(c, i, 'a value');
-  }
-
-  /** Values whose type is required: the top level, `data`, its elements and b64_json. */
-  private checkType(v: number, found: string, i: number): void {
-    switch (v) {
-      case V_TOP:
-        throw new ResponseFormatError(
-          found === 'an array'
-            ? "The gateway's response is a JSON array, not the expected object."
-            : `The gateway's response is ${found}, not the expected JSON object.`,
-        );
-      case V_DATA:
-        throw new ResponseFormatError(`\`data\` in the gateway's response is ${found}, not an array (at byte ${this.offset + i}).`);
-      case V_ELEM:
-        throw new ResponseFormatError(`data[${this.elemCount}] in the gateway's response is ${found}, not an object.`);
-      case V_B64:
-        throw new ResponseFormatError(`data[${this.elemIndex}].b64_json in the gateway's response is ${found}, not a string.`);
-      default:
-      // Any other field of an unexpected type is ignored (skipped like an unknown one).
-    }
   }
 
   private valueDone(): void {
     const depth = this.stack.length;
-    if (depth === 0) this.state = S_DONE;
-    else this.state = this.stack[depth - 1] === F_DATA || this.stack[depth - 1] === F_SKIP_ARRAY ? S_ARR_NEXT : S_OBJ_NEXT;
+    if (depth === 0) this.state = State.Done;
+    else this.state = this.stack[depth - 1] === Frame.Data || this.stack[depth - 1] === Frame.SkippedArray ? State.ArrayNext : State.ObjectNext;
   }
 
-  private push(frame: number, i: number): void {
+  private push(frame: Frame, i: number): void {
     if (this.stack.length >= MAX_DEPTH) {
       throw new ResponseFormatError(`The gateway's response nests JSON too deeply (at byte ${this.offset + i}).`);
     }
     this.stack.push(frame);
-    if (frame === F_DATA) this.dataSeen = true;
   }
 
   private beginElement(): void {
-    this.expect = this.stack[this.stack.length - 1] === F_DATA ? V_ELEM : V_SKIP;
-    this.state = S_VALUE;
+    this.expected = this.stack[this.stack.length - 1] === Frame.Data ? Meaning.Element : Meaning.Skip;
+    this.state = State.Value;
   }
 
   private closeArray(): void {
@@ -314,189 +247,56 @@ export class GenerationParser {
   }
 
   private closeObject(i: number): void {
-    const frame = this.stack.pop();
-    if (frame === F_ELEM) {
-      const index = this.elemIndex;
-      if (!this.elemHasB64) {
-        if (this.elemHasUrl) {
-          throw new ResponseFormatError(
-            `data[${index}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).`,
-          );
-        }
-        throw new ResponseFormatError(`data[${index}] of the gateway's response has no b64_json (at byte ${this.offset + i}).`);
-      }
-      const image: GeneratedImageMeta = { index };
-      if (this.elemMedia !== undefined) image.mediaType = this.elemMedia;
-      this.meta.images.push(image);
-    } else if (frame === F_USAGE) {
-      // Either figure alone is still worth keeping (the balance updates the account, the cost the history).
-      if (this.usageCost !== undefined || this.usageBalance !== undefined) {
-        const usage: Usage = {};
-        if (this.usageCost !== undefined) usage.cost_rub = this.usageCost;
-        if (this.usageBalance !== undefined) usage.balance = this.usageBalance;
-        this.meta.usage = usage;
-      }
-    } else if (frame === F_TOP) {
-      if (!this.dataSeen) throw new ResponseFormatError("The gateway's response has no `data` array.");
-    }
+    this.fields.closeObject(this.stack.pop(), this.offset + i);
     this.valueDone();
   }
 
-  // --- keys ---------------------------------------------------------------------------------
+  // --- keys and strings ----------------------------------------------------------------------
 
   private beginKey(): void {
-    this.mode = M_KEY;
-    this.sEsc = 0;
-    this.startCapture(this.stack[this.stack.length - 1] !== F_SKIP_OBJECT);
-    this.state = S_STRING;
+    this.stringRole = StringRole.Key;
+    this.string.begin(this.stack[this.stack.length - 1] !== Frame.SkippedObject ? MAX_KEY : 0);
+    this.state = State.String;
   }
 
   private keyDone(): void {
     const frame = this.stack[this.stack.length - 1];
-    let v = V_SKIP;
-    if (frame !== F_SKIP_OBJECT && !this.capOverflow) {
-      const key = this.captured();
-      if (frame === F_TOP) {
-        if (key === 'data') {
-          if (this.dataSeen) throw new ResponseFormatError("The gateway's response has `data` twice.");
-          v = V_DATA;
-        } else if (key === 'usage') v = V_USAGE;
-        else if (key === 'created') v = V_CREATED;
-        else if (key === 'model') v = V_MODEL;
-      } else if (frame === F_ELEM) {
-        if (key === 'b64_json') {
-          if (this.elemHasB64) throw new ResponseFormatError(`data[${this.elemIndex}] of the gateway's response has b64_json twice.`);
-          v = V_B64;
-        } else if (key === 'media_type') v = V_MEDIA;
-        else if (key === 'url') this.elemHasUrl = true;
-      } else if (frame === F_USAGE) {
-        if (key === 'cost_rub') v = V_COST;
-        else if (key === 'balance') v = V_BALANCE;
-      }
-    }
-    this.expect = v;
-    this.state = S_COLON;
+    this.expected = frame !== Frame.SkippedObject && !this.string.tooLong ? this.fields.meaningOfKey(frame, this.string.content(this.offset)) : Meaning.Skip;
+    this.state = State.Colon;
   }
 
-  // --- strings ------------------------------------------------------------------------------
-
-  private startCapture(on: boolean): void {
-    this.capturing = on;
-    this.capParts = [];
-    this.capLen = 0;
-    this.capOverflow = false;
-  }
-
-  private capture(buf: Buffer, a: number, b: number): void {
-    if (!this.capturing || b <= a) return;
-    const limit = this.mode === M_KEY ? MAX_KEY : MAX_CAPTURED;
-    if (this.capLen + (b - a) > limit) {
-      this.capOverflow = true;
-      this.capturing = false;
-      this.capParts = [];
-      return;
-    }
-    this.capParts.push(Buffer.from(buf.subarray(a, b)));
-    this.capLen += b - a;
-  }
-
-  /** The captured raw string content (escapes included), decoded as JSON. */
-  private captured(): string {
-    const raw = this.capParts.length === 1 ? this.capParts[0] : Buffer.concat(this.capParts, this.capLen);
-    this.capParts = [];
-    const text = raw.toString('utf8');
-    try {
-      return JSON.parse(`"${text}"`) as string;
-    } catch {
-      throw new ResponseFormatError(`The gateway's response has an invalid JSON string near byte ${this.offset}.`);
-    }
-  }
-
-  /** Keys, captured values and skipped strings (not b64_json). */
+  /** Keys, kept values and skipped strings (not b64_json). */
   private scanString(buf: Buffer, i: number, n: number): number {
-    for (;;) {
-      if (this.sEsc !== 0) {
-        const start = i;
-        i = this.scanEscape(buf, i, n);
-        this.capture(buf, start, i);
-        if (this.sEsc !== 0) return i;
-      }
-      if (i >= n) return n;
-      const q = this.quotes.find(i);
-      const stop = q === -1 ? n : q;
-      const b = this.backslashes.find(i);
-      if (b !== -1 && b < stop) {
-        this.capture(buf, i, b + 1);
-        this.sEsc = 1;
-        i = b + 1;
-        continue;
-      }
-      this.capture(buf, i, stop);
-      if (q === -1) return n;
-      this.stringDone(q);
-      return q + 1;
-    }
-  }
-
-  private scanEscape(buf: Buffer, i: number, n: number): number {
-    while (i < n && this.sEsc !== 0) {
-      const c = buf[i];
-      if (this.sEsc === 1) {
-        if (c === 0x75) this.sEsc = 2;
-        else if (c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74) {
-          this.sEsc = 0;
-        } else {
-          throw new ResponseFormatError(
-            `The gateway's response has an invalid escape \\${describeByte(c, false)} in a string at byte ${this.offset + i}.`,
-          );
-        }
-      } else {
-        if (HEX_VALUE[c] < 0) {
-          throw new ResponseFormatError(`The gateway's response has an invalid \\u escape in a string at byte ${this.offset + i}.`);
-        }
-        this.sEsc = this.sEsc === 5 ? 0 : this.sEsc + 1;
-      }
-      i++;
-    }
-    return i;
+    const q = this.string.scan(buf, i, n, this.offset);
+    if (q === -1) return n;
+    this.stringDone(q);
+    return q + 1;
   }
 
   private stringDone(q: number): void {
-    if (this.mode === M_KEY) {
+    if (this.stringRole === StringRole.Key) {
       this.keyDone();
       return;
     }
-    if (this.mode === M_CAPTURE) {
-      if (this.capOverflow && (this.target === V_COST || this.target === V_BALANCE)) {
-        this.valueDone();
-        return;
-      }
-      if (this.capOverflow) {
-        const name = this.target === V_MODEL ? '`model`' : `data[${this.elemIndex}].media_type`;
-        throw new ResponseFormatError(`${name} in the gateway's response is too long (near byte ${this.offset + q}).`);
-      }
-      const value = this.captured();
-      if (this.target === V_MODEL) this.meta.model = value;
-      else if (this.target === V_MEDIA) this.elemMedia = value;
-      // Amounts as numeric strings ("12.50"), as some gateways send money; anything else is ignored.
-      else if (this.target === V_COST) this.usageCost = numericString(value);
-      else if (this.target === V_BALANCE) this.usageBalance = numericString(value);
+    if (this.stringRole === StringRole.Kept) {
+      if (this.string.tooLong) this.fields.stringTooLong(this.stringMeaning, this.offset + q);
+      else this.fields.string(this.stringMeaning, this.string.content(this.offset));
     }
     this.valueDone();
   }
 
-  private scanBase64(buf: Buffer, i: number, n: number): number {
+  private scanImage(buf: Buffer, i: number, n: number): number {
     const q = this.quotes.find(i);
     const stop = q === -1 ? n : q;
-    if (stop > i) this.b64.feed(buf, i, stop, this.backslashes);
+    if (stop > i) this.image.feed(buf, i, stop, this.backslashes);
     if (q === -1) return n;
-    if (this.b64.inEscape) {
+    if (this.image.inEscape) {
       throw new ResponseFormatError(
-        `The image in data[${this.elemIndex}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.`,
+        `The image in data[${this.fields.elementIndex}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.`,
       );
     }
-    this.b64.end();
-    this.events.push({ kind: EV_CLOSE, index: this.elemIndex });
+    this.image.end();
+    this.events.push({ kind: 'close', index: this.fields.elementIndex });
     this.valueDone();
     return q + 1;
   }
@@ -507,40 +307,28 @@ export class GenerationParser {
     const start = i;
     while (i < n && NUMBER_CHAR[buf[i]] === 1) i++;
     if (i > start) {
-      this.num += buf.toString('latin1', start, i);
-      if (this.num.length > MAX_NUMBER) {
+      this.numberText += buf.toString('latin1', start, i);
+      if (this.numberText.length > MAX_NUMBER) {
         throw new ResponseFormatError(`The gateway's response has a number that is too long (near byte ${this.offset + i}).`);
       }
     }
     if (i === n) return n;
-    if (!isValidJsonNumber(this.num)) {
-      throw new ResponseFormatError(`The gateway's response has an invalid number '${this.num}' before byte ${this.offset + i}.`);
+    if (!isValidJsonNumber(this.numberText)) {
+      throw new ResponseFormatError(`The gateway's response has an invalid number '${this.numberText}' before byte ${this.offset + i}.`);
     }
-    const value = Number(this.num);
-    switch (this.target) {
-      case V_CREATED:
-        this.meta.created = value;
-        break;
-      case V_COST:
-        this.usageCost = value;
-        break;
-      case V_BALANCE:
-        this.usageBalance = value;
-        break;
-      default:
-    }
+    this.fields.number(this.expected, Number(this.numberText));
     this.valueDone();
     return i;
   }
 
   private scanLiteral(buf: Buffer, i: number, n: number): number {
-    const lit = this.literal;
-    while (i < n && this.litIndex < lit.length) {
-      if (buf[i] !== lit[this.litIndex]) throw this.syntax(buf[i], i, `'${lit.toString()}'`);
+    const literal = this.literal;
+    while (i < n && this.literalMatched < literal.length) {
+      if (buf[i] !== literal[this.literalMatched]) throw this.syntax(buf[i], i, `'${literal.toString()}'`);
       i++;
-      this.litIndex++;
+      this.literalMatched++;
     }
-    if (this.litIndex === lit.length) {
+    if (this.literalMatched === literal.length) {
       // null for media_type means "absent"; other literals carry nothing we keep.
       this.valueDone();
     }
@@ -556,18 +344,9 @@ export class GenerationParser {
   }
 
   private syntax(c: number, i: number, expected: string): ResponseFormatError {
-    const frame = this.stack[this.stack.length - 1];
-    const where = frame === F_ELEM ? ` in data[${this.elemIndex}]` : frame === F_DATA ? ' in `data`' : '';
+    const where = this.fields.where(this.stack[this.stack.length - 1]);
     return new ResponseFormatError(
       `The gateway's response is not valid JSON: expected ${expected} but found ${describeByte(c)} at byte ${this.offset + i}${where}.`,
     );
   }
-}
-
-/** "12.5", " 12,50 " (a decimal comma) → a finite number; anything else → undefined. */
-function numericString(text: string): number | undefined {
-  const trimmed = text.trim().replace(/^(-?\d+),(\d+)$/, '$1.$2');
-  if (!/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed)) return undefined;
-  const n = Number(trimmed);
-  return Number.isFinite(n) ? n : undefined;
 }

@@ -12,7 +12,7 @@
 import type { GenerationResponseMeta } from './types';
 import { CancelledError, GatewayError } from './errors';
 import { MAX_SLICE } from './base64Stream';
-import { EV_OPEN, EV_WRITE, GenerationParser, ParserEvent } from './generationParser';
+import { GenerationParser, type ParserEvent } from './generationParser';
 
 export interface ImageWriter {
   /** Decoded image bytes, in order. Awaited: this is the backpressure. The buffer is handed over (not reused). */
@@ -61,10 +61,10 @@ export async function decodeGenerationStream(
     // Events are few per slice (at most a handful of opens/closes and writes of ~36 KiB).
     for (let k = 0; k < queue.length; k++) {
       const ev = queue[k];
-      if (ev.kind === EV_WRITE) {
-        const pending = writer!.write(ev.bytes!);
+      if (ev.kind === 'write') {
+        const pending = writer!.write(ev.bytes);
         if (pending !== undefined) await pending;
-      } else if (ev.kind === EV_OPEN) {
+      } else if (ev.kind === 'open') {
         writer = await sink.open(ev.index);
       } else {
         const w = writer!;

@@ -1,6 +1,6 @@
 // Typed access to the extension's settings, aware of Workspace Trust.
 import * as vscode from 'vscode';
-import type { EditTransport } from '../jobs/imageJobs';
+import type { EditTransport } from '../jobs/jobTypes';
 
 export const SECTION = 'gatewayImages';
 

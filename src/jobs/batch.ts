@@ -5,7 +5,8 @@ import { BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError } from '../core/errors';
 import { HistoryEntry } from './history';
-import { ImageJobService, JobResult } from './imageJobs';
+import { ImageJobService } from './imageJobs';
+import type { JobResult } from './jobTypes';
 import { runBounded } from './pool';
 
 export type LineStatus = 'done' | 'skipped' | 'failed' | 'outcome-unknown' | 'not-sent';

@@ -4,7 +4,8 @@ import { canEdit } from '../core/catalog';
 import { GatewayError } from '../core/errors';
 import { GenerationRequest, ImageModel } from '../core/types';
 import { collectIssues } from '../core/validation';
-import { ImageJob, ImageJobService, JobResult } from './imageJobs';
+import { ImageJobService } from './imageJobs';
+import type { ImageJob, JobResult } from './jobTypes';
 import { runBounded } from './pool';
 
 export const MIN_COMPARE_MODELS = 2;

@@ -3,8 +3,8 @@
 // No vscode import: the UI is reached through the ports in JobDeps.
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
-import { checkAffordable, CostEstimate, estimateCost, formatRubles, FundsSnapshot } from '../core/cost';
-import { CancelledError, CannotAffordError, FundsScope, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
+import { checkAffordable, CostEstimate, estimateCost, formatRubles } from '../core/cost';
+import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
 import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
@@ -14,147 +14,13 @@ import { addPngTextChunk } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
 import { tr } from '../core/i18n';
 import { wantsTransparency, withAlphaFormat } from '../core/transparency';
-import { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
+import type { GenerationResponseMeta, ImageModel } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
 import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
 import { trPlural } from '../core/plural';
-
-export { checkReferenceFiles, MAX_REFERENCE_BYTES } from './jobFiles';
-
-export type EditTransport = 'input_references' | 'multipart';
-
-export interface ImageJob {
-  request: GenerationRequest;
-  /** Local reference images (editing). */
-  references?: string[];
-  transport?: EditTransport;
-  output: {
-    directory: string;
-    /** File name pattern without extension (see naming.ts). */
-    pattern: string;
-    /** Base name of the first source, for `{name}` in edit patterns. */
-    sourceName?: string;
-  };
-}
-
-/** The paid part of the gateway client. */
-export interface ImageApi {
-  generate(request: GenerationRequest, sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta>;
-  generateWithReferences(request: GenerationRequest, files: ReferenceFile[], sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta>;
-  edit(request: GenerationRequest, files: ReferenceFile[], sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta>;
-}
-
-export interface ConfirmRequest {
-  model: ImageModel;
-  request: GenerationRequest;
-  estimate: CostEstimate;
-}
-
-export type JobEvent =
-  | { type: 'sending'; estimate: CostEstimate; model: ImageModel }
-  | { type: 'image-received'; index: number; bytes: number }
-  /** An image was placed into the output folder while the response may still be streaming. */
-  | { type: 'image-saved'; index: number; file: string }
-  | { type: 'recovered'; manifestPath: string; files: string[]; reason: string }
-  | { type: 'outcome-unknown'; error: GatewayError }
-  | { type: 'provenance-failed'; file: string; reason: string }
-  /** Something the user should know that does not stop the job: inputs normalised, a budget shortfall. */
-  | { type: 'notice'; message: string }
-  /** Cancel came after the paid images had started to arrive: they are received and saved whole. */
-  | { type: 'cancel-after-charge' }
-  /** Transparency was asked for and these saved files have no alpha channel (they are kept). */
-  | { type: 'opaque-result'; files: string[] };
-
-export interface JobDeps {
-  api: () => Promise<ImageApi>;
-  models: () => Promise<ImageModel[]>;
-  /** A fresh read of the catalog, once, before a model missing from `models()` is refused as unknown. */
-  refreshModels?: () => Promise<ImageModel[]>;
-  /** Current figures of this key and gateway (the account refreshes them first when they are stale). */
-  funds: () => FundsSnapshot | Promise<FundsSnapshot>;
-  /** `identity`: the base URL and key fingerprint the request was sent with (usage of another key is dropped). */
-  applyUsage: (usage: Usage, identity?: string) => void;
-  /** The gateway refused for lack of funds: the account reads its figures again (and notes a budget refusal). */
-  fundsRefused?: (scope: FundsScope) => void;
-  /** Reconcile the account after a charge or an unknown outcome. */
-  reconcile: () => void;
-  /** Asked only when the reservation exceeds `confirmAbove()`; false cancels before sending. */
-  confirm: (info: ConfirmRequest) => Promise<boolean>;
-  confirmAbove: () => number;
-  /** Whether saved PNGs carry their request in an iTXt chunk (setting gatewayImages.embedProvenance). Off when absent. */
-  provenance?: () => boolean;
-  recoveryDir: string;
-  locale?: string;
-  now?: () => Date;
-  onEvent?: (event: JobEvent) => void;
-}
-
-export interface JobResult {
-  /** The request as sent (after normalisation). */
-  request?: GenerationRequest;
-  /** What was changed in the input, and any warning (budget shortfall). */
-  notes?: string[];
-  files: string[];
-  model: string;
-  usage?: Usage;
-  estimate: CostEstimate;
-  /** Paid images that could not be placed into the workspace and wait in the recovery folder. */
-  recovered?: { manifestPath: string; files: string[]; reason: string };
-  /** Saved files without an alpha channel although `background: transparent` was asked for. */
-  opaque?: string[];
-}
-
-export interface RunOptions extends CallOptions {
-  onEvent?: (event: JobEvent) => void;
-  /** Ask for confirmation whatever the cost (an explicit "Try again" after an unknown outcome). */
-  forceConfirm?: boolean;
-}
-
-export interface PreparedJob {
-  /** The request to send: the job's, normalised (trimmed model id, 1024X1024 → 1024x1024, 2k → 2K), with an alpha-capable format for a transparent background. */
-  request: GenerationRequest;
-  /** One sentence per normalisation and per warning, for the user. */
-  notes: string[];
-  model: ImageModel;
-  estimate: CostEstimate;
-  references: ReferenceFile[];
-}
-
-/** Keyword of the PNG iTXt chunk that holds a ProvenanceRecord as JSON. */
-export const PROVENANCE_KEYWORD = 'gateway-images';
-
-/** What a saved image was made with: enough to make it again (no reference data, no paths). */
-export interface ProvenanceRecord {
-  generator: 'gateway-images';
-  version: 1;
-  createdAt: string;
-  model: string;
-  prompt: string;
-  seed?: number;
-  /** The other request fields as sent (n, resolution, aspect_ratio, size, quality, ...). */
-  parameters: Omit<GenerationRequest, 'model' | 'prompt' | 'seed' | 'input_references'>;
-  /** Number of reference images of an edit. */
-  references?: number;
-  /** 1-based index of the image in its request. */
-  index: number;
-}
-
-export function provenanceRecord(job: ImageJob, model: string, index: number, date: Date): ProvenanceRecord {
-  const { model: _m, prompt, seed, input_references: urls, ...parameters } = job.request;
-  const references = (job.references?.length ?? 0) || (urls?.length ?? 0);
-  return {
-    generator: 'gateway-images',
-    version: 1,
-    createdAt: date.toISOString(),
-    model,
-    prompt,
-    ...(seed === undefined ? {} : { seed }),
-    parameters,
-    ...(references ? { references } : {}),
-    index,
-  };
-}
+import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PreparedJob, RunOptions } from './jobTypes';
+import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
 
 export class ImageJobService {
   constructor(private readonly deps: JobDeps) {}

@@ -8,7 +8,7 @@ import { tr } from '../core/i18n';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
 import type { StagedImage, StagingSink } from '../core/imageStore';
 import type { ReferenceFile } from '../core/requestBodies';
-import type { JobEvent } from './imageJobs';
+import type { JobEvent } from './jobTypes';
 
 export const MAX_REFERENCE_BYTES = 25 * 1024 * 1024;
 

@@ -5,7 +5,6 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editImage } from '../commands/editImage';
 import { generate } from '../commands/generate';
-import { insertMarkdownLinks } from '../commands/jobRunner';
 import { showErrorOnce } from '../commands/showError';
 import { formatRubles } from '../core/cost';
 import type { GenerationRequest } from '../core/types';
@@ -13,16 +12,9 @@ import { summarizeError } from '../core/errors';
 import { Services } from '../services';
 import { checkReference, pathOfDroppedUri, savePastedImage } from './files';
 import { buildHtml, webviewOptions } from './html';
-import {
-  describeRejected,
-  FormValues,
-  FromWebviewMessage,
-  GalleryActionMessage,
-  parseFromWebviewMessage,
-  ReferenceView,
-  STUDIO_VIEW_TYPE,
-  ToWebviewMessage,
-} from './protocol';
+import { FormValues, FromWebviewMessage, ReferenceView, STUDIO_VIEW_TYPE, ToWebviewMessage } from './protocol';
+import { runGalleryAction } from './galleryActions';
+import { describeRejected, parseFromWebviewMessage } from './protocolValidation';
 import { aspectHint } from './aspectHint';
 import { comparisonFeed } from './comparisonFeed';
 import { handleCompareMessage, toComparisonView } from './compareView';
@@ -179,7 +171,10 @@ export class StudioPanel {
         return;
       }
       case 'galleryAction':
-        return this.galleryAction(message);
+        return runGalleryAction(this.services, message, {
+          addReferences: (requestId, paths) => this.addReferences(requestId, paths),
+          fillForm: (request, references) => this.fillForm(request, references),
+        });
       case 'compare':
       case 'cancelCompare':
       case 'useModel':
@@ -221,74 +216,17 @@ export class StudioPanel {
     }
   }
 
-  private async galleryAction({ requestId, action, entryId, file }: GalleryActionMessage): Promise<void> {
-    const { services } = this;
-    // Only files the history knows (the host's own record) can be acted on.
-    const entry = services.history.find(entryId);
-    if (!entry || !entry.files.includes(file)) {
-      services.log.warn(`Image Studio: ignored a gallery action on a file that is not in the history`);
-      return;
-    }
-    const uri = vscode.Uri.file(file);
-    switch (action) {
-      case 'open':
-        await vscode.commands.executeCommand('vscode.open', uri);
-        return;
-      case 'reveal':
-        await vscode.commands.executeCommand('revealInExplorer', uri);
-        return;
-      case 'copyPath':
-        await vscode.env.clipboard.writeText(file);
-        return;
-      case 'insertLink': {
-        const editors = vscode.window.visibleTextEditors;
-        const editor = vscode.window.activeTextEditor ?? editors.find((e) => e.document.languageId === 'markdown') ?? editors[0];
-        if (!editor) {
-          void vscode.window.showInformationMessage(vscode.l10n.t('Open a text editor to insert the link into.'));
-          return;
-        }
-        await insertMarkdownLinks(editor, [uri], { model: entry.model });
-        return;
-      }
-      case 'useAsReference':
-        await this.addReferences(requestId, [file]);
-        return;
-      case 'regenerate': {
-        const { views } = await this.referenceViews(entry.references ?? []);
-        this.post({ type: 'fillForm', form: toFormValues(entry.request, views.map((v) => v.path)), references: views });
-        return;
-      }
-      case 'delete':
-        return this.deleteResult(file);
-    }
-  }
-
   private async flushFill(): Promise<void> {
     const fill = this.pendingFill;
     if (!fill) return;
     this.pendingFill = undefined;
-    const { views } = await this.referenceViews(fill.references);
-    this.post({ type: 'fillForm', form: toFormValues(fill.request, views.map((v) => v.path)), references: views });
+    await this.fillForm(fill.request, fill.references);
   }
 
-  private async deleteResult(file: string): Promise<void> {
-    const t = vscode.l10n.t;
-    const confirm = t('Move to Trash');
-    const answer = await vscode.window.showWarningMessage(
-      t('Delete {0}?', path.basename(file)),
-      { modal: true, detail: t('The file is moved to the trash and removed from the studio’s results.') },
-      confirm,
-    );
-    if (answer !== confirm) return;
-    try {
-      await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true });
-    } catch (error) {
-      if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) {
-        void vscode.window.showErrorMessage(t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message));
-        return;
-      }
-    }
-    await this.services.history.removeFile(file);
+  /** The page's form is filled from a request; the person reviews it and sends. */
+  private async fillForm(request: GenerationRequest, references: string[]): Promise<void> {
+    const { views } = await this.referenceViews(references);
+    this.post({ type: 'fillForm', form: toFormValues(request, views.map((v) => v.path)), references: views });
   }
 
   private async addReferences(requestId: number, paths: string[]): Promise<void> {

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requestBodies';
-import { checkReferenceFiles } from '../../src/jobs/imageJobs';
+import { checkReferenceFiles } from '../../src/jobs/jobFiles';
 import { BenchContext, BenchTarget, fmtS, lpad, median, MiB, pad, runNote, ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 

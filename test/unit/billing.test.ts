@@ -7,7 +7,7 @@ import { estimateCost, toKopecks } from '../../src/core/cost';
 import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors';
 import type { ImageModel } from '../../src/core/types';
 import { AccountModel } from '../../src/account/accountModel';
-import type { ImageJob } from '../../src/jobs/imageJobs';
+import type { ImageJob } from '../../src/jobs/jobTypes';
 import { IMAGE_MODELS } from '../emulator';
 import { caught, DEMO_KEYS, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { GatewayClient } from '../../src/core/client';
 import type { ImageModel } from '../../src/core/types';
 import { CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
-import { parseFromWebviewMessage } from '../../src/studio/protocol';
+import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';
 import { newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 describe('compare models', () => {

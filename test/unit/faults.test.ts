@@ -9,7 +9,7 @@ import type { GatewayClient, GatewayClientConfig } from '../../src/core/client';
 import { ConnectionError, GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError, CancelledError, AuthenticationError } from '../../src/core/errors';
 import type { RecoveryManifest } from '../../src/core/imageStore';
 import type { ImageModel } from '../../src/core/types';
-import type { ImageJob, JobResult } from '../../src/jobs/imageJobs';
+import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../emulator';
 import { caught, DEMO_KEYS, listFiles, localServer, newClient, newService, paidRequests, removeDir, RunningEmulator, ServiceRig, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { GatewayClient } from '../../src/core/client';
 import type { ImageModel } from '../../src/core/types';
-import type { JobEvent } from '../../src/jobs/imageJobs';
+import type { JobEvent } from '../../src/jobs/jobTypes';
 import { ConnectionError } from '../../src/core/errors';
 import { caught, listFiles, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 

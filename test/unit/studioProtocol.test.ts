@@ -1,7 +1,8 @@
 // The host checks every message of the Image Studio page with parseFromWebviewMessage: valid
 // messages pass unchanged, anything else (unknown type, wrong shape, oversized) is rejected.
 import * as assert from 'assert';
-import { FormValues, FromWebviewMessage, LIMITS, parseFromWebviewMessage, describeRejected } from '../../src/studio/protocol';
+import { FormValues, FromWebviewMessage, LIMITS } from '../../src/studio/protocol';
+import { parseFromWebviewMessage, describeRejected } from '../../src/studio/protocolValidation';
 
 const form: FormValues = {
   model: 'aurora-1',

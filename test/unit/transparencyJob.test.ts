@@ -7,7 +7,7 @@ import type { GatewayClient } from '../../src/core/client';
 import { ValidationError } from '../../src/core/errors';
 import { readImageHeaderFile } from '../../src/core/imageHeader';
 import type { GenerationRequest, ImageModel } from '../../src/core/types';
-import type { ImageApi } from '../../src/jobs/imageJobs';
+import type { ImageApi } from '../../src/jobs/jobTypes';
 import { caught, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 describe('transparency through the job service', () => {

@@ -7,7 +7,7 @@ import type { GatewayClient } from '../../src/core/client';
 import { ValidationError } from '../../src/core/errors';
 import type { GenerationRequest, ImageModel } from '../../src/core/types';
 import { collectIssues, validateRequest } from '../../src/core/validation';
-import type { ImageJob } from '../../src/jobs/imageJobs';
+import type { ImageJob } from '../../src/jobs/jobTypes';
 import { caught, newClient, newService, paidRequests, removeDir, RunningEmulator, ServiceRig, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
 
 interface Case {

@@ -9,7 +9,8 @@ import { GatewayClient, GatewayClientConfig, RequestLogEntry } from '../../../sr
 import type { ImageSink, ImageWriter } from '../../../src/core/generationStream';
 import type { FundsSnapshot } from '../../../src/core/cost';
 import type { ImageModel, Usage } from '../../../src/core/types';
-import { ImageJobService, JobDeps, JobEvent } from '../../../src/jobs/imageJobs';
+import { ImageJobService } from '../../../src/jobs/imageJobs';
+import type { JobDeps, JobEvent } from '../../../src/jobs/jobTypes';
 import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../emulator';
 import type { RecordedRequest } from '../../emulator/state';
 

@@ -1,0 +1,189 @@
+// The meaning of a generation response's fields (data[i].b64_json, media_type, model, created,
+// usage) and what is kept of them. The JSON syntax around them is generationParser.ts's.
+// Pure: no vscode import.
+import type { GeneratedImageMeta, GenerationResponseMeta, Usage } from './types';
+import { ResponseFormatError } from './errors';
+
+/** What the value being read means. */
+export const enum Meaning {
+  Skip,
+  Top,
+  Data,
+  Element,
+  Base64,
+  MediaType,
+  Model,
+  Created,
+  Usage,
+  Cost,
+  Balance,
+}
+
+/** The containers the parser is inside. */
+export const enum Frame {
+  Top,
+  Data,
+  Element,
+  Usage,
+  SkippedObject,
+  SkippedArray,
+}
+
+/** Collects the fields the parser reads; every position is a byte offset in the whole body. */
+export class GenerationFields {
+  /** Index of the current (or last) element of `data`. */
+  elementIndex = -1;
+  private dataSeen = false;
+  private elementCount = 0;
+  private elementHasBase64 = false;
+  private elementHasUrl = false;
+  private elementMediaType: string | undefined;
+  private usageCost: number | undefined;
+  private usageBalance: number | undefined;
+  readonly meta: GenerationResponseMeta = { images: [] };
+
+  /** The frame an object with this meaning opens. */
+  openObject(meaning: Meaning, at: number): Frame {
+    if (meaning === Meaning.Top) return Frame.Top;
+    if (meaning === Meaning.Element) {
+      this.elementIndex = this.elementCount++;
+      this.elementHasBase64 = false;
+      this.elementHasUrl = false;
+      this.elementMediaType = undefined;
+      return Frame.Element;
+    }
+    if (meaning === Meaning.Usage) {
+      this.usageCost = undefined;
+      this.usageBalance = undefined;
+      return Frame.Usage;
+    }
+    this.requireType(meaning, 'an object', at);
+    return Frame.SkippedObject;
+  }
+
+  /** The frame an array with this meaning opens. */
+  openArray(meaning: Meaning, at: number): Frame {
+    if (meaning === Meaning.Data) {
+      this.dataSeen = true;
+      return Frame.Data;
+    }
+    this.requireType(meaning, 'an array', at);
+    return Frame.SkippedArray;
+  }
+
+  /** data[i].b64_json starts: returns the index of its image. */
+  openImage(): number {
+    this.elementHasBase64 = true;
+    return this.elementIndex;
+  }
+
+  closeObject(frame: Frame | undefined, at: number): void {
+    if (frame === Frame.Element) {
+      const index = this.elementIndex;
+      if (!this.elementHasBase64) {
+        if (this.elementHasUrl) {
+          throw new ResponseFormatError(
+            `data[${index}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).`,
+          );
+        }
+        throw new ResponseFormatError(`data[${index}] of the gateway's response has no b64_json (at byte ${at}).`);
+      }
+      const image: GeneratedImageMeta = { index };
+      if (this.elementMediaType !== undefined) image.mediaType = this.elementMediaType;
+      this.meta.images.push(image);
+    } else if (frame === Frame.Usage) {
+      // Either figure alone is still worth keeping (the balance updates the account, the cost the history).
+      if (this.usageCost !== undefined || this.usageBalance !== undefined) {
+        const usage: Usage = {};
+        if (this.usageCost !== undefined) usage.cost_rub = this.usageCost;
+        if (this.usageBalance !== undefined) usage.balance = this.usageBalance;
+        this.meta.usage = usage;
+      }
+    } else if (frame === Frame.Top) {
+      if (!this.dataSeen) throw new ResponseFormatError("The gateway's response has no `data` array.");
+    }
+  }
+
+  /** The meaning of the value after `key` inside `frame`. */
+  meaningOfKey(frame: Frame, key: string): Meaning {
+    if (frame === Frame.Top) {
+      if (key === 'data') {
+        if (this.dataSeen) throw new ResponseFormatError("The gateway's response has `data` twice.");
+        return Meaning.Data;
+      }
+      if (key === 'usage') return Meaning.Usage;
+      if (key === 'created') return Meaning.Created;
+      if (key === 'model') return Meaning.Model;
+    } else if (frame === Frame.Element) {
+      if (key === 'b64_json') {
+        if (this.elementHasBase64) throw new ResponseFormatError(`data[${this.elementIndex}] of the gateway's response has b64_json twice.`);
+        return Meaning.Base64;
+      }
+      if (key === 'media_type') return Meaning.MediaType;
+      if (key === 'url') this.elementHasUrl = true;
+    } else if (frame === Frame.Usage) {
+      if (key === 'cost_rub') return Meaning.Cost;
+      if (key === 'balance') return Meaning.Balance;
+    }
+    return Meaning.Skip;
+  }
+
+  string(meaning: Meaning, value: string): void {
+    if (meaning === Meaning.Model) this.meta.model = value;
+    else if (meaning === Meaning.MediaType) this.elementMediaType = value;
+    // Amounts as numeric strings ("12.50"), as some gateways send money; anything else is ignored.
+    else if (meaning === Meaning.Cost) this.usageCost = numericString(value);
+    else if (meaning === Meaning.Balance) this.usageBalance = numericString(value);
+  }
+
+  /** A kept string was longer than the capture limit: an amount is ignored, a name is an error. */
+  stringTooLong(meaning: Meaning, at: number): void {
+    if (meaning === Meaning.Cost || meaning === Meaning.Balance) return;
+    const name = meaning === Meaning.Model ? '`model`' : `data[${this.elementIndex}].media_type`;
+    throw new ResponseFormatError(`${name} in the gateway's response is too long (near byte ${at}).`);
+  }
+
+  number(meaning: Meaning, value: number): void {
+    if (meaning === Meaning.Created) this.meta.created = value;
+    else if (meaning === Meaning.Cost) this.usageCost = value;
+    else if (meaning === Meaning.Balance) this.usageBalance = value;
+  }
+
+  /** Values whose type is required: the top level, `data`, its elements and b64_json. */
+  requireType(meaning: Meaning, found: string, at: number): void {
+    switch (meaning) {
+      case Meaning.Top:
+        throw new ResponseFormatError(
+          found === 'an array'
+            ? "The gateway's response is a JSON array, not the expected object."
+            : `The gateway's response is ${found}, not the expected JSON object.`,
+        );
+      case Meaning.Data:
+        throw new ResponseFormatError(`\`data\` in the gateway's response is ${found}, not an array (at byte ${at}).`);
+      case Meaning.Element:
+        throw new ResponseFormatError(`data[${this.elementCount}] in the gateway's response is ${found}, not an object.`);
+      case Meaning.Base64:
+        throw new ResponseFormatError(`data[${this.elementIndex}].b64_json in the gateway's response is ${found}, not a string.`);
+      default:
+      // Any other field of an unexpected type is ignored (skipped like an unknown one).
+    }
+  }
+
+  /** Where a syntax error is, for its message: " in data[2]", " in `data`" or nothing. */
+  where(frame: Frame | undefined): string {
+    return frame === Frame.Element ? ` in data[${this.elementIndex}]` : frame === Frame.Data ? ' in `data`' : '';
+  }
+}
+
+/** Whether a string with this meaning is kept (its characters captured). */
+export function isKeptString(meaning: Meaning): boolean {
+  return meaning === Meaning.Model || meaning === Meaning.MediaType || meaning === Meaning.Cost || meaning === Meaning.Balance;
+}
+
+/** "12.5", " 12,50 " (a decimal comma) → a finite number; anything else → undefined. */
+function numericString(text: string): number | undefined {
+  const trimmed = text.trim().replace(/^(-?\d+),(\d+)$/, '$1.$2');
+  if (!/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed)) return undefined;
+  const n = Number(trimmed);
+  return Number.isFinite(n) ? n : undefined;
+}

@@ -1,0 +1,38 @@
+// The request a saved PNG was made with, as the job writes it into the file. No vscode import.
+import type { GenerationRequest } from '../core/types';
+import type { ImageJob } from './jobTypes';
+
+/** Keyword of the PNG iTXt chunk that holds a ProvenanceRecord as JSON. */
+export const PROVENANCE_KEYWORD = 'gateway-images';
+
+/** What a saved image was made with: enough to make it again (no reference data, no paths). */
+export interface ProvenanceRecord {
+  generator: 'gateway-images';
+  version: 1;
+  createdAt: string;
+  model: string;
+  prompt: string;
+  seed?: number;
+  /** The other request fields as sent (n, resolution, aspect_ratio, size, quality, ...). */
+  parameters: Omit<GenerationRequest, 'model' | 'prompt' | 'seed' | 'input_references'>;
+  /** Number of reference images of an edit. */
+  references?: number;
+  /** 1-based index of the image in its request. */
+  index: number;
+}
+
+export function provenanceRecord(job: ImageJob, model: string, index: number, date: Date): ProvenanceRecord {
+  const { model: _m, prompt, seed, input_references: urls, ...parameters } = job.request;
+  const references = (job.references?.length ?? 0) || (urls?.length ?? 0);
+  return {
+    generator: 'gateway-images',
+    version: 1,
+    createdAt: date.toISOString(),
+    model,
+    prompt,
+    ...(seed === undefined ? {} : { seed }),
+    parameters,
+    ...(references ? { references } : {}),
+    index,
+  };
+}
