@@ -2,7 +2,7 @@
 // Money rule: a paid request (generation, edit) is sent once and never resent automatically.
 import { Agent, Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 import { extractEntries, extractGroups, parseImageModels } from './catalog';
 import {
   ApiError,
@@ -213,7 +213,7 @@ export class GatewayClient {
       // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
       if (error instanceof SinkFailure) throw error.cause;
       let typed = deadline.translate(error);
-      if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(tr('Cancelled before the request was sent: nothing was charged.'));
+      if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
       if (!(typed instanceof ApiError) && bodyStarted && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();
       // A proxy's 502/504 says nothing of whether the gateway behind it went on and charged.
@@ -331,7 +331,7 @@ class Deadline {
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
     if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
     const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
-    return new ConnectionError(tr('Could not reach the gateway: {0}.', detail), { cause: error });
+    return new ConnectionError(l10n.t('Could not reach the gateway: {0}.', detail), { cause: error });
   }
 
   dispose(): void {
