@@ -107,7 +107,7 @@ export class GatewayClient {
   async balance(options?: CallOptions): Promise<BalanceRecord> {
     const body = unwrap(await this.getJson('/v1/gateway/balance', true, options), 'balance');
     const balance = toNumber(body.balance);
-    if (balance === undefined) throw new ResponseFormatError('The balance answer has no numeric "balance" field.');
+    if (balance === undefined) throw new ResponseFormatError(l10n.t('The balance answer has no numeric "balance" field.'));
     const budget = toNumber(body.budget);
     return budget === undefined ? { balance } : { balance, budget };
   }
@@ -419,13 +419,13 @@ function parseJson(text: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ResponseFormatError(`The gateway's answer to ${path} is not valid JSON.`);
+    throw new ResponseFormatError(l10n.t("The gateway's answer to {0} is not valid JSON.", path));
   }
 }
 
 /** Accepts the record itself or the record inside a `data`/`result` envelope. */
 function unwrap(body: unknown, expectedField: string): Record<string, unknown> {
-  if (!isRecord(body)) throw new ResponseFormatError('The gateway answered with something other than a JSON object.');
+  if (!isRecord(body)) throw new ResponseFormatError(l10n.t('The gateway answered with something other than a JSON object.'));
   if (expectedField in body) return body;
   for (const envelope of ['data', 'result']) {
     const inner = body[envelope];

@@ -1,8 +1,9 @@
 // The JSON state machine of the streaming decoder: it knows the meaning of a generation response
 // (data[i].b64_json, media_type, model, created, usage) and skips everything else. Pure: no vscode import.
 import type { GeneratedImageMeta, GenerationResponseMeta, Usage } from './types';
+import * as l10n from '@vscode/l10n';
 import { ResponseFormatError } from './errors';
-import { ByteFinder, HEX_VALUE, NUMBER_CHAR, describeByte, isValidJsonNumber } from './jsonScanner';
+import { ByteFinder, HEX_VALUE, NUMBER_CHAR, describeByte, describeJsonType, isValidJsonNumber } from './jsonScanner';
 import { Base64Decoder } from './base64Stream';
 
 // ---------------------------------------------------------------------------------------------
@@ -117,10 +118,11 @@ export class GenerationParser {
 
   finish(): void {
     if (this.state === S_DONE) return;
-    if (this.offset === 0) throw new ResponseFormatError("The gateway's response body is empty (expected a JSON object).");
-    const where = this.state === S_STRING && this.mode === M_B64 ? ` inside data[${this.elemIndex}].b64_json` : '';
+    if (this.offset === 0) throw new ResponseFormatError(l10n.t("The gateway's response body is empty (expected a JSON object)."));
     throw new ResponseFormatError(
-      `The gateway's response ended early: the JSON is truncated after ${this.offset} bytes${where}.`,
+      this.state === S_STRING && this.mode === M_B64
+        ? l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes inside data[{1}].b64_json.", this.offset, this.elemIndex)
+        : l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes.", this.offset),
     );
   }
 
@@ -156,11 +158,11 @@ export class GenerationParser {
           case S_OBJ_FIRST:
             if (c === 0x22) this.beginKey();
             else if (c === 0x7d) this.closeObject(i);
-            else throw this.syntax(c, i, 'a key or }');
+            else throw this.syntax(c, i, l10n.t('a key or }'));
             i++;
             break;
           case S_OBJ_KEY:
-            if (c !== 0x22) throw this.syntax(c, i, 'a key');
+            if (c !== 0x22) throw this.syntax(c, i, l10n.t('a key'));
             this.beginKey();
             i++;
             break;
@@ -172,7 +174,7 @@ export class GenerationParser {
           case S_OBJ_NEXT:
             if (c === 0x2c) this.state = S_OBJ_KEY;
             else if (c === 0x7d) this.closeObject(i);
-            else throw this.syntax(c, i, ', or }');
+            else throw this.syntax(c, i, l10n.t(', or }'));
             i++;
             break;
           case S_ARR_FIRST:
@@ -186,12 +188,12 @@ export class GenerationParser {
           case S_ARR_NEXT:
             if (c === 0x2c) this.beginElement();
             else if (c === 0x5d) this.closeArray();
-            else throw this.syntax(c, i, ', or ]');
+            else throw this.syntax(c, i, l10n.t(', or ]'));
             i++;
             break;
           default: // S_DONE
             throw new ResponseFormatError(
-              `The gateway's response has unexpected data after the JSON object (${describeByte(c)} at byte ${this.offset + i}).`,
+              l10n.t("The gateway's response has unexpected data after the JSON object ({0} at byte {1}).", describeByte(c), this.offset + i),
             );
         }
       }
@@ -266,7 +268,7 @@ export class GenerationParser {
       return i;
     }
     if (v === V_TOP) throw this.notJson(c, i);
-    throw this.syntax(c, i, 'a value');
+    throw this.syntax(c, i, l10n.t('a value'));
   }
 
   /** Values whose type is required: the top level, `data`, its elements and b64_json. */
@@ -275,15 +277,15 @@ export class GenerationParser {
       case V_TOP:
         throw new ResponseFormatError(
           found === 'an array'
-            ? "The gateway's response is a JSON array, not the expected object."
-            : `The gateway's response is ${found}, not the expected JSON object.`,
+            ? l10n.t("The gateway's response is a JSON array, not the expected object.")
+            : l10n.t("The gateway's response is {0}, not the expected JSON object.", describeJsonType(found)),
         );
       case V_DATA:
-        throw new ResponseFormatError(`\`data\` in the gateway's response is ${found}, not an array (at byte ${this.offset + i}).`);
+        throw new ResponseFormatError(l10n.t("`data` in the gateway's response is {0}, not an array (at byte {1}).", describeJsonType(found), this.offset + i));
       case V_ELEM:
-        throw new ResponseFormatError(`data[${this.elemCount}] in the gateway's response is ${found}, not an object.`);
+        throw new ResponseFormatError(l10n.t("data[{0}] in the gateway's response is {1}, not an object.", this.elemCount, describeJsonType(found)));
       case V_B64:
-        throw new ResponseFormatError(`data[${this.elemIndex}].b64_json in the gateway's response is ${found}, not a string.`);
+        throw new ResponseFormatError(l10n.t("data[{0}].b64_json in the gateway's response is {1}, not a string.", this.elemIndex, describeJsonType(found)));
       default:
       // Any other field of an unexpected type is ignored (skipped like an unknown one).
     }
@@ -297,7 +299,7 @@ export class GenerationParser {
 
   private push(frame: number, i: number): void {
     if (this.stack.length >= MAX_DEPTH) {
-      throw new ResponseFormatError(`The gateway's response nests JSON too deeply (at byte ${this.offset + i}).`);
+      throw new ResponseFormatError(l10n.t("The gateway's response nests JSON too deeply (at byte {0}).", this.offset + i));
     }
     this.stack.push(frame);
     if (frame === F_DATA) this.dataSeen = true;
@@ -320,10 +322,10 @@ export class GenerationParser {
       if (!this.elemHasB64) {
         if (this.elemHasUrl) {
           throw new ResponseFormatError(
-            `data[${index}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).`,
+            l10n.t("data[{0}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).", index),
           );
         }
-        throw new ResponseFormatError(`data[${index}] of the gateway's response has no b64_json (at byte ${this.offset + i}).`);
+        throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has no b64_json (at byte {1}).", index, this.offset + i));
       }
       const image: GeneratedImageMeta = { index };
       if (this.elemMedia !== undefined) image.mediaType = this.elemMedia;
@@ -337,7 +339,7 @@ export class GenerationParser {
         this.meta.usage = usage;
       }
     } else if (frame === F_TOP) {
-      if (!this.dataSeen) throw new ResponseFormatError("The gateway's response has no `data` array.");
+      if (!this.dataSeen) throw new ResponseFormatError(l10n.t("The gateway's response has no `data` array."));
     }
     this.valueDone();
   }
@@ -358,14 +360,14 @@ export class GenerationParser {
       const key = this.captured();
       if (frame === F_TOP) {
         if (key === 'data') {
-          if (this.dataSeen) throw new ResponseFormatError("The gateway's response has `data` twice.");
+          if (this.dataSeen) throw new ResponseFormatError(l10n.t("The gateway's response has `data` twice."));
           v = V_DATA;
         } else if (key === 'usage') v = V_USAGE;
         else if (key === 'created') v = V_CREATED;
         else if (key === 'model') v = V_MODEL;
       } else if (frame === F_ELEM) {
         if (key === 'b64_json') {
-          if (this.elemHasB64) throw new ResponseFormatError(`data[${this.elemIndex}] of the gateway's response has b64_json twice.`);
+          if (this.elemHasB64) throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has b64_json twice.", this.elemIndex));
           v = V_B64;
         } else if (key === 'media_type') v = V_MEDIA;
         else if (key === 'url') this.elemHasUrl = true;
@@ -408,7 +410,7 @@ export class GenerationParser {
     try {
       return JSON.parse(`"${text}"`) as string;
     } catch {
-      throw new ResponseFormatError(`The gateway's response has an invalid JSON string near byte ${this.offset}.`);
+      throw new ResponseFormatError(l10n.t("The gateway's response has an invalid JSON string near byte {0}.", this.offset));
     }
   }
 
@@ -447,12 +449,12 @@ export class GenerationParser {
           this.sEsc = 0;
         } else {
           throw new ResponseFormatError(
-            `The gateway's response has an invalid escape \\${describeByte(c, false)} in a string at byte ${this.offset + i}.`,
+            l10n.t("The gateway's response has an invalid escape \\{0} in a string at byte {1}.", describeByte(c, false), this.offset + i),
           );
         }
       } else {
         if (HEX_VALUE[c] < 0) {
-          throw new ResponseFormatError(`The gateway's response has an invalid \\u escape in a string at byte ${this.offset + i}.`);
+          throw new ResponseFormatError(l10n.t("The gateway's response has an invalid \\u escape in a string at byte {0}.", this.offset + i));
         }
         this.sEsc = this.sEsc === 5 ? 0 : this.sEsc + 1;
       }
@@ -473,7 +475,7 @@ export class GenerationParser {
       }
       if (this.capOverflow) {
         const name = this.target === V_MODEL ? '`model`' : `data[${this.elemIndex}].media_type`;
-        throw new ResponseFormatError(`${name} in the gateway's response is too long (near byte ${this.offset + q}).`);
+        throw new ResponseFormatError(l10n.t("{0} in the gateway's response is too long (near byte {1}).", name, this.offset + q));
       }
       const value = this.captured();
       if (this.target === V_MODEL) this.meta.model = value;
@@ -492,7 +494,7 @@ export class GenerationParser {
     if (q === -1) return n;
     if (this.b64.inEscape) {
       throw new ResponseFormatError(
-        `The image in data[${this.elemIndex}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.`,
+        l10n.t("The image in data[{0}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.", this.elemIndex),
       );
     }
     this.b64.end();
@@ -509,12 +511,12 @@ export class GenerationParser {
     if (i > start) {
       this.num += buf.toString('latin1', start, i);
       if (this.num.length > MAX_NUMBER) {
-        throw new ResponseFormatError(`The gateway's response has a number that is too long (near byte ${this.offset + i}).`);
+        throw new ResponseFormatError(l10n.t("The gateway's response has a number that is too long (near byte {0}).", this.offset + i));
       }
     }
     if (i === n) return n;
     if (!isValidJsonNumber(this.num)) {
-      throw new ResponseFormatError(`The gateway's response has an invalid number '${this.num}' before byte ${this.offset + i}.`);
+      throw new ResponseFormatError(l10n.t("The gateway's response has an invalid number '{0}' before byte {1}.", this.num, this.offset + i));
     }
     const value = Number(this.num);
     switch (this.target) {
@@ -551,15 +553,20 @@ export class GenerationParser {
 
   private notJson(c: number, i: number): ResponseFormatError {
     return new ResponseFormatError(
-      `The gateway's response is not JSON: it starts with ${describeByte(c)} (at byte ${this.offset + i}).`,
+      l10n.t("The gateway's response is not JSON: it starts with {0} (at byte {1}).", describeByte(c), this.offset + i),
     );
   }
 
   private syntax(c: number, i: number, expected: string): ResponseFormatError {
     const frame = this.stack[this.stack.length - 1];
-    const where = frame === F_ELEM ? ` in data[${this.elemIndex}]` : frame === F_DATA ? ' in `data`' : '';
+    const found = describeByte(c);
+    const at = this.offset + i;
     return new ResponseFormatError(
-      `The gateway's response is not valid JSON: expected ${expected} but found ${describeByte(c)} at byte ${this.offset + i}${where}.`,
+      frame === F_ELEM
+        ? l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in data[{3}].", expected, found, at, this.elemIndex)
+        : frame === F_DATA
+          ? l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in `data`.", expected, found, at)
+          : l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2}.", expected, found, at),
     );
   }
 }

@@ -124,6 +124,43 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
     assert.equal(l10n.t('Not in any bundle: {0}', 1), 'Not in any bundle: 1');
   });
 
+  it('errors about the gateway\'s answer and about command arguments are translated, and name the field', async () => {
+    const { decodeGenerationStream } = await import('../../src/core/generationStream');
+    const { toGenerateArgs } = await import('../../src/commands/commandArgs');
+    const sink = { open: () => ({ write: () => undefined, close: async () => undefined, abort: async () => undefined }) };
+    const failure = async (body: string) => {
+      async function* chunks() {
+        yield Buffer.from(body);
+      }
+      try {
+        await decodeGenerationStream(chunks(), sink);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return assert.fail(`${body} was accepted`);
+    };
+    const argumentError = (args: Record<string, unknown>) => {
+      try {
+        toGenerateArgs(args);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return assert.fail(`${JSON.stringify(args)} was accepted`);
+    };
+    const { setPluralLanguage } = await import('../../src/core/plural');
+    l10n.config({ contents: ru });
+    setPluralLanguage('ru');
+    assert.equal(await failure('{"data": 5}'), '`data` в ответе шлюза — число, а не массив (байт 9).');
+    assert.equal(await failure('{"data" 1}'), 'Ответ шлюза — некорректный JSON: ожидалось :, а найдено \'1\' (байт 8).');
+    const padding = 'Изображение в data[0].b64_json ответа шлюза — некорректный base64: неверное дополнение в конце (1 \'=\' после группы из 2 символов) (декодировано байт: 0).';
+    assert.equal(await failure('{"data":[{"b64_json":"YW="}]}'), padding);
+    assert.equal(argumentError({ prompt: 1, model: 'm' }), '"prompt" должен быть текстом.');
+    l10n.config({ contents: {} });
+    setPluralLanguage('en');
+    assert.equal(await failure('{"data": 5}'), "`data` in the gateway's response is a number, not an array (at byte 9).");
+    assert.equal(argumentError({ prompt: 'p', model: 'm', params: [] }), '"params" must be an object of provider-specific parameters.');
+  });
+
   it('validation messages come out translated through the configured bundle', async () => {
     const { collectIssues } = await import('../../src/core/validation');
     l10n.config({ contents: ru });
