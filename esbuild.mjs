@@ -21,19 +21,30 @@ const problemMatcher = {
 };
 
 /**
- * Modules that several bundles must share at run time (one class identity for `instanceof`):
- * each is its own file in dist/ and every bundle requires it instead of inlining a copy.
+ * Modules that several bundles must share at run time: each is its own file in dist/ and every
+ * bundle requires it instead of inlining a copy. errors.ts: one class identity for `instanceof`.
+ * @vscode/l10n and core/plural.ts: one translation state, configured once at activation
+ * (src/host/l10n.ts) and seen by extension.js, errors.js and gateway.js alike.
+ * Keys: a source file (relative to the repository) or a package name; values: the entry name in dist/.
  */
-const sharedModules = { 'src/core/errors.ts': './errors.js' };
+const sharedModules = {
+  'src/core/errors.ts': 'errors',
+  'src/core/plural.ts': 'plural',
+  '@vscode/l10n': 'l10n',
+};
 const shareModules = {
   name: 'share-modules',
   setup(build) {
-    build.onResolve({ filter: /\/errors$/ }, async (args) => {
-      if (args.pluginData?.shared) return undefined;
+    build.onResolve({ filter: /(\/errors|\/plural|^@vscode\/l10n)$/ }, async (args) => {
+      if (args.pluginData?.shared || args.kind === 'entry-point') return undefined;
+      if (args.path in sharedModules) {
+        const target = sharedModules[args.path];
+        return build.initialOptions.entryPoints?.[target] ? undefined : { path: `./${target}.js`, external: true };
+      }
       const resolved = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { shared: true } });
       const relative = path.relative(process.cwd(), resolved.path).split(path.sep).join('/');
       const target = sharedModules[relative];
-      return target && !build.initialOptions.entryPoints?.errors ? { path: target, external: true } : undefined;
+      return target && !build.initialOptions.entryPoints?.[target] ? { path: `./${target}.js`, external: true } : undefined;
     });
   },
 };
@@ -74,6 +85,8 @@ const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
   nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
+  nodeBundle('l10n', '@vscode/l10n'),
+  nodeBundle('plural', 'src/core/plural.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
   // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.

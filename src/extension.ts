@@ -15,7 +15,7 @@ import { registerGenerateForSelection } from './commands/generateForSelection';
 import { CommandResult } from './commands/jobRunner';
 import { registerProvenance } from './commands/provenance';
 import { registerRecover } from './commands/recover';
-import { setTranslator } from './core/i18n';
+import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
 import { McpRegistration, registerMcpServer } from './mcp/register';
 import { createServices } from './services';
@@ -40,8 +40,8 @@ export interface GatewayImagesApi {
 
 export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   const started = performance.now();
-  // The pure modules (core, jobs) translate through this: VS Code's l10n bundle for the display language (l10n-forward).
-  setTranslator((message, ...args) => vscode.l10n.t(message, ...args), vscode.env.language);
+  // The pure modules (core, jobs) translate with @vscode/l10n from VS Code's bundle for the display language.
+  configureL10n();
   const services = createServices(context);
   const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
   const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));

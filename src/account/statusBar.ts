@@ -29,24 +29,23 @@ export class AccountStatusBar implements vscode.Disposable {
   }
 
   render(snapshot: AccountSnapshot): void {
-    const t = vscode.l10n.t;
     const item = this.item;
     item.backgroundColor = undefined;
     item.command = 'gatewayImages.statusMenu';
     switch (snapshot.status) {
       case 'no-url':
-        item.text = `$(gear) ${t('Gateway: set address')}`;
-        item.tooltip = t('Set the gateway address (gatewayImages.baseUrl) to start.');
-        item.command = { title: t('Open Settings'), command: 'workbench.action.openSettings', arguments: ['gatewayImages.baseUrl'] };
+        item.text = `$(gear) ${vscode.l10n.t('Gateway: set address')}`;
+        item.tooltip = vscode.l10n.t('Set the gateway address (gatewayImages.baseUrl) to start.');
+        item.command = { title: vscode.l10n.t('Open Settings'), command: 'workbench.action.openSettings', arguments: ['gatewayImages.baseUrl'] };
         return;
       case 'no-key':
-        item.text = `$(key) ${t('Set API key')}`;
-        item.tooltip = t('Gateway Images has no API key yet. Click to set it.');
+        item.text = `$(key) ${vscode.l10n.t('Set API key')}`;
+        item.tooltip = vscode.l10n.t('Gateway Images has no API key yet. Click to set it.');
         item.command = 'gatewayImages.setApiKey';
         return;
       case 'invalid-key':
       case 'expired-key':
-        item.text = `$(error) ${snapshot.status === 'expired-key' ? t('API key expired') : t('API key rejected')}`;
+        item.text = `$(error) ${snapshot.status === 'expired-key' ? vscode.l10n.t('API key expired') : vscode.l10n.t('API key rejected')}`;
         item.tooltip = snapshot.error?.message ?? '';
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         item.command = 'gatewayImages.setApiKey';
@@ -55,12 +54,12 @@ export class AccountStatusBar implements vscode.Disposable {
         if (snapshot.balance === undefined) {
           item.text = `$(sync~spin) ₽ …`;
           // After a switch the old key's figures are gone: say why the balance is being read again.
-          item.tooltip = snapshot.switching ? t('The API key or gateway changed: reading the new balance…') : t('Reading the balance…');
+          item.tooltip = snapshot.switching ? vscode.l10n.t('The API key or gateway changed: reading the new balance…') : vscode.l10n.t('Reading the balance…');
           return;
         }
         break;
       case 'offline':
-        item.text = `$(cloud-offline) ${snapshot.balance === undefined ? t('Gateway offline') : this.figures(snapshot)}`;
+        item.text = `$(cloud-offline) ${snapshot.balance === undefined ? vscode.l10n.t('Gateway offline') : this.figures(snapshot)}`;
         item.tooltip = this.tooltip(snapshot);
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
         return;
@@ -82,44 +81,43 @@ export class AccountStatusBar implements vscode.Disposable {
   }
 
   private tooltip(snapshot: AccountSnapshot): vscode.MarkdownString {
-    const t = vscode.l10n.t;
     const rub = (value?: number | null) => (typeof value === 'number' ? formatRubles(value, this.locale) : '—');
     const date = (iso?: string) => (iso ? new Date(iso).toLocaleString(this.locale) : '—');
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = { enabledCommands: TOOLTIP_COMMANDS };
     md.supportThemeIcons = true;
-    const lines: string[] = [`**${t('Gateway Images')}**`, ''];
+    const lines: string[] = [`**${vscode.l10n.t('Gateway Images')}**`, ''];
     if (snapshot.user) lines.push(`$(account) ${escape(snapshot.user.email)}`, '');
-    lines.push(`${t('Balance')}: **${rub(snapshot.balance)}**`);
+    lines.push(`${vscode.l10n.t('Balance')}: **${rub(snapshot.balance)}**`);
     const key = snapshot.key;
     if (key) {
-      lines.push('', `$(key) ${t('Key')}: ${escape(key.name ?? t('(unnamed)'))}`);
+      lines.push('', `$(key) ${vscode.l10n.t('Key')}: ${escape(key.name ?? vscode.l10n.t('(unnamed)'))}`);
       if (key.budget) {
-        lines.push(`${t('Budget')}: ${rub(snapshot.budget ?? key.budget.remaining)} / ${rub(key.budget.initial)}`);
-        if (key.budget.reset_interval) lines.push(`${t('Resets')}: ${escape(key.budget.reset_interval)}, ${t('next')} ${date(key.budget.reset_at)}`);
+        lines.push(`${vscode.l10n.t('Budget')}: ${rub(snapshot.budget ?? key.budget.remaining)} / ${rub(key.budget.initial)}`);
+        if (key.budget.reset_interval) lines.push(`${vscode.l10n.t('Resets')}: ${escape(key.budget.reset_interval)}, ${vscode.l10n.t('next')} ${date(key.budget.reset_at)}`);
       }
-      if (key.expires_at) lines.push(`${t('Expires')}: ${date(key.expires_at)}`);
+      if (key.expires_at) lines.push(`${vscode.l10n.t('Expires')}: ${date(key.expires_at)}`);
     }
     const stats = snapshot.stats;
     if (stats) {
       lines.push(
         '',
-        `${t('Today')}: ${rub(stats.today_spend)} · ${requests(stats.today_requests)}`,
-        `${t('30 days')}: ${rub(stats.month_spend)} · ${requests(stats.month_requests)}`,
-        `${t('Daily average')}: ${rub(stats.avg_daily_spend)}`,
+        `${vscode.l10n.t('Today')}: ${rub(stats.today_spend)} · ${requests(stats.today_requests)}`,
+        `${vscode.l10n.t('30 days')}: ${rub(stats.month_spend)} · ${requests(stats.month_requests)}`,
+        `${vscode.l10n.t('Daily average')}: ${rub(stats.avg_daily_spend)}`,
       );
-      if (stats.top_model_by_spend) lines.push(`${t('Top model by spend')}: ${escape(stats.top_model_by_spend)} (${rub(stats.top_model_by_spend_value)})`);
-      if (stats.top_model_by_requests) lines.push(`${t('Top model by requests')}: ${escape(stats.top_model_by_requests)} (${stats.top_model_by_requests_value ?? 0})`);
+      if (stats.top_model_by_spend) lines.push(`${vscode.l10n.t('Top model by spend')}: ${escape(stats.top_model_by_spend)} (${rub(stats.top_model_by_spend_value)})`);
+      if (stats.top_model_by_requests) lines.push(`${vscode.l10n.t('Top model by requests')}: ${escape(stats.top_model_by_requests)} (${stats.top_model_by_requests_value ?? 0})`);
     }
     const runway = runwayLines(snapshot, this.locale);
     if (runway.length) lines.push('', ...runway.map((line, i) => `${i === 0 ? '$(watch) ' : ''}${escape(line)}`));
-    if (snapshot.status === 'offline') lines.push('', `$(cloud-offline) ${t('Offline')}: ${escape(snapshot.error?.message ?? '')}`);
+    if (snapshot.status === 'offline') lines.push('', `$(cloud-offline) ${vscode.l10n.t('Offline')}: ${escape(snapshot.error?.message ?? '')}`);
     // A refresh that read only some parts: the others show their last figures, and which failed is said.
-    else if (snapshot.failedParts?.length) lines.push('', `$(warning) ${t('Not read this time: {0} ({1})', snapshot.failedParts.join(', '), escape(snapshot.error?.message ?? ''))}`);
-    if (snapshot.updatedAt) lines.push('', `_${t('Updated {0}', new Date(snapshot.updatedAt).toLocaleTimeString(this.locale))}_`);
+    else if (snapshot.failedParts?.length) lines.push('', `$(warning) ${vscode.l10n.t('Not read this time: {0} ({1})', snapshot.failedParts.join(', '), escape(snapshot.error?.message ?? ''))}`);
+    if (snapshot.updatedAt) lines.push('', `_${vscode.l10n.t('Updated {0}', new Date(snapshot.updatedAt).toLocaleTimeString(this.locale))}_`);
     lines.push(
       '',
-      `[$(refresh) ${t('Refresh')}](command:gatewayImages.refreshAccount) · [$(graph) ${t('Account')}](command:gatewayImages.showAccount) · [$(paintcan) ${t('Open Studio')}](command:gatewayImages.openStudio) · [$(key) ${t('Set Key')}](command:gatewayImages.setApiKey)`,
+      `[$(refresh) ${vscode.l10n.t('Refresh')}](command:gatewayImages.refreshAccount) · [$(graph) ${vscode.l10n.t('Account')}](command:gatewayImages.showAccount) · [$(paintcan) ${vscode.l10n.t('Open Studio')}](command:gatewayImages.openStudio) · [$(key) ${vscode.l10n.t('Set Key')}](command:gatewayImages.setApiKey)`,
     );
     md.appendMarkdown(lines.join('  \n'));
     return md;

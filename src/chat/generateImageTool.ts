@@ -44,7 +44,6 @@ export function registerChatTool(services: Services): vscode.Disposable {
 export function createGenerateImageTool(services: Services): vscode.LanguageModelTool<GenerateImageInput> {
   /** Reservation the person confirmed, by request (JSON): invoke() lets the job ask only above it. */
   const confirmed = new Map<string, number>();
-  const t = vscode.l10n.t;
 
   return {
     async prepareInvocation({ input }) {
@@ -54,19 +53,19 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         remember(confirmed, keyOf(args), estimate.reservation);
         const locale = services.locale;
         const message = new vscode.MarkdownString();
-        message.appendMarkdown(`**${t('Model')}:** `).appendText(model.id).appendMarkdown('  \n');
-        message.appendMarkdown(`**${t('Prompt')}:** `).appendText(args.prompt).appendMarkdown('  \n');
+        message.appendMarkdown(`**${vscode.l10n.t('Model')}:** `).appendText(model.id).appendMarkdown('  \n');
+        message.appendMarkdown(`**${vscode.l10n.t('Prompt')}:** `).appendText(args.prompt).appendMarkdown('  \n');
         const options = describeOptions(args);
-        if (options) message.appendMarkdown(`**${t('Options')}:** `).appendText(options).appendMarkdown('  \n');
+        if (options) message.appendMarkdown(`**${vscode.l10n.t('Options')}:** `).appendText(options).appendMarkdown('  \n');
         message.appendMarkdown('\n').appendText(
-          t(
+          vscode.l10n.t(
             'The gateway reserves {0} before generating and charges the actual cost, expected {1}.',
             formatRubles(estimate.reservation, locale),
             formatRubleRange(estimate.expectedMin, estimate.expectedMax, locale),
           ),
         );
         const balance = services.account.snapshot.balance;
-        if (balance !== undefined) message.appendMarkdown('  \n').appendText(t('Balance now: {0}.', formatRubles(balance, locale)));
+        if (balance !== undefined) message.appendMarkdown('  \n').appendText(vscode.l10n.t('Balance now: {0}.', formatRubles(balance, locale)));
         return {
           invocationMessage: trPlural(estimate.n, { one: 'Generating {0} image with {1}…', other: 'Generating {0} images with {1}…' }, estimate.n, model.id),
           confirmationMessages: { title: trPlural(estimate.n, { one: 'Generate {0} image with {1}?', other: 'Generate {0} images with {1}?' }, estimate.n, model.id), message },
@@ -74,7 +73,7 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
       } catch {
         // Nothing can be estimated (invalid input, no key...): invoke() reports why. Should it
         // succeed after all, the job asks for confirmation itself (nothing was confirmed here).
-        return { invocationMessage: t('Checking the image request…') };
+        return { invocationMessage: vscode.l10n.t('Checking the image request…') };
       }
     },
 
@@ -91,8 +90,8 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const result = await generate({ ...services, jobs }, args, false, { signal: controller.signal });
         const paths = result.files.map((file) => vscode.workspace.asRelativePath(file, false));
         const locale = services.locale;
-        const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : t('unknown');
-        const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : t('unknown');
+        const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
+        const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
         const lines = [
           trPlural(
             paths.length,
@@ -102,7 +101,7 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
             cost,
             balance,
           ),
-          t('Saved (workspace-relative paths):'),
+          vscode.l10n.t('Saved (workspace-relative paths):'),
           ...paths.map((p) => `- ${p}`),
         ];
         if (result.opaque?.length) lines.push(opaqueMessage(result.model, result.opaque.map((u) => u.fsPath)));
@@ -157,17 +156,16 @@ function describeOptions(args: GenerateArgs): string {
 
 /** What went wrong, as a sentence for the model and the person (errors never carry the key). */
 function describeFailure(error: unknown): string {
-  const t = vscode.l10n.t;
   if (error instanceof NotConfiguredError) {
     return error.missing === 'baseUrl'
-      ? t('Image generation is not set up: the gateway address (setting gatewayImages.baseUrl) is missing. Nothing was sent.')
-      : t('Image generation is not set up: no API key. Run "Gateway Images: Set API Key". Nothing was sent.');
+      ? vscode.l10n.t('Image generation is not set up: the gateway address (setting gatewayImages.baseUrl) is missing. Nothing was sent.')
+      : vscode.l10n.t('Image generation is not set up: no API key. Run "Gateway Images: Set API Key". Nothing was sent.');
   }
   const summary = summarizeError(error);
   const sent = summary.outcomeUnknown
-    ? t('The request may have been charged; check the balance before trying again.')
+    ? vscode.l10n.t('The request may have been charged; check the balance before trying again.')
     : summary.kind === 'validation' || summary.kind === 'cannot-afford' || summary.kind === 'cancelled'
-      ? t('Nothing was sent.')
+      ? vscode.l10n.t('Nothing was sent.')
       : '';
-  return [t('Image generation failed: {0}', summary.message), sent].filter(Boolean).join(' ');
+  return [vscode.l10n.t('Image generation failed: {0}', summary.message), sent].filter(Boolean).join(' ');
 }

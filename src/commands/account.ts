@@ -60,34 +60,33 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
 }
 
 export function renderAccount(s: AccountSnapshot, locale: string, history: readonly SpendRecord[] = []): string {
-  const t = vscode.l10n.t;
   const rub = (v?: number | null) => (typeof v === 'number' ? formatRubles(v, locale) : '—');
   const date = (iso?: string) => (iso ? new Date(iso).toLocaleString(locale) : '—');
   const cell = (text: string) => text.replace(/[|\\<>]/g, (c) => `\\${c}`);
   const rows: [string, string][] = [
-    [t('Account'), s.user ? `${s.user.email} (id ${s.user.id})` : '—'],
-    [t('Balance'), rub(s.balance)],
-    [t('Key'), s.key?.name ?? t('(unnamed)')],
+    [vscode.l10n.t('Account'), s.user ? `${s.user.email} (id ${s.user.id})` : '—'],
+    [vscode.l10n.t('Balance'), rub(s.balance)],
+    [vscode.l10n.t('Key'), s.key?.name ?? vscode.l10n.t('(unnamed)')],
   ];
   if (s.key?.budget) {
-    rows.push([t('Budget remaining / initial'), `${rub(s.budget ?? s.key.budget.remaining)} / ${rub(s.key.budget.initial)}`]);
-    if (s.key.budget.reset_interval) rows.push([t('Budget resets'), `${s.key.budget.reset_interval}, ${t('next')} ${date(s.key.budget.reset_at)}`]);
+    rows.push([vscode.l10n.t('Budget remaining / initial'), `${rub(s.budget ?? s.key.budget.remaining)} / ${rub(s.key.budget.initial)}`]);
+    if (s.key.budget.reset_interval) rows.push([vscode.l10n.t('Budget resets'), `${s.key.budget.reset_interval}, ${vscode.l10n.t('next')} ${date(s.key.budget.reset_at)}`]);
   }
-  if (s.key?.expires_at) rows.push([t('Key expires'), date(s.key.expires_at)]);
+  if (s.key?.expires_at) rows.push([vscode.l10n.t('Key expires'), date(s.key.expires_at)]);
   const st = s.stats;
   if (st) {
     rows.push(
-      [t('Today'), `${rub(st.today_spend)}, ${t('{0} requests', st.today_requests)}`],
-      [t('Last 30 days'), `${rub(st.month_spend)}, ${t('{0} requests', st.month_requests)}`],
-      [t('Daily average'), rub(st.avg_daily_spend)],
-      [t('Top model by spend'), st.top_model_by_spend ? `${st.top_model_by_spend} (${rub(st.top_model_by_spend_value)})` : '—'],
-      [t('Top model by requests'), st.top_model_by_requests ? `${st.top_model_by_requests} (${st.top_model_by_requests_value ?? 0})` : '—'],
+      [vscode.l10n.t('Today'), `${rub(st.today_spend)}, ${vscode.l10n.t('{0} requests', st.today_requests)}`],
+      [vscode.l10n.t('Last 30 days'), `${rub(st.month_spend)}, ${vscode.l10n.t('{0} requests', st.month_requests)}`],
+      [vscode.l10n.t('Daily average'), rub(st.avg_daily_spend)],
+      [vscode.l10n.t('Top model by spend'), st.top_model_by_spend ? `${st.top_model_by_spend} (${rub(st.top_model_by_spend_value)})` : '—'],
+      [vscode.l10n.t('Top model by requests'), st.top_model_by_requests ? `${st.top_model_by_requests} (${st.top_model_by_requests_value ?? 0})` : '—'],
     );
   }
   const runway = runwayLines(s, locale);
-  if (runway.length) rows.push([t('Runway at the 30-day pace'), runway.join('; ')]);
-  const updated = s.updatedAt ? t('Updated {0}.', new Date(s.updatedAt).toLocaleString(locale)) : '';
-  const table = [`# ${t('Gateway Images: Account and Usage')}`, '', `| | |`, `|---|---|`, ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), '', updated, ''];
+  if (runway.length) rows.push([vscode.l10n.t('Runway at the 30-day pace'), runway.join('; ')]);
+  const updated = s.updatedAt ? vscode.l10n.t('Updated {0}.', new Date(s.updatedAt).toLocaleString(locale)) : '';
+  const table = [`# ${vscode.l10n.t('Gateway Images: Account and Usage')}`, '', `| | |`, `|---|---|`, ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), '', updated, ''];
   return [...table, spendChartMarkdown(dailySpend(history, new Date()), locale)].join('\n');
 }
 
@@ -144,16 +143,15 @@ function describeEntry(entry: CatalogEntry, locale: string): string {
 }
 
 async function statusMenu(): Promise<void> {
-  const t = vscode.l10n.t;
   const items = [
-    { label: `$(refresh) ${t('Refresh Balance')}`, command: 'gatewayImages.refreshAccount' },
-    { label: `$(graph) ${t('Account and Usage')}`, command: 'gatewayImages.showAccount' },
-    { label: `$(paintcan) ${t('Open Image Studio')}`, command: 'gatewayImages.openStudio' },
-    { label: `$(sparkle) ${t('Generate Image')}`, command: 'gatewayImages.generate' },
-    { label: `$(list-unordered) ${t('Browse Models')}`, command: 'gatewayImages.browseModels' },
-    { label: `$(key) ${t('Set API Key')}`, command: 'gatewayImages.setApiKey' },
-    { label: `$(gear) ${t('Settings')}`, command: 'workbench.action.openSettings', args: ['gatewayImages'] },
+    { label: `$(refresh) ${vscode.l10n.t('Refresh Balance')}`, command: 'gatewayImages.refreshAccount' },
+    { label: `$(graph) ${vscode.l10n.t('Account and Usage')}`, command: 'gatewayImages.showAccount' },
+    { label: `$(paintcan) ${vscode.l10n.t('Open Image Studio')}`, command: 'gatewayImages.openStudio' },
+    { label: `$(sparkle) ${vscode.l10n.t('Generate Image')}`, command: 'gatewayImages.generate' },
+    { label: `$(list-unordered) ${vscode.l10n.t('Browse Models')}`, command: 'gatewayImages.browseModels' },
+    { label: `$(key) ${vscode.l10n.t('Set API Key')}`, command: 'gatewayImages.setApiKey' },
+    { label: `$(gear) ${vscode.l10n.t('Settings')}`, command: 'workbench.action.openSettings', args: ['gatewayImages'] },
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: t('Gateway Images') });
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Gateway Images') });
   if (picked) await vscode.commands.executeCommand(picked.command, ...(picked.args ?? []));
 }

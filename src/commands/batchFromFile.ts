@@ -58,18 +58,17 @@ export function generateFromFileCommand(services: Services, first?: unknown): Pr
 }
 
 export async function generateFromFile(services: Services, args: BatchArgs, interactive: boolean): Promise<BatchResult> {
-  const t = vscode.l10n.t;
   const file = typeof args.file === 'string' ? (args.file.startsWith('file:') ? vscode.Uri.parse(args.file) : vscode.Uri.file(args.file)) : args.file;
   const name = path.basename(file.fsPath);
   const kind = batchFileKind(file.fsPath);
-  if (!kind) throw new ValidationError('file', t('"{0}" is not a prompt file: use a .txt file (one prompt per line) or a .jsonl file (one request per line).', name), ['.txt', '.jsonl']);
+  if (!kind) throw new ValidationError('file', vscode.l10n.t('"{0}" is not a prompt file: use a .txt file (one prompt per line) or a .jsonl file (one request per line).', name), ['.txt', '.jsonl']);
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
   const models = await services.catalog.get();
   let { lines, issues } = parseBatchFile(text, kind, { model: args.model });
-  if (!lines.length && !issues.length) throw new ValidationError('file', t('{0} has no prompts (blank lines and lines starting with # are skipped).', name));
+  if (!lines.length && !issues.length) throw new ValidationError('file', vscode.l10n.t('{0} has no prompts (blank lines and lines starting with # are skipped).', name));
   // A .txt file names no model: ask for one (arguments must give it).
   if (interactive && !args.model && !issues.length && lines.some((l) => !l.request.model)) {
-    const model = await pickModel(services, (m) => m.supports_generation, t('Generate Images from {0}', name));
+    const model = await pickModel(services, (m) => m.supports_generation, vscode.l10n.t('Generate Images from {0}', name));
     ({ lines, issues } = parseBatchFile(text, kind, { model: model.id }));
   }
   issues = [...issues, ...validateBatch(lines, models)];
@@ -89,7 +88,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
   const skippedNote = skipped.length ? trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length) : '';
   if (!(await confirmRun(services, combined, trPlural(todo.length, { one: 'Generate {0} line of {1}?', other: 'Generate {0} lines of {1}?' }, todo.length, name), skippedNote))) {
-    throw new CancelledError(t('Not sent: the cost was not confirmed.'));
+    throw new CancelledError(vscode.l10n.t('Not sent: the cost was not confirmed.'));
   }
 
   const directory = await resolveOutputFolder(args.outputDirectory);
@@ -98,7 +97,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   // Confirmed as a whole: the lines do not ask one by one.
   const jobs = services.jobs.withDeps({ confirmAbove: () => Number.POSITIVE_INFINITY });
   const outcomes = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: t('Generating from {0}', name), cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Generating from {0}', name), cancellable: true },
     async (progress, token) => {
       const controller = new AbortController();
       const abort = () => controller.abort();
@@ -114,7 +113,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
           signal: controller.signal,
           record: (line, result) => record(services, file.fsPath, line, result),
           onProgress: (_outcome, p) => {
-            progress.report({ message: t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)), increment: 100 / p.total });
+            progress.report({ message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)), increment: 100 / p.total });
             args.onProgress?.(p.finished, p.total);
           },
         });
@@ -150,10 +149,9 @@ function toResult(report: vscode.Uri, lines: LineOutcome[]): BatchResult {
 }
 
 async function presentBatch(services: Services, name: string, result: BatchResult): Promise<void> {
-  const t = vscode.l10n.t;
-  const message = t('{0}: {1} done, {2} skipped, {3} failed, {4} not sent. Spent {5}.', name, result.done, result.skipped, result.failed + result.outcomeUnknown, result.notSent, formatRubles(result.spent, services.locale));
+  const message = vscode.l10n.t('{0}: {1} done, {2} skipped, {3} failed, {4} not sent. Spent {5}.', name, result.done, result.skipped, result.failed + result.outcomeUnknown, result.notSent, formatRubles(result.spent, services.locale));
   if (result.outcomeUnknown) services.account.reconcileSoon();
-  const open = t('Open Report');
+  const open = vscode.l10n.t('Open Report');
   const show = result.failed || result.outcomeUnknown ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   if ((await show(message, open)) === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
 }

@@ -1,4 +1,5 @@
 // Arguments of the commands when they run without prompts (keybindings, tasks, other extensions).
+import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../core/errors';
 import { GenerationRequest } from '../core/types';
 
@@ -20,18 +21,18 @@ export function isArgsObject(value: unknown): value is Record<string, unknown> {
 
 /** Picks the known fields; type errors are left to validation, which names the field. */
 export function toGenerateArgs(args: Record<string, unknown>): GenerateArgs {
-  if (typeof args.prompt !== 'string') throw new ValidationError('prompt', '"prompt" must be a text.');
-  if (typeof args.model !== 'string') throw new ValidationError('model', '"model" must be a model id (text).');
+  if (typeof args.prompt !== 'string') throw new ValidationError('prompt', l10n.t('"prompt" must be a text.'));
+  if (typeof args.model !== 'string') throw new ValidationError('model', l10n.t('"model" must be a model id (text).'));
   const result: GenerateArgs = { prompt: args.prompt, model: args.model };
   for (const field of OPTION_FIELDS) if (args[field] !== undefined) (result as unknown as Record<string, unknown>)[field] = args[field];
   if (args.params !== undefined) {
     if (typeof args.params !== 'object' || args.params === null || Array.isArray(args.params)) {
-      throw new ValidationError('params', '"params" must be an object of provider-specific parameters.');
+      throw new ValidationError('params', l10n.t('"params" must be an object of provider-specific parameters.'));
     }
     result.params = args.params as GenerationRequest['params'];
   }
   if (args.outputDirectory !== undefined) {
-    if (typeof args.outputDirectory !== 'string') throw new ValidationError('outputDirectory', '"outputDirectory" must be a folder path.');
+    if (typeof args.outputDirectory !== 'string') throw new ValidationError('outputDirectory', l10n.t('"outputDirectory" must be a folder path.'));
     result.outputDirectory = args.outputDirectory;
   }
   return result;

@@ -58,7 +58,6 @@ export function compareModelsCommand(services: Services, args?: unknown): Promis
 
 /** A multi-select of the models that accept the request; 2 to 6 must be picked. */
 export async function pickCompareModels(services: Services, prompt: string, options: CompareOptions, referenceCount: number): Promise<string[]> {
-  const t = vscode.l10n.t;
   const eligible = eligibleModels(await services.catalog.get(), prompt, options, referenceCount);
   if (eligible.length < MIN_COMPARE_MODELS) {
     throw new ValidationError('models', trPlural(eligible.length, { one: 'Only {0} model of the catalog accepts this request; a comparison needs at least 2. Remove options or references that narrow it.', other: 'Only {0} models of the catalog accept this request; a comparison needs at least 2. Remove options or references that narrow it.' }, eligible.length));
@@ -66,21 +65,20 @@ export async function pickCompareModels(services: Services, prompt: string, opti
   for (;;) {
     const picked = await vscode.window.showQuickPick(
       eligible.map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model })),
-      { title: t('Compare Models'), placeHolder: t('Pick 2 to 6 models that accept this request'), canPickMany: true, ignoreFocusOut: true, matchOnDescription: true },
+      { title: vscode.l10n.t('Compare Models'), placeHolder: vscode.l10n.t('Pick 2 to 6 models that accept this request'), canPickMany: true, ignoreFocusOut: true, matchOnDescription: true },
     );
-    if (!picked) throw new CancelledError(t('Cancelled: nothing was sent.'));
+    if (!picked) throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
     if (picked.length >= MIN_COMPARE_MODELS && picked.length <= MAX_COMPARE_MODELS) return picked.map((p) => p.model.id);
-    void vscode.window.showWarningMessage(t('Pick from 2 to 6 models; {0} were picked.', picked.length));
+    void vscode.window.showWarningMessage(vscode.l10n.t('Pick from 2 to 6 models; {0} were picked.', picked.length));
   }
 }
 
 export async function compareModels(services: Services, args: CompareArgs, interactive: boolean, signal?: AbortSignal): Promise<CompareResult> {
-  const t = vscode.l10n.t;
   const ids = args.models;
   if (new Set(ids).size !== ids.length || ids.length < MIN_COMPARE_MODELS || ids.length > MAX_COMPARE_MODELS) {
-    throw new ValidationError('models', t('"models" must list 2 to 6 different models; got {0}.', ids.length), [MIN_COMPARE_MODELS, MAX_COMPARE_MODELS]);
+    throw new ValidationError('models', vscode.l10n.t('"models" must list 2 to 6 different models; got {0}.', ids.length), [MIN_COMPARE_MODELS, MAX_COMPARE_MODELS]);
   }
-  if (comparisonFeed.running) throw new ValidationError('models', t('A comparison is already running.'));
+  if (comparisonFeed.running) throw new ValidationError('models', vscode.l10n.t('A comparison is already running.'));
   const images = (args.images ?? []).map(toFilePath);
   const source = images[0];
   const directory = source
@@ -104,8 +102,8 @@ export async function compareModels(services: Services, args: CompareArgs, inter
   for (const job of jobs) prepared.push(await services.jobs.prepare(job));
   const combined = combineEstimates(prepared.map((p) => p.estimate));
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
-  if (!(await confirmRun(services, combined, t('Compare {0} models?', ids.length), t('Prompt: {0}', args.prompt.slice(0, 200))))) {
-    throw new CancelledError(t('Not sent: the cost was not confirmed.'));
+  if (!(await confirmRun(services, combined, vscode.l10n.t('Compare {0} models?', ids.length), vscode.l10n.t('Prompt: {0}', args.prompt.slice(0, 200))))) {
+    throw new CancelledError(vscode.l10n.t('Not sent: the cost was not confirmed.'));
   }
 
   const runId = randomUUID();
@@ -114,13 +112,13 @@ export async function compareModels(services: Services, args: CompareArgs, inter
   signal?.addEventListener('abort', abort);
   args.signal?.addEventListener('abort', abort);
   if (signal?.aborted || args.signal?.aborted) abort();
-  const estimateText = t('reserved {0}, expected {1}', formatRubles(combined.reservation, services.locale), formatRubleRange(combined.expectedMin, combined.expectedMax, services.locale));
+  const estimateText = vscode.l10n.t('reserved {0}, expected {1}', formatRubles(combined.reservation, services.locale), formatRubleRange(combined.expectedMin, combined.expectedMax, services.locale));
   comparisonFeed.start({ runId, prompt: args.prompt, estimateText, entries: ids.map((model) => ({ model, status: 'waiting', files: [] })) }, controller);
   if (interactive) await vscode.commands.executeCommand('gatewayImages.openStudio');
   let entries: CompareEntry[] = [];
   try {
     entries = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: t('Comparing {0} models', ids.length), cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing {0} models', ids.length), cancellable: true },
       (progress, token) => {
         const subscription = token.onCancellationRequested(abort);
         return runComparison(jobs, {
@@ -130,7 +128,7 @@ export async function compareModels(services: Services, args: CompareArgs, inter
           onUpdate: (current) => {
             comparisonFeed.update(current);
             const finished = current.filter((e) => e.status !== 'waiting' && e.status !== 'running').length;
-            progress.report({ message: t('{0} of {1} models finished', finished, current.length) });
+            progress.report({ message: vscode.l10n.t('{0} of {1} models finished', finished, current.length) });
           },
           record: (job, result) => record(services, runId, job, result),
         }).finally(() => subscription.dispose());

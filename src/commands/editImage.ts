@@ -59,7 +59,7 @@ function withoutImages(args: EditArgs): Omit<EditArgs, 'images'> {
 
 function toEditArgs(args: Record<string, unknown>): EditArgs {
   const images = args.images;
-  if (!Array.isArray(images)) throw new ValidationError('images', '"images" must be a list of image files (Uri or path).');
+  if (!Array.isArray(images)) throw new ValidationError('images', vscode.l10n.t('"images" must be a list of image files (Uri or path).'));
   return { ...toGenerateArgs(args), images };
 }
 
@@ -67,7 +67,7 @@ function toFilePath(value: unknown): string {
   if (value instanceof vscode.Uri) return value.fsPath;
   if (typeof value === 'string') return value.startsWith('file:') ? vscode.Uri.parse(value).fsPath : value;
   if (typeof value === 'object' && value && 'fsPath' in value && typeof value.fsPath === 'string') return value.fsPath;
-  throw new ValidationError('images', '"images" must contain Uri objects or file paths.');
+  throw new ValidationError('images', vscode.l10n.t('"images" must contain Uri objects or file paths.'));
 }
 
 /** The explorer passes (clicked, allSelected); the editor title passes the open image; the palette nothing. */

@@ -111,7 +111,6 @@ export async function reviewOptions(
   /** Edits: the ratio that keeps the source's shape; it replaces a remembered ratio and says why. */
   aspectDefault?: AspectDefault,
 ): Promise<Options> {
-  const t = vscode.l10n.t;
   let options: Options = rememberedOptions(services, model);
   if (aspectDefault && options.size === undefined) options = { ...options, aspect_ratio: aspectDefault.ratio };
   for (;;) {
@@ -121,28 +120,28 @@ export async function reviewOptions(
     const reserve = formatRubles(estimate.reservation, services.locale);
     const items: OptionItem[] = [
       {
-        label: issues.length ? `$(error) ${issues[0].message}` : `$(sparkle) ${t('Send (reserve {0})', reserve)}`,
-        description: t('expected {0}', formatRubleRange(estimate.expectedMin, estimate.expectedMax, services.locale)),
+        label: issues.length ? `$(error) ${issues[0].message}` : `$(sparkle) ${vscode.l10n.t('Send (reserve {0})', reserve)}`,
+        description: vscode.l10n.t('expected {0}', formatRubleRange(estimate.expectedMin, estimate.expectedMax, services.locale)),
         action: 'send',
       },
       { label: '', kind: vscode.QuickPickItemKind.Separator, action: 'send' },
-      optionItem(t('Number of images'), options.n ?? 1, 'n'),
+      optionItem(vscode.l10n.t('Number of images'), options.n ?? 1, 'n'),
     ];
-    if (model.supported_resolutions.length) items.push(optionItem(t('Resolution'), options.resolution, 'resolution'));
+    if (model.supported_resolutions.length) items.push(optionItem(vscode.l10n.t('Resolution'), options.resolution, 'resolution'));
     if (model.supported_aspect_ratios.length) {
       const keepsShape = aspectDefault && options.aspect_ratio === aspectDefault.ratio;
-      items.push(optionItem(t('Aspect ratio'), options.aspect_ratio, 'aspect_ratio', keepsShape ? aspectDefault.why : undefined));
+      items.push(optionItem(vscode.l10n.t('Aspect ratio'), options.aspect_ratio, 'aspect_ratio', keepsShape ? aspectDefault.why : undefined));
     }
-    if (model.supported_background.length) items.push(optionItem(t('Background'), options.background, 'background'));
+    if (model.supported_background.length) items.push(optionItem(vscode.l10n.t('Background'), options.background, 'background'));
     items.push(
-      optionItem(t('Quality'), options.quality, 'quality', model.supported_quality.length ? undefined : t('ignored by this model')),
-      optionItem(t('Format'), options.output_format, 'output_format', model.supported_output_formats.length ? undefined : t('ignored by this model')),
-      optionItem(t('Size'), options.size, 'size'),
-      optionItem(t('Seed'), options.seed, 'seed', model.supports_seed ? undefined : t('ignored by this model')),
+      optionItem(vscode.l10n.t('Quality'), options.quality, 'quality', model.supported_quality.length ? undefined : vscode.l10n.t('ignored by this model')),
+      optionItem(vscode.l10n.t('Format'), options.output_format, 'output_format', model.supported_output_formats.length ? undefined : vscode.l10n.t('ignored by this model')),
+      optionItem(vscode.l10n.t('Size'), options.size, 'size'),
+      optionItem(vscode.l10n.t('Seed'), options.seed, 'seed', model.supports_seed ? undefined : vscode.l10n.t('ignored by this model')),
     );
     const picked = await vscode.window.showQuickPick(items, {
       title: `${title} — ${model.id}`,
-      placeHolder: t('Review the options; the first item sends the request'),
+      placeHolder: vscode.l10n.t('Review the options; the first item sends the request'),
       ignoreFocusOut: true,
     });
     if (!picked) cancelled();
@@ -161,9 +160,8 @@ function optionItem(label: string, value: unknown, action: keyof Options, note?:
 }
 
 async function changeOption(model: ImageModel, options: Options, field: keyof Options): Promise<Options> {
-  const t = vscode.l10n.t;
   const choose = async (values: readonly (string | number)[]) => {
-    const items = [{ label: t('default'), value: undefined as string | number | undefined }, ...values.map((v) => ({ label: String(v), value: v }))];
+    const items = [{ label: vscode.l10n.t('default'), value: undefined as string | number | undefined }, ...values.map((v) => ({ label: String(v), value: v }))];
     const picked = await vscode.window.showQuickPick(items, { title: field, ignoreFocusOut: true });
     return picked ? { ...options, [field]: picked.value } : options;
   };
@@ -182,19 +180,19 @@ async function changeOption(model: ImageModel, options: Options, field: keyof Op
       return choose(model.supported_output_formats.length ? model.supported_output_formats : OUTPUT_FORMAT_VALUES);
     case 'size': {
       const size = await vscode.window.showInputBox({
-        title: t('Size'),
+        title: vscode.l10n.t('Size'),
         value: options.size ?? '',
-        prompt: t('A tier label such as 2K, WIDTHxHEIGHT with the Latin letter x, or auto. Empty for the default.'),
+        prompt: vscode.l10n.t('A tier label such as 2K, WIDTHxHEIGHT with the Latin letter x, or auto. Empty for the default.'),
         ignoreFocusOut: true,
       });
       return size === undefined ? options : { ...options, size: size.trim() || undefined };
     }
     case 'seed': {
       const seed = await vscode.window.showInputBox({
-        title: t('Seed'),
+        title: vscode.l10n.t('Seed'),
         value: options.seed?.toString() ?? '',
-        prompt: t('A whole number for repeatable results. Empty for random.'),
-        validateInput: (v) => (v.trim() === '' || /^-?\d+$/.test(v.trim()) ? undefined : t('The seed must be a whole number.')),
+        prompt: vscode.l10n.t('A whole number for repeatable results. Empty for random.'),
+        validateInput: (v) => (v.trim() === '' || /^-?\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('The seed must be a whole number.')),
         ignoreFocusOut: true,
       });
       return seed === undefined ? options : { ...options, seed: seed.trim() ? Number(seed.trim()) : undefined };

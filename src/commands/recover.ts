@@ -13,10 +13,9 @@ export function registerRecover(services: Services): vscode.Disposable {
 }
 
 export async function recoverImages(services: Services): Promise<RecoveryManifest[]> {
-  const t = vscode.l10n.t;
   const waiting = await listWaiting(services);
   if (!waiting.length) {
-    void vscode.window.showInformationMessage(t('No images are waiting in the recovery folder.'));
+    void vscode.window.showInformationMessage(vscode.l10n.t('No images are waiting in the recovery folder.'));
     return [];
   }
   const picked = await vscode.window.showQuickPick(
@@ -26,12 +25,12 @@ export async function recoverImages(services: Services): Promise<RecoveryManifes
       detail: `${manifest.prompt.slice(0, 120)} — ${manifest.reason}`,
       manifest,
     })),
-    { title: t('Images Waiting for Recovery'), placeHolder: t('Choose images to move into the workspace') },
+    { title: vscode.l10n.t('Images Waiting for Recovery'), placeHolder: vscode.l10n.t('Choose images to move into the workspace') },
   );
   if (!picked) return waiting;
-  const moveToWorkspace = t('Move into Workspace');
-  const moveElsewhere = t('Choose Folder…');
-  const reveal = t('Reveal in File Manager');
+  const moveToWorkspace = vscode.l10n.t('Move into Workspace');
+  const moveElsewhere = vscode.l10n.t('Choose Folder…');
+  const reveal = vscode.l10n.t('Reveal in File Manager');
   const choice = await vscode.window.showInformationMessage(
     trPlural(
       picked.manifest.files.length,

@@ -43,10 +43,9 @@ export async function showError(
 ): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
   services.log.error(message);
-  const t = vscode.l10n.t;
 
   if (error instanceof NotConfiguredError) {
-    const action = error.missing === 'baseUrl' ? t('Open Settings') : t('Set API Key');
+    const action = error.missing === 'baseUrl' ? vscode.l10n.t('Open Settings') : vscode.l10n.t('Set API Key');
     const choice = await vscode.window.showWarningMessage(message, action);
     if (choice) await runSetupAction(error.missing);
     return;
@@ -54,9 +53,9 @@ export async function showError(
   if (error instanceof AuthenticationError) {
     const text =
       error.reason === 'expired'
-        ? t('Your API key has expired. Set a new key.')
-        : t('The gateway did not accept your API key: {0}', message);
-    const choice = await vscode.window.showErrorMessage(text, t('Set API Key'));
+        ? vscode.l10n.t('Your API key has expired. Set a new key.')
+        : vscode.l10n.t('The gateway did not accept your API key: {0}', message);
+    const choice = await vscode.window.showErrorMessage(text, vscode.l10n.t('Set API Key'));
     if (choice) await runSetupAction('apiKey');
     return;
   }
@@ -70,9 +69,9 @@ export async function showError(
   }
   if (error instanceof GatewayError && (error.kind === 'cannot-afford' || error.kind === 'insufficient-funds')) {
     // A local refusal rests on figures that may just have changed (a top-up, a budget reset): offer to check again.
-    const again = error.kind === 'cannot-afford' && retry ? [t('Refresh and Try Again')] : [];
-    const choice = await vscode.window.showWarningMessage(message, ...again, t('Show Account'));
-    if (choice === t('Show Account')) await vscode.commands.executeCommand('gatewayImages.showAccount');
+    const again = error.kind === 'cannot-afford' && retry ? [vscode.l10n.t('Refresh and Try Again')] : [];
+    const choice = await vscode.window.showWarningMessage(message, ...again, vscode.l10n.t('Show Account'));
+    if (choice === vscode.l10n.t('Show Account')) await vscode.commands.executeCommand('gatewayImages.showAccount');
     else if (choice && retry) {
       await services.account.refresh().catch(() => undefined);
       await retry().catch((e) => showError(services, e));
@@ -80,14 +79,14 @@ export async function showError(
     return;
   }
   if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
-    void vscode.window.showWarningMessage(t('{0} Try again in {1} s.', message, Math.ceil(error.retryAfterMs / 1000)));
+    void vscode.window.showWarningMessage(vscode.l10n.t('{0} Try again in {1} s.', message, Math.ceil(error.retryAfterMs / 1000)));
     return;
   }
   if (error instanceof GatewayError && error.kind === 'validation') {
     void vscode.window.showErrorMessage(message);
     return;
   }
-  const choice = await vscode.window.showErrorMessage(message, t('Show Log'));
+  const choice = await vscode.window.showErrorMessage(message, vscode.l10n.t('Show Log'));
   if (choice) services.log.show(true);
 }
 
@@ -98,19 +97,18 @@ async function showOutcomeUnknown(
   retry?: () => Promise<void>,
   baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>,
 ): Promise<void> {
-  const t = vscode.l10n.t;
   // Give the gateway a moment to settle: a reservation may still be held just after the break.
   await new Promise((resolve) => setTimeout(resolve, OUTCOME_SETTLE_MS));
   const change = await services.account.reconcile(baseline).catch(() => undefined);
   let charged: string;
-  if (change?.balanceDelta === undefined) charged = t('The balance could not be read to check.');
+  if (change?.balanceDelta === undefined) charged = vscode.l10n.t('The balance could not be read to check.');
   // Judged against the balance before sending; a rise (a top-up meanwhile) is no charge either.
-  else if (change.balanceDelta >= 0) charged = t('The balance did not go down: nothing was charged.');
-  else charged = t('The balance changed by {0}.', formatRubles(change.balanceDelta, services.locale));
-  const text = t('{0} The request may have been charged. {1}', error.message, charged);
-  const actions = retry ? [t('Try Again…'), t('Show Log')] : [t('Show Log')];
+  else if (change.balanceDelta >= 0) charged = vscode.l10n.t('The balance did not go down: nothing was charged.');
+  else charged = vscode.l10n.t('The balance changed by {0}.', formatRubles(change.balanceDelta, services.locale));
+  const text = vscode.l10n.t('{0} The request may have been charged. {1}', error.message, charged);
+  const actions = retry ? [vscode.l10n.t('Try Again…'), vscode.l10n.t('Show Log')] : [vscode.l10n.t('Show Log')];
   const choice = await vscode.window.showWarningMessage(text, ...actions);
-  if (choice === t('Show Log')) services.log.show(true);
+  if (choice === vscode.l10n.t('Show Log')) services.log.show(true);
   else if (choice && retry) await retry().catch((e) => showError(services, e));
 }
 

@@ -1,6 +1,7 @@
 // The account endpoints' answers (me, balance, key, stats) as typed records. Gateways differ in
 // small ways: a record may come inside a `data`/`result` envelope, numbers may come as strings.
 // Pure: no vscode import.
+import * as l10n from '@vscode/l10n';
 import { ResponseFormatError } from './errors';
 import type { BalanceRecord, KeyRecord, StatsSummary, UserRecord } from './types';
 
@@ -11,7 +12,7 @@ export function toUserRecord(body: unknown): UserRecord {
 export function toBalanceRecord(answer: unknown): BalanceRecord {
   const body = unwrap(answer, 'balance');
   const balance = toNumber(body.balance);
-  if (balance === undefined) throw new ResponseFormatError('The balance answer has no numeric "balance" field.');
+  if (balance === undefined) throw new ResponseFormatError(l10n.t('The balance answer has no numeric "balance" field.'));
   const budget = toNumber(body.budget);
   return budget === undefined ? { balance } : { balance, budget };
 }
@@ -36,7 +37,7 @@ export function toStatsSummary(answer: unknown): StatsSummary {
 
 /** Accepts the record itself or the record inside a `data`/`result` envelope. */
 function unwrap(body: unknown, expectedField: string): Record<string, unknown> {
-  if (!isRecord(body)) throw new ResponseFormatError('The gateway answered with something other than a JSON object.');
+  if (!isRecord(body)) throw new ResponseFormatError(l10n.t('The gateway answered with something other than a JSON object.'));
   if (expectedField in body) return body;
   for (const envelope of ['data', 'result']) {
     const inner = body[envelope];

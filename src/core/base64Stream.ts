@@ -2,6 +2,8 @@
 // generation responses (generationStream.ts). Pure: no vscode import.
 import { ResponseFormatError } from './errors';
 import { ByteFinder, HEX_VALUE, describeByte } from './jsonScanner';
+import * as l10n from '@vscode/l10n';
+import { trPlural } from './plural';
 
 /** Input chunks larger than this are processed in slices, so that one step of synchronous work stays small. */
 export const MAX_SLICE = 256 * 1024;
@@ -146,22 +148,24 @@ export class Base64Decoder {
 
   /** The closing quote was reached: validate the end and emit the last bytes. */
   end(): void {
-    if (this.esc !== 0) throw this.error('a string escape is not finished');
+    if (this.esc !== 0) throw this.error(l10n.t('a string escape is not finished'));
     this.filter();
     const len = this.stLen;
     const rest = len & 3;
     if (this.pad > 0) {
       if (!((rest === 2 && this.pad === 2) || (rest === 3 && this.pad === 1))) {
-        throw this.error(`wrong padding at the end (${this.pad} '=' after a group of ${rest} character${rest === 1 ? '' : 's'})`);
+        throw this.error(
+          trPlural(rest, { one: "wrong padding at the end ({0} '=' after a group of {1} character)", other: "wrong padding at the end ({0} '=' after a group of {1} characters)" }, this.pad, rest),
+        );
       }
     } else if (rest === 1) {
-      throw this.error('the length is not valid (one character too many or three too few at the end)');
+      throw this.error(l10n.t('the length is not valid (one character too many or three too few at the end)'));
     }
     if (len === 0) return;
     const tail = rest === 2 ? '==' : rest === 3 ? '=' : '';
     const out = Buffer.from(this.staging.toString('latin1', 0, len) + tail, 'base64');
     const expected = (len >>> 2) * 3 + (rest === 0 ? 0 : rest - 1);
-    if (out.length !== expected) throw this.error('it could not be decoded');
+    if (out.length !== expected) throw this.error(l10n.t('it could not be decoded'));
     this.stLen = 0;
     this.verified = 0;
     this.output(out);
@@ -200,16 +204,16 @@ export class Base64Decoder {
           this.esc = 2;
           this.uValue = 0;
         } else {
-          throw this.error(`the escape \\${describeByte(c, false)} is not allowed in base64`);
+          throw this.error(l10n.t('the escape \\{0} is not allowed in base64', describeByte(c, false)));
         }
       } else {
         const h = HEX_VALUE[c];
-        if (h < 0) throw this.error(`invalid \\u escape (${describeByte(c)} is not a hex digit)`);
+        if (h < 0) throw this.error(l10n.t('invalid \\u escape ({0} is not a hex digit)', describeByte(c)));
         this.uValue = (this.uValue << 4) | h;
         if (++this.esc === 6) {
           this.esc = 0;
           if (this.uValue >= 0x80) {
-            throw this.error(`invalid character U+${this.uValue.toString(16).toUpperCase().padStart(4, '0')}`);
+            throw this.error(l10n.t('invalid character U+{0}', this.uValue.toString(16).toUpperCase().padStart(4, '0')));
           }
           this.pushChar(this.uValue); // validated like any other staged character
         }
@@ -235,7 +239,7 @@ export class Base64Decoder {
     const m = this.stLen & ~3;
     if (m === 0) return;
     const out = Buffer.from(this.staging.toString('latin1', 0, m), 'base64');
-    if (out.length !== (m >>> 2) * 3) throw this.error('it could not be decoded');
+    if (out.length !== (m >>> 2) * 3) throw this.error(l10n.t('it could not be decoded'));
     this.consume(m, this.stLen - m);
     this.output(out);
   }
@@ -261,14 +265,14 @@ export class Base64Decoder {
       const c = st[r];
       const cls = B64_CLASS[c];
       if (cls === B64_DATA) {
-        if (this.pad > 0) throw this.error("'=' padding appears before the end");
+        if (this.pad > 0) throw this.error(l10n.t("'=' padding appears before the end"));
         st[w++] = c;
       } else if (cls === B64_SPACE) {
         removed = true;
       } else if (cls === B64_PAD) {
-        if (++this.pad > 2) throw this.error("too many '=' padding characters");
+        if (++this.pad > 2) throw this.error(l10n.t("too many '=' padding characters"));
       } else {
-        throw this.error(`invalid character ${describeByte(c)}`);
+        throw this.error(l10n.t('invalid character {0}', describeByte(c)));
       }
     }
     this.stLen = w;
@@ -278,7 +282,7 @@ export class Base64Decoder {
 
   private error(what: string): ResponseFormatError {
     return new ResponseFormatError(
-      `The image in ${this.label} of the gateway's response is not valid base64: ${what} (after ${this.decoded} decoded bytes).`,
+      l10n.t("The image in {0} of the gateway's response is not valid base64: {1} (after {2} decoded bytes).", this.label, what, this.decoded),
     );
   }
 }

@@ -1,26 +1,26 @@
 // The base URL setting: https is required, except on loopback where the emulator and local
 // proxies live. A trailing `/v1` (as people copy from other APIs) is accepted and dropped.
 import { ValidationError } from './errors';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 
 export function normalizeBaseUrl(input: string): string {
   const text = input.trim();
-  if (!text) throw new ValidationError('baseUrl', tr('Set "gatewayImages.baseUrl" to the gateway address, for example https://gateway.example/.'));
+  if (!text) throw new ValidationError('baseUrl', l10n.t('Set "gatewayImages.baseUrl" to the gateway address, for example https://gateway.example/.'));
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new ValidationError('baseUrl', tr('"gatewayImages.baseUrl" is not a valid URL: "{0}". Use https://host[/path].', text));
+    throw new ValidationError('baseUrl', l10n.t('"gatewayImages.baseUrl" is not a valid URL: "{0}". Use https://host[/path].', text));
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new ValidationError(
       'baseUrl',
-      tr('"gatewayImages.baseUrl" must use https (plain http is allowed only on loopback such as 127.0.0.1); got "{0}".', `${url.protocol}//${url.host}`),
+      l10n.t('"gatewayImages.baseUrl" must use https (plain http is allowed only on loopback such as 127.0.0.1); got "{0}".', `${url.protocol}//${url.host}`),
       ['https:'],
     );
   }
   if (url.username || url.password) {
-    throw new ValidationError('baseUrl', tr('"gatewayImages.baseUrl" must not contain a user name or password; the API key is stored separately.'));
+    throw new ValidationError('baseUrl', l10n.t('"gatewayImages.baseUrl" must not contain a user name or password; the API key is stored separately.'));
   }
   url.search = '';
   url.hash = '';

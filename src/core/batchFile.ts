@@ -2,7 +2,7 @@
 // `.jsonl` (one request object per line). Every line is parsed and validated before any money
 // moves; each problem names its line and field. Pure: no vscode import.
 import { createHash } from 'node:crypto';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 import { GenerationRequest, ImageModel } from './types';
 import { collectIssues } from './validation';
 
@@ -62,27 +62,27 @@ function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): Pa
   try {
     value = JSON.parse(text);
   } catch (error) {
-    issues.push({ line, message: tr('not valid JSON ({0})', error instanceof Error ? error.message : String(error)) });
+    issues.push({ line, message: l10n.t('not valid JSON ({0})', error instanceof Error ? error.message : String(error)) });
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    issues.push({ line, message: tr('each line must be a JSON object such as {"prompt": "...", "model": "..."}') });
+    issues.push({ line, message: l10n.t('each line must be a JSON object such as {"prompt": "...", "model": "..."}') });
     return undefined;
   }
   const object = value as Record<string, unknown>;
   const before = issues.length;
   for (const field of Object.keys(object)) {
-    if (!KNOWN_FIELDS.has(field)) issues.push({ line, field, message: tr('unknown field "{0}"; allowed: {1}', field, [...KNOWN_FIELDS].join(', ')) });
+    if (!KNOWN_FIELDS.has(field)) issues.push({ line, field, message: l10n.t('unknown field "{0}"; allowed: {1}', field, [...KNOWN_FIELDS].join(', ')) });
   }
   for (const field of STRING_FIELDS) {
-    if (object[field] !== undefined && typeof object[field] !== 'string') issues.push({ line, field, message: tr('"{0}" must be a text', field) });
+    if (object[field] !== undefined && typeof object[field] !== 'string') issues.push({ line, field, message: l10n.t('"{0}" must be a text', field) });
   }
   for (const field of INTEGER_FIELDS) {
-    if (object[field] !== undefined && !Number.isInteger(object[field])) issues.push({ line, field, message: tr('"{0}" must be a whole number', field) });
+    if (object[field] !== undefined && !Number.isInteger(object[field])) issues.push({ line, field, message: l10n.t('"{0}" must be a whole number', field) });
   }
   const params = object.params;
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
-    issues.push({ line, field: 'params', message: tr('"params" must be an object of provider-specific parameters') });
+    issues.push({ line, field: 'params', message: l10n.t('"params" must be an object of provider-specific parameters') });
   }
   return issues.length === before ? (object as Partial<GenerationRequest>) : undefined;
 }
@@ -99,8 +99,8 @@ export function validateBatch(lines: readonly BatchLine[], models: readonly Imag
 /** "line 3, n: …" lines for the refusal message, capped so a broken file does not flood it. */
 export function describeBatchIssues(issues: readonly BatchLineIssue[], limit = 10): string {
   const sorted = [...issues].sort((a, b) => a.line - b.line);
-  const shown = sorted.slice(0, limit).map((i) => (i.field ? tr('line {0}, {1}: {2}', i.line, i.field, i.message) : tr('line {0}: {1}', i.line, i.message)));
-  if (sorted.length > limit) shown.push(tr('…and {0} more', sorted.length - limit));
+  const shown = sorted.slice(0, limit).map((i) => (i.field ? l10n.t('line {0}, {1}: {2}', i.line, i.field, i.message) : l10n.t('line {0}: {1}', i.line, i.message)));
+  if (sorted.length > limit) shown.push(l10n.t('…and {0} more', sorted.length - limit));
   return shown.join('\n');
 }
 

@@ -2,7 +2,7 @@
 // Money rule: a paid request (generation, edit) is sent once and never resent automatically.
 import { Agent, Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 import { extractEntries, extractGroups, parseImageModels } from './catalog';
 import { ApiError, CancelledError, ConnectionError, GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
@@ -191,7 +191,7 @@ export class GatewayClient {
       // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
       if (error instanceof SinkFailure) throw error.cause;
       let typed = deadline.translate(error);
-      if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(tr('Cancelled before the request was sent: nothing was charged.'));
+      if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
       if (!(typed instanceof ApiError) && bodyStarted && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();
       // A proxy's 502/504 says nothing of whether the gateway behind it went on and charged.
@@ -303,7 +303,7 @@ function parseJson(text: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ResponseFormatError(`The gateway's answer to ${path} is not valid JSON.`);
+    throw new ResponseFormatError(l10n.t("The gateway's answer to {0} is not valid JSON.", path));
   }
 }
 

@@ -1,7 +1,7 @@
 // The time limit of one gateway call, merged with the caller's cancel, and the typed error of a
 // failed call. Pure: no vscode import.
 import { CancelledError, ConnectionError, GatewayError, TimeoutError } from './errors';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 
 /** Merges the caller's signal with a deadline, and says which of the two fired. */
 export class Deadline {
@@ -37,7 +37,7 @@ export class Deadline {
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
     if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
     const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
-    return new ConnectionError(tr('Could not reach the gateway: {0}.', detail), { cause: error });
+    return new ConnectionError(l10n.t('Could not reach the gateway: {0}.', detail), { cause: error });
   }
 
   dispose(): void {

@@ -14,7 +14,7 @@ import {
   ServerError,
   UnknownModelError,
 } from './errors';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 import { parseErrorBody, type ParsedErrorBody } from './errorBody';
 
 /** Retry-After is seconds or an HTTP date; some services send retry-after-ms. */
@@ -150,30 +150,30 @@ function looksLikeEditUnsupported(text: string): boolean {
 
 /** What each status means, in words (functions, so each message is translated when it is used). */
 const STATUS_TEXT: Record<number, () => string> = {
-  400: () => tr('the request was rejected as invalid'),
-  401: () => tr('the API key was not accepted'),
-  402: () => tr('the balance is not sufficient'),
-  403: () => tr('access was refused'),
-  404: () => tr('the resource was not found'),
-  408: () => tr('the request timed out'),
-  413: () => tr('the request is too large'),
-  422: () => tr('the request was rejected as invalid'),
-  429: () => tr('too many requests were sent'),
-  500: () => tr('the gateway failed'),
-  502: () => tr('a proxy could not reach the gateway'),
-  503: () => tr('the gateway is unavailable'),
-  504: () => tr('a proxy timed out waiting for the gateway'),
+  400: () => l10n.t('the request was rejected as invalid'),
+  401: () => l10n.t('the API key was not accepted'),
+  402: () => l10n.t('the balance is not sufficient'),
+  403: () => l10n.t('access was refused'),
+  404: () => l10n.t('the resource was not found'),
+  408: () => l10n.t('the request timed out'),
+  413: () => l10n.t('the request is too large'),
+  422: () => l10n.t('the request was rejected as invalid'),
+  429: () => l10n.t('too many requests were sent'),
+  500: () => l10n.t('the gateway failed'),
+  502: () => l10n.t('a proxy could not reach the gateway'),
+  503: () => l10n.t('the gateway is unavailable'),
+  504: () => l10n.t('a proxy timed out waiting for the gateway'),
 };
 
 function humanMessage(status: number, parsed: ParsedErrorBody): string {
-  const what = Object.hasOwn(STATUS_TEXT, status) ? STATUS_TEXT[status]() : status >= 500 ? tr('the gateway failed') : tr('the request failed');
+  const what = Object.hasOwn(STATUS_TEXT, status) ? STATUS_TEXT[status]() : status >= 500 ? l10n.t('the gateway failed') : l10n.t('the request failed');
   if (parsed.html) {
     return parsed.message
-      ? tr('The gateway answered HTTP {0} with an HTML page ("{1}"): {2}.', status, parsed.message, what)
-      : tr('The gateway answered HTTP {0} with an HTML page: {1}.', status, what);
+      ? l10n.t('The gateway answered HTTP {0} with an HTML page ("{1}"): {2}.', status, parsed.message, what)
+      : l10n.t('The gateway answered HTTP {0} with an HTML page: {1}.', status, what);
   }
   if (parsed.message) return endSentence(parsed.message);
-  return tr('The gateway answered HTTP {0}: {1}.', status, what);
+  return l10n.t('The gateway answered HTTP {0}: {1}.', status, what);
 }
 
 function endSentence(text: string): string {

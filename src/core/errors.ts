@@ -1,6 +1,6 @@
 // One error hierarchy for everything the gateway client can fail with.
 // Callers branch on the class (or `kind`), never on message text.
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 
 export type GatewayErrorKind =
   | 'validation'
@@ -145,7 +145,7 @@ export class TimeoutError extends GatewayError {
   readonly kind = 'timeout';
   constructor(
     readonly timeoutMs: number,
-    message = tr('The gateway did not answer within {0} s.', Math.round(timeoutMs / 1000)),
+    message = l10n.t('The gateway did not answer within {0} s.', Math.round(timeoutMs / 1000)),
   ) {
     super(message);
   }
@@ -154,7 +154,7 @@ export class TimeoutError extends GatewayError {
 /** The caller aborted the request. */
 export class CancelledError extends GatewayError {
   readonly kind = 'cancelled';
-  constructor(message = tr('The request was cancelled.')) {
+  constructor(message = l10n.t('The request was cancelled.')) {
     super(message);
   }
 }
@@ -183,8 +183,8 @@ export class NotConfiguredError extends GatewayError {
   constructor(
     readonly missing: 'baseUrl' | 'apiKey',
     message = missing === 'baseUrl'
-      ? tr('Set the gateway address ("gatewayImages.baseUrl") first.')
-      : tr('Set your API key first (Gateway Images: Set API Key).'),
+      ? l10n.t('Set the gateway address ("gatewayImages.baseUrl") first.')
+      : l10n.t('Set your API key first (Gateway Images: Set API Key).'),
   ) {
     super(message);
   }

@@ -1,6 +1,8 @@
 // The meaning of a generation response's fields (data[i].b64_json, media_type, model, created,
 // usage) and what is kept of them. The JSON syntax around them is generationParser.ts's.
 // Pure: no vscode import.
+import * as l10n from '@vscode/l10n';
+import { describeJsonType } from './jsonScanner';
 import type { GeneratedImageMeta, GenerationResponseMeta, Usage } from './types';
 import { ResponseFormatError } from './errors';
 
@@ -83,10 +85,10 @@ export class GenerationFields {
       if (!this.elementHasBase64) {
         if (this.elementHasUrl) {
           throw new ResponseFormatError(
-            `data[${index}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).`,
+            l10n.t("data[{0}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).", index),
           );
         }
-        throw new ResponseFormatError(`data[${index}] of the gateway's response has no b64_json (at byte ${at}).`);
+        throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has no b64_json (at byte {1}).", index, at));
       }
       const image: GeneratedImageMeta = { index };
       if (this.elementMediaType !== undefined) image.mediaType = this.elementMediaType;
@@ -100,7 +102,7 @@ export class GenerationFields {
         this.meta.usage = usage;
       }
     } else if (frame === Frame.Top) {
-      if (!this.dataSeen) throw new ResponseFormatError("The gateway's response has no `data` array.");
+      if (!this.dataSeen) throw new ResponseFormatError(l10n.t("The gateway's response has no `data` array."));
     }
   }
 
@@ -108,7 +110,7 @@ export class GenerationFields {
   meaningOfKey(frame: Frame, key: string): Meaning {
     if (frame === Frame.Top) {
       if (key === 'data') {
-        if (this.dataSeen) throw new ResponseFormatError("The gateway's response has `data` twice.");
+        if (this.dataSeen) throw new ResponseFormatError(l10n.t("The gateway's response has `data` twice."));
         return Meaning.Data;
       }
       if (key === 'usage') return Meaning.Usage;
@@ -116,7 +118,7 @@ export class GenerationFields {
       if (key === 'model') return Meaning.Model;
     } else if (frame === Frame.Element) {
       if (key === 'b64_json') {
-        if (this.elementHasBase64) throw new ResponseFormatError(`data[${this.elementIndex}] of the gateway's response has b64_json twice.`);
+        if (this.elementHasBase64) throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has b64_json twice.", this.elementIndex));
         return Meaning.Base64;
       }
       if (key === 'media_type') return Meaning.MediaType;
@@ -140,7 +142,7 @@ export class GenerationFields {
   stringTooLong(meaning: Meaning, at: number): void {
     if (meaning === Meaning.Cost || meaning === Meaning.Balance) return;
     const name = meaning === Meaning.Model ? '`model`' : `data[${this.elementIndex}].media_type`;
-    throw new ResponseFormatError(`${name} in the gateway's response is too long (near byte ${at}).`);
+    throw new ResponseFormatError(l10n.t("{0} in the gateway's response is too long (near byte {1}).", name, at));
   }
 
   number(meaning: Meaning, value: number): void {
@@ -155,24 +157,21 @@ export class GenerationFields {
       case Meaning.Top:
         throw new ResponseFormatError(
           found === 'an array'
-            ? "The gateway's response is a JSON array, not the expected object."
-            : `The gateway's response is ${found}, not the expected JSON object.`,
+            ? l10n.t("The gateway's response is a JSON array, not the expected object.")
+            : l10n.t("The gateway's response is {0}, not the expected JSON object.", describeJsonType(found)),
         );
       case Meaning.Data:
-        throw new ResponseFormatError(`\`data\` in the gateway's response is ${found}, not an array (at byte ${at}).`);
+        throw new ResponseFormatError(l10n.t("`data` in the gateway's response is {0}, not an array (at byte {1}).", describeJsonType(found), at));
       case Meaning.Element:
-        throw new ResponseFormatError(`data[${this.elementCount}] in the gateway's response is ${found}, not an object.`);
+        throw new ResponseFormatError(l10n.t("data[{0}] in the gateway's response is {1}, not an object.", this.elementCount, describeJsonType(found)));
       case Meaning.Base64:
-        throw new ResponseFormatError(`data[${this.elementIndex}].b64_json in the gateway's response is ${found}, not a string.`);
+        throw new ResponseFormatError(l10n.t("data[{0}].b64_json in the gateway's response is {1}, not a string.", this.elementIndex, describeJsonType(found)));
       default:
       // Any other field of an unexpected type is ignored (skipped like an unknown one).
     }
   }
 
   /** Where a syntax error is, for its message: " in data[2]", " in `data`" or nothing. */
-  where(frame: Frame | undefined): string {
-    return frame === Frame.Element ? ` in data[${this.elementIndex}]` : frame === Frame.Data ? ' in `data`' : '';
-  }
 }
 
 /** Whether a string with this meaning is kept (its characters captured). */

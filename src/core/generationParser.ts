@@ -1,6 +1,7 @@
 // The JSON state machine of the streaming decoder: reads the syntax of a generation response and
 // hands each value to GenerationFields (generationFields.ts), which knows what it means; everything
 // else is skipped. Pure: no vscode import.
+import * as l10n from '@vscode/l10n';
 import type { GenerationResponseMeta } from './types';
 import { ResponseFormatError } from './errors';
 import { ByteFinder, NUMBER_CHAR, describeByte, isValidJsonNumber } from './jsonScanner';
@@ -89,10 +90,11 @@ export class GenerationParser {
 
   finish(): void {
     if (this.state === State.Done) return;
-    if (this.offset === 0) throw new ResponseFormatError("The gateway's response body is empty (expected a JSON object).");
-    const where = this.state === State.String && this.stringRole === StringRole.Image ? ` inside data[${this.fields.elementIndex}].b64_json` : '';
+    if (this.offset === 0) throw new ResponseFormatError(l10n.t("The gateway's response body is empty (expected a JSON object)."));
     throw new ResponseFormatError(
-      `The gateway's response ended early: the JSON is truncated after ${this.offset} bytes${where}.`,
+      this.state === State.String && this.stringRole === StringRole.Image
+        ? l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes inside data[{1}].b64_json.", this.offset, this.fields.elementIndex)
+        : l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes.", this.offset),
     );
   }
 
@@ -128,11 +130,11 @@ export class GenerationParser {
           case State.ObjectFirst:
             if (c === 0x22) this.beginKey();
             else if (c === 0x7d) this.closeObject(i);
-            else throw this.syntax(c, i, 'a key or }');
+            else throw this.syntax(c, i, l10n.t('a key or }'));
             i++;
             break;
           case State.ObjectKey:
-            if (c !== 0x22) throw this.syntax(c, i, 'a key');
+            if (c !== 0x22) throw this.syntax(c, i, l10n.t('a key'));
             this.beginKey();
             i++;
             break;
@@ -144,7 +146,7 @@ export class GenerationParser {
           case State.ObjectNext:
             if (c === 0x2c) this.state = State.ObjectKey;
             else if (c === 0x7d) this.closeObject(i);
-            else throw this.syntax(c, i, ', or }');
+            else throw this.syntax(c, i, l10n.t(', or }'));
             i++;
             break;
           case State.ArrayFirst:
@@ -158,12 +160,12 @@ export class GenerationParser {
           case State.ArrayNext:
             if (c === 0x2c) this.beginElement();
             else if (c === 0x5d) this.closeArray();
-            else throw this.syntax(c, i, ', or ]');
+            else throw this.syntax(c, i, l10n.t(', or ]'));
             i++;
             break;
           default: // State.Done
             throw new ResponseFormatError(
-              `The gateway's response has unexpected data after the JSON object (${describeByte(c)} at byte ${this.offset + i}).`,
+              l10n.t("The gateway's response has unexpected data after the JSON object ({0} at byte {1}).", describeByte(c), this.offset + i),
             );
         }
       }
@@ -220,7 +222,7 @@ export class GenerationParser {
       return i;
     }
     if (meaning === Meaning.Top) throw this.notJson(c, i);
-    throw this.syntax(c, i, 'a value');
+    throw this.syntax(c, i, l10n.t('a value'));
   }
 
   private valueDone(): void {
@@ -231,7 +233,7 @@ export class GenerationParser {
 
   private push(frame: Frame, i: number): void {
     if (this.stack.length >= MAX_DEPTH) {
-      throw new ResponseFormatError(`The gateway's response nests JSON too deeply (at byte ${this.offset + i}).`);
+      throw new ResponseFormatError(l10n.t("The gateway's response nests JSON too deeply (at byte {0}).", this.offset + i));
     }
     this.stack.push(frame);
   }
@@ -292,7 +294,7 @@ export class GenerationParser {
     if (q === -1) return n;
     if (this.image.inEscape) {
       throw new ResponseFormatError(
-        `The image in data[${this.fields.elementIndex}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.`,
+        l10n.t("The image in data[{0}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.", this.fields.elementIndex),
       );
     }
     this.image.end();
@@ -309,12 +311,12 @@ export class GenerationParser {
     if (i > start) {
       this.numberText += buf.toString('latin1', start, i);
       if (this.numberText.length > MAX_NUMBER) {
-        throw new ResponseFormatError(`The gateway's response has a number that is too long (near byte ${this.offset + i}).`);
+        throw new ResponseFormatError(l10n.t("The gateway's response has a number that is too long (near byte {0}).", this.offset + i));
       }
     }
     if (i === n) return n;
     if (!isValidJsonNumber(this.numberText)) {
-      throw new ResponseFormatError(`The gateway's response has an invalid number '${this.numberText}' before byte ${this.offset + i}.`);
+      throw new ResponseFormatError(l10n.t("The gateway's response has an invalid number '{0}' before byte {1}.", this.numberText, this.offset + i));
     }
     this.fields.number(this.expected, Number(this.numberText));
     this.valueDone();
@@ -339,14 +341,20 @@ export class GenerationParser {
 
   private notJson(c: number, i: number): ResponseFormatError {
     return new ResponseFormatError(
-      `The gateway's response is not JSON: it starts with ${describeByte(c)} (at byte ${this.offset + i}).`,
+      l10n.t("The gateway's response is not JSON: it starts with {0} (at byte {1}).", describeByte(c), this.offset + i),
     );
   }
 
   private syntax(c: number, i: number, expected: string): ResponseFormatError {
-    const where = this.fields.where(this.stack[this.stack.length - 1]);
+    const frame = this.stack[this.stack.length - 1];
+    const found = describeByte(c);
+    const at = this.offset + i;
     return new ResponseFormatError(
-      `The gateway's response is not valid JSON: expected ${expected} but found ${describeByte(c)} at byte ${this.offset + i}${where}.`,
+      frame === Frame.Element
+        ? l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in data[{3}].", expected, found, at, this.fields.elementIndex)
+        : frame === Frame.Data
+          ? l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in `data`.", expected, found, at)
+          : l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2}.", expected, found, at),
     );
   }
 }

@@ -1,5 +1,7 @@
 // Small byte-level helpers of the streaming JSON decoder (generationStream.ts). Pure: no vscode import.
 
+import * as l10n from '@vscode/l10n';
+
 /**
  * Finds the next occurrence of one byte in a buffer with Buffer.indexOf (native memchr), remembering
  * the last answer so that repeated questions from increasing positions never rescan the same bytes:
@@ -48,5 +50,23 @@ for (let d = 0; d < 16; d++) {
 /** A byte for an error message: 'x' for printable ASCII (quoted unless quote is false), else 0xNN. */
 export function describeByte(c: number, quote = true): string {
   if (c > 0x20 && c < 0x7f) return quote ? `'${String.fromCharCode(c)}'` : String.fromCharCode(c);
-  return `byte 0x${c.toString(16).toUpperCase().padStart(2, '0')}`;
+  return l10n.t('byte 0x{0}', c.toString(16).toUpperCase().padStart(2, '0'));
+}
+
+/** The JSON type found where another was expected (`found` as the parser names it), in the display language. */
+export function describeJsonType(found: string): string {
+  switch (found) {
+    case 'an object':
+      return l10n.t('an object');
+    case 'an array':
+      return l10n.t('an array');
+    case 'a string':
+      return l10n.t('a string');
+    case 'a number':
+      return l10n.t('a number');
+    case 'a boolean':
+      return l10n.t('a boolean');
+    default:
+      return found; // null
+  }
 }

@@ -1,5 +1,6 @@
 // Reads one JSON string other than b64_json (a key, a kept or a skipped value) as it arrives: checks
 // its escapes and keeps its raw content up to a limit. Pure: no vscode import.
+import * as l10n from '@vscode/l10n';
 import { ResponseFormatError } from './errors';
 import { ByteFinder, HEX_VALUE, describeByte } from './jsonScanner';
 
@@ -74,7 +75,7 @@ export class JsonStringReader {
     try {
       return JSON.parse(`"${raw.toString('utf8')}"`) as string;
     } catch {
-      throw new ResponseFormatError(`The gateway's response has an invalid JSON string near byte ${offset}.`);
+      throw new ResponseFormatError(l10n.t("The gateway's response has an invalid JSON string near byte {0}.", offset));
     }
   }
 
@@ -101,12 +102,12 @@ export class JsonStringReader {
           this.escape = Escape.None;
         } else {
           throw new ResponseFormatError(
-            `The gateway's response has an invalid escape \\${describeByte(c, false)} in a string at byte ${offset + i}.`,
+            l10n.t("The gateway's response has an invalid escape \\{0} in a string at byte {1}.", describeByte(c, false), offset + i),
           );
         }
       } else {
         if (HEX_VALUE[c] < 0) {
-          throw new ResponseFormatError(`The gateway's response has an invalid \\u escape in a string at byte ${offset + i}.`);
+          throw new ResponseFormatError(l10n.t("The gateway's response has an invalid \\u escape in a string at byte {0}.", offset + i));
         }
         if (--this.hexDigitsLeft === 0) this.escape = Escape.None;
       }

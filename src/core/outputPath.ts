@@ -2,7 +2,7 @@
 // settings (not a workspace's) name an absolute folder.
 import * as path from 'node:path';
 import { ValidationError } from './errors';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 
 export interface OutputLocation {
   /** The setting's value as configured. */
@@ -20,19 +20,19 @@ export function resolveOutputDirectory(location: OutputLocation): string {
     if (!location.trustedSource) {
       throw new ValidationError(
         'outputDirectory',
-        tr('"gatewayImages.outputDirectory" is an absolute folder ({0}) set by the workspace; only your user settings may name a folder outside the workspace.', configured),
+        l10n.t('"gatewayImages.outputDirectory" is an absolute folder ({0}) set by the workspace; only your user settings may name a folder outside the workspace.', configured),
       );
     }
     return path.resolve(configured.replace(/^~(?=[/\\])/, process.env.HOME ?? '~'));
   }
   if (!root) {
-    throw new ValidationError('outputDirectory', tr('No workspace folder is open, so a relative output folder has no place. Choose a folder.'));
+    throw new ValidationError('outputDirectory', l10n.t('No workspace folder is open, so a relative output folder has no place. Choose a folder.'));
   }
   const resolved = path.resolve(root, configured);
   if (!isInside(root, resolved)) {
     throw new ValidationError(
       'outputDirectory',
-      tr('"gatewayImages.outputDirectory" ({0}) leads outside the workspace folder; use a folder inside it.', configured),
+      l10n.t('"gatewayImages.outputDirectory" ({0}) leads outside the workspace folder; use a folder inside it.', configured),
     );
   }
   return resolved;

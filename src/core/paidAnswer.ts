@@ -5,7 +5,7 @@
 // Pure: no vscode import.
 import { ResponseFormatError } from './errors';
 import { decodeGenerationStream, ImageSink } from './generationStream';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 import { sniffImage } from './imageSniff';
 import type { GenerationResponseMeta } from './types';
 
@@ -59,13 +59,13 @@ export async function decodePaidAnswer(
         throw error;
       }
       await source.drain(options.signal);
-      const what = type ? tr('The gateway answered with "{0}": {1}', type, error.message) : error.message;
+      const what = type ? l10n.t('The gateway answered with "{0}": {1}', type, error.message) : error.message;
       throw new UnreadableAnswerError(what, source.received(contentType), { cause: error });
     }
   }
   await source.drain(options.signal);
   throw new UnreadableAnswerError(
-    tr('The gateway answered with "{0}", which is neither an image nor the JSON answer of the API.', type ?? ''),
+    l10n.t('The gateway answered with "{0}", which is neither an image nor the JSON answer of the API.', type ?? ''),
     source.received(contentType),
   );
 }
@@ -90,7 +90,7 @@ async function streamBinaryImage(
       bytes += chunk.length;
       await writer.write(asBuffer(chunk));
     }
-    if (bytes === 0) throw new ResponseFormatError(tr('The gateway answered with an empty image body.'));
+    if (bytes === 0) throw new ResponseFormatError(l10n.t('The gateway answered with an empty image body.'));
     await writer.close();
   } catch (error) {
     await writer.abort(error instanceof Error ? error : new Error(String(error))).catch(() => undefined);

@@ -12,6 +12,7 @@
 //   connections that go through a proxy (the proxy itself and the target behind it); direct
 //   connections, noProxy hosts included, always verify.
 import { Agent, Client, Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
+import * as l10n from '@vscode/l10n';
 import { ValidationError } from './errors';
 
 export interface ProxySettings {
@@ -96,10 +97,10 @@ function proxyUri(value: string, source: string): string {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new ValidationError(source, `The proxy in ${source} is not a valid URL.`);
+    throw new ValidationError(source, l10n.t('The proxy in {0} is not a valid URL.', source));
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ValidationError(source, `The proxy in ${source} must be an http:// or https:// URL (got ${url.protocol}).`);
+    throw new ValidationError(source, l10n.t('The proxy in {0} must be an http:// or https:// URL (got {1}).', source, url.protocol));
   }
   return url.href;
 }

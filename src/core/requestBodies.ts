@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { ValidationError } from './errors';
 import { MEDIA_TYPES } from './types';
 
@@ -43,7 +44,7 @@ const text = (s: string): Uint8Array => Buffer.from(s, 'utf8');
 function checkFiles(files: readonly ReferenceFile[], field: string): void {
   for (const f of files) {
     if (!(MEDIA_TYPES as readonly string[]).includes(f.mediaType)) {
-      throw new ValidationError(field, `Unsupported reference type ${f.mediaType} (${basename(f.path)}).`, MEDIA_TYPES);
+      throw new ValidationError(field, l10n.t('Unsupported reference type {0} ({1}).', f.mediaType, basename(f.path)), MEDIA_TYPES);
     }
     if (!Number.isSafeInteger(f.size) || f.size < 0) throw new RangeError(`Invalid size ${f.size} of ${f.path}`);
   }
@@ -183,7 +184,7 @@ export function multipartEditBody(
   if (!/^[0-9A-Za-z'+_\-.]{1,70}$/.test(boundary)) {
     throw new TypeError('Invalid multipart boundary');
   }
-  if (files.length === 0) throw new ValidationError('image', 'At least one image file is required.');
+  if (files.length === 0) throw new ValidationError('image', l10n.t('At least one image file is required.'));
   checkFiles(files, 'image');
   const pieces: Piece[] = [];
   for (const [name, value] of Object.entries(fields)) {

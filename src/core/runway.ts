@@ -1,7 +1,7 @@
 // When the money runs out: days left at the 30-day pace (avg_daily_spend) for the balance and for
 // the key's budget, and whether a budget with a reset runs out before the reset. Pure: no vscode import.
 import { formatRubles } from './cost';
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 import { KeyRecord, StatsSummary } from './types';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -82,13 +82,13 @@ export function describeRunway(runway: Runway | undefined, locale = 'ru'): strin
   const pace = formatRubles(runway.pace, locale);
   const lines: string[] = [];
   if (runway.balance) {
-    lines.push(tr('Balance lasts ≈ {0} days at {1}/day (until {2})', formatDays(runway.balance.daysLeft, locale), pace, date(runway.balance.runsOutAt)));
+    lines.push(l10n.t('Balance lasts ≈ {0} days at {1}/day (until {2})', formatDays(runway.balance.daysLeft, locale), pace, date(runway.balance.runsOutAt)));
   }
   const budget = runway.budget;
   if (budget) {
-    lines.push(tr('Budget lasts ≈ {0} days at {1}/day (until {2})', formatDays(budget.daysLeft, locale), pace, date(budget.runsOutAt)));
-    if (budget.runsOutBeforeReset && budget.resetAt) lines.push(tr('The budget runs out before its reset on {0}', date(budget.resetAt)));
-    else if (budget.runsOutBeforeReset === false && budget.resetAt) lines.push(tr('The budget lasts until its reset on {0}', date(budget.resetAt)));
+    lines.push(l10n.t('Budget lasts ≈ {0} days at {1}/day (until {2})', formatDays(budget.daysLeft, locale), pace, date(budget.runsOutAt)));
+    if (budget.runsOutBeforeReset && budget.resetAt) lines.push(l10n.t('The budget runs out before its reset on {0}', date(budget.resetAt)));
+    else if (budget.runsOutBeforeReset === false && budget.resetAt) lines.push(l10n.t('The budget lasts until its reset on {0}', date(budget.resetAt)));
   }
   return lines;
 }

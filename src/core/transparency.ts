@@ -1,7 +1,7 @@
 // Transparency that works: a format that can hold alpha is chosen for `background: transparent`,
 // a request that cannot be transparent is refused before sending, and a result without alpha is
 // noticed. Pure: no vscode import.
-import { tr } from './i18n';
+import * as l10n from '@vscode/l10n';
 import { GenerationRequest, ImageModel } from './types';
 
 const ALPHA_FORMATS = ['png', 'webp'] as const;
@@ -25,7 +25,7 @@ export function transparencyIssue(request: Pick<GenerationRequest, 'background' 
   if (!wantsTransparency(request) || request.output_format !== 'jpeg') return undefined;
   return {
     field: 'output_format',
-    message: tr('"background": "transparent" cannot be combined with "output_format": "jpeg": JPEG has no alpha channel. Use png or webp, or another background.'),
+    message: l10n.t('"background": "transparent" cannot be combined with "output_format": "jpeg": JPEG has no alpha channel. Use png or webp, or another background.'),
     allowed: ALPHA_FORMATS,
   };
 }

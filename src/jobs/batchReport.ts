@@ -2,7 +2,7 @@
 // prompt, model, files (as links), cost and error, and the totals. No vscode import.
 import * as path from 'node:path';
 import { formatRubles } from '../core/cost';
-import { tr } from '../core/i18n';
+import * as l10n from '@vscode/l10n';
 import { LineOutcome, LineStatus, summarize } from './batch';
 
 /** `prompts.txt` → `prompts.report.md` in the same folder. */
@@ -16,15 +16,15 @@ const cell = (text: string) => text.replace(/\r?\n/g, ' ').replace(/[|\\<>[\]`*_
 function statusText(status: LineStatus): string {
   switch (status) {
     case 'done':
-      return tr('done');
+      return l10n.t('done');
     case 'skipped':
-      return tr('done earlier (skipped)');
+      return l10n.t('done earlier (skipped)');
     case 'failed':
-      return tr('failed');
+      return l10n.t('failed');
     case 'outcome-unknown':
-      return tr('outcome unknown (may have been charged)');
+      return l10n.t('outcome unknown (may have been charged)');
     case 'not-sent':
-      return tr('not sent');
+      return l10n.t('not sent');
   }
 }
 
@@ -51,12 +51,12 @@ export function batchReport(promptFile: string, outcomes: readonly LineOutcome[]
     )
     .map((row) => `| ${row} |`);
   return [
-    `# ${tr('Batch report: {0}', cell(path.basename(promptFile)))}`,
+    `# ${l10n.t('Batch report: {0}', cell(path.basename(promptFile)))}`,
     '',
-    tr('Run {0}.', date.toLocaleString(locale)),
-    tr('{0} done, {1} skipped (done earlier), {2} failed, {3} with unknown outcome, {4} not sent. Spent in this run: {5}.', sum.done, sum.skipped, sum.failed, sum['outcome-unknown'], sum['not-sent'], formatRubles(sum.spent, locale)),
+    l10n.t('Run {0}.', date.toLocaleString(locale)),
+    l10n.t('{0} done, {1} skipped (done earlier), {2} failed, {3} with unknown outcome, {4} not sent. Spent in this run: {5}.', sum.done, sum.skipped, sum.failed, sum['outcome-unknown'], sum['not-sent'], formatRubles(sum.spent, locale)),
     '',
-    `| ${[tr('Line'), tr('Prompt'), tr('Model'), tr('Status'), tr('Files'), tr('Cost'), tr('Error')].join(' | ')} |`,
+    `| ${[l10n.t('Line'), l10n.t('Prompt'), l10n.t('Model'), l10n.t('Status'), l10n.t('Files'), l10n.t('Cost'), l10n.t('Error')].join(' | ')} |`,
     '|---:|---|---|---|---|---:|---|',
     ...rows,
     '',

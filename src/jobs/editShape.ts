@@ -3,7 +3,7 @@
 // is not decoded). No vscode import.
 import * as path from 'node:path';
 import { isPixelSize, nearestAspectRatio } from '../core/aspectRatio';
-import { tr } from '../core/i18n';
+import * as l10n from '@vscode/l10n';
 import { readImageHeaderFile } from '../core/imageHeader';
 import { GenerationRequest, ImageModel } from '../core/types';
 
@@ -25,7 +25,7 @@ export async function aspectDefaultFor(model: Pick<ImageModel, 'supported_aspect
   const ratio = nearestAspectRatio(header.width, header.height, model.supported_aspect_ratios);
   if (!ratio) return undefined;
   const source = path.basename(sourcePath);
-  return { ratio, source, width: header.width, height: header.height, why: tr('matches {0}, {1}', source, ratio) };
+  return { ratio, source, width: header.width, height: header.height, why: l10n.t('matches {0}, {1}', source, ratio) };
 }
 
 /** Whether the request leaves the aspect ratio to the default (nothing chosen, no explicit pixels). */

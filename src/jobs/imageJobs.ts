@@ -12,7 +12,7 @@ import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
 import { addPngTextChunk } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
-import { tr } from '../core/i18n';
+import * as l10n from '@vscode/l10n';
 import { wantsTransparency, withAlphaFormat } from '../core/transparency';
 import type { GenerationResponseMeta, ImageModel } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
@@ -40,7 +40,7 @@ export class ImageJobService {
     // URL references in the request count too (a count of 0 would hide them from validation).
     const urlCount = job.request.input_references?.length ?? 0;
     if (references.length && urlCount) {
-      throw new ValidationError('input_references', tr('Send either local reference images or input_references URLs, not both: the URLs would be dropped.'));
+      throw new ValidationError('input_references', l10n.t('Send either local reference images or input_references URLs, not both: the URLs would be dropped.'));
     }
     const referenceCount = references.length || urlCount;
     let { request, notes } = normalizeRequest(job.request, models);
@@ -62,7 +62,7 @@ export class ImageJobService {
       const locale = this.deps.locale;
       notes = [
         ...notes,
-        tr(
+        l10n.t(
           'The key\'s remaining budget ({0}) looks lower than the reservation ({1}); sent anyway, the gateway decides.',
           formatRubles(affordable.budgetShort.available, locale),
           formatRubles(affordable.budgetShort.needed, locale),
@@ -78,8 +78,8 @@ export class ImageJobService {
         affordable.needed,
         affordable.available,
         affordable.scope === 'balance'
-          ? tr('The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.', needed, available)
-          : tr('The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.', needed, available),
+          ? l10n.t('The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.', needed, available)
+          : l10n.t('The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.', needed, available),
       );
     }
     return { request, notes, model, estimate, references };
@@ -97,7 +97,7 @@ export class ImageJobService {
     for (const message of notes) emit({ type: 'notice', message });
     if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
       const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
-      if (!confirmed) throw new CancelledError(tr('Not sent: the cost was not confirmed.'));
+      if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }
     if (options.signal?.aborted) throw new CancelledError();
 
@@ -222,7 +222,7 @@ export class ImageJobService {
   private async keepAnswer(staging: StagingSink, error: UnreadableAnswerError): Promise<string | undefined> {
     try {
       const file = await keepReceivedAnswer(staging.dir, staging.jobId, error.received.bytes, error.received.contentType);
-      error.message = `${error.message} ${tr('What the gateway sent is kept in the recovery folder ({0}).', file)}`;
+      error.message = `${error.message} ${l10n.t('What the gateway sent is kept in the recovery folder ({0}).', file)}`;
       return file;
     } catch {
       return undefined;

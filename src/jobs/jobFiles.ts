@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
-import { tr } from '../core/i18n';
+import * as l10n from '@vscode/l10n';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
 import type { StagedImage, StagingSink } from '../core/imageStore';
 import type { ReferenceFile } from '../core/requestBodies';
@@ -23,21 +23,21 @@ export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFil
       if (!stat.isFile()) throw new Error('not a file');
       size = stat.size;
     } catch {
-      throw new ValidationError('images', tr('Cannot read "{0}": the file does not exist or is not readable.', name));
+      throw new ValidationError('images', l10n.t('Cannot read "{0}": the file does not exist or is not readable.', name));
     }
     if (size > MAX_REFERENCE_BYTES) {
-      const mb = (bytes: number) => tr('{0} MB', (bytes / 1024 / 1024).toFixed(1));
-      throw new ValidationError('images', tr('"{0}" is {1}; the gateway accepts reference images of at most 25 MB.', name, mb(size)));
+      const mb = (bytes: number) => l10n.t('{0} MB', (bytes / 1024 / 1024).toFixed(1));
+      throw new ValidationError('images', l10n.t('"{0}" is {1}; the gateway accepts reference images of at most 25 MB.', name, mb(size)));
     }
     let head: Buffer;
     try {
       head = await readImageHead(file);
     } catch {
-      throw new ValidationError('images', tr('Cannot read "{0}".', name));
+      throw new ValidationError('images', l10n.t('Cannot read "{0}".', name));
     }
     const kind = sniffImage(head);
     if (!kind || !EDITABLE_MEDIA_TYPES.includes(kind.mediaType)) {
-      throw new ValidationError('images', tr('"{0}" is not a PNG, JPEG or WebP image (checked by its content, not its extension).', name), ['png', 'jpeg', 'webp']);
+      throw new ValidationError('images', l10n.t('"{0}" is not a PNG, JPEG or WebP image (checked by its content, not its extension).', name), ['png', 'jpeg', 'webp']);
     }
     files.push({ path: file, mediaType: kind.mediaType, size });
   }
@@ -47,14 +47,14 @@ export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFil
 export function describeFsError(error: unknown, dir: string): string {
   const code = (error as NodeJS.ErrnoException)?.code;
   const reasons: Record<string, () => string> = {
-    EACCES: () => tr('the folder is not writable'),
-    EPERM: () => tr('the folder is not writable'),
-    EROFS: () => tr('the folder is on a read-only file system'),
-    ENOSPC: () => tr('the disk is full'),
-    ENOTDIR: () => tr('a file stands where the folder should be'),
+    EACCES: () => l10n.t('the folder is not writable'),
+    EPERM: () => l10n.t('the folder is not writable'),
+    EROFS: () => l10n.t('the folder is on a read-only file system'),
+    ENOSPC: () => l10n.t('the disk is full'),
+    ENOTDIR: () => l10n.t('a file stands where the folder should be'),
   };
   const reason = code && Object.hasOwn(reasons, code) ? reasons[code]() : error instanceof Error ? error.message : String(error);
-  return tr('could not save into {0}: {1}', dir, reason);
+  return l10n.t('could not save into {0}: {1}', dir, reason);
 }
 
 /** Forwards to the staging sink and reports each completed image. */

@@ -54,11 +54,10 @@ export async function runGalleryAction(services: Services, { requestId, action, 
 }
 
 async function deleteResult(services: Services, file: string): Promise<void> {
-  const t = vscode.l10n.t;
-  const confirm = t('Move to Trash');
+  const confirm = vscode.l10n.t('Move to Trash');
   const answer = await vscode.window.showWarningMessage(
-    t('Delete {0}?', path.basename(file)),
-    { modal: true, detail: t('The file is moved to the trash and removed from the studio’s results.') },
+    vscode.l10n.t('Delete {0}?', path.basename(file)),
+    { modal: true, detail: vscode.l10n.t('The file is moved to the trash and removed from the studio’s results.') },
     confirm,
   );
   if (answer !== confirm) return;
@@ -66,7 +65,7 @@ async function deleteResult(services: Services, file: string): Promise<void> {
     await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true });
   } catch (error) {
     if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) {
-      void vscode.window.showErrorMessage(t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message));
+      void vscode.window.showErrorMessage(vscode.l10n.t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message));
       return;
     }
   }

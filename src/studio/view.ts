@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FUNDS_MAX_AGE_MS, type AccountSnapshot } from '../account/accountModel';
-import { tr } from '../core/i18n';
+import * as l10n from '@vscode/l10n';
 import { canEdit } from '../core/catalog';
 import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
 import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
@@ -34,7 +34,7 @@ export function toModelInfo(model: ImageModel, locale: string): ModelInfo {
 export function toAccountView(snapshot: AccountSnapshot, locale: string): AccountView {
   return {
     status: snapshot.status,
-    ...(snapshot.switching ? { switchingText: tr('The API key or gateway changed: reading the new balance…') } : {}),
+    ...(snapshot.switching ? { switchingText: l10n.t('The API key or gateway changed: reading the new balance…') } : {}),
     balanceText: snapshot.balance === undefined ? undefined : formatRubles(snapshot.balance, locale),
     budgetText: snapshot.budget === undefined ? undefined : formatRubles(snapshot.budget, locale),
   };
@@ -135,7 +135,7 @@ export function visibleIssues(issues: readonly Issue[], interaction: FormInterac
         return field ? interaction.edited.includes(field) : interaction.edited.length > 0;
       });
   const hiddenIssues = issues.length - shown.length;
-  return { issues: shown, hiddenIssues, hint: hiddenIssues > 0 && shown.length === 0 ? tr('Choose a model and write a prompt') : undefined };
+  return { issues: shown, hiddenIssues, hint: hiddenIssues > 0 && shown.length === 0 ? l10n.t('Choose a model and write a prompt') : undefined };
 }
 
 /** Issues of the form (collectIssues) and the estimate against the account's known funds. */

@@ -1,11 +1,12 @@
 // Both languages have every string: manifest keys (package.nls*.json) and runtime messages
-// (l10n/bundle.l10n*.json), and the committed English bundle is what the extractor finds in src.
+// (l10n/bundle.l10n*.json), and the committed English bundle is what the extraction finds in src
+// (`l10n-dev export` of @vscode/l10n-dev plus the plural keys of scripts/l10n-plurals.mjs).
 // A new untranslated string fails here.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { formatMessage, setTranslator, tr } from '../../src/core/i18n';
+import * as l10n from '@vscode/l10n';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const readJson = (file: string) => JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, unknown>;
@@ -66,13 +67,14 @@ describe('l10n: runtime messages (l10n bundle)', () => {
     assert.equal(readJson('package.json').l10n, './l10n');
   });
 
-  it('the committed English bundle is exactly what the extractor finds in src', () => {
-    const out = execFileSync(process.execPath, [path.join(ROOT, 'scripts/l10n-extract.mjs'), '--json'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+  it('the committed English bundle is exactly what the extraction finds in src', function () {
+    this.timeout(30_000);
+    const out = execFileSync(process.execPath, [path.join(ROOT, 'scripts/l10n-plurals.mjs'), '--json'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
     const { messages, problems } = JSON.parse(out) as { messages: string[]; problems: string[] };
     assert.deepEqual(problems, [], 'translated messages must be string literals');
     const missing = messages.filter((m) => !(m in en));
     const stale = Object.keys(en).filter((m) => !messages.includes(m));
-    assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, 'run node scripts/l10n-extract.mjs and translate the new keys');
+    assert.deepEqual({ missing, stale }, { missing: [], stale: [] }, 'run npm run l10n and translate the new keys');
     for (const [key, value] of Object.entries(en)) assert.equal(value, key, 'the English value is the message itself');
   });
 
@@ -81,7 +83,7 @@ describe('l10n: runtime messages (l10n bundle)', () => {
       'Gateway Images has no API key yet. Click to set it.', // statusBar: t = vscode.l10n.t
       'API key saved. Signed in as {0}.', // vscode.l10n.t(...)
       'Image Studio', // studio/strings.ts
-      'Choose a model: "model" is required.', // core/validation.ts: tr()
+      'Choose a model: "model" is required.', // core/validation.ts: l10n.t() of @vscode/l10n
       'The gateway answered HTTP {0}: {1}.', // core/errorParsing.ts
       'Not sent: the cost was not confirmed.', // jobs/imageJobs.ts
       'Cannot read "{0}": the file does not exist or is not readable.', // reference checks
@@ -105,32 +107,66 @@ describe('l10n: runtime messages (l10n bundle)', () => {
   });
 });
 
-describe('l10n: tr() in the pure modules', () => {
-  afterEach(() => setTranslator(undefined));
+describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
+  const ru = readJson('l10n/bundle.l10n.ru.json') as Record<string, string>;
+  // What activation does (src/host/l10n.ts): the bundle VS Code loaded, or none for English.
+  afterEach(() => l10n.config({ contents: {} }));
 
-  it('formats {N} placeholders in English without a translator', () => {
-    assert.equal(tr('Cannot read "{0}".', 'a.png'), 'Cannot read "a.png".');
-    assert.equal(formatMessage('{1} and {0}, {2}', ['a', 2]), '2 and a, {2}');
-    assert.equal(tr('must be {type: "image_url", image_url: {url}} at {0}', 3), 'must be {type: "image_url", image_url: {url}} at 3');
+  it('formats {N} placeholders in English without a bundle', () => {
+    l10n.config({ contents: {} });
+    assert.equal(l10n.t('Cannot read "{0}".', 'a.png'), 'Cannot read "a.png".');
+    assert.equal(l10n.t('must be {type: "image_url", image_url: {url}} at {0}', 3), 'must be {type: "image_url", image_url: {url}} at 3');
   });
 
-  it('uses the installed translator, and falls back to English when it throws', () => {
-    const ru = readJson('l10n/bundle.l10n.ru.json') as Record<string, string>;
-    setTranslator((message, ...args) => formatMessage(ru[message] ?? message, args));
-    assert.equal(tr('Cannot read "{0}".', 'a.png'), 'Не удаётся прочитать "a.png".');
-    setTranslator(() => {
-      throw new Error('broken');
-    });
-    assert.equal(tr('Cannot read "{0}".', 'a.png'), 'Cannot read "a.png".');
+  it('translates from the configured bundle; a message the bundle lacks stays English', () => {
+    l10n.config({ contents: ru });
+    assert.equal(l10n.t('Cannot read "{0}".', 'a.png'), 'Не удаётся прочитать "a.png".');
+    assert.equal(l10n.t('Not in any bundle: {0}', 1), 'Not in any bundle: 1');
   });
 
-  it('validation messages come out translated through the translator', async () => {
+  it('errors about the gateway\'s answer and about command arguments are translated, and name the field', async () => {
+    const { decodeGenerationStream } = await import('../../src/core/generationStream');
+    const { toGenerateArgs } = await import('../../src/commands/commandArgs');
+    const sink = { open: () => ({ write: () => undefined, close: async () => undefined, abort: async () => undefined }) };
+    const failure = async (body: string) => {
+      async function* chunks() {
+        yield Buffer.from(body);
+      }
+      try {
+        await decodeGenerationStream(chunks(), sink);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return assert.fail(`${body} was accepted`);
+    };
+    const argumentError = (args: Record<string, unknown>) => {
+      try {
+        toGenerateArgs(args);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return assert.fail(`${JSON.stringify(args)} was accepted`);
+    };
+    const { setPluralLanguage } = await import('../../src/core/plural');
+    l10n.config({ contents: ru });
+    setPluralLanguage('ru');
+    assert.equal(await failure('{"data": 5}'), '`data` в ответе шлюза — число, а не массив (байт 9).');
+    assert.equal(await failure('{"data" 1}'), 'Ответ шлюза — некорректный JSON: ожидалось :, а найдено \'1\' (байт 8).');
+    const padding = 'Изображение в data[0].b64_json ответа шлюза — некорректный base64: неверное дополнение в конце (1 \'=\' после группы из 2 символов) (декодировано байт: 0).';
+    assert.equal(await failure('{"data":[{"b64_json":"YW="}]}'), padding);
+    assert.equal(argumentError({ prompt: 1, model: 'm' }), '"prompt" должен быть текстом.');
+    l10n.config({ contents: {} });
+    setPluralLanguage('en');
+    assert.equal(await failure('{"data": 5}'), "`data` in the gateway's response is a number, not an array (at byte 9).");
+    assert.equal(argumentError({ prompt: 'p', model: 'm', params: [] }), '"params" must be an object of provider-specific parameters.');
+  });
+
+  it('validation messages come out translated through the configured bundle', async () => {
     const { collectIssues } = await import('../../src/core/validation');
-    const ru = readJson('l10n/bundle.l10n.ru.json') as Record<string, string>;
-    setTranslator((message, ...args) => formatMessage(ru[message] ?? message, args));
+    l10n.config({ contents: ru });
     const issues = collectIssues({ model: '', prompt: '' } as never, { models: [] });
     assert.ok(issues.some((i) => i.message === 'Выберите модель: "model" обязателен.'), JSON.stringify(issues));
-    setTranslator(undefined);
+    l10n.config({ contents: {} });
     assert.ok(collectIssues({ model: '', prompt: '' } as never, { models: [] }).some((i) => i.message === 'Choose a model: "model" is required.'));
   });
 });

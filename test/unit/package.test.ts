@@ -106,6 +106,8 @@ describe('packaging: the .vsix', function () {
       'extension/dist/gateway.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
+      'extension/dist/l10n.js',
+      'extension/dist/plural.js',
       'extension/media/studio/studio.css',
     ];
     for (const walkthrough of pkg.contributes?.walkthroughs ?? []) {
@@ -120,6 +122,18 @@ describe('packaging: the .vsix', function () {
     for (const file of required) assert.ok(lower.has(file.toLowerCase()), `${file} is missing from the .vsix`);
     assert.ok(entries.some((e) => /^extension\/readme\.md$/i.test(e)), 'README is missing');
     assert.ok(entries.some((e) => /^extension\/license/i.test(e)), 'LICENSE is missing');
+  });
+
+  it('has one translation state: every host bundle requires dist/l10n.js and dist/plural.js, none inlines a copy', () => {
+    // Activation configures @vscode/l10n once (src/host/l10n.ts); a copy inlined into another bundle would stay English.
+    const read = (name: string) => readFileSync(path.join(dir, 'dist', name), 'utf8');
+    for (const name of ['extension.js', 'errors.js', 'gateway.js', 'mcp.js', 'plural.js']) {
+      const code = read(name);
+      assert.match(code, /require\(["']\.\/l10n\.js["']\)/, `${name} does not require ./l10n.js`);
+      assert.doesNotMatch(code, /contents\.bundle/, `${name} inlines a copy of @vscode/l10n`);
+      if (name !== 'plural.js') assert.doesNotMatch(code, /\$\{[\w.]+\} \[\$\{\w+\}\]`/, `${name} inlines a copy of core/plural.ts`);
+    }
+    assert.match(read('l10n.js'), /contents\.bundle/);
   });
 
   it('ships the README screenshots it shows, and no others', () => {

@@ -4,24 +4,25 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { formatMessage, setTranslator } from '../../src/core/i18n';
-import { pluralCategory, pluralKey, pluralTable, trPlural } from '../../src/core/plural';
+import * as l10n from '@vscode/l10n';
+import { pluralCategory, pluralKey, pluralTable, setPluralLanguage, trPlural } from '../../src/core/plural';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const bundle = (file: string) => JSON.parse(readFileSync(path.join(ROOT, 'l10n', file), 'utf8')) as Record<string, string>;
 const en = bundle('bundle.l10n.json');
 const ru = bundle('bundle.l10n.ru.json');
 
-/** What vscode.l10n.t does with a bundle: the translation, or the message itself. */
+/** What activation does (src/host/l10n.ts): VS Code's bundle for the display language, and that language. */
 function useBundle(table: Record<string, string> | undefined, language: string): void {
-  setTranslator((message, ...args) => formatMessage(table?.[message] ?? message, args), language);
+  l10n.config({ contents: table ?? {} });
+  setPluralLanguage(language);
 }
 
 const SAVED = { one: 'Saved {0} image to {1}. Cost {2}, balance {3}.', other: 'Saved {0} images to {1}. Cost {2}, balance {3}.' };
 const saved = (n: number) => trPlural(n, SAVED, n, 'out', '1 ₽', '2 ₽');
 
 describe('plural forms', () => {
-  afterEach(() => setTranslator(undefined));
+  afterEach(() => useBundle(undefined, 'en'));
 
   it('Intl.PluralRules categories: Russian one/few/many, English one/other', () => {
     const ruCategories = [1, 2, 5, 11, 21, 22, 25, 0, 101, 111, 1.5].map((n) => pluralCategory(n, 'ru'));
