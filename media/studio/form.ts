@@ -2,7 +2,8 @@
 // Issues and the estimate come from the host (collectIssues, estimateCost on the account's figures).
 import type { AccountView, EvaluationMessage, FormField, FormInteraction, FormValues, ModelInfo, ReferenceView } from '../../src/studio/protocol';
 import { append, el, fillSelect, replaceChildren } from './dom';
-import { post, request, saveForm, t, tn, type SavedForm } from './host';
+import { accountLine, modelSummary, renderEstimate, renderProviderParams, renderReferenceList } from './formParts';
+import { post, request, saveForm, t, type SavedForm } from './host';
 import { showAspectDefault } from './aspectDefault';
 import { attachReferenceInputs } from './references';
 
@@ -82,11 +83,7 @@ export class StudioForm {
   }
 
   setAccount(account: AccountView): void {
-    const parts = [
-      account.balanceText && `${t('balance')}: ${account.balanceText}`,
-      account.budgetText && `${t('budget')}: ${account.budgetText}`,
-    ].filter(Boolean);
-    this.account.textContent = account.switchingText ?? (parts.length ? parts.join(' · ') : t('accountStatus', account.status));
+    this.account.textContent = accountLine(account);
     this.evaluateSoon();
   }
 
@@ -99,18 +96,7 @@ export class StudioForm {
     this.hint = message.hint;
     const e = message.estimate;
     if (e?.cannotAfford) this.issues.push(t(e.cannotAfford === 'balance' ? 'cannotAffordBalance' : 'cannotAffordBudget'));
-    const row = (label: string, value: string | undefined) => [el('dt', {}, [label]), el('dd', {}, [value ?? t('unknown')])];
-    replaceChildren(
-      this.estimate,
-      e
-        ? [
-            ...row(t('reservation'), e.reservationText),
-            ...row(t('expected'), e.expectedText),
-            ...row(t('balanceAfter'), e.balanceAfterText),
-            ...(e.budgetAfterText ? row(t('budgetAfter'), e.budgetAfterText) : []),
-          ]
-        : [],
-    );
+    renderEstimate(this.estimate, e);
     replaceChildren(this.issueList, this.issues.map((text) => el('li', {}, [text])));
     showAspectDefault(this.selects.aspect_ratio, message.aspectDefault);
     this.renderButtons();
@@ -266,7 +252,7 @@ export class StudioForm {
     this.model.value = current;
 
     const model = this.selected();
-    this.modelSummary.textContent = model ? summary(model) : '';
+    this.modelSummary.textContent = model ? modelSummary(model) : '';
     if (model?.description) append(this.modelSummary, [el('br'), model.description]);
 
     const maxN = model?.maxN ?? 1;
@@ -293,37 +279,21 @@ export class StudioForm {
   private renderParams(model: ModelInfo | undefined): void {
     const names = model?.passthrough ?? [];
     if (model) this.form.params = Object.fromEntries(Object.entries(this.form.params).filter(([k]) => names.includes(k)));
-    const inputs = names.map((name, i) => {
-      const id = `param-${i}`;
-      const input = el('input', { id, type: 'text', maxlength: '2000' });
-      input.value = this.form.params[name] ?? '';
-      input.addEventListener('input', () => {
-        if (input.value.trim()) this.form.params[name] = input.value;
-        else delete this.form.params[name];
-        this.edited('params');
-      });
-      return el('div', { class: 'field' }, [el('label', { for: id }, [name]), input]);
+    renderProviderParams(this.params, names, this.form.params, (name, value) => {
+      if (value.trim()) this.form.params[name] = value;
+      else delete this.form.params[name];
+      this.edited('params');
     });
-    replaceChildren(this.params, inputs.length ? [el('h3', {}, [t('providerParameters')]), el('div', { class: 'grid' }, inputs)] : []);
   }
 
   private syncReferences(): void {
     this.form.references = this.references.map((r) => r.path);
     const max = this.selected()?.maxReferences;
-    replaceChildren(
-      this.referenceList,
-      this.references.map((ref) => {
-        const remove = el('button', { type: 'button', class: 'icon remove', 'aria-label': t('removeReference', ref.name), title: t('removeReference', ref.name) }, ['×']);
-        remove.addEventListener('click', () => {
-          this.references = this.references.filter((r) => r.path !== ref.path);
-          this.syncReferences();
-          this.edited('references');
-        });
-        const image = el('img', { src: ref.src, alt: '' });
-        image.alt = ref.name;
-        return el('li', {}, [image, el('span', { class: 'name' }, [ref.name]), remove]);
-      }),
-    );
+    renderReferenceList(this.referenceList, this.references, (removed) => {
+      this.references = this.references.filter((r) => r.path !== removed.path);
+      this.syncReferences();
+      this.edited('references');
+    });
     const cannotEdit = max === 0;
     this.referenceNote.textContent = cannotEdit ? t('referencesNotSupported') : max ? t('referencesCount', this.references.length, max) : '';
     this.addButton.disabled = cannotEdit || (max !== undefined && this.references.length >= max);
@@ -382,17 +352,4 @@ export class StudioForm {
     this.setBusy(true);
     request({ type: 'generate', form: this.snapshot() });
   }
-}
-
-function summary(model: ModelInfo): string {
-  const edits = model.maxReferences > 0 ? tn('editsUpTo', model.maxReferences, model.maxReferences) : t('noEditing');
-  return [
-    model.provider && t('provider', model.provider),
-    t('pricePerImage', model.priceText),
-    t('maxN', model.maxN),
-    edits,
-    !model.supportsGeneration && t('generationOnlyWithReferences'),
-  ]
-    .filter(Boolean)
-    .join(' · ');
 }
