@@ -3,7 +3,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import { CannotAffordError, GatewayError } from '../core/errors';
 import { JobHistoryRecord } from '../jobs/history';
 import { ImageJob, JobEvent, JobResult } from '../jobs/imageJobs';
 import { Services } from '../services';
@@ -173,8 +172,4 @@ export async function insertMarkdownLinks(editor: vscode.TextEditor, files: vsco
     return `![${result.model}](${encodeURI(relative)})`;
   });
   await editor.edit((edit) => edit.insert(editor.selection.active, links.join('\n')));
-}
-
-export function isMoneyError(error: unknown): boolean {
-  return error instanceof CannotAffordError || (error instanceof GatewayError && error.kind === 'insufficient-funds');
 }
