@@ -3,7 +3,8 @@
 // relative to the document. Interactive (model picker and options review) or by arguments.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { NotConfiguredError, ValidationError } from '../core/errors';
+import { ValidationError } from '../core/errors';
+import { escapeHtml } from '../core/escapeHtml';
 import { Services } from '../services';
 import { GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
@@ -94,9 +95,7 @@ function argsWithSelection(args: Record<string, unknown>, selected: string): Gen
 }
 
 async function askArgs(services: Services, selected: string): Promise<GenerateArgs> {
-  const readiness = await services.connection.readiness();
-  if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
-  if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
+  await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image for Selection');
   const model = await pickModel(services, (m) => m.supports_generation, title);
   const prompt = selected || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
@@ -127,9 +126,6 @@ export function imageLink(syntax: LinkSyntax, target: string, alt: string): stri
   return `<img src="${escapeHtml(target)}" alt="${escapeHtml(oneLine)}">`;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /**
  * The file's path relative to the document, with POSIX separators and percent-encoding for what

@@ -30,6 +30,7 @@ import {
   StatsSummary,
   UserRecord,
 } from './types';
+import { isRecord } from './json';
 
 export interface RequestLogEntry {
   method: string;
@@ -439,9 +440,6 @@ function toNumber(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

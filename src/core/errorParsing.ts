@@ -15,6 +15,7 @@ import {
   UnknownModelError,
 } from './errors';
 import { tr } from './i18n';
+import { isRecord } from './json';
 
 export interface ParsedErrorBody {
   message?: string;
@@ -325,6 +326,3 @@ function scalarString(value: unknown): string | undefined {
   return undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

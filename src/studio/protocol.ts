@@ -26,6 +26,7 @@ export const GALLERY_ACTIONS = ['open', 'reveal', 'copyPath', 'insertLink', 'use
 export type GalleryAction = (typeof GALLERY_ACTIONS)[number];
 
 import { CompareFromWebviewMessage, ComparisonMessage, parseCompareMessage } from './compareProtocol';
+import { isRecord } from '../core/json';
 
 // ---- shared shapes --------------------------------------------------------------------------
 
@@ -296,9 +297,6 @@ export type FromWebviewMessage =
 
 type Json = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isText(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length <= max;
