@@ -23,10 +23,10 @@ export function registerEditImage(services: Services): vscode.Disposable {
 }
 
 export async function editImageCommand(services: Services, first?: unknown, selected?: unknown): Promise<CommandResult | undefined> {
-  if (isArgsObject(first)) return runCommandBody(services, true, () => editImage(services, toEditArgs(first), false));
-  return runCommandBody(services, false, async () => {
+  if (isArgsObject(first)) return runCommandBody(services, true, (errorActions) => editImage(services, toEditArgs(first), false, { errorActions }));
+  return runCommandBody(services, false, async (errorActions) => {
     const images = await imagesFromInvocation(first, selected);
-    return images.length ? editImage(services, await askEditArgs(services, images), true) : undefined;
+    return images.length ? editImage(services, await askEditArgs(services, images), true, { errorActions }) : undefined;
   });
 }
 

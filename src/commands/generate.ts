@@ -14,8 +14,8 @@ export function registerGenerate(services: Services): vscode.Disposable {
 }
 
 export function generateCommand(services: Services, args?: unknown): Promise<CommandResult | undefined> {
-  if (isArgsObject(args)) return runCommandBody(services, true, () => generate(services, toGenerateArgs(args), false));
-  return runCommandBody(services, false, async () => generate(services, await askGenerateArgs(services), true));
+  if (isArgsObject(args)) return runCommandBody(services, true, (errorActions) => generate(services, toGenerateArgs(args), false, { errorActions }));
+  return runCommandBody(services, false, async (errorActions) => generate(services, await askGenerateArgs(services), true, { errorActions }));
 }
 
 /** Runs a generation; shared by the command, the public API and the studio. */

@@ -10,7 +10,7 @@ import { GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
 import { CommandResult } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
-import { showErrorOnce } from './showError';
+import { ErrorActions, showError } from './showError';
 
 export interface SelectionResult extends CommandResult {
   /** The text inserted into the document. */
@@ -60,6 +60,7 @@ async function dropEdit(services: Services, document: vscode.TextDocument, data:
 
 export async function generateForSelection(services: Services, args?: unknown): Promise<SelectionResult | undefined> {
   const byArgs = isArgsObject(args);
+  const errorActions: ErrorActions = {};
   try {
     const editor = vscode.window.activeTextEditor;
     const syntax = editor && syntaxOf(editor.document);
@@ -72,12 +73,12 @@ export async function generateForSelection(services: Services, args?: unknown): 
     const selected = document.getText(editor.selection).trim();
     const chosen = byArgs ? argsWithSelection(args, selected) : await askArgs(services, selected);
     // The link is inserted here: the result message does not offer it a second time.
-    const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false });
+    const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false, errorActions });
     const inserted = await insertLinks(document, anchor, result.files, chosen.prompt, syntax);
     return { ...result, inserted };
   } catch (error) {
-    void showErrorOnce(services, error);
-    // By arguments the caller gets the typed error; interactively it has been shown.
+    // The one place this command's errors are shown. By arguments the caller also gets the typed error.
+    void showError(services, error, errorActions.retry, errorActions.baseline);
     if (byArgs) throw error;
     return undefined;
   }
