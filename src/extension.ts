@@ -5,7 +5,7 @@ import { AccountSnapshot } from './account/accountModel';
 import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account';
-import { registerApiKeyCommands, seedDemoKey } from './commands/apiKey';
+import { registerApiKeyCommands } from './commands/apiKey';
 import { BatchArgs, BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/batchFromFile';
 import { EditArgs, GenerateArgs } from './commands/commandArgs';
 import { CompareArgs, compareModelsCommand, CompareResult, registerCompareModels } from './commands/compareModels';
@@ -67,8 +67,6 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     mcp.disposable,
     initOnboarding(context.globalState, services.keys),
   );
-
-  void seedDemoKey(services);
 
   const activationMs = performance.now() - started;
   services.log.info(`Activated in ${activationMs.toFixed(1)} ms`);

@@ -8,7 +8,7 @@ import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors
 import type { ImageModel } from '../../src/core/types';
 import { AccountModel } from '../../src/account/accountModel';
 import type { ImageJob } from '../../src/jobs/imageJobs';
-import { IMAGE_MODELS } from '../emulator';
+import { IMAGE_MODELS } from '../../tools/emulator';
 import { caught, DEMO_KEYS, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 describe('billing through the balance', function () {

@@ -3,11 +3,11 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
-import { IMAGE_MODELS, findImageModel } from '../emulator/catalog';
-import { parseMultipart } from '../emulator/multipart';
-import { paddedPngParts } from '../emulator/png';
-import { renderImage } from '../emulator/render';
-import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../emulator/server';
+import { IMAGE_MODELS, findImageModel } from '../../tools/emulator/catalog';
+import { parseMultipart } from '../../tools/emulator/multipart';
+import { paddedPngParts } from '../../tools/emulator/png';
+import { renderImage } from '../../tools/emulator/render';
+import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../tools/emulator/server';
 
 // --- helpers ---
 

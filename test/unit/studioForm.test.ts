@@ -7,7 +7,7 @@ import type { AccountSnapshot } from '../../src/account/accountModel';
 import { parseImageModels } from '../../src/core/catalog';
 import { FormInteraction, FormValues, parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocol';
 import { evaluateForm, visibleIssues } from '../../src/studio/view';
-import { CATALOG } from '../emulator/catalog';
+import { CATALOG } from '../../tools/emulator/catalog';
 
 const models = parseImageModels(CATALOG);
 const account = { status: 'ready', balance: 5000 } as AccountSnapshot;

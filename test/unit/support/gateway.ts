@@ -10,8 +10,8 @@ import type { ImageSink, ImageWriter } from '../../../src/core/generationStream'
 import type { FundsSnapshot } from '../../../src/core/cost';
 import type { ImageModel, Usage } from '../../../src/core/types';
 import { ImageJobService, JobDeps, JobEvent } from '../../../src/jobs/imageJobs';
-import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../emulator';
-import type { RecordedRequest } from '../../emulator/state';
+import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../../tools/emulator';
+import type { RecordedRequest } from '../../../tools/emulator/state';
 
 export { DEMO_KEYS, startEmulator, type RunningEmulator };
 
