@@ -757,7 +757,7 @@ describe('gateway emulator', function () {
 
     it('the CLI prints its URL and keys, serves, and stops on SIGTERM', async function () {
       this.timeout(15_000);
-      const child = spawn(process.execPath, [path.join(__dirname, '..', 'emulator', 'main.js'), '--port', '0', '--balance', '123', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'tools', 'emulator', 'main.js'), '--port', '0', '--balance', '123', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {
