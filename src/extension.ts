@@ -5,10 +5,11 @@ import { AccountSnapshot } from './account/accountModel';
 import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account';
-import { registerApiKeyCommands, seedDemoKey } from './commands/apiKey';
+import { registerApiKeyCommands } from './commands/apiKey';
 import { BatchArgs, BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/batchFromFile';
 import { EditArgs, GenerateArgs } from './commands/commandArgs';
 import { CompareArgs, compareModelsCommand, CompareResult, registerCompareModels } from './commands/compareModels';
+import { confirmCost } from './commands/confirmCost';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
 import { registerGenerateForSelection } from './commands/generateForSelection';
@@ -19,7 +20,7 @@ import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
 import { McpRegistration, registerMcpServer } from './mcp/register';
 import { createServices } from './services';
-import { registerStudio } from './studio';
+import { openStudioWith, registerStudio } from './studio';
 
 /** The extension's public API (also what `activate()` resolves to for other extensions and tests). */
 export interface GatewayImagesApi {
@@ -42,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   const started = performance.now();
   // The pure modules (core, jobs) translate with @vscode/l10n from VS Code's bundle for the display language.
   configureL10n();
-  const services = createServices(context);
+  const services = createServices(context, { confirm: confirmCost });
   const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
   const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));
   const mcp = registerMcpServer(services);
@@ -59,15 +60,13 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerRecover(services),
     registerStudio(services),
     registerGenerateForSelection(services),
-    registerProvenance(services),
+    registerProvenance(services, (request, references) => openStudioWith(services, request, references)),
     registerChatTool(services),
     registerBatchFromFile(services),
     registerCompareModels(services),
     mcp.disposable,
     initOnboarding(context.globalState, services.keys),
   );
-
-  void seedDemoKey(services);
 
   const activationMs = performance.now() - started;
   services.log.info(`Activated in ${activationMs.toFixed(1)} ms`);

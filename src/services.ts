@@ -10,7 +10,7 @@ import { GatewayConnection } from './host/gatewayConnection';
 import { createLog } from './host/log';
 import { ApiKeyStore } from './host/secrets';
 import { readSettings } from './host/settings';
-import { confirmCost } from './commands/confirmCost';
+import type { ConfirmRequest } from './jobs/jobTypes';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -36,7 +36,12 @@ function catalogSource(baseUrl: string): string | undefined {
   }
 }
 
-export function createServices(context: vscode.ExtensionContext): Services {
+/** What the layers above lend to the services: the confirmation before an expensive request is UI (commands/). */
+export interface ServiceHooks {
+  confirm(info: ConfirmRequest, locale: string): Promise<boolean>;
+}
+
+export function createServices(context: vscode.ExtensionContext, hooks: ServiceHooks): Services {
   const log = createLog();
   const keys = new ApiKeyStore(context.secrets);
   const version = String(context.extension.packageJSON.version ?? '0');
@@ -79,9 +84,9 @@ export function createServices(context: vscode.ExtensionContext): Services {
     applyUsage: (usage, identity) => account.applyUsage(usage, identity),
     fundsRefused: (scope) => void account.noteFundsRefusal(scope).catch(() => undefined),
     reconcile: () => account.reconcileSoon(),
-    confirm: (info) => confirmCost(info, locale),
+    confirm: (info) => hooks.confirm(info, locale),
     confirmAbove: () => readSettings().confirmCostAbove,
-    provenance: () => vscode.workspace.getConfiguration('gatewayImages').get<boolean>('embedProvenance', true) !== false,
+    provenance: () => readSettings().embedProvenance,
     recoveryDir,
     locale,
   });

@@ -3,6 +3,7 @@
 import { AuthenticationError, ErrorSummary, summarizeError } from '../core/errors';
 import { Usage, BalanceRecord, KeyRecord, StatsSummary, UserRecord } from '../core/types';
 import { fromKopecks, toKopecks } from '../core/cost';
+import { Emitter, type Event } from '../core/emitter';
 
 export type AccountStatus = 'no-url' | 'no-key' | 'loading' | 'ready' | 'offline' | 'invalid-key' | 'expired-key';
 
@@ -71,7 +72,8 @@ export const FUNDS_WAIT_MS = 5_000;
 
 export class AccountModel {
   private current: AccountSnapshot = { status: 'loading' };
-  private readonly listeners = new Set<(snapshot: AccountSnapshot) => void>();
+  private readonly changed = new Emitter<AccountSnapshot>();
+  readonly onDidChange: Event<AccountSnapshot> = this.changed.event;
   /** Bumped on every switch of key or gateway: a refresh of an older generation is discarded. */
   private generation = 0;
   private refreshing: { generation: number; promise: Promise<AccountSnapshot> } | undefined;
@@ -84,11 +86,6 @@ export class AccountModel {
 
   get snapshot(): AccountSnapshot {
     return this.current;
-  }
-
-  onDidChange(listener: (snapshot: AccountSnapshot) => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
   }
 
   /**
@@ -177,7 +174,7 @@ export class AccountModel {
 
   dispose(): void {
     if (this.reconcileTimer) clearTimeout(this.reconcileTimer);
-    this.listeners.clear();
+    this.changed.dispose();
   }
 
   private isFresh(maxAgeMs: number): boolean {
@@ -223,13 +220,7 @@ export class AccountModel {
 
   private update(next: AccountSnapshot): void {
     this.current = next;
-    for (const listener of this.listeners) {
-      try {
-        listener(next);
-      } catch {
-        // One bad listener must not stop the others.
-      }
-    }
+    this.changed.fire(next);
   }
 }
 

@@ -1,7 +1,6 @@
 // Set and clear the API key. The key is checked with GET /v1/gateway/me before it is saved, and
 // it is stored only in SecretStorage.
 import * as vscode from 'vscode';
-import { isLoopbackHost } from '../core/baseUrl';
 import { NotConfiguredError, ValidationError } from '../core/errors';
 import { readSettings } from '../host/settings';
 import { Services } from '../services';
@@ -58,21 +57,4 @@ async function clearApiKey(services: Services): Promise<void> {
   await services.keys.clear();
   void services.account.switchIdentity().catch(() => undefined);
   void vscode.window.showInformationMessage(vscode.l10n.t('API key removed from this machine.'));
-}
-
-/**
- * `npm run demo` starts VS Code with GATEWAY_IMAGES_DEMO_KEY: the key is moved into SecretStorage
- * once, and only while the base URL is on loopback (the emulator), so it cannot redirect a real key.
- */
-export async function seedDemoKey(services: Services): Promise<void> {
-  const demoKey = process.env.GATEWAY_IMAGES_DEMO_KEY;
-  const baseUrl = readSettings().baseUrl;
-  if (!demoKey || !baseUrl || (await services.keys.get())) return;
-  try {
-    if (!isLoopbackHost(new URL(baseUrl).hostname)) return;
-  } catch {
-    return;
-  }
-  await services.keys.set(demoKey);
-  services.log.info('Demo key from the demo launcher stored in secret storage.');
 }

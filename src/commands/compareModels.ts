@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, formatRubleRange, formatRubles } from '../core/cost';
-import { CancelledError, NotConfiguredError, ValidationError } from '../core/errors';
+import { CancelledError, ValidationError } from '../core/errors';
 import { ImageModel } from '../core/types';
 import { CompareEntry, CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
 import { withAspectDefault } from '../jobs/editShape';
@@ -47,8 +47,7 @@ export function registerCompareModels(services: Services): vscode.Disposable {
 export function compareModelsCommand(services: Services, args?: unknown): Promise<CompareResult | undefined> {
   if (isArgsObject(args)) return runCommandBody(services, true, () => compareModels(services, toCompareArgs(args), false));
   return runCommandBody(services, false, async () => {
-    const readiness = await services.connection.readiness();
-    if (readiness !== 'ready') throw new NotConfiguredError(readiness === 'no-url' ? 'baseUrl' : 'apiKey');
+    await services.connection.assertReady();
     const title = vscode.l10n.t('Compare Models');
     const prompt = await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour'));
     const models = await pickCompareModels(services, prompt, {}, 0);

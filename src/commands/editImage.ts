@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { canEdit } from '../core/catalog';
-import { NotConfiguredError, ValidationError } from '../core/errors';
+import { ValidationError } from '../core/errors';
 import { readPathSetting, readSettings } from '../host/settings';
 import { aspectDefaultFor, withAspectDefault } from '../jobs/editShape';
 import { Services } from '../services';
@@ -23,10 +23,10 @@ export function registerEditImage(services: Services): vscode.Disposable {
 }
 
 export async function editImageCommand(services: Services, first?: unknown, selected?: unknown): Promise<CommandResult | undefined> {
-  if (isArgsObject(first)) return runCommandBody(services, true, () => editImage(services, toEditArgs(first), false));
-  return runCommandBody(services, false, async () => {
+  if (isArgsObject(first)) return runCommandBody(services, true, (errorActions) => editImage(services, toEditArgs(first), false, { errorActions }));
+  return runCommandBody(services, false, async (errorActions) => {
     const images = await imagesFromInvocation(first, selected);
-    return images.length ? editImage(services, await askEditArgs(services, images), true) : undefined;
+    return images.length ? editImage(services, await askEditArgs(services, images), true, { errorActions }) : undefined;
   });
 }
 
@@ -84,9 +84,7 @@ async function imagesFromInvocation(first?: unknown, selected?: unknown): Promis
 }
 
 async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<EditArgs> {
-  const readiness = await services.connection.readiness();
-  if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
-  if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
+  await services.connection.assertReady();
   const count = images.length;
   const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(images[0].fsPath)) : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
   const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title);

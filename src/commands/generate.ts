@@ -1,6 +1,5 @@
 // Generate Image: from the palette as a multi-step quick pick, or without prompts from arguments.
 import * as vscode from 'vscode';
-import { NotConfiguredError } from '../core/errors';
 import { Services } from '../services';
 import { GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
 import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
@@ -15,8 +14,8 @@ export function registerGenerate(services: Services): vscode.Disposable {
 }
 
 export function generateCommand(services: Services, args?: unknown): Promise<CommandResult | undefined> {
-  if (isArgsObject(args)) return runCommandBody(services, true, () => generate(services, toGenerateArgs(args), false));
-  return runCommandBody(services, false, async () => generate(services, await askGenerateArgs(services), true));
+  if (isArgsObject(args)) return runCommandBody(services, true, (errorActions) => generate(services, toGenerateArgs(args), false, { errorActions }));
+  return runCommandBody(services, false, async (errorActions) => generate(services, await askGenerateArgs(services), true, { errorActions }));
 }
 
 /** Runs a generation; shared by the command, the public API and the studio. */
@@ -31,9 +30,7 @@ export async function generate(services: Services, args: GenerateArgs, interacti
 }
 
 async function askGenerateArgs(services: Services): Promise<GenerateArgs> {
-  const readiness = await services.connection.readiness();
-  if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
-  if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
+  await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image');
   const model = await pickModel(services, (m) => m.supports_generation, title);
   const editor = vscode.window.activeTextEditor;

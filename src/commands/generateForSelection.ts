@@ -3,13 +3,14 @@
 // relative to the document. Interactive (model picker and options review) or by arguments.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { NotConfiguredError, ValidationError } from '../core/errors';
+import { ValidationError } from '../core/errors';
+import { escapeHtml } from '../core/escapeHtml';
 import { Services } from '../services';
 import { GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
 import { CommandResult } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
-import { showErrorOnce } from './showError';
+import { ErrorActions, showError } from './showError';
 
 export interface SelectionResult extends CommandResult {
   /** The text inserted into the document. */
@@ -59,6 +60,7 @@ async function dropEdit(services: Services, document: vscode.TextDocument, data:
 
 export async function generateForSelection(services: Services, args?: unknown): Promise<SelectionResult | undefined> {
   const byArgs = isArgsObject(args);
+  const errorActions: ErrorActions = {};
   try {
     const editor = vscode.window.activeTextEditor;
     const syntax = editor && syntaxOf(editor.document);
@@ -71,12 +73,12 @@ export async function generateForSelection(services: Services, args?: unknown): 
     const selected = document.getText(editor.selection).trim();
     const chosen = byArgs ? argsWithSelection(args, selected) : await askArgs(services, selected);
     // The link is inserted here: the result message does not offer it a second time.
-    const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false });
+    const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false, errorActions });
     const inserted = await insertLinks(document, anchor, result.files, chosen.prompt, syntax);
     return { ...result, inserted };
   } catch (error) {
-    void showErrorOnce(services, error);
-    // By arguments the caller gets the typed error; interactively it has been shown.
+    // The one place this command's errors are shown. By arguments the caller also gets the typed error.
+    void showError(services, error, errorActions.retry, errorActions.baseline);
     if (byArgs) throw error;
     return undefined;
   }
@@ -94,9 +96,7 @@ function argsWithSelection(args: Record<string, unknown>, selected: string): Gen
 }
 
 async function askArgs(services: Services, selected: string): Promise<GenerateArgs> {
-  const readiness = await services.connection.readiness();
-  if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
-  if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
+  await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image for Selection');
   const model = await pickModel(services, (m) => m.supports_generation, title);
   const prompt = selected || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
@@ -127,9 +127,6 @@ export function imageLink(syntax: LinkSyntax, target: string, alt: string): stri
   return `<img src="${escapeHtml(target)}" alt="${escapeHtml(oneLine)}">`;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /**
  * The file's path relative to the document, with POSIX separators and percent-encoding for what

@@ -3,13 +3,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import { CannotAffordError, GatewayError } from '../core/errors';
 import { JobHistoryRecord } from '../jobs/history';
 import type { ImageJob, JobEvent, JobResult } from '../jobs/jobTypes';
 import { Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
-import { showErrorOnce } from './showError';
+import type { ErrorActions } from './showError';
 import { trPlural } from '../core/plural';
 
 export interface RunOptions {
@@ -24,10 +23,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Offer "Insert Markdown Link" in the result message (off when the caller inserts it itself). */
   offerMarkdownLink?: boolean;
+  /** Filled in for the caller that shows a failure: the retry and the balance before sending. */
+  errorActions?: ErrorActions;
 }
 
 /** What callers of generate/editImage may add to a run. */
-export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink'>;
+export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink' | 'errorActions'>;
 
 export interface CommandResult {
   files: vscode.Uri[];
@@ -72,16 +73,19 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
   return { files, model: result.model, usage: result.usage, ...(opaque ? { opaque } : {}) };
 }
 
-/** Runs a job from a command: errors are shown (with actions) and rethrown for programmatic callers. */
+/**
+ * Runs a job from a command. Errors are not shown here: they reject, and `options.errorActions`
+ * gets what the caller that shows them may offer (an explicit retry, the balance before sending).
+ */
 export async function runJobCommand(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
-  // What the account showed before sending: an unknown outcome is judged against it.
-  const baseline = { balance: services.account.snapshot.balance, budget: services.account.snapshot.budget };
-  try {
-    return await runJob(services, job, options);
-  } catch (error) {
-    void showErrorOnce(services, error, () => runJob(services, job, { ...options, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined), baseline);
-    throw error;
+  const actions = options.errorActions;
+  if (actions) {
+    // What the account showed before sending: an unknown outcome is judged against it.
+    actions.baseline = { balance: services.account.snapshot.balance, budget: services.account.snapshot.budget };
+    const { errorActions: _actions, ...retryOptions } = options;
+    actions.retry = () => runJob(services, job, { ...retryOptions, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined);
   }
+  return runJob(services, job, options);
 }
 
 function reportProgress(services: Services, progress: vscode.Progress<{ message?: string }>, event: JobEvent): void {
@@ -173,8 +177,4 @@ export async function insertMarkdownLinks(editor: vscode.TextEditor, files: vsco
     return `![${result.model}](${encodeURI(relative)})`;
   });
   await editor.edit((edit) => edit.insert(editor.selection.active, links.join('\n')));
-}
-
-export function isMoneyError(error: unknown): boolean {
-  return error instanceof CannotAffordError || (error instanceof GatewayError && error.kind === 'insufficient-funds');
 }

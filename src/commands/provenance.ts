@@ -8,7 +8,7 @@ import { readPngTextChunk } from '../core/pngText';
 import { GenerationRequest } from '../core/types';
 import { PROVENANCE_KEYWORD } from '../jobs/provenance';
 import { Services } from '../services';
-import { openStudioWith } from '../studio';
+import { isRecord } from '../core/json';
 
 export interface ImageRecord {
   request: GenerationRequest;
@@ -22,14 +22,17 @@ export type PrefillResult = ImageRecord;
 
 const VARIATIONS_MAX_N = 4;
 
-export function registerProvenance(services: Services): vscode.Disposable {
+/** Opens the Image Studio with its form filled (lent by the composition root: commands do not import the studio). */
+export type OpenStudioWith = (request: GenerationRequest, references: string[]) => Promise<void>;
+
+export function registerProvenance(services: Services, openStudioWith: OpenStudioWith): vscode.Disposable {
   return vscode.Disposable.from(
-    vscode.commands.registerCommand('gatewayImages.regenerate', (uri?: unknown) => prefillFrom(services, uri, 'regenerate')),
-    vscode.commands.registerCommand('gatewayImages.variations', (uri?: unknown) => prefillFrom(services, uri, 'variations')),
+    vscode.commands.registerCommand('gatewayImages.regenerate', (uri?: unknown) => prefillFrom(services, openStudioWith, uri, 'regenerate')),
+    vscode.commands.registerCommand('gatewayImages.variations', (uri?: unknown) => prefillFrom(services, openStudioWith, uri, 'variations')),
   );
 }
 
-async function prefillFrom(services: Services, arg: unknown, mode: 'regenerate' | 'variations'): Promise<PrefillResult | undefined> {
+async function prefillFrom(services: Services, openStudioWith: OpenStudioWith, arg: unknown, mode: 'regenerate' | 'variations'): Promise<PrefillResult | undefined> {
   const uri = toFileUri(arg) ?? activeImageUri();
   if (!uri) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Choose a generated image in the Explorer to use its settings.'));
@@ -49,7 +52,7 @@ async function prefillFrom(services: Services, arg: unknown, mode: 'regenerate' 
     const { seed: _seed, ...rest } = request;
     request = { ...rest, n: Math.max(1, Math.min(VARIATIONS_MAX_N, maxN)) };
   }
-  await openStudioWith(services, request, record.references);
+  await openStudioWith(request, record.references);
   return { request, references: record.references, source: record.source };
 }
 
@@ -79,23 +82,20 @@ export function requestFromProvenance(text: string): GenerationRequest | undefin
   } catch {
     return undefined;
   }
-  if (!isObject(value) || typeof value.model !== 'string' || typeof value.prompt !== 'string') return undefined;
+  if (!isRecord(value) || typeof value.model !== 'string' || typeof value.prompt !== 'string') return undefined;
   const request: GenerationRequest = { model: value.model, prompt: value.prompt };
   if (Number.isSafeInteger(value.seed)) request.seed = value.seed as number;
-  const parameters = isObject(value.parameters) ? value.parameters : {};
+  const parameters = isRecord(value.parameters) ? value.parameters : {};
   if (Number.isSafeInteger(parameters.n)) request.n = parameters.n as number;
   if (Number.isSafeInteger(parameters.output_compression)) request.output_compression = parameters.output_compression as number;
   for (const key of TEXT_FIELDS) if (typeof parameters[key] === 'string') request[key] = parameters[key] as string;
-  if (isObject(parameters.params)) {
+  if (isRecord(parameters.params)) {
     const params = Object.entries(parameters.params).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v));
     if (params.length) request.params = Object.fromEntries(params) as GenerationRequest['params'];
   }
   return request;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function toFileUri(arg: unknown): vscode.Uri | undefined {
   if (arg instanceof vscode.Uri) return arg.scheme === 'file' ? arg : undefined;

@@ -7,30 +7,33 @@ import { Services } from '../services';
 
 const OUTCOME_SETTLE_MS = 1500;
 
-const shown = new WeakSet<object>();
-
-/** Shows an error once: what runJobCommand has already shown is not shown again by the command around it. */
-export async function showErrorOnce(services: Services, error: unknown, retry?: () => Promise<void>, baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>): Promise<void> {
-  if (typeof error === 'object' && error !== null) {
-    if (shown.has(error)) return;
-    shown.add(error);
-  }
-  await showError(services, error, retry, baseline);
+/**
+ * What the one layer that shows an error may offer with it. Lower layers (the job runner) never show
+ * errors: they fill this in and throw; the entry point (a command, the studio, a selection command)
+ * shows the error once, with these actions.
+ */
+export interface ErrorActions {
+  /** An explicit retry (after an unknown outcome or a local refusal). */
+  retry?: () => Promise<void>;
+  /** What the account showed before sending: an unknown outcome is judged against it. */
+  baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>;
 }
 
 /**
  * The two ways a command runs. With arguments (keybindings, other extensions, tests) the error is
  * shown and the typed error rejects; from the UI it is shown and the command resolves undefined.
+ * This is the layer that shows a command's errors; nothing below it does.
  */
-export async function runCommandBody<T>(services: Services, byArguments: boolean, body: () => Promise<T>): Promise<T | undefined> {
+export async function runCommandBody<T>(services: Services, byArguments: boolean, body: (actions: ErrorActions) => Promise<T>): Promise<T | undefined> {
+  const actions: ErrorActions = {};
   try {
-    return await body();
+    return await body(actions);
   } catch (error) {
     if (byArguments) {
-      void showErrorOnce(services, error);
+      void showError(services, error, actions.retry, actions.baseline);
       throw error;
     }
-    await showErrorOnce(services, error);
+    await showError(services, error, actions.retry, actions.baseline);
     return undefined;
   }
 }

@@ -4,6 +4,7 @@
 import * as l10n from '@vscode/l10n';
 import { ResponseFormatError } from './errors';
 import type { BalanceRecord, KeyRecord, StatsSummary, UserRecord } from './types';
+import { isRecord } from './json';
 
 export function toUserRecord(body: unknown): UserRecord {
   return unwrap(body, 'email') as unknown as UserRecord;
@@ -49,8 +50,4 @@ function unwrap(body: unknown, expectedField: string): Record<string, unknown> {
 function toNumber(value: unknown): number | undefined {
   const n = typeof value === 'string' && value.trim() ? Number(value) : value;
   return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

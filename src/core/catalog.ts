@@ -1,6 +1,7 @@
 // Reads the public catalog in whatever envelope the gateway uses. The spec shows neither the
 // envelope nor the name of the model id field, so every plausible form is accepted (see README).
 import { CatalogEntry, ImageModel } from './types';
+import { isRecord } from './json';
 
 type Json = Record<string, unknown>;
 
@@ -172,6 +173,3 @@ function strings(value: unknown): string[] {
   return value.filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
 }
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

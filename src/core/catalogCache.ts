@@ -2,6 +2,7 @@
 // quick picks open without waiting for the network. The cache belongs to one gateway: another
 // base URL never sees it (its models and prices are another gateway's).
 import { ImageModel } from './types';
+import { Emitter, type Event } from './emitter';
 
 export interface CatalogSnapshot {
   models: ImageModel[];
@@ -21,7 +22,8 @@ export type FetchModels = () => Promise<ImageModel[]>;
 export class CatalogCache {
   private stored: CatalogSnapshot | undefined;
   private inFlight: { baseUrl?: string; promise: Promise<ImageModel[]> } | undefined;
-  private readonly listeners = new Set<(models: ImageModel[]) => void>();
+  private readonly changed = new Emitter<ImageModel[]>();
+  readonly onDidChange: Event<ImageModel[]> = this.changed.event;
 
   constructor(
     private readonly fetchModels: FetchModels,
@@ -68,7 +70,7 @@ export class CatalogCache {
         if (this.source && this.source() !== baseUrl) return models;
         this.stored = { models, fetchedAt: this.now(), ...(baseUrl === undefined ? {} : { baseUrl }) };
         await this.store?.save(this.stored);
-        for (const listener of this.listeners) listener(models);
+        this.changed.fire(models);
         return models;
       })
       .finally(() => {
@@ -83,10 +85,5 @@ export class CatalogCache {
     const cached = (await this.get()).find((m) => m.id === id);
     if (cached) return cached;
     return (await this.refresh()).find((m) => m.id === id);
-  }
-
-  onDidChange(listener: (models: ImageModel[]) => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
   }
 }

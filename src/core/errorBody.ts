@@ -1,6 +1,7 @@
 // Reads the body of a gateway error answer (or a proxy's) into its message, code, type and param.
 // The spec does not show the error body shape, so every plausible form is read: JSON in its
 // common shapes, a truncated JSON, an HTML page, plain text. Never throws. Pure: no vscode import.
+import { isRecord } from './json';
 
 export interface ParsedErrorBody {
   message?: string;
@@ -145,8 +146,4 @@ function scalarString(value: unknown): string | undefined {
   if (typeof value === 'string' && value) return value;
   if (typeof value === 'number') return String(value);
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -190,10 +190,6 @@ export class NotConfiguredError extends GatewayError {
   }
 }
 
-export function isGatewayError(value: unknown): value is GatewayError {
-  return value instanceof GatewayError;
-}
-
 /** A plain, serialisable view of an error, for command results, logs and the webview. */
 export interface ErrorSummary {
   kind: GatewayErrorKind | 'unexpected';

@@ -41,11 +41,16 @@ export class GatewayConnection implements vscode.Disposable {
     return (await this.keys.get()) ? 'ready' : 'no-key';
   }
 
-  /** The client; throws NotConfiguredError when the base URL or the key is missing. */
-  async client(): Promise<GatewayClient> {
+  /** Throws NotConfiguredError when the base URL or the key is missing (before asking anything). */
+  async assertReady(): Promise<void> {
     const readiness = await this.readiness();
     if (readiness === 'no-url') throw new NotConfiguredError('baseUrl');
     if (readiness === 'no-key') throw new NotConfiguredError('apiKey');
+  }
+
+  /** The client; throws NotConfiguredError when the base URL or the key is missing. */
+  async client(): Promise<GatewayClient> {
+    await this.assertReady();
     return this.clientFor(readSettings().baseUrl);
   }
 

@@ -12,6 +12,8 @@ export interface ExtensionSettings {
   requestTimeoutSeconds: number;
   openAfterGenerate: boolean;
   editTransport: EditTransport;
+  /** Whether saved PNGs carry their request in an iTXt chunk. */
+  embedProvenance: boolean;
 }
 
 export function readSettings(): ExtensionSettings {
@@ -24,6 +26,7 @@ export function readSettings(): ExtensionSettings {
     requestTimeoutSeconds: config.get<number>('requestTimeoutSeconds', 600),
     openAfterGenerate: config.get<boolean>('openAfterGenerate', true),
     editTransport: config.get<string>('editTransport', 'input_references') === 'multipart' ? 'multipart' : 'input_references',
+    embedProvenance: config.get<boolean>('embedProvenance', true) !== false,
   };
 }
 
@@ -38,8 +41,4 @@ export function readPathSetting(name: string, fallback: string, scope?: vscode.U
   const fromUser = inspected?.globalValue;
   if (fromUser !== undefined) return { value: fromUser, trustedSource: true };
   return { value: inspected?.defaultValue ?? fallback, trustedSource: true };
-}
-
-export function affectsSettings(event: vscode.ConfigurationChangeEvent, ...names: string[]): boolean {
-  return names.length === 0 ? event.affectsConfiguration(SECTION) : names.some((n) => event.affectsConfiguration(`${SECTION}.${n}`));
 }

@@ -2,6 +2,7 @@
 // files are. The studio's gallery, "regenerate" and provenance of non-PNG files read it.
 import { randomUUID } from 'node:crypto';
 import { GenerationRequest } from '../core/types';
+import { Emitter, type Event } from '../core/emitter';
 
 export interface HistoryEntry {
   id: string;
@@ -30,7 +31,8 @@ const STATE_KEY = 'gatewayImages.history';
 const MAX_ENTRIES = 500;
 
 export class HistoryStore {
-  private readonly listeners = new Set<() => void>();
+  private readonly changed = new Emitter<void>();
+  readonly onDidChange: Event<void> = this.changed.event;
 
   constructor(private readonly store: KeyValueStore) {}
 
@@ -71,13 +73,8 @@ export class HistoryStore {
     this.fire();
   }
 
-  onDidChange(listener: () => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
-  }
-
   private fire(): void {
-    for (const listener of this.listeners) listener();
+    this.changed.fire();
   }
 }
 

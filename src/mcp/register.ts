@@ -147,7 +147,7 @@ function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: 
     [ENV.timeoutSeconds]: String(timeoutSeconds),
     // The extension's recovery folder: "Recover Unsaved Images" finds what the server could not place.
     [ENV.recoveryDir]: services.recoveryDir,
-    GATEWAY_IMAGES_EMBED_PROVENANCE: vscode.workspace.getConfiguration('gatewayImages').get<boolean>('embedProvenance', true) ? '1' : '0',
+    GATEWAY_IMAGES_EMBED_PROVENANCE: readSettings().embedProvenance ? '1' : '0',
   };
   // The server confines outputs to the workspace: only a relative output folder is passed on.
   if (!path.isAbsolute(output.value) && !/^~[/\\]/.test(output.value)) env[ENV.outputDirectory] = output.value;

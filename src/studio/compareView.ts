@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { compareModels, pickCompareModels, useModel } from '../commands/compareModels';
-import { showErrorOnce } from '../commands/showError';
+import { showError } from '../commands/showError';
 import { formatRubles } from '../core/cost';
 import { Services } from '../services';
 import { ComparisonView, CompareFromWebviewMessage } from './compareProtocol';
@@ -50,7 +50,7 @@ export async function handleCompareMessage(services: Services, message: CompareF
         const models = await pickCompareModels(services, options.prompt, options, images.length);
         await compareModels(services, { ...options, models, images }, true);
       } catch (error) {
-        void showErrorOnce(services, error);
+        void showError(services, error);
       }
       return;
   }

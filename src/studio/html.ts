@@ -2,6 +2,7 @@
 // DOM itself from the `init` reply; nothing untrusted is ever put into this HTML.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { escapeHtml } from '../core/escapeHtml';
 
 export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return {
@@ -41,6 +42,3 @@ export function buildHtml(webview: vscode.Webview, extensionUri: vscode.Uri, tit
 </html>`;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

@@ -13,12 +13,9 @@ import {
   type PasteMediaType,
 } from './protocol';
 import { parseCompareMessage } from './compareProtocol';
+import { isRecord } from '../core/json';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isText(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length <= max;

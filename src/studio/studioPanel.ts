@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editImage } from '../commands/editImage';
 import { generate } from '../commands/generate';
-import { showErrorOnce } from '../commands/showError';
+import { ErrorActions, showError } from '../commands/showError';
 import { formatRubles } from '../core/cost';
 import type { GenerationRequest } from '../core/types';
 import { summarizeError } from '../core/errors';
@@ -191,14 +191,15 @@ export class StudioPanel {
     const controller = new AbortController();
     this.running = controller;
     this.post({ type: 'busy', busy: true });
+    const errorActions: ErrorActions = {};
     try {
       const { views, rejected } = await this.referenceViews(form.references);
       if (rejected.length) throw new Error(rejected.join(' '));
       const args = toRequest(form);
       const images = views.map((v) => v.path);
       const result = images.length
-        ? await editImage(services, { ...args, images }, true, { signal: controller.signal })
-        : await generate(services, args, true, { signal: controller.signal });
+        ? await editImage(services, { ...args, images }, true, { signal: controller.signal, errorActions })
+        : await generate(services, args, true, { signal: controller.signal, errorActions });
       this.post({
         type: 'generateDone',
         requestId,
@@ -207,8 +208,8 @@ export class StudioPanel {
         costText: result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, services.locale) : undefined,
       });
     } catch (error) {
-      // generate/editImage show their own errors; what failed before them is shown here.
-      void showErrorOnce(services, error);
+      // The one place the studio's generation errors are shown (generate/editImage only throw).
+      void showError(services, error, errorActions.retry, errorActions.baseline);
       this.post({ type: 'generateDone', requestId, ok: false, files: [], error: summarizeError(error).message });
     } finally {
       this.running = undefined;

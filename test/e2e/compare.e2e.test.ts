@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import { captureOnFailure, openWorkbench, OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, waitForNotification, webviewFrame } from './workbench';
+import { captureOnFailure, openWorkbench, OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, waitForNotification, webviewFrame, waitForWebviewTheme } from './workbench';
 
 const TITLE = 'Image Studio';
 const MODELS = ['aurora-1', 'sketch-mini', 'prism-2'];
@@ -24,7 +24,8 @@ async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Prom
     assert.ok(Date.now() < until, `the theme did not switch to ${label}`);
     await sleep(200);
   }
-  await sleep(1000);
+  // The webview receives the new theme variables just after the workbench.
+  await waitForWebviewTheme(page, wantLight);
 }
 
 async function imagesLoaded(frame: Frame, selector: string, count: number): Promise<void> {

@@ -148,7 +148,7 @@ describe('npm run demo, as the README says (e2e)', function () {
     assert.ok(npm?.pid && printed, 'the demo did not start');
     remember();
     const known = [...seen.values()];
-    assert.ok(known.some((p) => p.command.includes('demo.js')), `the demo's node process was not seen: ${known.map((p) => p.command).join('\n')}`);
+    assert.ok(known.some((p) => p.command.includes(path.join('tools', 'demo', 'main.js'))), `the demo's node process was not seen: ${known.map((p) => p.command).join('\n')}`);
     assert.ok(known.some((p) => p.command.includes('code-server')), 'no code-server process was seen');
     const emulatorPort = Number(new URL(printed.emulatorUrl).port);
     assert.equal(await portIsFree(emulatorPort), false, 'the emulator was not listening');

@@ -17,6 +17,8 @@ import {
   screenshot,
   typeInQuickInput,
   waitForNotification,
+  waitForFilteredQuickItems,
+  waitForToastButtons,
 } from './workbench';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,7 +62,7 @@ async function generateFromPalette(page: Page, model: string, prompt: string, ca
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: model }).first().waitFor({ timeout: 30_000 });
   console.log(`      model quick pick shown ${Date.now() - started} ms after the command was picked`);
   await typeInQuickInput(page, model);
-  await sleep(300);
+  await waitForFilteredQuickItems(page, model);
   await capture();
   await pickQuickItem(page, model, 30_000);
   await waitForInputBox(page, 'A lighthouse on a cliff');
@@ -122,7 +124,7 @@ describe('Generate and edit from the UI (e2e)', () => {
     const capture = new Capture(page);
     await generateFromPalette(page, 'aurora-1', 'A lighthouse at dawn', capture.take);
     await waitForNotification(page, /Saved 1 image to generated-images/, 30_000);
-    await sleep(500);
+    await waitForToastButtons(page, /Saved 1 image to generated-images/);
     await capture.take();
     capture.save('generate-flow.png');
     const files = images(path.join(workspace, 'generated-images'));

@@ -21,6 +21,9 @@ import {
   typeInQuickInput,
   waitForNotification,
   webviewFrame,
+  waitForFilteredQuickItems,
+  waitForQuickItems,
+  waitForToastButtons,
 } from './workbench';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -98,7 +101,8 @@ describe('Russian UI (e2e)', () => {
     const { page } = opened!;
     await openCommandPalette(page);
     await typeInQuickInput(page, `>${category}`);
-    await sleep(500);
+    // The palette fills in asynchronously: wait for our rows.
+    await waitForQuickItems(page, (rows) => rows.some((r) => r.label.startsWith(`${category}:`)), `rows of ${category}`, 15_000);
     const labels = (await readQuickItems(page)).map((i) => i.label);
     for (const key of ['command.generate.title', 'command.openStudio.title', 'command.setApiKey.title', 'command.showAccount.title']) {
       assert.ok(labels.includes(title(key)), `${title(key)} not in ${JSON.stringify(labels)}`);
@@ -146,7 +150,7 @@ describe('Russian UI (e2e)', () => {
     assert.ok(!models.some((m) => /\d\.\d\d\s?₽|₽\s?\d+\.\d\d/.test(m)), `an English-formatted price in ${JSON.stringify(models)}`);
     assertNoEnglish('the model picker', models);
     await typeInQuickInput(page, 'aurora-1');
-    await sleep(300);
+    await waitForFilteredQuickItems(page, 'aurora-1');
     await take();
     await pickQuickItem(page, 'aurora-1', 30_000);
     await page.locator(`.quick-input-widget .quick-input-box input[placeholder*="${t('A lighthouse on a cliff at dawn, watercolour').slice(0, 10)}"]`).waitFor({ timeout: 15_000 });
@@ -161,7 +165,7 @@ describe('Russian UI (e2e)', () => {
     const saved = t('Saved {0} image to {1}. Cost {2}, balance {3}.', 1, 'generated-images', '', '').split(',')[0];
     const texts = await waitForNotification(page, saved, 30_000);
     assertNoEnglish('the result message', texts);
-    await sleep(500);
+    await waitForToastButtons(page, saved);
     await take();
     const apng = assembleApng(frames, frames.map((_, i) => (i === frames.length - 1 ? 3000 : 1400)));
     for (const target of docsTargets('generate-ru.png')) fs.writeFileSync(target, apng);
@@ -176,7 +180,9 @@ describe('Russian UI (e2e)', () => {
     const frame = await webviewFrame(page, ru['Image Studio'], 30_000);
     await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
     await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 30_000 });
-    await sleep(1000);
+    // Rendered and evaluated: the page is no longer busy and its status line has the evaluation's text.
+    await frame.locator('#app:not([aria-busy])').waitFor({ state: 'attached', timeout: 15_000 });
+    await frame.waitForFunction(() => ((globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById('status')?.textContent ?? '').trim().length > 0, undefined, { timeout: 15_000 });
     const body = await frame.locator('body').innerText();
     const attributes = await frame.locator('[title], [placeholder], [aria-label]').evaluateAll((els: { getAttribute(n: string): string | null }[]) =>
       els.flatMap((e) => ['title', 'placeholder', 'aria-label'].map((n) => e.getAttribute(n) ?? '')),

@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { FIXTURE_WORKSPACE } from '../harness/paths';
-import { captureOnFailure, openWorkbench, OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput } from './workbench';
+import { captureOnFailure, openWorkbench, OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, readStatusBar, waitForNotification } from './workbench';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const images = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);
@@ -55,7 +55,7 @@ describe('Workspace Trust (e2e)', () => {
     const { page, emulator } = opened!;
     await runCommand(page, 'Gateway Images: Set API Key');
     await typeInQuickInput(page, emulator.keys.unlimited, { submit: true });
-    await sleep(1500);
+    await waitForNotification(page, 'API key saved', 20_000);
     await generate(page, 'Restricted mode');
     await waitForImages(path.join(workspace, 'generated-images'), 1);
     assert.deepStrictEqual(images(path.join(workspace, 'from-workspace')), []);
@@ -67,7 +67,12 @@ describe('Workspace Trust (e2e)', () => {
     const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
     await trust.click({ timeout: 15_000 });
     await page.locator('.workspace-trust-editor .workspace-trust-header', { hasText: /trusted/i }).first().waitFor({ timeout: 15_000 }).catch(() => undefined);
-    await sleep(1000);
+    // Trusted once the workbench drops its Restricted Mode indicator (the extension host is told at the same time).
+    const until = Date.now() + 15_000;
+    while ((await readStatusBar(page, 'Restricted Mode')).length > 0) {
+      assert.ok(Date.now() < until, 'Restricted Mode is still shown');
+      await sleep(200);
+    }
     await generate(page, 'Trusted now');
     await waitForImages(path.join(workspace, 'from-workspace'), 1);
     assert.strictEqual(images(path.join(workspace, 'generated-images')).length, 1);

@@ -50,6 +50,9 @@ export function extensionId(): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The id suffix of the extension's status bar item (src/account/statusBar.ts, STATUS_ITEM_ID). */
+const STATUS_ITEM = 'gateway-images.status';
+
 function findFiles(dir: string, test: (name: string) => boolean, out: string[] = []): string[] {
   let entries: fs.Dirent[];
   try {
@@ -81,7 +84,11 @@ async function waitForActivation(wb: Workbench, id: string, timeoutMs: number): 
       const failure = text.split('\n').find((l) => failed.test(l));
       if (failure) throw new Error(`The extension failed to activate: ${failure}`);
       if (text.includes(activated)) {
-        await sleep(250); // let activate() run its synchronous part and register its contributions
+        // activate() has run its synchronous part (contributions registered) once its status bar item shows.
+        while ((await readStatusBar(wb.page, STATUS_ITEM).catch(() => [])).length === 0) {
+          if (Date.now() > until) throw new Error(`Extension ${id} activated, but its status bar item did not show`);
+          await sleep(100);
+        }
         return;
       }
     }
@@ -226,6 +233,22 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   // The palette closes, or turns into the command's own quick input.
 }
 
+/** Waits until the rendered quick input rows satisfy `test` (e.g. the list has been filtered). */
+export async function waitForQuickItems(page: Page, test: (items: QuickItem[]) => boolean, what: string, timeoutMs = 10_000): Promise<QuickItem[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const items = await visibleQuickItems(page);
+    if (test(items)) return items;
+    if (Date.now() > until) throw new Error(`Quick input: ${what} not reached; rows: ${items.map((r) => JSON.stringify(r.label)).join(', ') || '(none)'}`);
+    await sleep(100);
+  }
+}
+
+/** Waits until every rendered row mentions `text` (the quick pick has applied the typed filter). */
+export function waitForFilteredQuickItems(page: Page, text: string, timeoutMs = 10_000): Promise<QuickItem[]> {
+  return waitForQuickItems(page, (items) => items.length > 0 && items.every((r) => `${r.label} ${r.description} ${r.ariaLabel}`.includes(text)), `filtered by ${JSON.stringify(text)}`, timeoutMs);
+}
+
 /** Closes any open quick input. */
 export async function dismissQuickInput(page: Page): Promise<void> {
   if (await page.locator(QUICK_INPUT).isVisible()) await page.keyboard.press('Escape');
@@ -249,6 +272,11 @@ export async function waitForNotification(page: Page, text: string | RegExp, tim
     if (Date.now() > until) throw new Error(`No notification ${String(text)}; visible: ${JSON.stringify(texts)}`);
     await sleep(150);
   }
+}
+
+/** Waits until the toast containing `text` shows its action buttons (fully rendered, e.g. for a screenshot). */
+export async function waitForToastButtons(page: Page, text: string | RegExp, timeoutMs = 15_000): Promise<void> {
+  await page.locator('.notifications-toasts .notification-toast', { hasText: text }).locator('.monaco-button').first().waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
 export interface StatusBarEntry {
@@ -307,6 +335,26 @@ export async function webviewFrame(page: Page, title?: string, timeoutMs = 20_00
       throw new Error(`No visible webview${title ? ` titled ${JSON.stringify(title)}` : ''} within ${Math.round(timeoutMs / 1000)} s`);
     }
     await sleep(200);
+  }
+}
+
+/**
+ * Waits until every visible webview has been given the workbench's theme (VS Code sets the
+ * vscode-light / vscode-dark class on the webview's body together with its theme variables).
+ */
+export async function waitForWebviewTheme(page: Page, light: boolean, timeoutMs = 15_000): Promise<void> {
+  const want = light ? 'vscode-light' : 'vscode-dark';
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const classes: string[] = [];
+    for (const outer of await page.locator('iframe.webview').elementHandles()) {
+      if (!(await outer.isVisible().catch(() => false))) continue;
+      const inner = await (await (await outer.contentFrame())?.$('#active-frame').catch(() => null))?.contentFrame();
+      if (inner) classes.push((await inner.locator('body').getAttribute('class').catch(() => '')) ?? '');
+    }
+    if (classes.every((c) => c.split(/\s+/).includes(want))) return;
+    if (Date.now() > until) throw new Error(`A webview did not take the ${want} theme: ${JSON.stringify(classes)}`);
+    await sleep(100);
   }
 }
 

@@ -1,11 +1,11 @@
-// Starts the gateway emulator (test/emulator/, another part of the project) for a test run.
+// Starts the gateway emulator (tools/emulator/, another part of the project) for a test run.
 // Loaded with a guarded require so the harness compiles and fails clearly while it is missing.
 import * as fs from 'fs';
 import * as path from 'path';
 // Types only (erased at run time); the module itself is required lazily below.
-import type { DEMO_KEYS, RunningEmulator, startEmulator } from '../emulator/server';
+import type { DEMO_KEYS, RunningEmulator, startEmulator } from '../../tools/emulator/server';
 
-/** The running emulator as test/emulator/server.ts describes it ({url, port, keys, state, close()}). */
+/** The running emulator as tools/emulator/server.ts describes it ({url, port, keys, state, close()}). */
 export type EmulatorHandle = RunningEmulator;
 
 interface EmulatorModule {
@@ -13,18 +13,18 @@ interface EmulatorModule {
   DEMO_KEYS: typeof DEMO_KEYS;
 }
 
-/** out/test/harness -> out/test/emulator/server.js (compiled from test/emulator/server.ts). */
-export const EMULATOR_MODULE = path.join(__dirname, '..', 'emulator', 'server');
+/** out/test/harness -> out/tools/emulator/server.js (compiled from tools/emulator/server.ts). */
+export const EMULATOR_MODULE = path.join(__dirname, '..', '..', 'tools', 'emulator', 'server');
 
 function loadEmulatorModule(): EmulatorModule {
   const file = `${EMULATOR_MODULE}.js`;
   if (!fs.existsSync(file)) {
-    const source = path.join(__dirname, '..', '..', '..', 'test', 'emulator', 'server.ts');
+    const source = path.join(__dirname, '..', '..', '..', 'tools', 'emulator', 'server.ts');
     throw new Error(
       `The gateway emulator is not available: ${file} does not exist.\n` +
         (fs.existsSync(source)
           ? `Compile the tests first: npm run compile-tests`
-          : `test/emulator/server.ts (startEmulator, DEMO_KEYS) has not been written yet.`),
+          : `tools/emulator/server.ts (startEmulator, DEMO_KEYS) has not been written yet.`),
     );
   }
   const mod = require(EMULATOR_MODULE) as Partial<EmulatorModule>;

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { readImageHeaderFile } from '../../src/core/imageHeader';
-import { paintPng } from '../emulator/png';
+import { paintPng } from '../../tools/emulator/png';
 import { closeAllEditors, prepareSuite, workspaceRoot } from './support';
 
 describe('Edits keep the source shape', function () {

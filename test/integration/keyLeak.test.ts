@@ -128,7 +128,8 @@ describe('The API key never leaks (sentinel key)', function () {
     const fromPage: unknown[] = [];
     const sub = panel.webview.onDidReceiveMessage((m) => fromPage.push(m));
     await waitUntil(() => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"account"')), 15_000, 'the studio account message');
-    await new Promise((r) => setTimeout(r, 500));
+    // The page is live once it asked for an evaluation of its form (the host's answer is recorded).
+    await waitUntil(() => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"type":"evaluation"')), 15_000, 'the studio form evaluated');
     texts.push({ where: 'studio HTML', text: panel.webview.html });
     sub.dispose();
     for (const m of fromPage) texts.push({ where: 'studio page -> host message', text: JSON.stringify(m) });

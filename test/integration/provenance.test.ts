@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { readPngTextChunk } from '../../src/core/pngText';
-import { admin, closeAllEditors, emulator, paidRequests, useKey, workspaceRoot, studioTabs, waitUntil } from './support';
+import { admin, captureUi, closeAllEditors, emulator, paidRequests, useKey, workspaceRoot, studioTabs, waitUntil } from './support';
 
 interface Prefill {
   request: { model: string; prompt: string; n?: number; seed?: number; aspect_ratio?: string };
@@ -48,12 +48,21 @@ describe('Provenance: PNG record, Regenerate and Variations', function () {
   it('Regenerate opens the studio prefilled with the same settings, seed included, and sends nothing', async () => {
     const file = await generateOne({ model: 'aurora-1', prompt, seed: 78, aspect_ratio: '16:9' });
     const paidBefore = (await paidRequests()).length;
-    const prefill = await vscode.commands.executeCommand<Prefill>('gatewayImages.regenerate', file);
-    assert.strictEqual(prefill.source, 'png');
-    assert.deepStrictEqual(prefill.request, { model: 'aurora-1', prompt, seed: 78, aspect_ratio: '16:9' });
-    await waitUntil(() => studioTabs().length === 1);
-    await waitUntil(() => studioTabs()[0].isActive);
-    await new Promise((r) => setTimeout(r, 1000));
+    // A fresh panel, so that the capture sees what the host posts to it.
+    for (const tab of studioTabs()) await vscode.window.tabGroups.close(tab);
+    await waitUntil(() => studioTabs().length === 0, 5_000, 'no studio tab left');
+    const ui = captureUi();
+    try {
+      const prefill = await vscode.commands.executeCommand<Prefill>('gatewayImages.regenerate', file);
+      assert.strictEqual(prefill.source, 'png');
+      assert.deepStrictEqual(prefill.request, { model: 'aurora-1', prompt, seed: 78, aspect_ratio: '16:9' });
+      await waitUntil(() => studioTabs().length === 1);
+      await waitUntil(() => studioTabs()[0].isActive);
+      // The page holds the prefilled form and has had it evaluated: had it sent anything, it would have by now.
+      await waitUntil(() => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"type":"evaluation"')), 15_000, 'the prefilled form evaluated');
+    } finally {
+      ui.restore();
+    }
     assert.strictEqual((await paidRequests()).length, paidBefore, 'something was sent');
   });
 

@@ -1,5 +1,5 @@
 // One source of truth per key and gateway, and a client that accepts the forms a real gateway may
-// answer in (the emulator's forms switch, test/emulator/forms.ts). Inside VS Code.
+// answer in (the emulator's forms switch, tools/emulator/forms.ts). Inside VS Code.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';

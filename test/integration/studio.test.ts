@@ -18,9 +18,9 @@ describe('Image Studio', () => {
 
     await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
     await vscode.commands.executeCommand('gatewayImages.openStudio');
-    await new Promise((r) => setTimeout(r, 500));
+    // Revealed or opened anew: either way a studio tab becomes the active one; then count.
+    await waitUntil(() => studioTabs().some((tab) => tab.isActive), 10_000, 'a studio tab active again');
     assert.strictEqual(studioTabs().length, 1, 'a second studio panel was opened');
-    await waitUntil(() => studioTabs()[0].isActive);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { DEMO_KEYS, startEmulator } from '../emulator';
+import { DEMO_KEYS, startEmulator } from '../../tools/emulator';
 
 const SERVER = path.resolve(__dirname, '../../../dist/mcp.js');
 

@@ -1,4 +1,4 @@
-// The client against the emulator's other answer forms (test/emulator/forms.ts): what a real
+// The client against the emulator's other answer forms (tools/emulator/forms.ts): what a real
 // gateway may send where the contract says "not shown" is accepted, or reported clearly and kept.
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

@@ -13,8 +13,8 @@ import { runInNewContext } from 'node:vm';
 import { GatewayError } from '../../src/core/errors';
 import type { ImageModel } from '../../src/core/types';
 import type { ImageJob } from '../../src/jobs/jobTypes';
-import { FAULT_NAMES, type FaultName, type FaultSpec } from '../emulator/faults';
-import { paintPng, prng } from '../emulator/png';
+import { FAULT_NAMES, type FaultName, type FaultSpec } from '../../tools/emulator/faults';
+import { paintPng, prng } from '../../tools/emulator/png';
 import { checkInvariants, RECONCILE_MS, SOAK_KEYS, soakWorld, type SoakWorld } from './support/chaos';
 import { newClient, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
 

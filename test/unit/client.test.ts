@@ -6,9 +6,9 @@ import { GatewayClient } from '../../src/core/client';
 import { ValidationError } from '../../src/core/errors';
 import type { ReferenceFile } from '../../src/core/requestBodies';
 import { CATALOG_GROUPS } from '../../src/core/types';
-import { findImageModel, IMAGE_MODELS } from '../emulator';
-import { parseMultipart, multipartBoundary } from '../emulator/multipart';
-import { renderImage } from '../emulator/render';
+import { findImageModel, IMAGE_MODELS } from '../../tools/emulator';
+import { parseMultipart, multipartBoundary } from '../../tools/emulator/multipart';
+import { renderImage } from '../../tools/emulator/render';
 import { caught, DEMO_KEYS, localServer, MemorySink, newClient, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');

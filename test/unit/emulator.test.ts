@@ -3,11 +3,11 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
-import { IMAGE_MODELS, findImageModel } from '../emulator/catalog';
-import { parseMultipart } from '../emulator/multipart';
-import { paddedPngParts } from '../emulator/png';
-import { renderImage } from '../emulator/render';
-import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../emulator/server';
+import { IMAGE_MODELS, findImageModel } from '../../tools/emulator/catalog';
+import { parseMultipart } from '../../tools/emulator/multipart';
+import { paddedPngParts } from '../../tools/emulator/png';
+import { renderImage } from '../../tools/emulator/render';
+import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../tools/emulator/server';
 
 // --- helpers ---
 
@@ -757,7 +757,7 @@ describe('gateway emulator', function () {
 
     it('the CLI prints its URL and keys, serves, and stops on SIGTERM', async function () {
       this.timeout(15_000);
-      const child = spawn(process.execPath, [path.join(__dirname, '..', 'emulator', 'main.js'), '--port', '0', '--balance', '123', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'tools', 'emulator', 'main.js'), '--port', '0', '--balance', '123', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {

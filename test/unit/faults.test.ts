@@ -10,7 +10,7 @@ import { ConnectionError, GatewayError, RateLimitedError, ResponseFormatError, S
 import type { RecoveryManifest } from '../../src/core/imageStore';
 import type { ImageModel } from '../../src/core/types';
 import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
-import type { FaultSpec } from '../emulator';
+import type { FaultSpec } from '../../tools/emulator';
 import { caught, DEMO_KEYS, listFiles, localServer, newClient, newService, paidRequests, removeDir, RunningEmulator, ServiceRig, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
 
 type ErrorClass = new (...args: never[]) => GatewayError;

@@ -3,7 +3,7 @@ import * as crypto from 'node:crypto';
 import { decodeGenerationStream, ImageSink, ImageWriter } from '../../src/core/generationStream';
 import { CancelledError, ResponseFormatError } from '../../src/core/errors';
 import type { GenerationResponseMeta } from '../../src/core/types';
-import { prng } from '../emulator/png';
+import { prng } from '../../tools/emulator/png';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

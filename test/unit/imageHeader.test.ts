@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { imageHeaderOf, readImageHeaderFile } from '../../src/core/imageHeader';
-import { encodePng, paintPng, pngChunk } from '../emulator/png';
+import { encodePng, paintPng, pngChunk } from '../../tools/emulator/png';
 
 const FIXTURES = join(__dirname, '../../../test/fixtures/images');
 // Real WebP encodings (the feature-detection images of Modernizr): lossy VP8, lossless VP8L with alpha.

@@ -11,8 +11,8 @@ import { ConfigError, readConfig } from '../../src/mcp/server/config';
 import { SpendingCap } from '../../src/mcp/server/spendingCap';
 import { mcpClientSnippet } from '../../src/mcp/snippets';
 import { checkArguments, toolSchema } from '../../src/mcp/server/toolSchemas';
-import { findImageModel } from '../emulator';
-import { renderImage } from '../emulator/render';
+import { findImageModel } from '../../tools/emulator';
+import { renderImage } from '../../tools/emulator/render';
 
 const SERVER = path.resolve(__dirname, '../../../dist/mcp.js');
 

@@ -5,8 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { findImageModel } from '../emulator';
-import { renderImage } from '../emulator/render';
+import { findImageModel } from '../../tools/emulator';
+import { renderImage } from '../../tools/emulator/render';
 import { listFiles, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
 import { launch, SERVER, ServerOutput, ToolResult } from './support/mcp';
 

@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32, inflateSync } from 'node:zlib';
 import { addPngTextChunk, addPngTextChunkToBuffer, buildITXtChunk, IEND_CHUNK, PNG_SIGNATURE, PngFormatError, readPngTextChunk } from '../../src/core/pngText';
 import { PROVENANCE_KEYWORD } from '../../src/jobs/provenance';
-import { paddedPngParts, paintPng, pngChunk } from '../emulator/png';
+import { paddedPngParts, paintPng, pngChunk } from '../../tools/emulator/png';
 import { DEMO_KEYS, newClient, newService, removeDir, SMALL, startEmulator, tempDir, TINY_PNG } from './support/gateway';
 
 interface Chunk {

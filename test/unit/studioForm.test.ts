@@ -8,7 +8,7 @@ import { parseImageModels } from '../../src/core/catalog';
 import { FormInteraction, FormValues } from '../../src/studio/protocol';
 import { parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocolValidation';
 import { evaluateForm, visibleIssues } from '../../src/studio/view';
-import { CATALOG } from '../emulator/catalog';
+import { CATALOG } from '../../tools/emulator/catalog';
 
 const models = parseImageModels(CATALOG);
 const account = { status: 'ready', balance: 5000 } as AccountSnapshot;

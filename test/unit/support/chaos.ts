@@ -9,7 +9,7 @@ import type { GatewayClient } from '../../../src/core/client';
 import type { RecoveryManifest } from '../../../src/core/imageStore';
 import type { ImageModel } from '../../../src/core/types';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
-import type { RunningEmulator } from '../../emulator';
+import type { RunningEmulator } from '../../../tools/emulator';
 import { newClient } from './gateway';
 
 export const SOAK_KEYS = { plain: 'gw-soak-plain', budget: 'gw-soak-budget' } as const;

@@ -11,8 +11,8 @@ import type { FundsSnapshot } from '../../../src/core/cost';
 import type { ImageModel, Usage } from '../../../src/core/types';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
 import type { JobDeps, JobEvent } from '../../../src/jobs/jobTypes';
-import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../emulator';
-import type { RecordedRequest } from '../../emulator/state';
+import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../../tools/emulator';
+import type { RecordedRequest } from '../../../tools/emulator/state';
 
 export { DEMO_KEYS, startEmulator, type RunningEmulator };
 

@@ -1,6 +1,6 @@
 // The emulator's model catalog, as plain data. Tests and benchmarks import it.
 // Model ids and providers are invented; each image model has one capability the others lack.
-import type { CatalogEntry, CatalogGroup, ImageModel } from '../../src/core/types';
+import type { CatalogEntry, CatalogGroup, ImageModel } from './wire';
 
 /** An image model as the emulator serves it: every spec field plus `id` and `description`. */
 export type EmulatorImageModel = ImageModel & { provider: string; description: string };

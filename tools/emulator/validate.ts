@@ -1,6 +1,6 @@
 // Validation of generation and edit requests, following the spec's error table.
 import { createHash } from 'node:crypto';
-import { OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../../src/core/types';
+import { OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './wire';
 import { ApiFailure, badRequest } from './apiError';
 import { PASSTHROUGH_VALUES, findImageModel, type EmulatorImageModel } from './catalog';
 

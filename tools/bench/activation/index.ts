@@ -1,6 +1,6 @@
 // Benchmark entry run inside the real VS Code by the test harness (test/harness/runIntegration.ts):
 // activates the extension and prints how long its activate() took, as the extension measured it.
-//   node out/test/harness/runIntegration.js --tests out/test/bench/activation
+//   node out/test/harness/runIntegration.js --tests out/tools/bench/activation
 import * as vscode from 'vscode';
 
 const EXTENSION_ID = 'gateway-images.gateway-images';

@@ -1,6 +1,6 @@
 // Non-image routes: catalog, authentication, account endpoints, admin endpoints.
 import type { IncomingMessage } from 'node:http';
-import { CATALOG_GROUPS, type CatalogGroup } from '../../src/core/types';
+import { CATALOG_GROUPS, type CatalogGroup } from './wire';
 import { ApiFailure, badRequest } from './apiError';
 import { CATALOG } from './catalog';
 import { parseFaultSpec } from './faults';

@@ -1,5 +1,5 @@
 // Demo API keys and their per-key state (budget, expiry, revocation).
-import type { KeyRecord, ResetInterval } from '../../src/core/types';
+import type { KeyRecord, ResetInterval } from './wire';
 
 export const DEMO_KEYS = {
   unlimited: 'gw-demo-unlimited',

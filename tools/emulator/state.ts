@@ -1,6 +1,6 @@
 // All mutable emulator state: balance, keys, usage history, request log, armed faults.
 // Money is kept in integer kopecks so sums never drift.
-import type { StatsSummary } from '../../src/core/types';
+import type { StatsSummary } from './wire';
 import { FaultQueue, type FaultSpec } from './faults';
 import type { FormName } from './forms';
 import { DEMO_KEYS, applyBudgetReset, initialKeys, keyRecord, kopToRub, rubToKop, type KeyState } from './keys';

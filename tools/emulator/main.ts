@@ -1,4 +1,4 @@
-// CLI: node out/test/emulator/main.js --port 8787 [--host h] [--latency ms] [--balance rub]
+// CLI: node out/tools/emulator/main.js --port 8787 [--host h] [--latency ms] [--balance rub]
 //      [--fault name]... [--image-bytes N] [--forms a,b] [--quiet]
 import { FAULT_NAMES, isFaultName } from './faults';
 import { FORM_NAMES, parseForms } from './forms';

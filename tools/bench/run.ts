@@ -2,8 +2,8 @@
 // the baseline they are compared with (all measured in this run) and PASS/FAIL per target, writes
 // test-results/bench.json, and exits 0 even when a target fails.
 //
-// Each row runs in its own forked process (out/test/bench/worker.js); the gateway emulator runs here.
-//   node out/test/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick]
+// Each row runs in its own forked process (out/tools/bench/worker.js); the gateway emulator runs here.
+//   node out/tools/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick]
 // --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds).
 import { fork, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -11,7 +11,7 @@ import { promises as fs, existsSync, mkdtempSync, rmSync, statSync } from 'node:
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startEmulator, type RunningEmulator } from '../emulator';
-import { packageVsix } from '../harness/packageVsix';
+import { packageVsix } from '../../test/harness/packageVsix';
 import type { WorkerResult, WorkerTask } from './worker';
 import { concurrentScenario } from './concurrent';
 import { firstImageScenario } from './firstImage';
@@ -328,7 +328,7 @@ function measureActivation(times: number): { ms?: number; samples?: number[]; no
 
 function measureActivationOnce(): { ms?: number; note: string } {
   const runner = path.join(ROOT, 'out', 'test', 'harness', 'runIntegration.js');
-  const entry = path.join(ROOT, 'out', 'test', 'bench', 'activation', 'index.js');
+  const entry = path.join(ROOT, 'out', 'tools', 'bench', 'activation', 'index.js');
   if (!existsSync(runner)) return { note: 'harness unavailable (out/test/harness/runIntegration.js missing)' };
   const r = spawnSync(process.execPath, [runner, '--tests', entry, '--overall-timeout', '150000'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
   const output = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;

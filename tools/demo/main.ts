@@ -1,6 +1,6 @@
 // `npm run demo`: the gateway emulator plus a real VS Code (code-server, as installed by the test
 // harness) with the extension installed from a freshly packaged .vsix and configured to the
-// emulator with a demo key. Prints the URL to open; Ctrl+C stops everything and cleans up:
+// emulator; the demo's key setter (key-setter/) enters a demo key through the Set API Key command. Prints the URL to open; Ctrl+C stops everything and cleans up:
 // code-server's whole process group is gone, the emulator's port is closed and the temporary
 // folder removed before the process exits. test/e2e/demo.e2e.test.ts checks exactly that.
 import { ChildProcess, execFileSync, spawn } from 'child_process';
@@ -8,10 +8,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { startEmulator } from '../emulator';
-import { CODE_SERVER_FLAGS, freePort, killGroup, waitForCodeServer } from './launch';
-import { packageVsix } from './packageVsix';
-import { CODE_SERVER_ENTRY, FIXTURE_WORKSPACE, readManifest } from './paths';
-import { ensureSetup } from './setup';
+import { CODE_SERVER_FLAGS, freePort, killGroup, waitForCodeServer } from '../../test/harness/launch';
+import { packageVsix } from '../../test/harness/packageVsix';
+import { CODE_SERVER_ENTRY, FIXTURE_WORKSPACE, readManifest, REPO_ROOT } from '../../test/harness/paths';
+import { ensureSetup } from '../../test/harness/setup';
+
+/** tools/demo/key-setter, from out/tools/demo (compiled) or tools/demo (sources). */
+const KEY_SETTER_DIR = path.join(REPO_ROOT, 'tools', 'demo', 'key-setter');
 
 function log(message: string): void {
   process.stdout.write(`[demo] ${message}\n`);
@@ -39,6 +42,16 @@ function serverEnv(home: string, tmp: string): NodeJS.ProcessEnv {
     TMPDIR: tmp,
     EXTENSIONS_GALLERY: '{}',
   };
+}
+
+/**
+ * The demo's own little extension (key-setter/, plain JavaScript, never shipped): it sets the demo
+ * key through Gateway Images' Set API Key command. Packaged with vsce, as the product is.
+ */
+async function packageKeySetter(out: string): Promise<string> {
+  const { createVSIX } = (await import('@vscode/vsce')) as typeof import('@vscode/vsce');
+  await createVSIX({ cwd: KEY_SETTER_DIR, packagePath: out, allowMissingRepository: true, skipLicense: true, dependencies: false });
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -82,16 +95,19 @@ async function main(): Promise<void> {
   try {
     log('packaging the extension (scripts/package-vsix.mjs, as npm run package)…');
     const vsix = packageVsix({ out: path.join(root, `${readManifest().name}.vsix`), restoreDevBundle: true });
+    const keySetter = await packageKeySetter(path.join(root, 'demo-key-setter.vsix'));
     const env = serverEnv(dirs.home, dirs.tmp);
-    execFileSync(process.execPath, [CODE_SERVER_ENTRY, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--install-extension', vsix], {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    for (const extension of [vsix, keySetter]) {
+      execFileSync(process.execPath, [CODE_SERVER_ENTRY, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--install-extension', extension], {
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+    }
     const settings = { 'gatewayImages.baseUrl': emulator.url, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' };
     writeJson(path.join(dirs.userData, 'User', 'settings.json'), settings);
     writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), { 'gatewayImages.baseUrl': emulator.url });
 
-    // The extension moves this key into SecretStorage on first start (loopback base URL only).
+    // For the demo's key setter (key-setter/), which passes it to the Set API Key command once.
     env.GATEWAY_IMAGES_DEMO_KEY = emulator.keys.budget;
     server = spawn(
       process.execPath,
