@@ -152,6 +152,8 @@ async function statusMenu(): Promise<void> {
     { label: `$(key) ${vscode.l10n.t('Set API Key')}`, command: 'gatewayImages.setApiKey' },
     { label: `$(gear) ${vscode.l10n.t('Settings')}`, command: 'workbench.action.openSettings', args: ['gatewayImages'] },
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Gateway Images') });
+  // ignoreFocusOut: the walkthrough's Open the Account Menu button focuses its step right after
+  // running the command, which would close the menu at once. Escape still closes it.
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Gateway Images'), ignoreFocusOut: true });
   if (picked) await vscode.commands.executeCommand(picked.command, ...(picked.args ?? []));
 }

@@ -37,6 +37,9 @@ export async function pickModel(services: Services, filter: (m: ImageModel) => b
   quickPick.placeholder = vscode.l10n.t('Choose a model');
   quickPick.matchOnDescription = true;
   quickPick.matchOnDetail = true;
+  // Like every later step: a click elsewhere must not cancel. The walkthrough's Generate Image and
+  // Edit an Image buttons run the command and then focus their step, which closed the picker at once.
+  quickPick.ignoreFocusOut = true;
   const lastModel = services.context.globalState.get<string>(LAST_MODEL_KEY);
   const fill = (models: ImageModel[]) => {
     const items = models.filter(filter).map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model }));

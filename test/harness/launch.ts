@@ -69,6 +69,14 @@ export interface LaunchOptions {
   locale?: string;
   /** Extension folders installed into the run's extensions dir (copied) before code-server starts. */
   extensions?: string[];
+  /**
+   * Install the extension under development into the run's extensions dir (as a user has it)
+   * instead of loading it through the `extensionDevelopmentPath` payload. Default: only for runs
+   * without tests on a VS Code that reads the payload only with the smoke-test driver, because
+   * that driver also hides every notification toast (VS Code 1.139's NotificationsToasts skips
+   * them when `enableSmokeTestDriver` is set): the e2e suite on the current VS Code.
+   */
+  installExtension?: boolean;
 }
 
 export interface Workbench {
@@ -253,6 +261,26 @@ export function enableSmokeTestDriverInPage(): void {
   };
 }
 
+/** What the .vsix holds of the extension (see .vscodeignore), copied from the working tree. */
+const INSTALLED_ENTRIES = ['package.json', 'dist', 'media', 'l10n', 'images', 'README.md', 'CHANGELOG.md', 'LICENSE'];
+
+/**
+ * Installs the built extension at `source` into `extensionsDir` as `<publisher>.<name>-<version>`
+ * (VS Code registers a folder it finds there in extensions.json, as after an install). Copies the
+ * files a .vsix ships, from the working tree: no packaging, so dist/ is the development build.
+ */
+export function installExtensionCopy(source: string, extensionsDir: string): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  fs.mkdirSync(target, { recursive: true });
+  const nls = fs.readdirSync(source).filter((f) => /^package\.nls(\.[\w-]+)?\.json$/.test(f));
+  for (const entry of [...INSTALLED_ENTRIES, ...nls]) {
+    const from = path.join(source, entry);
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(target, entry), { recursive: true });
+  }
+  return target;
+}
+
 /** The `payload` URL parameter the workbench reads (VS Code's web integration test mechanism). */
 export function buildWorkbenchUrl(port: number, workspace: string | undefined, payload: [string, string][]): string {
   const q = new URLSearchParams({ ...(workspace ? { folder: workspace } : { ew: 'true' }), payload: JSON.stringify(payload) });
@@ -355,6 +383,9 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       return dir;
     });
     writeJson(path.join(dirs.userData, 'languagepacks.json'), languagePacksJson(installed));
+    const extensionDevelopmentPath = path.resolve(options.extensionDevelopmentPath ?? REPO_ROOT);
+    const installExtension = options.installExtension ?? (!options.extensionTestsPath && vscode.payloadNeedsSmokeTestDriver);
+    if (installExtension) installExtensionCopy(extensionDevelopmentPath, dirs.extensions);
 
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) {
@@ -417,7 +448,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       env: { ...env, HOME: dirs.home, TMPDIR: dirs.tmp },
     });
     const page = context.pages()[0] ?? (await context.newPage());
-    if (vscode.payloadNeedsSmokeTestDriver) await page.addInitScript(enableSmokeTestDriverInPage);
+    if (vscode.payloadNeedsSmokeTestDriver && !installExtension) await page.addInitScript(enableSmokeTestDriverInPage);
 
     let resolveExit!: (code: number) => void;
     const exitCode = new Promise<number>((resolve) => (resolveExit = resolve));
@@ -434,9 +465,8 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     page.on('pageerror', (err) => logLines.push(`[page error] ${err.message}`));
     page.on('crash', () => logLines.push('[page crashed]'));
 
-    const extensionDevelopmentPath = path.resolve(options.extensionDevelopmentPath ?? REPO_ROOT);
     const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
-    const payload: [string, string][] = [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
+    const payload: [string, string][] = installExtension ? [] : [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
     if (options.extensionTestsPath) payload.push(['extensionTestsPath', remote(path.resolve(options.extensionTestsPath))]);
     payload.push(['skipWelcome', 'true']);
     await page.goto(buildWorkbenchUrl(port, options.noFolder ? undefined : workspace, payload), { waitUntil: 'domcontentloaded', timeout: 60_000 });

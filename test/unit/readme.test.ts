@@ -33,7 +33,9 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run compile-tests': 'package.json', // a step of `npm test`
   'npm run setup:vscode': 'package.json', // a step of `npm test`
   'npm run test:integration': 'package.json', // a step of `npm test`
-  'npm run test:e2e': 'package.json', // the last step of `npm test`
+  'npm run test:e2e': 'package.json', // a step of `npm test`
+  'npm run test:e2e:current-subset': 'package.json', // the last step of `npm test`
+  'npm run test:e2e:current': 'test/unit/readme.test.ts', // the whole e2e suite on 1.139: about 8.5 min, run by hand
   'npm run test:electron': 'test/unit/readme.test.ts', // needs internet: only its entry is checked
 };
 
