@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
-import { CatalogCache, CatalogSnapshot } from './core/catalogCache';
+import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
 import { HistoryStore } from './jobs/history';
 import { ImageJobService } from './jobs/imageJobs';
 import { GatewayConnection } from './host/gatewayConnection';

@@ -1,7 +1,7 @@
 // One source of truth for the account: balance, key, budget and usage. The status bar, the
 // studio and the job service read it; only it fetches. No vscode import, so mocha tests it.
-import { AuthenticationError, ErrorSummary, summarizeError } from '../core/errors';
-import { Usage, BalanceRecord, KeyRecord, StatsSummary, UserRecord } from '../core/types';
+import { AuthenticationError, type ErrorSummary, summarizeError } from '../core/errors';
+import { type Usage, type BalanceRecord, type KeyRecord, type StatsSummary, type UserRecord } from '../core/types';
 import { fromKopecks, toKopecks } from '../core/cost';
 
 export type AccountStatus = 'no-url' | 'no-key' | 'loading' | 'ready' | 'offline' | 'invalid-key' | 'expired-key';

@@ -1,6 +1,6 @@
 // Arguments of the commands when they run without prompts (keybindings, tasks, other extensions).
 import { ValidationError } from '../core/errors';
-import { GenerationRequest } from '../core/types';
+import { type GenerationRequest } from '../core/types';
 
 export interface GenerateArgs extends Omit<GenerationRequest, 'input_references'> {
   outputDirectory?: string;

@@ -6,9 +6,9 @@ import { canEdit } from '../core/catalog';
 import { NotConfiguredError, ValidationError } from '../core/errors';
 import { readPathSetting, readSettings } from '../host/settings';
 import { aspectDefaultFor, withAspectDefault } from '../jobs/editShape';
-import { Services } from '../services';
-import { EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
-import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
+import { type Services } from '../services';
+import { type EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
 import { trPlural } from '../core/plural';
@@ -72,7 +72,7 @@ function toFilePath(value: unknown): string {
 
 /** The explorer passes (clicked, allSelected); the editor title passes the open image; the palette nothing. */
 async function imagesFromInvocation(first?: unknown, selected?: unknown): Promise<vscode.Uri[]> {
-  if (Array.isArray(selected) && selected.length && selected.every((u) => u instanceof vscode.Uri)) return selected as vscode.Uri[];
+  if (Array.isArray(selected) && selected.length && selected.every((u) => u instanceof vscode.Uri)) return selected;
   if (first instanceof vscode.Uri) return [first];
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: true,

@@ -4,10 +4,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { NotConfiguredError, ValidationError } from '../core/errors';
-import { Services } from '../services';
-import { GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
+import { type Services } from '../services';
+import { type GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
-import { CommandResult } from './jobRunner';
+import { type CommandResult } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { showErrorOnce } from './showError';
 

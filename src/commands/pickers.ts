@@ -4,10 +4,10 @@ import * as vscode from 'vscode';
 import { canEdit } from '../core/catalog';
 import { estimateCost, formatRubleRange, formatRubles } from '../core/cost';
 import { CancelledError } from '../core/errors';
-import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
+import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
 import type { AspectDefault } from '../jobs/editShape';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { trPlural } from '../core/plural';
 
 const CHOICES_KEY = 'gatewayImages.choices';

@@ -3,8 +3,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR, listRecoverable, placeWithoutOverwrite, RecoveryManifest } from '../core/imageStore';
-import { Services } from '../services';
+import { FALLBACK_RECOVERY_DIR, listRecoverable, placeWithoutOverwrite, type RecoveryManifest } from '../core/imageStore';
+import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/plural';
 

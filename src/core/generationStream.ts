@@ -12,7 +12,7 @@
 import type { GenerationResponseMeta } from './types';
 import { CancelledError, GatewayError } from './errors';
 import { MAX_SLICE } from './base64Stream';
-import { EV_OPEN, EV_WRITE, GenerationParser, ParserEvent } from './generationParser';
+import { EV_OPEN, EV_WRITE, GenerationParser, type ParserEvent } from './generationParser';
 
 export interface ImageWriter {
   /** Decoded image bytes, in order. Awaited: this is the backpressure. The buffer is handed over (not reused). */

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ImageSink, ImageWriter } from './generationStream';
-import { extensionForMediaType, ImageKind, SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
+import { type ImageSink, type ImageWriter } from './generationStream';
+import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
 import { withCollisionSuffix } from './naming';
 
 export interface StagedImage {

@@ -4,7 +4,7 @@
 // was received travels with the error so the job can keep it in the recovery folder.
 // Pure: no vscode import.
 import { ResponseFormatError } from './errors';
-import { decodeGenerationStream, ImageSink } from './generationStream';
+import { decodeGenerationStream, type ImageSink } from './generationStream';
 import { tr } from './i18n';
 import { sniffImage } from './imageSniff';
 import type { GenerationResponseMeta } from './types';

@@ -2,7 +2,7 @@
 // the key's budget, and whether a budget with a reset runs out before the reset. Pure: no vscode import.
 import { formatRubles } from './cost';
 import { tr } from './i18n';
-import { KeyRecord, StatsSummary } from './types';
+import { type KeyRecord, type StatsSummary } from './types';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

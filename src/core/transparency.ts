@@ -2,7 +2,7 @@
 // a request that cannot be transparent is refused before sending, and a result without alpha is
 // noticed. Pure: no vscode import.
 import { tr } from './i18n';
-import { GenerationRequest, ImageModel } from './types';
+import { type GenerationRequest, type ImageModel } from './types';
 
 const ALPHA_FORMATS = ['png', 'webp'] as const;
 

@@ -7,7 +7,7 @@ import { accountIdentity } from '../core/identity';
 import type * as GatewayBundle from '../core/gatewayBundle';
 import type { ProxySettings } from '../core/proxy';
 import { logRequest } from './log';
-import { ApiKeyStore } from './secrets';
+import { type ApiKeyStore } from './secrets';
 import { readSettings } from './settings';
 
 let bundle: typeof GatewayBundle | undefined;

@@ -1,11 +1,11 @@
 // A batch of prompt-file lines through the ONE job service: resume (skip lines that already have
 // results), a bounded number of lines at a time, cancel (lines not started are never sent), and the
 // outcome of every line for the report. No vscode import.
-import { BatchLine } from '../core/batchFile';
+import { type BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError } from '../core/errors';
-import { HistoryEntry } from './history';
-import { ImageJobService, JobResult } from './imageJobs';
+import { type HistoryEntry } from './history';
+import { type ImageJobService, type JobResult } from './imageJobs';
 import { runBounded } from './pool';
 
 export type LineStatus = 'done' | 'skipped' | 'failed' | 'outcome-unknown' | 'not-sent';

@@ -2,9 +2,9 @@
 // request sent once, a few at a time, each succeeding or failing on its own. No vscode import.
 import { canEdit } from '../core/catalog';
 import { GatewayError } from '../core/errors';
-import { GenerationRequest, ImageModel } from '../core/types';
+import { type GenerationRequest, type ImageModel } from '../core/types';
 import { collectIssues } from '../core/validation';
-import { ImageJob, ImageJobService, JobResult } from './imageJobs';
+import { type ImageJob, type ImageJobService, type JobResult } from './imageJobs';
 import { runBounded } from './pool';
 
 export const MIN_COMPARE_MODELS = 2;

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { isPixelSize, nearestAspectRatio } from '../core/aspectRatio';
 import { tr } from '../core/i18n';
 import { readImageHeaderFile } from '../core/imageHeader';
-import { GenerationRequest, ImageModel } from '../core/types';
+import { type GenerationRequest, type ImageModel } from '../core/types';
 
 export interface AspectDefault {
   ratio: string;

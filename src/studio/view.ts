@@ -6,7 +6,7 @@ import { FUNDS_MAX_AGE_MS, type AccountSnapshot } from '../account/accountModel'
 import { tr } from '../core/i18n';
 import { canEdit } from '../core/catalog';
 import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
-import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
+import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
 import type { HistoryEntry } from '../jobs/history';
 import { FORM_FIELDS, type AccountView, type EvaluationMessage, type FormField, type FormInteraction, type FormValues, type GalleryItem, type Issue, type ModelInfo } from './protocol';

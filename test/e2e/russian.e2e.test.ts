@@ -13,7 +13,7 @@ import {
   captureOnFailure,
   openCommandPalette,
   openWorkbench,
-  OpenedWorkbench,
+  type OpenedWorkbench,
   pickQuickItem,
   readNotifications,
   readQuickItems,

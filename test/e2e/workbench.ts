@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { EmulatorHandle } from '../harness/emulator';
-import { launchWorkbench, LaunchOptions, Workbench } from '../harness/launch';
+import { launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
 import { readManifest, RESULTS_DIR } from '../harness/paths';
 
 export const E2E_RESULTS_DIR = path.join(RESULTS_DIR, 'e2e');

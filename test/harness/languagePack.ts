@@ -11,7 +11,7 @@ import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { CACHE_DIR, VscodeTarget } from './paths';
+import { CACHE_DIR, type VscodeTarget } from './paths';
 
 export const LANGUAGE_PACK_VERSION = '25.1.2';
 const PACK = '@codingame/monaco-vscode-language-pack-ru';

@@ -9,7 +9,7 @@ import type { ImageModel } from '../../src/core/types';
 import { AccountModel } from '../../src/account/accountModel';
 import type { ImageJob } from '../../src/jobs/imageJobs';
 import { IMAGE_MODELS } from '../emulator';
-import { caught, DEMO_KEYS, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { caught, DEMO_KEYS, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 describe('billing through the balance', function () {
   let emu: RunningEmulator;
@@ -155,7 +155,7 @@ describe('billing through the balance', function () {
       assert.equal(result.files.length, 1);
       assert.equal(paidRequests(emu).length, 1);
       assert.equal(result.notes?.length, 1);
-      assert.match(result.notes![0], /budget \(.*5\.00\) looks lower than the reservation \(.*12\.50\); sent anyway/);
+      assert.match(result.notes[0], /budget \(.*5\.00\) looks lower than the reservation \(.*12\.50\); sent anyway/);
       assert.ok(rig.events.some((e) => e.type === 'notice' && e.message === result.notes![0]), 'told as a notice');
     } finally {
       emu.state.setForms([]);

@@ -1,6 +1,6 @@
 // The catalog cache: served at once from the store, refreshed when stale, one fetch for concurrent callers.
 import * as assert from 'node:assert/strict';
-import { CatalogCache, CatalogSnapshot } from '../../src/core/catalogCache';
+import { CatalogCache, type CatalogSnapshot } from '../../src/core/catalogCache';
 import { toImageModel } from '../../src/core/catalog';
 import type { ImageModel } from '../../src/core/types';
 

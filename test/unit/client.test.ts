@@ -9,7 +9,7 @@ import { CATALOG_GROUPS } from '../../src/core/types';
 import { findImageModel, IMAGE_MODELS } from '../emulator';
 import { parseMultipart, multipartBoundary } from '../emulator/multipart';
 import { renderImage } from '../emulator/render';
-import { caught, DEMO_KEYS, localServer, MemorySink, newClient, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
+import { caught, DEMO_KEYS, localServer, MemorySink, newClient, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 

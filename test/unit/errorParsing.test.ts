@@ -14,7 +14,7 @@ import {
   UnknownModelError,
 } from '../../src/core/errors';
 import { classifyApiError, parseErrorBody, parseRetryAfter, requestIdOf } from '../../src/core/errorParsing';
-import { caught, localServer, LocalServer, MemorySink, newClient } from './support/gateway';
+import { caught, localServer, type LocalServer, MemorySink, newClient } from './support/gateway';
 
 const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n';
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
-import { decodeGenerationStream, ImageSink, ImageWriter } from '../../src/core/generationStream';
+import { decodeGenerationStream, type ImageSink, type ImageWriter } from '../../src/core/generationStream';
 import { CancelledError, ResponseFormatError } from '../../src/core/errors';
 import type { GenerationResponseMeta } from '../../src/core/types';
 import { prng } from '../emulator/png';

@@ -33,8 +33,8 @@ describe('l10n: manifest strings (package.nls)', () => {
     const used = [...referencedKeys(pkg)];
     assert.ok(used.length > 30, `only ${used.length} keys are used`);
     for (const key of used) {
-      assert.ok(typeof en[key] === 'string' && (en[key] as string).trim(), `package.nls.json lacks ${key}`);
-      assert.ok(typeof ru[key] === 'string' && (ru[key] as string).trim(), `package.nls.ru.json lacks ${key}`);
+      assert.ok(typeof en[key] === 'string' && (en[key]).trim(), `package.nls.json lacks ${key}`);
+      assert.ok(typeof ru[key] === 'string' && (ru[key]).trim(), `package.nls.ru.json lacks ${key}`);
     }
   });
 
@@ -128,9 +128,9 @@ describe('l10n: tr() in the pure modules', () => {
     const { collectIssues } = await import('../../src/core/validation');
     const ru = readJson('l10n/bundle.l10n.ru.json') as Record<string, string>;
     setTranslator((message, ...args) => formatMessage(ru[message] ?? message, args));
-    const issues = collectIssues({ model: '', prompt: '' } as never, { models: [] });
+    const issues = collectIssues({ model: '', prompt: '' }, { models: [] });
     assert.ok(issues.some((i) => i.message === 'Выберите модель: "model" обязателен.'), JSON.stringify(issues));
     setTranslator(undefined);
-    assert.ok(collectIssues({ model: '', prompt: '' } as never, { models: [] }).some((i) => i.message === 'Choose a model: "model" is required.'));
+    assert.ok(collectIssues({ model: '', prompt: '' }, { models: [] }).some((i) => i.message === 'Choose a model: "model" is required.'));
   });
 });

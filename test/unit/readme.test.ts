@@ -3,7 +3,7 @@
 // The light ones run here, in a temporary copy of the repository: `npm run l10n` (changes
 // nothing when the tree is up to date) and `npm run watch` (starts, builds dist/, is stopped).
 import * as assert from 'node:assert/strict';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -9,7 +9,7 @@ import {
   base64Chunks,
   jsonBodyWithReferences,
   multipartEditBody,
-  ReferenceFile,
+  type ReferenceFile,
   ReferenceFileChangedError,
 } from '../../src/core/requestBodies';
 
@@ -313,7 +313,7 @@ describe('requestBodies', function () {
         let r = await it.next();
         assert.equal(openFds(), before, 'text prefix needs no file');
         while (!r.done && openFds() === before) r = await it.next();
-        assert.equal(openFds(), before! + 1, 'the file is open while streaming');
+        assert.equal(openFds(), before + 1, 'the file is open while streaming');
         await it.return?.();
         assert.equal(openFds(), before, 'return() closed the file');
         assert.equal((await it.next()).done, true);

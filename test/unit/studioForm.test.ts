@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import type { AccountSnapshot } from '../../src/account/accountModel';
 import { parseImageModels } from '../../src/core/catalog';
-import { FormInteraction, FormValues, parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocol';
+import { type FormInteraction, type FormValues, parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocol';
 import { evaluateForm, visibleIssues } from '../../src/studio/view';
 import { CATALOG } from '../emulator/catalog';
 

@@ -1,7 +1,7 @@
 // The host checks every message of the Image Studio page with parseFromWebviewMessage: valid
 // messages pass unchanged, anything else (unknown type, wrong shape, oversized) is rejected.
 import * as assert from 'assert';
-import { FormValues, FromWebviewMessage, LIMITS, parseFromWebviewMessage, describeRejected } from '../../src/studio/protocol';
+import { type FormValues, type FromWebviewMessage, LIMITS, parseFromWebviewMessage, describeRejected } from '../../src/studio/protocol';
 
 const form: FormValues = {
   model: 'aurora-1',

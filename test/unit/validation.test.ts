@@ -8,7 +8,7 @@ import { ValidationError } from '../../src/core/errors';
 import type { GenerationRequest, ImageModel } from '../../src/core/types';
 import { collectIssues, validateRequest } from '../../src/core/validation';
 import type { ImageJob } from '../../src/jobs/imageJobs';
-import { caught, newClient, newService, paidRequests, removeDir, RunningEmulator, ServiceRig, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
+import { caught, newClient, newService, paidRequests, removeDir, type RunningEmulator, type ServiceRig, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
 
 interface Case {
   name: string;
@@ -136,7 +136,7 @@ describe('validation matrix', function () {
     kind === 'png' ? path.join(dir, 'ref.png') : kind === 'text' ? path.join(dir, 'notes.txt') : kind === 'folder' ? dir : path.join(dir, 'nope.png');
 
   const job = (request: Record<string, unknown>, references?: string[]): ImageJob => ({
-    request: { model: 'aurora-1', prompt: 'a quiet harbour at dawn', size: SMALL, ...request } as GenerationRequest,
+    request: { model: 'aurora-1', prompt: 'a quiet harbour at dawn', size: SMALL, ...request },
     references: references?.map(fileFor),
     output: { directory: path.join(dir, 'out'), pattern: '{slug}-{index}' },
   });
@@ -257,7 +257,7 @@ describe('validation matrix', function () {
 
   describe('collectIssues reports every problem at once', () => {
     it('lists several fields', () => {
-      const issues = collectIssues({ model: 'aurora-1', prompt: '', n: 9, quality: 'x', size: '5х5' } as GenerationRequest, { models });
+      const issues = collectIssues({ model: 'aurora-1', prompt: '', n: 9, quality: 'x', size: '5х5' }, { models });
       assert.deepEqual(issues.map((i) => i.field).sort(), ['n', 'prompt', 'quality', 'size']);
     });
     it('referenceCount overrides input_references', () => {
