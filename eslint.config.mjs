@@ -12,6 +12,8 @@ const typedRules = {
   '@typescript-eslint/no-misused-promises': 'error',
   '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
   '@typescript-eslint/no-explicit-any': 'error',
+  // Passing another promise's rejection reason on unchanged (typed `unknown`) is allowed; new rejections must be Errors.
+  '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
   // `_name` marks a parameter an interface or callback signature requires but this body does not use.
   '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
 };

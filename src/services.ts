@@ -39,7 +39,8 @@ function catalogSource(baseUrl: string): string | undefined {
 export function createServices(context: vscode.ExtensionContext): Services {
   const log = createLog();
   const keys = new ApiKeyStore(context.secrets);
-  const version = String(context.extension.packageJSON.version ?? '0');
+  const declared = (context.extension.packageJSON as { version?: unknown }).version;
+  const version = typeof declared === 'string' ? declared : '0';
   const connection = new GatewayConnection(keys, log, `gateway-images-vscode/${version}`);
   const locale = vscode.env.language;
 

@@ -243,9 +243,9 @@ interface Parts {
 /** The snapshot after a refresh: what was read replaces, what failed keeps its old figures and is reported. */
 function merge(previous: AccountSnapshot, parts: Parts, now: number): AccountSnapshot {
   const failed = (Object.keys(parts) as AccountPart[]).filter((name) => parts[name].status === 'rejected');
-  const firstError = failed.length ? (parts[failed[0]] as PromiseRejectedResult).reason : undefined;
+  const firstError: unknown = failed.length ? (parts[failed[0]] as PromiseRejectedResult).reason : undefined;
   const value = <T>(r: PromiseSettledResult<T>): T | undefined => (r.status === 'fulfilled' ? r.value : undefined);
-  const authError = failed.map((name) => (parts[name] as PromiseRejectedResult).reason).find((e) => e instanceof AuthenticationError);
+  const authError = failed.map((name): unknown => (parts[name] as PromiseRejectedResult).reason).find((e) => e instanceof AuthenticationError);
   if (authError || failed.length === 4) {
     const error = authError ?? firstError;
     return { ...previous, switching: undefined, status: statusOfError(error), error: summarizeError(error), failedParts: failed };

@@ -133,7 +133,9 @@ export async function compareModels(services: Services, args: CompareArgs, inter
             progress.report({ message: t('{0} of {1} models finished', finished, current.length) });
           },
           record: (job, result) => record(services, runId, job, result),
-        }).finally(() => subscription.dispose());
+        }).finally(() => {
+          subscription.dispose();
+        });
       },
     );
   } finally {

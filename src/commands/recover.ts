@@ -47,7 +47,7 @@ export async function recoverImages(services: Services): Promise<RecoveryManifes
     await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(picked.manifest.files[0].path));
   } else if (choice === moveToWorkspace || choice === moveElsewhere) {
     const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => picked.manifest.intendedDirectory);
-    if (target) await moveImages(picked.manifest, target, services);
+    if (target) await moveImages(picked.manifest, target);
   }
   return listWaiting(services);
 }
@@ -61,7 +61,7 @@ async function askFolder(): Promise<string | undefined> {
   return folder?.[0]?.fsPath;
 }
 
-async function moveImages(manifest: RecoveryManifest, directory: string, services: Services): Promise<void> {
+async function moveImages(manifest: RecoveryManifest, directory: string): Promise<void> {
   const moved: string[] = [];
   try {
     for (const file of manifest.files) {

@@ -42,7 +42,7 @@ export async function readImageHeader(read: ByteReader): Promise<ImageHeader | u
 
 /** The header of bytes already in memory. */
 export function imageHeaderOf(bytes: Uint8Array): Promise<ImageHeader | undefined> {
-  return readImageHeader(async (position, length) => bytes.subarray(position, position + length));
+  return readImageHeader((position, length) => Promise.resolve(bytes.subarray(position, position + length)));
 }
 
 /** The header of a file; undefined when it is not a PNG, JPEG, WebP or GIF or the header is cut off. */

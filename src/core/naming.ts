@@ -41,6 +41,7 @@ const MAX_NAME_BYTES = 240;
  */
 function cleanSegment(value: string): string {
   return String(value)
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed here.
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .replace(/[/\\<>:"|?*]/g, '-')
     .replace(/\.{2,}/g, '.');

@@ -141,7 +141,7 @@ class KeepingSource implements AsyncIterable<Uint8Array> {
         return { done: false, value: this.keep(asBuffer(step.value)) };
       },
       // The decoder stops on an error: the body stays open so drain() can keep the rest.
-      return: async () => ({ done: true, value: undefined }),
+      return: () => Promise.resolve({ done: true, value: undefined }),
     };
   }
 

@@ -62,10 +62,10 @@ export class GatewayConnection implements vscode.Disposable {
   }
 
   /** A client for the public catalog, which needs the base URL but no key. */
-  async clientForCatalog(): Promise<GatewayClient> {
+  clientForCatalog(): Promise<GatewayClient> {
     const baseUrl = readSettings().baseUrl;
-    if (!baseUrl) throw new NotConfiguredError('baseUrl');
-    return this.clientFor(baseUrl);
+    if (!baseUrl) return Promise.reject(new NotConfiguredError('baseUrl'));
+    return Promise.resolve(this.clientFor(baseUrl));
   }
 
   /** A client for a given base URL and key, for checking a key before it is saved. */

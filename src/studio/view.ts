@@ -97,7 +97,7 @@ function passthroughValue(text: string): string | number | boolean {
 
 /** The form of a past request ("regenerate"). */
 export function toFormValues(request: GenerationRequest, references: string[]): FormValues {
-  const text = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  const text = (v: number | undefined) => (v === undefined ? undefined : String(v));
   return {
     model: request.model,
     prompt: request.prompt,

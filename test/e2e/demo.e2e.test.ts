@@ -44,9 +44,8 @@ function parsePrinted(output: string): DemoPrinted | undefined {
 
 async function waitForStatus(page: Page, test: (text: string) => boolean, timeoutMs: number): Promise<string> {
   const until = Date.now() + timeoutMs;
-  let text = '';
   for (;;) {
-    text = (await readStatusBar(page, 'gateway-images.status').catch(() => []))[0]?.text ?? '';
+    const text = (await readStatusBar(page, 'gateway-images.status').catch(() => []))[0]?.text ?? '';
     if (test(text)) return text;
     if (Date.now() > until) throw new Error(`the status bar shows ${JSON.stringify(text)}`);
     await sleep(250);

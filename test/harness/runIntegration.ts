@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   const env = testEntryEnv(args);
 
   let wb: Workbench | undefined;
-  let code = 1;
+  let code: number;
   try {
     const run = (async () => {
       const locale = args.locale ? { locale: args.locale, extensions: [ensureRussianLanguagePack(args.vscode)] } : {};

@@ -478,7 +478,7 @@ describe('decodeGenerationStream', function () {
           assert.deepEqual(meta, built.meta);
           assertImages(sink, images);
         } catch (e) {
-          throw new Error(`seed ${seed}: ${(e as Error).message}`);
+          throw new Error(`seed ${seed}: ${(e as Error).message}`, { cause: e });
         }
       }
     });
@@ -493,7 +493,7 @@ describe('decodeGenerationStream', function () {
           assert.deepEqual(meta, built.meta);
           assertImages(sink, small);
         } catch (e) {
-          throw new Error(`seed ${seed}: ${(e as Error).message}`);
+          throw new Error(`seed ${seed}: ${(e as Error).message}`, { cause: e });
         }
       }
     });
@@ -523,7 +523,7 @@ describe('decodeGenerationStream', function () {
             const started = built.closeQuotes.filter((q, i) => q < cut || sink.writers[i] !== undefined).length;
             assert.equal(sink.writers.length, started);
           } catch (e) {
-            throw new Error(`seed ${seed}, cut ${cut}/${built.body.length}: ${(e as Error).message}`);
+            throw new Error(`seed ${seed}, cut ${cut}/${built.body.length}: ${(e as Error).message}`, { cause: e });
           }
         }
       }

@@ -49,7 +49,7 @@ describe('l10n: manifest strings (package.nls)', () => {
 
   it('Russian keeps the command links and the {placeholders} of the English text', () => {
     for (const [key, english] of Object.entries(en)) {
-      const russian = String(ru[key] ?? '');
+      const russian = typeof ru[key] === 'string' ? ru[key] : '';
       const links = (text: string) => (text.match(/\]\((command:[^)]+)\)/g) ?? []).sort();
       assert.deepEqual(links(russian), links(String(english)), `links of ${key}`);
       const settingsPlaceholders = (text: string) => (text.match(/`\{\w+\}`/g) ?? []).sort();

@@ -98,7 +98,7 @@ describe('requestBodies', function () {
           }
         }
         const encoded = (await collect(base64Chunks(chunks()))).toString('latin1');
-        assert.equal(encoded, data.toString('base64'), `chunk sizes ${sizes}`);
+        assert.equal(encoded, data.toString('base64'), `chunk sizes ${sizes.join(',')}`);
       }
       assert.equal((await collect(base64Chunks((async function* () {})()))).length, 0);
     });

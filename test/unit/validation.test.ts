@@ -19,7 +19,7 @@ interface Case {
   /** Text the message must contain. */
   says?: RegExp;
   /** Local reference files: a count of PNGs, or named kinds. */
-  references?: (string | 'png')[];
+  references?: string[];
 }
 
 const url = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

@@ -26,7 +26,7 @@ export function createMcpServer(tools: ImageTools, version: string, redact: (tex
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOL_SCHEMAS.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations: { title, ...annotations } })),
   }));
 
