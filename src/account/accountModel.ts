@@ -243,7 +243,8 @@ interface Parts {
 /** The snapshot after a refresh: what was read replaces, what failed keeps its old figures and is reported. */
 function merge(previous: AccountSnapshot, parts: Parts, now: number): AccountSnapshot {
   const failed = (Object.keys(parts) as AccountPart[]).filter((name) => parts[name].status === 'rejected');
-  const firstError: unknown = failed.length ? (parts[failed[0]] as PromiseRejectedResult).reason : undefined;
+  const first = failed[0];
+  const firstError: unknown = first ? (parts[first] as PromiseRejectedResult).reason : undefined;
   const value = <T>(r: PromiseSettledResult<T>): T | undefined => (r.status === 'fulfilled' ? r.value : undefined);
   const authError = failed.map((name): unknown => (parts[name] as PromiseRejectedResult).reason).find((e) => e instanceof AuthenticationError);
   if (authError || failed.length === 4) {

@@ -43,8 +43,9 @@ export async function recoverImages(services: Services): Promise<RecoveryManifes
     moveElsewhere,
     reveal,
   );
+  const first = picked.manifest.files[0];
   if (choice === reveal) {
-    await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(picked.manifest.files[0].path));
+    if (first) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(first.path));
   } else if (choice === moveToWorkspace || choice === moveElsewhere) {
     const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => picked.manifest.intendedDirectory);
     if (target) await moveImages(picked.manifest, target);

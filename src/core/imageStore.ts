@@ -182,7 +182,7 @@ export async function keepReceivedAnswer(dir: string, jobId: string, bytes: Buff
 }
 
 function answerExtension(contentType: string | undefined): string {
-  const type = contentType?.split(';', 1)[0].trim().toLowerCase() ?? '';
+  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   if (type === 'application/json' || type.endsWith('+json') || type === 'text/json') return 'json';
   if (type === 'text/html') return 'html';
   if (type.startsWith('text/')) return 'txt';

@@ -39,7 +39,7 @@ export async function decodePaidAnswer(
   sink: ImageSink,
   options: { signal?: AbortSignal } = {},
 ): Promise<GenerationResponseMeta> {
-  const type = contentType?.split(';', 1)[0].trim().toLowerCase() || undefined;
+  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
   const source = new KeepingSource(body);
   const head = await source.peek();
   const firstChar = head.toString('latin1').replace(/^\uFEFF|^\xef\xbb\xbf/, '').trimStart().charAt(0);

@@ -75,7 +75,7 @@ export async function runBatch(lines: readonly BatchLine[], options: BatchRunOpt
     options.signal,
   );
   // Lines the pool never started after a cancel.
-  return outcomes.map((o, i) => o ?? { line: lines[i].line, prompt: lines[i].request.prompt, model: lines[i].request.model, status: 'not-sent', files: [] });
+  return lines.map((line, i) => outcomes[i] ?? { line: line.line, prompt: line.request.prompt, model: line.request.model, status: 'not-sent', files: [] });
 }
 
 async function runLine(line: BatchLine, options: BatchRunOptions): Promise<LineOutcome> {

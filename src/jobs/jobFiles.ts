@@ -53,7 +53,8 @@ export function describeFsError(error: unknown, dir: string): string {
     ENOSPC: () => tr('the disk is full'),
     ENOTDIR: () => tr('a file stands where the folder should be'),
   };
-  const reason = code && Object.hasOwn(reasons, code) ? reasons[code]() : error instanceof Error ? error.message : String(error);
+  const known = code && Object.hasOwn(reasons, code) ? reasons[code] : undefined;
+  const reason = known ? known() : error instanceof Error ? error.message : String(error);
   return tr('could not save into {0}: {1}', dir, reason);
 }
 

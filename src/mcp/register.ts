@@ -84,7 +84,7 @@ function offerToAgents(services: Services, serverPath: string): { registration: 
  * (`mcpConfigurationProvider`, with another contribution point) that published extensions cannot use.
  */
 export function isMcpApiFinal(version: string): boolean {
-  const [major, minor] = version.split('.').map((part) => Number.parseInt(part, 10));
+  const [major = 0, minor = 0] = version.split('.').map((part) => Number.parseInt(part, 10));
   return major > 1 || (major === 1 && minor >= 101);
 }
 

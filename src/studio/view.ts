@@ -117,7 +117,7 @@ export function toFormValues(request: GenerationRequest, references: string[]): 
 
 /** The form field an issue is about; undefined for issues of no single field (provider parameters…). */
 function formFieldOf(issue: Issue): FormField | undefined {
-  const root = issue.field.split(/[.[]/)[0];
+  const root = issue.field.split(/[.[]/)[0] ?? '';
   if (root === 'input_references' || root === 'images') return 'references';
   return (FORM_FIELDS as readonly string[]).includes(root) ? (root as FormField) : undefined;
 }

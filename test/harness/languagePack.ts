@@ -83,7 +83,7 @@ export function translateMessages(
   let translated = 0;
   for (const [module, names] of keys) {
     for (const name of names) {
-      const ru = russianByEnglish.get(english[index++]);
+      const ru = russianByEnglish.get(english[index++] ?? '');
       if (ru === undefined) continue;
       (contents[module] ??= {})[name] = ru;
       translated++;

@@ -265,7 +265,7 @@ describe('validation matrix', function () {
       assert.deepEqual(issues.map((i) => i.field), ['input_references']);
     });
     it('an empty catalog refuses every model', () => {
-      assert.equal(collectIssues({ model: 'aurora-1', prompt: 'p' }, { models: [] })[0].field, 'model');
+      assert.equal(collectIssues({ model: 'aurora-1', prompt: 'p' }, { models: [] })[0]?.field, 'model');
     });
   });
 
