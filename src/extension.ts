@@ -1,24 +1,24 @@
 // Composition root: builds the services once and hands them to each feature's register().
 // No network call and no synchronous file I/O here; the HTTP stack loads on first use.
 import * as vscode from 'vscode';
-import { AccountSnapshot } from './account/accountModel';
+import { type AccountSnapshot } from './account/accountModel';
 import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account';
 import { registerApiKeyCommands } from './commands/apiKey';
-import { BatchArgs, BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/batchFromFile';
-import { EditArgs, GenerateArgs } from './commands/commandArgs';
-import { CompareArgs, compareModelsCommand, CompareResult, registerCompareModels } from './commands/compareModels';
+import { type BatchArgs, type BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/batchFromFile';
+import { type EditArgs, type GenerateArgs } from './commands/commandArgs';
+import { type CompareArgs, compareModelsCommand, type CompareResult, registerCompareModels } from './commands/compareModels';
 import { confirmCost } from './commands/confirmCost';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
 import { registerGenerateForSelection } from './commands/generateForSelection';
-import { CommandResult } from './commands/jobRunner';
+import { type CommandResult } from './commands/jobRunner';
 import { registerProvenance } from './commands/provenance';
 import { registerRecover } from './commands/recover';
 import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
-import { McpRegistration, registerMcpServer } from './mcp/register';
+import { type McpRegistration, registerMcpServer } from './mcp/register';
 import { createServices } from './services';
 import { openStudioWith, registerStudio } from './studio';
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
-import { CatalogCache, CatalogSnapshot } from './core/catalogCache';
+import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
 import { HistoryStore } from './jobs/history';
 import { ImageJobService } from './jobs/imageJobs';
 import { GatewayConnection } from './host/gatewayConnection';
@@ -44,7 +44,8 @@ export interface ServiceHooks {
 export function createServices(context: vscode.ExtensionContext, hooks: ServiceHooks): Services {
   const log = createLog();
   const keys = new ApiKeyStore(context.secrets);
-  const version = String(context.extension.packageJSON.version ?? '0');
+  const declared = (context.extension.packageJSON as { version?: unknown }).version;
+  const version = typeof declared === 'string' ? declared : '0';
   const connection = new GatewayConnection(keys, log, `gateway-images-vscode/${version}`);
   const locale = vscode.env.language;
 

@@ -267,7 +267,7 @@ export class StudioForm {
       output_format: model?.formats ?? [],
     };
     for (const key of Object.keys(lists) as OptionKey[]) {
-      if (model && this.form[key] !== undefined && !lists[key].includes(this.form[key]!)) this.form[key] = undefined;
+      if (model && this.form[key] !== undefined && !lists[key].includes(this.form[key])) this.form[key] = undefined;
       fillSelect(this.selects[key], lists[key], this.form[key], t('defaultOption'));
       this.selectRows[key].hidden = lists[key].length === 0;
     }

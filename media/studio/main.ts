@@ -5,7 +5,7 @@ import { replaceChildren } from './dom';
 import { loadForm, request, setStrings, t, tn } from './host';
 import { StudioForm } from './form';
 import { buildGallery } from './gallery';
-import { buildComparison, ComparisonGrid } from './compare';
+import { buildComparison, type ComparisonGrid } from './compare';
 
 const app = document.getElementById('app')!;
 const initialForm = loadForm();

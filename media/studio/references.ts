@@ -1,7 +1,7 @@
 // References from outside the form: files dropped from the Explorer (text/uri-list; VS Code hands
 // Explorer drags to webviews while Shift is held), image files dropped from the OS, and pasted
 // images. Pasted/dropped bytes go to the host once, as base64, in one pasteImage message.
-import { LIMITS, PASTE_MEDIA_TYPES, PasteMediaType } from '../../src/studio/protocol';
+import { LIMITS, PASTE_MEDIA_TYPES, type PasteMediaType } from '../../src/studio/protocol';
 import { request, t } from './host';
 
 const MAX_BYTES = 25 * 1024 * 1024;
@@ -63,8 +63,12 @@ async function sendImage(file: File, onError: (message: string) => void): Promis
 function readBase64(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).slice(String(reader.result).indexOf(',') + 1));
-    reader.onerror = () => reject(reader.error);
+    reader.onload = () => {
+      // readAsDataURL gives a string "data:<type>;base64,<data>".
+      const url = typeof reader.result === 'string' ? reader.result : '';
+      resolve(url.slice(url.indexOf(',') + 1));
+    };
+    reader.onerror = () => reject(reader.error ?? new Error('The file could not be read.'));
     reader.readAsDataURL(file);
   });
 }

@@ -1,7 +1,7 @@
 // One source of truth for the account: balance, key, budget and usage. The status bar, the
 // studio and the job service read it; only it fetches. No vscode import, so mocha tests it.
-import { AuthenticationError, ErrorSummary, summarizeError } from '../core/errors';
-import { Usage, BalanceRecord, KeyRecord, StatsSummary, UserRecord } from '../core/types';
+import { AuthenticationError, type ErrorSummary, summarizeError } from '../core/errors';
+import { type Usage, type BalanceRecord, type KeyRecord, type StatsSummary, type UserRecord } from '../core/types';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { Emitter, type Event } from '../core/emitter';
 
@@ -234,9 +234,10 @@ interface Parts {
 /** The snapshot after a refresh: what was read replaces, what failed keeps its old figures and is reported. */
 function merge(previous: AccountSnapshot, parts: Parts, now: number): AccountSnapshot {
   const failed = (Object.keys(parts) as AccountPart[]).filter((name) => parts[name].status === 'rejected');
-  const firstError = failed.length ? (parts[failed[0]] as PromiseRejectedResult).reason : undefined;
+  const first = failed[0];
+  const firstError: unknown = first ? (parts[first] as PromiseRejectedResult).reason : undefined;
   const value = <T>(r: PromiseSettledResult<T>): T | undefined => (r.status === 'fulfilled' ? r.value : undefined);
-  const authError = failed.map((name) => (parts[name] as PromiseRejectedResult).reason).find((e) => e instanceof AuthenticationError);
+  const authError = failed.map((name): unknown => (parts[name] as PromiseRejectedResult).reason).find((e) => e instanceof AuthenticationError);
   if (authError || failed.length === 4) {
     const error = authError ?? firstError;
     return { ...previous, switching: undefined, status: statusOfError(error), error: summarizeError(error), failedParts: failed };

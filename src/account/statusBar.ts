@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { formatAmount, formatRubles } from '../core/cost';
 import { readSettings } from '../host/settings';
-import { AccountModel, AccountSnapshot, budgetLow, expiresWithin } from './accountModel';
+import { type AccountModel, type AccountSnapshot, budgetLow, expiresWithin } from './accountModel';
 import { budgetRunsOutBeforeReset, runwayLines } from './runway';
 import { trPlural } from '../core/plural';
 

@@ -5,11 +5,11 @@
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { NotConfiguredError, summarizeError, ValidationError } from '../core/errors';
-import { ImageModel } from '../core/types';
-import { GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs';
+import { type ImageModel } from '../core/types';
+import { type GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs';
 import { generate } from '../commands/generate';
 import { opaqueMessage } from '../commands/jobRunner';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { trPlural } from '../core/plural';
 
 export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';

@@ -1,13 +1,13 @@
 // Account and catalog views: the account report, the model browser, the status bar menu.
 import * as vscode from 'vscode';
-import { AccountSnapshot } from '../account/accountModel';
+import { type AccountSnapshot } from '../account/accountModel';
 import { canEdit } from '../core/catalog';
 import { runwayLines } from '../account/runway';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import { dailySpend, SpendRecord, spendChartMarkdown } from '../core/spendChart';
-import { CATALOG_GROUPS, CatalogEntry } from '../core/types';
+import { dailySpend, type SpendRecord, spendChartMarkdown } from '../core/spendChart';
+import { CATALOG_GROUPS, type CatalogEntry } from '../core/types';
 import { markOnboarding } from '../host/onboarding';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { modelDetail } from './pickers';
 import { showError } from './showError';
 

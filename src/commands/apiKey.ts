@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { NotConfiguredError, ValidationError } from '../core/errors';
 import { readSettings } from '../host/settings';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { showError } from './showError';
 
 export function registerApiKeyCommands(services: Services): vscode.Disposable {

@@ -7,13 +7,13 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { batchFileKind, BatchLine, describeBatchIssues, parseBatchFile, validateBatch } from '../core/batchFile';
+import { batchFileKind, type BatchLine, describeBatchIssues, parseBatchFile, validateBatch } from '../core/batchFile';
 import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
-import { LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
+import { type LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
 import { batchReport, reportPathFor } from '../jobs/batchReport';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
 import { FILE_NAME_PATTERN_DEFAULT } from './generate';
@@ -168,7 +168,7 @@ function toBatchArgs(args: Record<string, unknown>): BatchArgs {
     file,
     model: args.model as string | undefined,
     concurrency: args.concurrency as number | undefined,
-    outputDirectory: args.outputDirectory as string | undefined,
+    outputDirectory: args.outputDirectory,
     signal: args.signal instanceof AbortSignal ? args.signal : undefined,
     onProgress: typeof args.onProgress === 'function' ? (args.onProgress as BatchArgs['onProgress']) : undefined,
   };

@@ -1,7 +1,7 @@
 // Arguments of the commands when they run without prompts (keybindings, tasks, other extensions).
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../core/errors';
-import { GenerationRequest } from '../core/types';
+import { type GenerationRequest } from '../core/types';
 
 export interface GenerateArgs extends Omit<GenerationRequest, 'input_references'> {
   outputDirectory?: string;

@@ -9,14 +9,14 @@ import * as vscode from 'vscode';
 import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, formatRubleRange, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
-import { ImageModel } from '../core/types';
-import { CompareEntry, CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
+import { type ImageModel } from '../core/types';
+import { type CompareEntry, type CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
 import { withAspectDefault } from '../jobs/editShape';
 import type { ImageJob } from '../jobs/jobTypes';
 import { readSettings } from '../host/settings';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { comparisonFeed } from '../studio/comparisonFeed';
-import { GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { type GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
 import { resolveOutputFolder } from './outputFolder';
 import { askPrompt, modelDetail } from './pickers';
@@ -130,7 +130,9 @@ export async function compareModels(services: Services, args: CompareArgs, inter
             progress.report({ message: vscode.l10n.t('{0} of {1} models finished', finished, current.length) });
           },
           record: (job, result) => record(services, runId, job, result),
-        }).finally(() => subscription.dispose());
+        }).finally(() => {
+          subscription.dispose();
+        });
       },
     );
   } finally {
@@ -158,7 +160,7 @@ function toCompareArgs(args: Record<string, unknown>): CompareArgs {
   if (!Array.isArray(models) || !models.every((m) => typeof m === 'string')) throw new ValidationError('models', '"models" must be a list of 2 to 6 model ids.');
   if (args.images !== undefined && !Array.isArray(args.images)) throw new ValidationError('images', '"images" must be a list of image files (Uri or path).');
   const { model: _model, ...generate } = toGenerateArgs({ ...args, model: '' });
-  return { ...generate, models: models as string[], images: args.images as unknown[] | undefined, signal: args.signal instanceof AbortSignal ? args.signal : undefined };
+  return { ...generate, models: models, images: args.images as unknown[] | undefined, signal: args.signal instanceof AbortSignal ? args.signal : undefined };
 }
 
 function toFilePath(value: unknown): string {

@@ -2,11 +2,11 @@
 // (a batch from a file, a comparison of models), under the same rules as a single request.
 import { trPlural } from '../core/plural';
 import * as vscode from 'vscode';
-import { CombinedEstimate } from '../core/combinedEstimate';
-import { Affordability, formatRubleRange, formatRubles } from '../core/cost';
+import { type CombinedEstimate } from '../core/combinedEstimate';
+import { type Affordability, formatRubleRange, formatRubles } from '../core/cost';
 import { CannotAffordError } from '../core/errors';
 import { readSettings } from '../host/settings';
-import { Services } from '../services';
+import { type Services } from '../services';
 
 /** Refuses the whole run when the known balance or key budget cannot cover the sum of the reservations. */
 export function refuseUnaffordable(services: Services, affordable: Affordability, requests: number): void {

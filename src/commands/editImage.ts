@@ -6,9 +6,9 @@ import { canEdit } from '../core/catalog';
 import { ValidationError } from '../core/errors';
 import { readPathSetting, readSettings } from '../host/settings';
 import { aspectDefaultFor, withAspectDefault } from '../jobs/editShape';
-import { Services } from '../services';
-import { EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
-import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
+import { type Services } from '../services';
+import { type EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
 import { trPlural } from '../core/plural';
@@ -33,8 +33,8 @@ export async function editImageCommand(services: Services, first?: unknown, sele
 /** Runs an edit; shared by the command, the public API and the studio. */
 export async function editImage(services: Services, args: EditArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
   const images = args.images.map(toFilePath);
-  if (!images.length) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
   const source = images[0];
+  if (source === undefined) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
   const directory = args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : path.dirname(source);
   const pattern = readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, vscode.Uri.file(source)).value;
   // No aspect ratio chosen: keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
@@ -72,7 +72,7 @@ function toFilePath(value: unknown): string {
 
 /** The explorer passes (clicked, allSelected); the editor title passes the open image; the palette nothing. */
 async function imagesFromInvocation(first?: unknown, selected?: unknown): Promise<vscode.Uri[]> {
-  if (Array.isArray(selected) && selected.length && selected.every((u) => u instanceof vscode.Uri)) return selected as vscode.Uri[];
+  if (Array.isArray(selected) && selected.length && selected.every((u) => u instanceof vscode.Uri)) return selected;
   if (first instanceof vscode.Uri) return [first];
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: true,
@@ -86,10 +86,12 @@ async function imagesFromInvocation(first?: unknown, selected?: unknown): Promis
 async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<EditArgs> {
   await services.connection.assertReady();
   const count = images.length;
-  const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(images[0].fsPath)) : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
+  const first = images[0];
+  if (!first) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
+  const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(first.fsPath)) : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
   const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title);
   const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
-  const aspectDefault = await aspectDefaultFor(model, images[0].fsPath);
+  const aspectDefault = await aspectDefaultFor(model, first.fsPath);
   const options = await reviewOptions(services, model, { model: model.id, prompt }, count, title, aspectDefault);
   return { ...options, model: model.id, prompt, images };
 }

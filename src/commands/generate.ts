@@ -1,8 +1,8 @@
 // Generate Image: from the palette as a multi-step quick pick, or without prompts from arguments.
 import * as vscode from 'vscode';
-import { Services } from '../services';
-import { GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
-import { CommandResult, RunExtras, runJobCommand } from './jobRunner';
+import { type Services } from '../services';
+import { type GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
 import { resolveOutputFolder } from './outputFolder';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';

@@ -5,12 +5,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ValidationError } from '../core/errors';
 import { escapeHtml } from '../core/escapeHtml';
-import { Services } from '../services';
-import { GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
+import { type Services } from '../services';
+import { type GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
-import { CommandResult } from './jobRunner';
+import { type CommandResult } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
-import { ErrorActions, showError } from './showError';
+import { type ErrorActions, showError } from './showError';
 
 export interface SelectionResult extends CommandResult {
   /** The text inserted into the document. */

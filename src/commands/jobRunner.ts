@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { JobHistoryRecord } from '../jobs/history';
 import type { ImageJob, JobEvent, JobResult } from '../jobs/jobTypes';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
 import type { ErrorActions } from './showError';
@@ -148,10 +148,11 @@ async function presentResult(services: Services, result: JobResult, files: vscod
       .then((choice) => choice && vscode.commands.executeCommand('gatewayImages.recoverImages'));
   }
   if (result.opaque?.length) void vscode.window.showWarningMessage(opaqueMessage(result.model, result.opaque));
-  if (!files.length) return;
+  const first = files[0];
+  if (!first) return;
   const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
   const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
-  const folder = vscode.workspace.asRelativePath(path.dirname(files[0].fsPath));
+  const folder = vscode.workspace.asRelativePath(path.dirname(first.fsPath));
   const message = trPlural(files.length, { one: 'Saved {0} image to {1}. Cost {2}, balance {3}.', other: 'Saved {0} images to {1}. Cost {2}, balance {3}.' }, files.length, folder, cost, balance);
   const actions = [vscode.l10n.t('Open Folder'), vscode.l10n.t('Reveal in Explorer'), vscode.l10n.t('Copy Path')];
   const editor = vscode.window.activeTextEditor;

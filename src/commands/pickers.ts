@@ -4,10 +4,10 @@ import * as vscode from 'vscode';
 import { canEdit } from '../core/catalog';
 import { estimateCost, formatRubleRange, formatRubles } from '../core/cost';
 import { CancelledError } from '../core/errors';
-import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
+import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
 import type { AspectDefault } from '../jobs/editShape';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { trPlural } from '../core/plural';
 
 const CHOICES_KEY = 'gatewayImages.choices';
@@ -52,8 +52,8 @@ export async function pickModel(services: Services, filter: (m: ImageModel) => b
   quickPick.busy = true;
   void (cached.length ? services.catalog.get() : services.catalog.refresh())
     .then((models) => fill(models))
-    .catch((error) => {
-      if (!quickPick.items.length) quickPick.placeholder = vscode.l10n.t('Could not load the catalog: {0}', String(error?.message ?? error));
+    .catch((error: unknown) => {
+      if (!quickPick.items.length) quickPick.placeholder = vscode.l10n.t('Could not load the catalog: {0}', error instanceof Error ? error.message : String(error));
     })
     .finally(() => (quickPick.busy = false));
   try {
@@ -157,7 +157,7 @@ export async function reviewOptions(
   }
 }
 
-function optionItem(label: string, value: unknown, action: keyof Options, note?: string): OptionItem {
+function optionItem(label: string, value: string | number | undefined, action: keyof Options, note?: string): OptionItem {
   const shown = value === undefined || value === '' ? vscode.l10n.t('default') : String(value);
   return { label, description: note ? `${shown} · ${note}` : shown, action };
 }

@@ -5,9 +5,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { summarizeError } from '../core/errors';
 import { readPngTextChunk } from '../core/pngText';
-import { GenerationRequest } from '../core/types';
+import { type GenerationRequest } from '../core/types';
 import { PROVENANCE_KEYWORD } from '../jobs/provenance';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { isRecord } from '../core/json';
 
 export interface ImageRecord {
@@ -88,7 +88,7 @@ export function requestFromProvenance(text: string): GenerationRequest | undefin
   const parameters = isRecord(value.parameters) ? value.parameters : {};
   if (Number.isSafeInteger(parameters.n)) request.n = parameters.n as number;
   if (Number.isSafeInteger(parameters.output_compression)) request.output_compression = parameters.output_compression as number;
-  for (const key of TEXT_FIELDS) if (typeof parameters[key] === 'string') request[key] = parameters[key] as string;
+  for (const key of TEXT_FIELDS) if (typeof parameters[key] === 'string') request[key] = parameters[key];
   if (isRecord(parameters.params)) {
     const params = Object.entries(parameters.params).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v));
     if (params.length) request.params = Object.fromEntries(params) as GenerationRequest['params'];

@@ -3,8 +3,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR, listRecoverable, placeWithoutOverwrite, RecoveryManifest } from '../core/imageStore';
-import { Services } from '../services';
+import { FALLBACK_RECOVERY_DIR, listRecoverable, placeWithoutOverwrite, type RecoveryManifest } from '../core/imageStore';
+import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/plural';
 
@@ -42,11 +42,12 @@ export async function recoverImages(services: Services): Promise<RecoveryManifes
     moveElsewhere,
     reveal,
   );
+  const first = picked.manifest.files[0];
   if (choice === reveal) {
-    await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(picked.manifest.files[0].path));
+    if (first) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(first.path));
   } else if (choice === moveToWorkspace || choice === moveElsewhere) {
     const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => picked.manifest.intendedDirectory);
-    if (target) await moveImages(picked.manifest, target, services);
+    if (target) await moveImages(picked.manifest, target);
   }
   return listWaiting(services);
 }
@@ -60,7 +61,7 @@ async function askFolder(): Promise<string | undefined> {
   return folder?.[0]?.fsPath;
 }
 
-async function moveImages(manifest: RecoveryManifest, directory: string, services: Services): Promise<void> {
+async function moveImages(manifest: RecoveryManifest, directory: string): Promise<void> {
   const moved: string[] = [];
   try {
     for (const file of manifest.files) {

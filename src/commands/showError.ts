@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { formatRubles } from '../core/cost';
 import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError } from '../core/errors';
 import type { AccountSnapshot } from '../account/accountModel';
-import { Services } from '../services';
+import { type Services } from '../services';
 
 const OUTCOME_SETTLE_MS = 1500;
 

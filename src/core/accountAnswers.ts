@@ -20,7 +20,7 @@ export function toBalanceRecord(answer: unknown): BalanceRecord {
 
 export function toKeyRecord(answer: unknown): KeyRecord {
   const body = unwrap(answer, 'name');
-  return { ...body, name: typeof body.name === 'string' ? body.name : null } as KeyRecord;
+  return { ...body, name: typeof body.name === 'string' ? body.name : null };
 }
 
 export function toStatsSummary(answer: unknown): StatsSummary {
@@ -33,7 +33,7 @@ export function toStatsSummary(answer: unknown): StatsSummary {
     month_spend: numberOr0(body.month_spend),
     month_requests: numberOr0(body.month_requests),
     avg_daily_spend: numberOr0(body.avg_daily_spend),
-  } as StatsSummary;
+  };
 }
 
 /** Accepts the record itself or the record inside a `data`/`result` envelope. */

@@ -1,7 +1,7 @@
 // Incremental base64 decoding of the content of one JSON string, for the streaming decoder of
 // generation responses (generationStream.ts). Pure: no vscode import.
 import { ResponseFormatError } from './errors';
-import { ByteFinder, HEX_VALUE, describeByte } from './jsonScanner';
+import { type ByteFinder, HEX_VALUE, describeByte } from './jsonScanner';
 import * as l10n from '@vscode/l10n';
 import { trPlural } from './plural';
 

@@ -3,7 +3,7 @@
 // moves; each problem names its line and field. Pure: no vscode import.
 import { createHash } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
-import { GenerationRequest, ImageModel } from './types';
+import { type GenerationRequest, type ImageModel } from './types';
 import { collectIssues } from './validation';
 
 export type BatchFileKind = 'txt' | 'jsonl';
@@ -84,7 +84,7 @@ function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): Pa
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     issues.push({ line, field: 'params', message: l10n.t('"params" must be an object of provider-specific parameters') });
   }
-  return issues.length === before ? (object as Partial<GenerationRequest>) : undefined;
+  return issues.length === before ? (object) : undefined;
 }
 
 /** Checks every parsed line against the catalog; returns all issues, in line order. */
@@ -108,7 +108,7 @@ export function describeBatchIssues(issues: readonly BatchLineIssue[], limit = 1
 export function requestKey(request: GenerationRequest): string {
   const sorted = (value: unknown): unknown =>
     value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.keys(value as object).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]))
+      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]))
       : value;
   return createHash('sha256').update(JSON.stringify(sorted(request))).digest('hex').slice(0, 16);
 }

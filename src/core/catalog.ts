@@ -1,6 +1,6 @@
 // Reads the public catalog in whatever envelope the gateway uses. The spec shows neither the
 // envelope nor the name of the model id field, so every plausible form is accepted (see README).
-import { CatalogEntry, ImageModel } from './types';
+import { type CatalogEntry, type ImageModel } from './types';
 import { isRecord } from './json';
 
 type Json = Record<string, unknown>;

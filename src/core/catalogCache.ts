@@ -1,7 +1,7 @@
 // The image model catalog, served from cache at once and refreshed in the background, so
 // quick picks open without waiting for the network. The cache belongs to one gateway: another
 // base URL never sees it (its models and prices are another gateway's).
-import { ImageModel } from './types';
+import { type ImageModel } from './types';
 import { Emitter, type Event } from './emitter';
 
 export interface CatalogSnapshot {

@@ -1,10 +1,10 @@
 // The one typed client for every endpoint of the gateway (undici over HTTP).
 // Money rule: a paid request (generation, edit) is sent once and never resent automatically.
-import { Agent, Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
 import * as l10n from '@vscode/l10n';
 import { extractEntries, extractGroups, parseImageModels } from './catalog';
-import { ApiError, CancelledError, ConnectionError, GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
+import { ApiError, CancelledError, ConnectionError, type GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
 import { accountIdentity } from './identity';
 import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './accountAnswers';
@@ -12,7 +12,7 @@ import { Deadline } from './deadline';
 import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
 import type { ImageSink } from './generationStream';
 import { decodePaidAnswer } from './paidAnswer';
-import { jsonBodyWithReferences, multipartEditBody, ReferenceFile } from './requestBodies';
+import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from './requestBodies';
 import type {
   BalanceRecord,
   CatalogEntry,

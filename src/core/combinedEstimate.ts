@@ -1,6 +1,6 @@
 // One estimate for several paid requests (a batch, a comparison): the sum of the reservations
 // and of the expected ranges, in kopecks. Pure: no vscode import.
-import { CostEstimate, fromKopecks, toKopecks } from './cost';
+import { type CostEstimate, fromKopecks, toKopecks } from './cost';
 
 export interface CombinedEstimate {
   /** Number of paid requests. */

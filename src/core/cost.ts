@@ -1,6 +1,6 @@
 // Money: the reservation the gateway makes before a request, the expected range, and how to
 // show rubles to people. Amounts are computed in kopecks to avoid float drift.
-import { ImageModel } from './types';
+import { type ImageModel } from './types';
 
 export interface CostEstimate {
   n: number;

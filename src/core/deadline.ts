@@ -28,7 +28,7 @@ export class Deadline {
 
   translate(error: unknown): GatewayError {
     if (this.controller.signal.aborted) {
-      const reason = this.controller.signal.reason;
+      const reason: unknown = this.controller.signal.reason;
       if (reason instanceof GatewayError) return reason;
     }
     if (error instanceof GatewayError) return error;

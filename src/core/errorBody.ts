@@ -130,6 +130,7 @@ function decodeEntities(text: string): string {
 
 /** False for text without letters, or with control or replacement characters (a binary body decoded as UTF-8). */
 function isReadable(text: string): boolean {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what marks a binary body
   return /\p{L}/u.test(text) && !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/.test(text);
 }
 

@@ -2,11 +2,11 @@
 // Reads its headers (Retry-After, request id); its body is errorBody.ts's. Never throws.
 import {
   ApiError,
-  ApiErrorDetails,
+  type ApiErrorDetails,
   AuthenticationError,
-  AuthenticationReason,
+  type AuthenticationReason,
   EditNotSupportedError,
-  FundsScope,
+  type FundsScope,
   InsufficientFundsError,
   InvalidParametersError,
   PayloadTooLargeError,

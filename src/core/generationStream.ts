@@ -93,15 +93,15 @@ export async function decodeGenerationStream(
       const chunk = toBuffer(step.value);
       for (let off = 0; off < chunk.length; off += MAX_SLICE) {
         const slice = off === 0 && chunk.length <= MAX_SLICE ? chunk : chunk.subarray(off, off + MAX_SLICE);
-        let failure: unknown;
+        let failure: { error: unknown } | undefined;
         try {
           parser.feed(slice);
         } catch (error) {
-          failure = error;
+          failure = { error };
         }
         // Events produced before a failure still happen in order (an image that ended is closed).
         await drain();
-        if (failure !== undefined) throw failure;
+        if (failure) throw failure.error;
         if (signal?.aborted) throw abortReason(signal);
         const now = performance.now();
         if (now - lastYield > YIELD_AFTER_MS) {

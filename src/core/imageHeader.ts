@@ -16,11 +16,13 @@ export interface ImageHeader {
 export type ByteReader = (position: number, length: number) => Promise<Uint8Array>;
 
 const ascii = (bytes: Uint8Array, at: number, length: number) => String.fromCharCode(...bytes.subarray(at, at + length));
-const u16be = (b: Uint8Array, at: number) => (b[at] << 8) | b[at + 1];
-const u32be = (b: Uint8Array, at: number) => ((b[at] << 24) >>> 0) + ((b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]);
-const u16le = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8);
-const u24le = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8) | (b[at + 2] << 16);
-const u32le = (b: Uint8Array, at: number) => u24le(b, at) + b[at + 3] * 0x1000000;
+// Callers check the length first; a byte past the end reads as 0 (as `undefined` did in the bit operations).
+const byte = (b: Uint8Array, at: number) => b[at] ?? 0;
+const u16be = (b: Uint8Array, at: number) => (byte(b, at) << 8) | byte(b, at + 1);
+const u32be = (b: Uint8Array, at: number) => ((byte(b, at) << 24) >>> 0) + ((byte(b, at + 1) << 16) | (byte(b, at + 2) << 8) | byte(b, at + 3));
+const u16le = (b: Uint8Array, at: number) => byte(b, at) | (byte(b, at + 1) << 8);
+const u24le = (b: Uint8Array, at: number) => byte(b, at) | (byte(b, at + 1) << 8) | (byte(b, at + 2) << 16);
+const u32le = (b: Uint8Array, at: number) => u24le(b, at) + byte(b, at + 3) * 0x1000000;
 
 /** Walks only as far as the header needs: PNG chunks up to IDAT, JPEG segments up to SOF. */
 export async function readImageHeader(read: ByteReader): Promise<ImageHeader | undefined> {
@@ -42,7 +44,7 @@ export async function readImageHeader(read: ByteReader): Promise<ImageHeader | u
 
 /** The header of bytes already in memory. */
 export function imageHeaderOf(bytes: Uint8Array): Promise<ImageHeader | undefined> {
-  return readImageHeader(async (position, length) => bytes.subarray(position, position + length));
+  return readImageHeader((position, length) => Promise.resolve(bytes.subarray(position, position + length)));
 }
 
 /** The header of a file; undefined when it is not a PNG, JPEG, WebP or GIF or the header is cut off. */
@@ -92,7 +94,7 @@ async function jpegHeader(read: ByteReader): Promise<ImageHeader | undefined> {
   for (let guard = 0; guard < 10_000; guard++) {
     const segment = await read(at, 9);
     if (segment.length < 4 || segment[0] !== 0xff) return undefined;
-    const marker = segment[1];
+    const marker = byte(segment, 1);
     if (marker === 0xff) {
       at += 1; // fill byte
       continue;
@@ -116,7 +118,7 @@ function webpHeader(head: Uint8Array): ImageHeader | undefined {
   if (head.length < 30) return undefined;
   const chunk = ascii(head, 12, 4);
   if (chunk === 'VP8X') {
-    return { mediaType: 'image/webp', width: u24le(head, 24) + 1, height: u24le(head, 27) + 1, alpha: (head[20] & 0x10) !== 0 };
+    return { mediaType: 'image/webp', width: u24le(head, 24) + 1, height: u24le(head, 27) + 1, alpha: (byte(head, 20) & 0x10) !== 0 };
   }
   if (chunk === 'VP8L') {
     if (head[20] !== 0x2f) return undefined;

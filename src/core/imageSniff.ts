@@ -76,7 +76,7 @@ const EXTENSIONS: Record<string, string> = {
 /** File extension (without dot) for a media type such as `Image/PNG; charset=x`; undefined when unknown. */
 export function extensionForMediaType(mediaType: string | undefined): string | undefined {
   if (typeof mediaType !== 'string') return undefined;
-  const essence = mediaType.split(';', 1)[0].trim().toLowerCase();
+  const essence = (mediaType.split(';', 1)[0] ?? '').trim().toLowerCase();
   return Object.prototype.hasOwnProperty.call(EXTENSIONS, essence) ? EXTENSIONS[essence] : undefined;
 }
 

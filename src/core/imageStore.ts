@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ImageSink, ImageWriter } from './generationStream';
-import { extensionForMediaType, ImageKind, SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
+import { type ImageSink, type ImageWriter } from './generationStream';
+import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
 import { withCollisionSuffix } from './naming';
 
 export interface StagedImage {
@@ -182,7 +182,7 @@ export async function keepReceivedAnswer(dir: string, jobId: string, bytes: Buff
 }
 
 function answerExtension(contentType: string | undefined): string {
-  const type = contentType?.split(';', 1)[0].trim().toLowerCase() ?? '';
+  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   if (type === 'application/json' || type.endsWith('+json') || type === 'text/json') return 'json';
   if (type === 'text/html') return 'html';
   if (type.startsWith('text/')) return 'txt';

@@ -2,7 +2,7 @@
 // its escapes and keeps its raw content up to a limit. Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
 import { ResponseFormatError } from './errors';
-import { ByteFinder, HEX_VALUE, describeByte } from './jsonScanner';
+import { type ByteFinder, HEX_VALUE, describeByte } from './jsonScanner';
 
 /** Where the string is inside an escape sequence. */
 const enum Escape {

@@ -41,6 +41,7 @@ const MAX_NAME_BYTES = 240;
  */
 function cleanSegment(value: string): string {
   return String(value)
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed here.
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .replace(/[/\\<>:"|?*]/g, '-')
     .replace(/\.{2,}/g, '.');
@@ -48,7 +49,7 @@ function cleanSegment(value: string): string {
 
 function isReserved(name: string): boolean {
   // Windows reserves the device names whatever the extension: "con.txt", "Nul .tar.gz".
-  const stem = name.split('.', 1)[0].trimEnd();
+  const stem = (name.split('.', 1)[0] ?? '').trimEnd();
   return RESERVED.test(stem);
 }
 
@@ -69,7 +70,7 @@ export function sanitizeFileName(name: string, maxLength = 120): string {
   let result = trimEnds(cleanSegment(name));
   if (result === '') result = 'image';
   if (isReserved(result)) {
-    const stem = result.split('.', 1)[0];
+    const stem = result.split('.', 1)[0] ?? '';
     result = stem.trimEnd() + '_' + result.slice(stem.length); // "con.txt" → "con_.txt"
   }
   result = trimEnds(truncate(result, limit));

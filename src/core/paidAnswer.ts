@@ -4,7 +4,7 @@
 // was received travels with the error so the job can keep it in the recovery folder.
 // Pure: no vscode import.
 import { ResponseFormatError } from './errors';
-import { decodeGenerationStream, ImageSink } from './generationStream';
+import { decodeGenerationStream, type ImageSink } from './generationStream';
 import * as l10n from '@vscode/l10n';
 import { sniffImage } from './imageSniff';
 import type { GenerationResponseMeta } from './types';
@@ -39,7 +39,7 @@ export async function decodePaidAnswer(
   sink: ImageSink,
   options: { signal?: AbortSignal } = {},
 ): Promise<GenerationResponseMeta> {
-  const type = contentType?.split(';', 1)[0].trim().toLowerCase() || undefined;
+  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
   const source = new KeepingSource(body);
   const head = await source.peek();
   const firstChar = head.toString('latin1').replace(/^\uFEFF|^\xef\xbb\xbf/, '').trimStart().charAt(0);
@@ -141,7 +141,7 @@ class KeepingSource implements AsyncIterable<Uint8Array> {
         return { done: false, value: this.keep(asBuffer(step.value)) };
       },
       // The decoder stops on an error: the body stays open so drain() can keep the rest.
-      return: async () => ({ done: true, value: undefined }),
+      return: () => Promise.resolve({ done: true, value: undefined }),
     };
   }
 

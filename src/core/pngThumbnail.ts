@@ -50,9 +50,10 @@ export function pngThumbnail(png: Buffer, maxSide = 128): Buffer | undefined {
     for (let x = 0; x < tw; x++) {
       const t = y * tw + x;
       const alpha = sums[t * 4 + 3];
+      const count = counts[t];
       const o = row + 1 + x * 4;
       for (let c = 0; c < 3; c++) rows[o + c] = alpha ? Math.round(sums[t * 4 + c] / alpha) : 0;
-      rows[o + 3] = counts[t] ? Math.round(alpha / counts[t]) : 0;
+      rows[o + 3] = count ? Math.round(alpha / count) : 0;
     }
   }
   const ihdr = Buffer.alloc(13);
@@ -87,7 +88,7 @@ function decodePng(png: Buffer): DecodedPng | undefined {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
       const bitDepth = data[8];
-      colorType = data[9];
+      colorType = data[9] ?? -1;
       if (bitDepth !== 8 || data[12] !== 0 || !(colorType in CHANNELS)) return undefined;
     } else if (type === 'PLTE') palette = data;
     else if (type === 'tRNS') paletteAlpha = data;

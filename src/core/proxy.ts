@@ -11,7 +11,7 @@
 // - TLS verification is never turned off globally. `proxyStrictSSL: false` relaxes it only for
 //   connections that go through a proxy (the proxy itself and the target behind it); direct
 //   connections, noProxy hosts included, always verify.
-import { Agent, Client, Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
+import { Agent, Client, type Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from './errors';
 
@@ -87,7 +87,7 @@ export function createDispatcher(settings: ProxySettings): Dispatcher {
       const merged = { ...options, ...timeouts };
       return (options as { connections?: number }).connections === 1 ? new Client(origin, merged) : new Pool(origin, merged);
     },
-  } as EnvHttpProxyAgent.Options);
+  });
 }
 
 function proxyUri(value: string, source: string): string {

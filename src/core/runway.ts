@@ -2,7 +2,7 @@
 // the key's budget, and whether a budget with a reset runs out before the reset. Pure: no vscode import.
 import { formatRubles } from './cost';
 import * as l10n from '@vscode/l10n';
-import { KeyRecord, StatsSummary } from './types';
+import { type KeyRecord, type StatsSummary } from './types';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

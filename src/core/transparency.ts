@@ -2,7 +2,7 @@
 // a request that cannot be transparent is refused before sending, and a result without alpha is
 // noticed. Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
-import { GenerationRequest, ImageModel } from './types';
+import { type GenerationRequest, type ImageModel } from './types';
 
 const ALPHA_FORMATS = ['png', 'webp'] as const;
 

@@ -99,7 +99,7 @@ export type ResetInterval = 'daily' | 'weekly' | 'monthly';
 export interface KeyBudget {
   remaining: number;
   initial: number;
-  reset_interval?: ResetInterval | string;
+  reset_interval?: ResetInterval | (string & {});
   reset_at?: string;
   reset_in_seconds?: number;
 }

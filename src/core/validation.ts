@@ -4,7 +4,7 @@ import { canEdit } from './catalog';
 import { ValidationError } from './errors';
 import * as l10n from '@vscode/l10n';
 import { transparencyIssue } from './transparency';
-import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './types';
+import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './types';
 import { trPlural } from './plural';
 
 export interface ValidationIssue {

@@ -7,7 +7,7 @@ import { accountIdentity } from '../core/identity';
 import type * as GatewayBundle from '../core/gatewayBundle';
 import type { ProxySettings } from '../core/proxy';
 import { logRequest } from './log';
-import { ApiKeyStore } from './secrets';
+import { type ApiKeyStore } from './secrets';
 import { readSettings } from './settings';
 
 let bundle: typeof GatewayBundle | undefined;
@@ -67,10 +67,10 @@ export class GatewayConnection implements vscode.Disposable {
   }
 
   /** A client for the public catalog, which needs the base URL but no key. */
-  async clientForCatalog(): Promise<GatewayClient> {
+  clientForCatalog(): Promise<GatewayClient> {
     const baseUrl = readSettings().baseUrl;
-    if (!baseUrl) throw new NotConfiguredError('baseUrl');
-    return this.clientFor(baseUrl);
+    if (!baseUrl) return Promise.reject(new NotConfiguredError('baseUrl'));
+    return Promise.resolve(this.clientFor(baseUrl));
   }
 
   /** A client for a given base URL and key, for checking a key before it is saved. */

@@ -2,7 +2,7 @@
 // done it (a verified key is stored, an image was generated or edited, the account menu was used).
 // "Done once" flags are kept in globalState so the walkthrough stays complete after a restart.
 import * as vscode from 'vscode';
-import { ApiKeyStore } from './secrets';
+import { type ApiKeyStore } from './secrets';
 
 export type OnboardingFlag = 'generatedOnce' | 'editedOnce' | 'statusBarSeen';
 

@@ -1,11 +1,11 @@
 // A batch of prompt-file lines through the ONE job service: resume (skip lines that already have
 // results), a bounded number of lines at a time, cancel (lines not started are never sent), and the
 // outcome of every line for the report. No vscode import.
-import { BatchLine } from '../core/batchFile';
+import { type BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError } from '../core/errors';
-import { HistoryEntry } from './history';
-import { ImageJobService } from './imageJobs';
+import { type HistoryEntry } from './history';
+import { type ImageJobService } from './imageJobs';
 import type { JobResult } from './jobTypes';
 import { runBounded } from './pool';
 
@@ -76,7 +76,7 @@ export async function runBatch(lines: readonly BatchLine[], options: BatchRunOpt
     options.signal,
   );
   // Lines the pool never started after a cancel.
-  return outcomes.map((o, i) => o ?? { line: lines[i].line, prompt: lines[i].request.prompt, model: lines[i].request.model, status: 'not-sent', files: [] });
+  return lines.map((line, i) => outcomes[i] ?? { line: line.line, prompt: line.request.prompt, model: line.request.model, status: 'not-sent', files: [] });
 }
 
 async function runLine(line: BatchLine, options: BatchRunOptions): Promise<LineOutcome> {

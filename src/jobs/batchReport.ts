@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { formatRubles } from '../core/cost';
 import * as l10n from '@vscode/l10n';
-import { LineOutcome, LineStatus, summarize } from './batch';
+import { type LineOutcome, type LineStatus, summarize } from './batch';
 
 /** `prompts.txt` → `prompts.report.md` in the same folder. */
 export function reportPathFor(promptFile: string): string {

@@ -2,9 +2,9 @@
 // request sent once, a few at a time, each succeeding or failing on its own. No vscode import.
 import { canEdit } from '../core/catalog';
 import { GatewayError } from '../core/errors';
-import { GenerationRequest, ImageModel } from '../core/types';
+import { type GenerationRequest, type ImageModel } from '../core/types';
 import { collectIssues } from '../core/validation';
-import { ImageJobService } from './imageJobs';
+import { type ImageJobService } from './imageJobs';
 import type { ImageJob, JobResult } from './jobTypes';
 import { runBounded } from './pool';
 

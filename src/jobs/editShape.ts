@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { isPixelSize, nearestAspectRatio } from '../core/aspectRatio';
 import * as l10n from '@vscode/l10n';
 import { readImageHeaderFile } from '../core/imageHeader';
-import { GenerationRequest, ImageModel } from '../core/types';
+import { type GenerationRequest, type ImageModel } from '../core/types';
 
 export interface AspectDefault {
   ratio: string;

@@ -1,7 +1,7 @@
 // The results of this workspace, kept across sessions: what was asked, what it cost, where the
 // files are. The studio's gallery, "regenerate" and provenance of non-PNG files read it.
 import { randomUUID } from 'node:crypto';
-import { GenerationRequest } from '../core/types';
+import { type GenerationRequest } from '../core/types';
 import { Emitter, type Event } from '../core/emitter';
 
 export interface HistoryEntry {

@@ -3,11 +3,11 @@
 // No vscode import: the UI is reached through the ports in JobDeps.
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
-import { checkAffordable, CostEstimate, estimateCost, formatRubles } from '../core/cost';
+import { checkAffordable, type CostEstimate, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
-import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
+import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, type StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
 import { addPngTextChunk } from '../core/pngText';

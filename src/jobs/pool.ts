@@ -7,7 +7,7 @@ export async function runBounded<T, R>(
   worker: (item: T, index: number) => Promise<R>,
   signal?: AbortSignal,
 ): Promise<(R | undefined)[]> {
-  const results: (R | undefined)[] = new Array(items.length).fill(undefined);
+  const results = new Array<R | undefined>(items.length).fill(undefined);
   let next = 0;
   const lane = async () => {
     while (next < items.length && !signal?.aborted) {

@@ -84,7 +84,7 @@ function offerToAgents(services: Services, serverPath: string): { registration: 
  * (`mcpConfigurationProvider`, with another contribution point) that published extensions cannot use.
  */
 export function isMcpApiFinal(version: string): boolean {
-  const [major, minor] = version.split('.').map((part) => Number.parseInt(part, 10));
+  const [major = 0, minor = 0] = version.split('.').map((part) => Number.parseInt(part, 10));
   return major > 1 || (major === 1 && minor >= 101);
 }
 
@@ -113,17 +113,17 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
 
   return {
     onDidChangeMcpServerDefinitions: changed.event,
-    async provideMcpServerDefinitions() {
+    provideMcpServerDefinitions() {
       const folder = vscode.workspace.workspaceFolders?.[0];
       const settings = readSettings();
-      if (!folder || folder.uri.scheme !== 'file' || !settings.baseUrl) return [];
+      if (!folder || folder.uri.scheme !== 'file' || !settings.baseUrl) return Promise.resolve([]);
       const env = serverEnvironment(services, settings.baseUrl, settings.requestTimeoutSeconds, folder);
       const version = createHash('sha256').update(JSON.stringify([salt, keyGeneration, env])).digest('hex').slice(0, 12);
       const label = 'Gateway Images';
       const command = process.execPath;
       const definition = Definition ? new Definition(label, command, [serverPath], env, version) : { label, command, args: [serverPath], env, version };
       definition.cwd = folder.uri;
-      return [definition];
+      return Promise.resolve([definition]);
     },
     async resolveMcpServerDefinition(server) {
       const key = await services.keys.get();
@@ -131,7 +131,9 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
       if (key) server.env = { ...server.env, [ENV.apiKey]: key };
       return server;
     },
-    dispose: () => subscriptions.forEach((s) => s.dispose()),
+    dispose: () => {
+      for (const s of subscriptions) s.dispose();
+    },
   };
 }
 

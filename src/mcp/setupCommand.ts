@@ -3,7 +3,7 @@
 // with this installation's server path and gateway address (never the key).
 import * as vscode from 'vscode';
 import { readSettings } from '../host/settings';
-import { MCP_CLIENTS, mcpClientSnippet, McpClientName } from './snippets';
+import { MCP_CLIENTS, mcpClientSnippet, type McpClientName } from './snippets';
 
 export const MCP_SETUP_COMMAND = 'gatewayImages.mcpSetup';
 

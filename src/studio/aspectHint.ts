@@ -1,9 +1,9 @@
 // The studio's "keeps the shape" hint: for an edit without a chosen aspect ratio, the ratio the
 // edit will ask for and why ("matches photo.jpg, 4:3"). The first reference is checked like any other.
-import { ImageModel } from '../core/types';
+import { type ImageModel } from '../core/types';
 import { aspectDefaultFor, leavesAspectOpen } from '../jobs/editShape';
 import { checkReference } from './files';
-import { AspectDefaultView, FormValues } from './protocol';
+import { type AspectDefaultView, type FormValues } from './protocol';
 
 export async function aspectHint(form: FormValues, models: readonly ImageModel[]): Promise<AspectDefaultView | undefined> {
   const first = form.references[0];

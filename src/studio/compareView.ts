@@ -5,9 +5,9 @@ import * as vscode from 'vscode';
 import { compareModels, pickCompareModels, useModel } from '../commands/compareModels';
 import { showError } from '../commands/showError';
 import { formatRubles } from '../core/cost';
-import { Services } from '../services';
-import { ComparisonView, CompareFromWebviewMessage } from './compareProtocol';
-import { comparisonFeed, ComparisonState } from './comparisonFeed';
+import { type Services } from '../services';
+import { type ComparisonView, type CompareFromWebviewMessage } from './compareProtocol';
+import { comparisonFeed, type ComparisonState } from './comparisonFeed';
 import { checkReference } from './files';
 import { toRequest } from './view';
 

@@ -66,10 +66,11 @@ export async function savePastedImage(bytes: Uint8Array, mediaType: string): Pro
     throw new Error(vscode.l10n.t('The pasted data is not a PNG, JPEG or WebP image.'));
   }
   const roots = allowedRoots();
-  if (!roots.length) throw new Error(vscode.l10n.t('Open a folder first: pasted images are saved into the workspace.'));
+  const firstRoot = roots[0];
+  if (firstRoot === undefined) throw new Error(vscode.l10n.t('Open a folder first: pasted images are saved into the workspace.'));
   let output = await resolveOutputFolder().catch(() => undefined);
   // A user-chosen absolute output folder is outside the workspace: pasted references stay inside.
-  if (!output || !roots.some((r) => isInside(r, output!))) output = path.join(roots[0], 'generated-images');
+  if (!output || !roots.some((r) => isInside(r, output!))) output = path.join(firstRoot, 'generated-images');
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = path.join(output, 'pasted', `pasted-${stamp}-${randomBytes(3).toString('hex')}.${EXTENSIONS[mediaType]}`);
   await vscode.workspace.fs.writeFile(vscode.Uri.file(file), bytes);

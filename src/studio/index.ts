@@ -2,7 +2,7 @@
 // (HTML, message handling) is loaded on first open, so activation stays light.
 import * as vscode from 'vscode';
 import type { GenerationRequest } from '../core/types';
-import { Services } from '../services';
+import { type Services } from '../services';
 import { STUDIO_VIEW_TYPE } from './protocol';
 
 /** Opens the Image Studio with its form filled from `request` (regenerate, variations). Never sends. */

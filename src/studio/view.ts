@@ -6,7 +6,7 @@ import { FUNDS_MAX_AGE_MS, type AccountSnapshot } from '../account/accountModel'
 import * as l10n from '@vscode/l10n';
 import { canEdit } from '../core/catalog';
 import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
-import { GenerationRequest, ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
+import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
 import type { HistoryEntry } from '../jobs/history';
 import { FORM_FIELDS, type AccountView, type EvaluationMessage, type FormField, type FormInteraction, type FormValues, type GalleryItem, type Issue, type ModelInfo } from './protocol';
@@ -97,7 +97,7 @@ function passthroughValue(text: string): string | number | boolean {
 
 /** The form of a past request ("regenerate"). */
 export function toFormValues(request: GenerationRequest, references: string[]): FormValues {
-  const text = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+  const text = (v: number | undefined) => (v === undefined ? undefined : String(v));
   return {
     model: request.model,
     prompt: request.prompt,
@@ -117,7 +117,7 @@ export function toFormValues(request: GenerationRequest, references: string[]): 
 
 /** The form field an issue is about; undefined for issues of no single field (provider parameters…). */
 function formFieldOf(issue: Issue): FormField | undefined {
-  const root = issue.field.split(/[.[]/)[0];
+  const root = issue.field.split(/[.[]/)[0] ?? '';
   if (root === 'input_references' || root === 'images') return 'references';
   return (FORM_FIELDS as readonly string[]).includes(root) ? (root as FormField) : undefined;
 }

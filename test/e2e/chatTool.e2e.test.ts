@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import { REPO_ROOT } from '../harness/paths';
-import { captureOnFailure, openWorkbench, OpenedWorkbench, runCommand, screenshot, typeInQuickInput, waitForNotification } from './workbench';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, runCommand, screenshot, typeInQuickInput, waitForNotification } from './workbench';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'tool-invoker');
 

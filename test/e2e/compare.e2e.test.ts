@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import { captureOnFailure, openWorkbench, OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, waitForNotification, webviewFrame, waitForWebviewTheme } from './workbench';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, waitForNotification, webviewFrame, waitForWebviewTheme } from './workbench';
 
 const TITLE = 'Image Studio';
 const MODELS = ['aurora-1', 'sketch-mini', 'prism-2'];

@@ -4,13 +4,13 @@
 // explorer; then Ctrl+C (SIGINT to npm) and everything the demo started must be gone: every
 // process, both ports, the temporary folder.
 import * as assert from 'assert';
-import { ChildProcess, spawn } from 'child_process';
+import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../harness/launch';
 import { CHROMIUM, REPO_ROOT } from '../harness/paths';
-import { portIsFree, ProcessInfo, processTree, survivors } from './processes';
+import { portIsFree, type ProcessInfo, processTree, survivors } from './processes';
 import { pickQuickItem, readStatusBar, runCommand, screenshot, waitForNotification } from './workbench';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,9 +44,8 @@ function parsePrinted(output: string): DemoPrinted | undefined {
 
 async function waitForStatus(page: Page, test: (text: string) => boolean, timeoutMs: number): Promise<string> {
   const until = Date.now() + timeoutMs;
-  let text = '';
   for (;;) {
-    text = (await readStatusBar(page, 'gateway-images.status').catch(() => []))[0]?.text ?? '';
+    const text = (await readStatusBar(page, 'gateway-images.status').catch(() => []))[0]?.text ?? '';
     if (test(text)) return text;
     if (Date.now() > until) throw new Error(`the status bar shows ${JSON.stringify(text)}`);
     await sleep(250);

@@ -10,7 +10,7 @@ import { assembleApng } from './apng';
 import {
   captureOnFailure,
   openWorkbench,
-  OpenedWorkbench,
+  type OpenedWorkbench,
   pickQuickItem,
   readStatusBar,
   runCommand,

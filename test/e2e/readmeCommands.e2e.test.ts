@@ -3,7 +3,7 @@
 // (the bench's own quick mode: small sizes, one run, every row and its PASS/FAIL printed).
 // In the e2e suite because they rebuild out/ and dist/ and take the machine for a while.
 import * as assert from 'assert';
-import { ChildProcess, spawn, spawnSync } from 'child_process';
+import { type ChildProcess, spawn, spawnSync } from 'child_process';
 import * as http from 'http';
 import { freePort } from '../harness/launch';
 import { REPO_ROOT } from '../harness/paths';

@@ -13,7 +13,7 @@ import {
   captureOnFailure,
   openCommandPalette,
   openWorkbench,
-  OpenedWorkbench,
+  type OpenedWorkbench,
   pickQuickItem,
   readNotifications,
   readQuickItems,
@@ -157,7 +157,7 @@ describe('Russian UI (e2e)', () => {
     await page.locator('.quick-input-widget .quick-input-box input').fill('Маяк на рассвете');
     await take();
     await page.keyboard.press('Enter');
-    const send = t('Send (reserve {0})', '').split('(')[0].trim();
+    const send = (t('Send (reserve {0})', '').split('(')[0] ?? '').trim();
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: send }).first().waitFor({ timeout: 15_000 });
     await take();
     assertNoEnglish('the review step', await quickTexts(page));

@@ -6,7 +6,7 @@ import {
   dismissQuickInput,
   openCommandPalette,
   openWorkbench,
-  OpenedWorkbench,
+  type OpenedWorkbench,
   readQuickItems,
   screenshot,
   typeInQuickInput,

@@ -9,7 +9,7 @@ import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 import {
   captureOnFailure,
   openWorkbench,
-  OpenedWorkbench,
+  type OpenedWorkbench,
   pickQuickItem,
   runCommand,
   typeInQuickInput,

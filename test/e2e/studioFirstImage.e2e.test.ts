@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { captureOnFailure, openWorkbench, OpenedWorkbench, runCommand, typeInQuickInput, waitForNotification, webviewFrame } from './workbench';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, runCommand, typeInQuickInput, waitForNotification, webviewFrame } from './workbench';
 
 const GAP_MS = 2500;
 

@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { FIXTURE_WORKSPACE } from '../harness/paths';
-import { captureOnFailure, openWorkbench, OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, readStatusBar, waitForNotification } from './workbench';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, readStatusBar, waitForNotification } from './workbench';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const images = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);

@@ -12,7 +12,7 @@ import {
   captureOnFailure,
   extensionId,
   openWorkbench,
-  OpenedWorkbench,
+  type OpenedWorkbench,
   pickQuickItem,
   runCommand,
   screenshot,

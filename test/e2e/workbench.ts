@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { EmulatorHandle } from '../harness/emulator';
-import { launchWorkbench, LaunchOptions, Workbench } from '../harness/launch';
+import { launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
 import { readManifest, RESULTS_DIR } from '../harness/paths';
 
 export const E2E_RESULTS_DIR = path.join(RESULTS_DIR, 'e2e');
@@ -323,13 +323,13 @@ export async function webviewFrame(page: Page, title?: string, timeoutMs = 20_00
       const inner = await active?.contentFrame();
       if (inner) candidates.push(inner);
     }
-    if (candidates.length > 0 && title === undefined) return candidates[0];
+    if (candidates[0] && title === undefined) return candidates[0];
     if (title !== undefined) {
       for (const frame of candidates) {
         if ((await frame.title().catch(() => '')).includes(title)) return frame;
       }
       const activeTab = (await page.locator('.tabs-container .tab.active .label-name').first().textContent().catch(() => '')) ?? '';
-      if (candidates.length === 1 && activeTab.includes(title)) return candidates[0];
+      if (candidates.length === 1 && candidates[0] && activeTab.includes(title)) return candidates[0];
     }
     if (Date.now() > until) {
       throw new Error(`No visible webview${title ? ` titled ${JSON.stringify(title)}` : ''} within ${Math.round(timeoutMs / 1000)} s`);

@@ -1,7 +1,7 @@
 // Command line shared by runIntegration (code-server) and runElectron (@vscode/test-electron).
 import * as fs from 'fs';
 import * as path from 'path';
-import { DEFAULT_INTEGRATION_ENTRY, selectedVscodeTarget, VscodeTarget, vscodeTarget } from './paths';
+import { DEFAULT_INTEGRATION_ENTRY, selectedVscodeTarget, type VscodeTarget, vscodeTarget } from './paths';
 
 export interface Args {
   tests: string;

@@ -11,7 +11,7 @@ import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { CACHE_DIR, VscodeTarget } from './paths';
+import { CACHE_DIR, type VscodeTarget } from './paths';
 
 export const LANGUAGE_PACK_VERSION = '25.1.2';
 const PACK = '@codingame/monaco-vscode-language-pack-ru';
@@ -83,7 +83,7 @@ export function translateMessages(
   let translated = 0;
   for (const [module, names] of keys) {
     for (const name of names) {
-      const ru = russianByEnglish.get(english[index++]);
+      const ru = russianByEnglish.get(english[index++] ?? '');
       if (ru === undefined) continue;
       (contents[module] ??= {})[name] = ru;
       translated++;

@@ -2,7 +2,7 @@
 // gateway emulator and a headless Chromium on the workbench. Used by runIntegration (with a test
 // payload) and by the e2e helpers (without one). Everything lives in one temp dir and one
 // process group, and is removed/killed by close(), on Ctrl+C, on errors and at process exit.
-import { ChildProcess, spawn } from 'child_process';
+import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as net from 'net';
@@ -10,8 +10,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { format } from 'util';
 import type { BrowserContext, Page } from 'playwright-core';
-import { EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
-import { CHROMIUM, EXTENSION_BUNDLE, FIXTURE_WORKSPACE, nodeFor, REPO_ROOT, selectedVscodeTarget, VscodeTarget } from './paths';
+import { type EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
+import { CHROMIUM, EXTENSION_BUNDLE, FIXTURE_WORKSPACE, nodeFor, REPO_ROOT, selectedVscodeTarget, type VscodeTarget } from './paths';
 import { languagePacksJson } from './languagePack';
 import { isCodeServerInstalled } from './setup';
 

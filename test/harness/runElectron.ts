@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { runTests } from '@vscode/test-electron';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
-import { EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
+import { type EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
 import { checkExtensionBuilt } from './launch';
 import { FIXTURE_WORKSPACE, REPO_ROOT } from './paths';
 

@@ -4,7 +4,7 @@
 // Exit code: the suite's, as reported by window.codeAutomationExit (never code-server's log).
 import * as fs from 'fs';
 import * as path from 'path';
-import { closeAllWorkbenches, deadline, launchWorkbench, Workbench } from './launch';
+import { closeAllWorkbenches, deadline, launchWorkbench, type Workbench } from './launch';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
 import { ensureRussianLanguagePack } from './languagePack';
 import { RESULTS_DIR } from './paths';
@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   const env = testEntryEnv(args);
 
   let wb: Workbench | undefined;
-  let code = 1;
+  let code: number;
   try {
     const run = (async () => {
       const locale = args.locale ? { locale: args.locale, extensions: [ensureRussianLanguagePack(args.vscode)] } : {};

@@ -1,10 +1,10 @@
 // Setup for the real-VS-Code tests: Debian packages, then code-server from npm into .cache/.
 // CLI: `node out/test/harness/setup.js`. Idempotent; a second run with a complete install is fast.
-import { ChildProcess, spawn, SpawnOptions, spawnSync } from 'child_process';
+import { type ChildProcess, spawn, type SpawnOptions, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { nodeFor, npmNodePaths, VSCODE_TARGETS, VscodeTarget, vscodeTarget } from './paths';
+import { nodeFor, npmNodePaths, VSCODE_TARGETS, type VscodeTarget, vscodeTarget } from './paths';
 
 /** Debian packages: the browser, ripgrep for search, headers for the native modules, build tools. */
 export const APT_PACKAGES = [

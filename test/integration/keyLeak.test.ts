@@ -12,7 +12,7 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { admin, captureUi, closeAllEditors, emulatorBalance, harnessRoot, paidRequests, UiCapture, waitUntil, workspaceRoot } from './support';
+import { admin, captureUi, closeAllEditors, emulatorBalance, harnessRoot, paidRequests, type UiCapture, waitUntil, workspaceRoot } from './support';
 
 const HEX = randomBytes(12).toString('hex');
 const SENTINEL = `gw-SENTINEL-${HEX}`;
@@ -30,7 +30,7 @@ describe('The API key never leaks (sentinel key)', function () {
   const rejections: { flow: string; error: unknown }[] = [];
   const texts: { where: string; text: string }[] = [];
   const hits: Hit[] = [];
-  let searched = { files: 0, bytes: 0, texts: 0 };
+  const searched = { files: 0, bytes: 0, texts: 0 };
   let searchRan = false;
 
   /** Runs one flow; a rejection is kept (its message is searched), not failed on. */

@@ -2,7 +2,7 @@
 // extension host, sees the generation; http.noProxy and clearing the setting bypass it.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import { ForwardProxy, startForwardProxy } from '../support/forwardProxy';
+import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
 import { closeAllEditors, emulator, paidRequests, waitUntil, prepareSuite } from './support';
 
 interface Result {

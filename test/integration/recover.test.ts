@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR, RecoveryManifest, writeRecoveryManifest } from '../../src/core/imageStore';
+import { FALLBACK_RECOVERY_DIR, type RecoveryManifest, writeRecoveryManifest } from '../../src/core/imageStore';
 import { workspaceRoot } from './support';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

@@ -50,7 +50,7 @@ function fakeAccount(snapshot: AccountSnapshot) {
   return { account, model: account as unknown as AccountModel, refreshes, switches };
 }
 
-const colourOf = (item: vscode.StatusBarItem) => (item.backgroundColor as vscode.ThemeColor | undefined)?.id;
+const colourOf = (item: vscode.StatusBarItem) => (item.backgroundColor)?.id;
 const commandOf = (item: vscode.StatusBarItem) => (typeof item.command === 'string' ? item.command : item.command?.command);
 
 describe('Status bar item: colours, text and command', function () {
@@ -103,7 +103,7 @@ describe('Status bar item: colours, text and command', function () {
 
   it('a rejected or expired key: the error background, and a click sets a key', () => {
     for (const status of ['invalid-key', 'expired-key'] as const) {
-      fake.account.set({ status, error: { kind: 'authentication', message: 'rejected', outcomeUnknown: false } } as AccountSnapshot);
+      fake.account.set({ status, error: { kind: 'authentication', message: 'rejected', outcomeUnknown: false } });
       assert.strictEqual(colourOf(item), 'statusBarItem.errorBackground', status);
       assert.strictEqual(commandOf(item), 'gatewayImages.setApiKey', status);
       assert.match(item.text, status === 'expired-key' ? /API key expired/ : /API key rejected/);
@@ -111,10 +111,10 @@ describe('Status bar item: colours, text and command', function () {
   });
 
   it('offline: the warning background, the last figures kept', () => {
-    fake.account.set({ status: 'offline', balance: 777, updatedAt: now, error: { kind: 'connection', message: 'ECONNREFUSED', outcomeUnknown: false } } as AccountSnapshot);
+    fake.account.set({ status: 'offline', balance: 777, updatedAt: now, error: { kind: 'connection', message: 'ECONNREFUSED', outcomeUnknown: false } });
     assert.strictEqual(colourOf(item), 'statusBarItem.warningBackground');
     assert.match(item.text, /\$\(cloud-offline\) ₽ 777\.00/);
-    fake.account.set({ status: 'offline' } as AccountSnapshot);
+    fake.account.set({ status: 'offline' });
     assert.match(item.text, /Gateway offline/);
   });
 

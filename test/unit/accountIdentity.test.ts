@@ -2,12 +2,12 @@
 // switch, usage of another key, partial refreshes, and funds checks on current facts only.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { AccountApi, AccountConnection, AccountModel } from '../../src/account/accountModel';
+import { type AccountApi, type AccountConnection, AccountModel } from '../../src/account/accountModel';
 import { GatewayClient } from '../../src/core/client';
 import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors';
 import { accountIdentity, keyFingerprint } from '../../src/core/identity';
 import type { ImageModel } from '../../src/core/types';
-import { caught, DEMO_KEYS, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
+import { caught, DEMO_KEYS, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
 
 describe('account identity', function () {
   let emu: RunningEmulator;
@@ -18,7 +18,7 @@ describe('account identity', function () {
   let currentKey: string;
   /** Calls of these keys wait for `release()` after their answer arrived. */
   let held = new Set<string>();
-  let releases: (() => void)[] = [];
+  const releases: (() => void)[] = [];
 
   const release = () => {
     held = new Set();

@@ -3,8 +3,8 @@ import * as assert from 'node:assert/strict';
 import type { GatewayClient } from '../../src/core/client';
 import { toKopecks } from '../../src/core/cost';
 import { ValidationError } from '../../src/core/errors';
-import { AccountModel, AccountSnapshot, budgetLow, expiresWithin } from '../../src/account/accountModel';
-import { DEMO_KEYS, localServer, MemorySink, newClient, RunningEmulator, SMALL, startEmulator } from './support/gateway';
+import { AccountModel, type AccountSnapshot, budgetLow, expiresWithin } from '../../src/account/accountModel';
+import { DEMO_KEYS, localServer, MemorySink, newClient, type RunningEmulator, SMALL, startEmulator } from './support/gateway';
 
 describe('AccountModel', function () {
   let emu: RunningEmulator;

@@ -8,7 +8,7 @@ import type { GatewayClient } from '../../src/core/client';
 import { ApiError, AuthenticationError, InsufficientFundsError, ResponseFormatError, UnknownModelError } from '../../src/core/errors';
 import { UnreadableAnswerError } from '../../src/core/paidAnswer';
 import type { ImageModel } from '../../src/core/types';
-import { caught, DEMO_KEYS, listFiles, localServer, MemorySink, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir, writePng } from './support/gateway';
+import { caught, DEMO_KEYS, listFiles, localServer, MemorySink, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, writePng } from './support/gateway';
 
 describe('answer forms of a real gateway (emulator forms)', () => {
   let emu: RunningEmulator;

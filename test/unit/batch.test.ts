@@ -5,11 +5,11 @@ import * as path from 'node:path';
 import type { GatewayClient } from '../../src/core/client';
 import { parseBatchFile } from '../../src/core/batchFile';
 import type { ImageModel } from '../../src/core/types';
-import { LineOutcome, planResume, runBatch, summarize } from '../../src/jobs/batch';
+import { type LineOutcome, planResume, runBatch, summarize } from '../../src/jobs/batch';
 import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
 import { runBounded } from '../../src/jobs/pool';
 import type { HistoryEntry } from '../../src/jobs/history';
-import { newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 const FIVE = ['a cat', 'a dog', 'a fox', 'an owl', 'a bee'].join('\n');
 

@@ -11,7 +11,7 @@ import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors
 import type { ImageModel } from '../../src/core/types';
 import { AccountModel } from '../../src/account/accountModel';
 import type { ImageJob } from '../../src/jobs/jobTypes';
-import { caught, DEMO_KEYS, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { caught, DEMO_KEYS, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 describe('billing through the balance', function () {
   let emu: RunningEmulator;
@@ -169,7 +169,7 @@ describe('billing through the balance', function () {
       assert.equal(paidRequests(emu).length, 1);
       assert.equal(result.notes?.length, 1);
       const reservation = estimateCost(models.find((m) => m.id === 'lumen-xl')!, 1).reservation.toFixed(2);
-      assert.match(result.notes![0], new RegExp(`budget \\(.*5\\.00\\) looks lower than the reservation \\(.*${reservation.replace('.', '\\.')}\\); sent anyway`));
+      assert.match(result.notes[0], new RegExp(`budget \\(.*5\\.00\\) looks lower than the reservation \\(.*${reservation.replace('.', '\\.')}\\); sent anyway`));
       assert.ok(rig.events.some((e) => e.type === 'notice' && e.message === result.notes![0]), 'told as a notice');
     } finally {
       emu.state.setForms([]);

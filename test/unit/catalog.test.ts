@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import type { GatewayClient } from '../../src/core/client';
 import { canEdit, entryId, extractEntries, extractGroups, parseImageModels, toImageModel } from '../../src/core/catalog';
-import { localServer, LocalServer, newClient } from './support/gateway';
+import { localServer, type LocalServer, newClient } from './support/gateway';
 
 const A = { id: 'aurora-1', provider: 'northlight', min_price_per_image: 2.5, max_price_per_image: 4, max_n: 4, max_input_references: 1, supported_resolutions: ['1K'] };
 const B = { id: 'lumen-xl', provider: 'lumenworks', min_price_per_image: 6, max_price_per_image: 12.5, max_n: 2, max_input_references: 0 };

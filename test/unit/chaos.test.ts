@@ -16,7 +16,7 @@ import type { ImageJob } from '../../src/jobs/jobTypes';
 import { FAULT_NAMES, type FaultName, type FaultSpec } from '../../tools/emulator/faults';
 import { paintPng, prng } from '../../tools/emulator/png';
 import { checkInvariants, RECONCILE_MS, SOAK_KEYS, soakWorld, type SoakWorld } from './support/chaos';
-import { newClient, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { newClient, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
 
 const OPS = Number(process.env.GATEWAY_IMAGES_SOAK_OPS) || 300;
 const SEED = Number(process.env.GATEWAY_IMAGES_SOAK_SEED) || (Date.now() % 2 ** 31);

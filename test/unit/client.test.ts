@@ -9,7 +9,7 @@ import { CATALOG_GROUPS } from '../../src/core/types';
 import { findImageModel, IMAGE_MODELS } from '../../tools/emulator';
 import { parseMultipart, multipartBoundary } from '../../tools/emulator/multipart';
 import { renderImage } from '../../tools/emulator/render';
-import { caught, DEMO_KEYS, localServer, MemorySink, newClient, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
+import { caught, DEMO_KEYS, localServer, MemorySink, newClient, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -216,7 +216,7 @@ describe('GatewayClient against the emulator', function () {
         const ref = (p: string) => ({ path: p, mediaType: 'image/png', size: TINY_PNG.length });
         await local.edit({ model: 'aurora-1', prompt: 'x', n: 1, seed: 9 }, [ref(a)], new MemorySink());
         await local.edit({ model: 'aurora-1', prompt: 'x' }, [ref(a), ref(b)], new MemorySink());
-        const names = bodies.map(({ type, body }) => parseMultipart(body, multipartBoundary(type)!).map((p) => `${p.name}${p.filename !== undefined ? '(file)' : `=${p.data}`}`));
+        const names = bodies.map(({ type, body }) => parseMultipart(body, multipartBoundary(type)!).map((p) => `${p.name}${p.filename !== undefined ? '(file)' : `=${p.data.toString()}`}`));
         assert.deepEqual(names[0].filter((n) => n.startsWith('image')), ['image(file)']);
         assert.ok(names[0].includes('seed=9') && names[0].includes('model=aurora-1') && names[0].includes('n=1'), names[0].join(' '));
         assert.deepEqual(names[1].filter((n) => n.startsWith('image')), ['image[](file)', 'image[](file)']);

@@ -4,9 +4,9 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { GatewayClient } from '../../src/core/client';
 import type { ImageModel } from '../../src/core/types';
-import { CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
+import { type CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
 import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';
-import { newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 describe('compare models', () => {
   let emu: RunningEmulator;

@@ -78,7 +78,7 @@ describe('gateway emulator', function () {
   };
   const generateJson = async (body: unknown, key?: string, headers?: Record<string, string>) => {
     const { res, text } = await generate(body, key, headers);
-    return { res, body: JSON.parse(text) as any };
+    return { res, body: JSON.parse(text) };
   };
   const imagesOf = (body: any): Buffer[] => body.data.map((d: any) => Buffer.from(d.b64_json, 'base64'));
   const admin = async (method: string, p: string, body?: unknown) => {

@@ -15,7 +15,7 @@ import {
 } from '../../src/core/errors';
 import { classifyApiError, parseRetryAfter, requestIdOf } from '../../src/core/errorParsing';
 import { parseErrorBody } from '../../src/core/errorBody';
-import { caught, localServer, LocalServer, MemorySink, newClient } from './support/gateway';
+import { caught, localServer, type LocalServer, MemorySink, newClient } from './support/gateway';
 
 const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n';
 
@@ -23,6 +23,7 @@ const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<bod
 function assertReadable(message: string, label: string): void {
   assert.equal(typeof message, 'string', label);
   assert.ok(message.length > 2 && message.length <= 600, `${label}: length ${message.length}`);
+  // eslint-disable-next-line no-control-regex -- the check is that no control characters are there.
   assert.doesNotMatch(message, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/, `${label}: control characters in ${JSON.stringify(message)}`);
   assert.match(message, /[.!?…]$/, `${label}: ${JSON.stringify(message)}`);
   assert.match(message, /^[A-Z"(]/, `${label}: starts with a capital: ${JSON.stringify(message)}`);

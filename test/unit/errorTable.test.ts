@@ -3,7 +3,7 @@
 // the client; the emulator's own choices (its id format, its opening balance) are read, not assumed.
 import * as assert from 'node:assert/strict';
 import {
-  ApiError,
+  type ApiError,
   AuthenticationError,
   EditNotSupportedError,
   InsufficientFundsError,
@@ -12,7 +12,7 @@ import {
 } from '../../src/core/errors';
 import type { GenerationRequest } from '../../src/core/types';
 import type { GatewayClient } from '../../src/core/client';
-import { caught, DEMO_KEYS, MemorySink, newClient, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir, writePng } from './support/gateway';
+import { caught, DEMO_KEYS, MemorySink, newClient, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, writePng } from './support/gateway';
 
 const dataUrl = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const ref = { type: 'image_url' as const, image_url: { url: dataUrl } };

@@ -4,14 +4,14 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { Agent, Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { GatewayClient, GatewayClientConfig } from '../../src/core/client';
 import { ConnectionError, GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError, CancelledError, AuthenticationError } from '../../src/core/errors';
 import type { RecoveryManifest } from '../../src/core/imageStore';
 import type { ImageModel } from '../../src/core/types';
 import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../../tools/emulator';
-import { caught, DEMO_KEYS, listFiles, localServer, newClient, newService, paidRequests, removeDir, RunningEmulator, ServiceRig, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
+import { caught, DEMO_KEYS, listFiles, localServer, newClient, newService, paidRequests, removeDir, type RunningEmulator, type ServiceRig, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
 
 type ErrorClass = new (...args: never[]) => GatewayError;
 

@@ -10,7 +10,7 @@ import type { GatewayClient } from '../../src/core/client';
 import type { ImageModel } from '../../src/core/types';
 import type { JobEvent } from '../../src/jobs/jobTypes';
 import { ConnectionError } from '../../src/core/errors';
-import { caught, listFiles, newClient, newService, paidRequests, removeDir, RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { caught, listFiles, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
-import { decodeGenerationStream, ImageSink, ImageWriter } from '../../src/core/generationStream';
+import { decodeGenerationStream, type ImageSink, type ImageWriter } from '../../src/core/generationStream';
 import { CancelledError, ResponseFormatError } from '../../src/core/errors';
 import type { GenerationResponseMeta } from '../../src/core/types';
 import { prng } from '../../tools/emulator/png';
@@ -478,7 +478,7 @@ describe('decodeGenerationStream', function () {
           assert.deepEqual(meta, built.meta);
           assertImages(sink, images);
         } catch (e) {
-          throw new Error(`seed ${seed}: ${(e as Error).message}`);
+          throw new Error(`seed ${seed}: ${(e as Error).message}`, { cause: e });
         }
       }
     });
@@ -493,7 +493,7 @@ describe('decodeGenerationStream', function () {
           assert.deepEqual(meta, built.meta);
           assertImages(sink, small);
         } catch (e) {
-          throw new Error(`seed ${seed}: ${(e as Error).message}`);
+          throw new Error(`seed ${seed}: ${(e as Error).message}`, { cause: e });
         }
       }
     });
@@ -523,7 +523,7 @@ describe('decodeGenerationStream', function () {
             const started = built.closeQuotes.filter((q, i) => q < cut || sink.writers[i] !== undefined).length;
             assert.equal(sink.writers.length, started);
           } catch (e) {
-            throw new Error(`seed ${seed}, cut ${cut}/${built.body.length}: ${(e as Error).message}`);
+            throw new Error(`seed ${seed}, cut ${cut}/${built.body.length}: ${(e as Error).message}`, { cause: e });
           }
         }
       }

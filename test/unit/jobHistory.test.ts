@@ -1,6 +1,6 @@
 // One history entry per job, updated as each image is saved (the studio's gallery reads it).
 import * as assert from 'node:assert/strict';
-import { HistoryStore, JobHistoryRecord, KeyValueStore } from '../../src/jobs/history';
+import { HistoryStore, JobHistoryRecord, type KeyValueStore } from '../../src/jobs/history';
 
 function memoryStore(): KeyValueStore {
   const map = new Map<string, unknown>();

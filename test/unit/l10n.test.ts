@@ -34,8 +34,8 @@ describe('l10n: manifest strings (package.nls)', () => {
     const used = [...referencedKeys(pkg)];
     assert.ok(used.length > 30, `only ${used.length} keys are used`);
     for (const key of used) {
-      assert.ok(typeof en[key] === 'string' && (en[key] as string).trim(), `package.nls.json lacks ${key}`);
-      assert.ok(typeof ru[key] === 'string' && (ru[key] as string).trim(), `package.nls.ru.json lacks ${key}`);
+      assert.ok(typeof en[key] === 'string' && (en[key]).trim(), `package.nls.json lacks ${key}`);
+      assert.ok(typeof ru[key] === 'string' && (ru[key]).trim(), `package.nls.ru.json lacks ${key}`);
     }
   });
 
@@ -50,7 +50,7 @@ describe('l10n: manifest strings (package.nls)', () => {
 
   it('Russian keeps the command links and the {placeholders} of the English text', () => {
     for (const [key, english] of Object.entries(en)) {
-      const russian = String(ru[key] ?? '');
+      const russian = typeof ru[key] === 'string' ? ru[key] : '';
       const links = (text: string) => (text.match(/\]\((command:[^)]+)\)/g) ?? []).sort();
       assert.deepEqual(links(russian), links(String(english)), `links of ${key}`);
       const settingsPlaceholders = (text: string) => (text.match(/`\{\w+\}`/g) ?? []).sort();
@@ -164,9 +164,9 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
   it('validation messages come out translated through the configured bundle', async () => {
     const { collectIssues } = await import('../../src/core/validation');
     l10n.config({ contents: ru });
-    const issues = collectIssues({ model: '', prompt: '' } as never, { models: [] });
+    const issues = collectIssues({ model: '', prompt: '' }, { models: [] });
     assert.ok(issues.some((i) => i.message === 'Выберите модель: "model" обязателен.'), JSON.stringify(issues));
     l10n.config({ contents: {} });
-    assert.ok(collectIssues({ model: '', prompt: '' } as never, { models: [] }).some((i) => i.message === 'Choose a model: "model" is required.'));
+    assert.ok(collectIssues({ model: '', prompt: '' }, { models: [] }).some((i) => i.message === 'Choose a model: "model" is required.'));
   });
 });

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { ValidationError } from '../../src/core/errors';
 import { pngThumbnail } from '../../src/core/pngThumbnail';
-import { ConfigError, readConfig } from '../../src/mcp/server/config';
+import { type ConfigError, readConfig } from '../../src/mcp/server/config';
 import { SpendingCap } from '../../src/mcp/server/spendingCap';
 import { mcpClientSnippet } from '../../src/mcp/snippets';
 import { checkArguments, toolSchema } from '../../src/mcp/server/toolSchemas';

@@ -7,8 +7,8 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { findImageModel } from '../../tools/emulator';
 import { renderImage } from '../../tools/emulator/render';
-import { listFiles, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
-import { launch, SERVER, ServerOutput, ToolResult } from './support/mcp';
+import { listFiles, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { launch, SERVER, type ServerOutput, type ToolResult } from './support/mcp';
 
 /** The PNG the emulator renders for a 64×64 request without options (its renderer is deterministic for a seed). */
 function emulatorPng(model: string, prompt: string, seed: number, index: number): Buffer {
@@ -120,7 +120,7 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     // A small preview, not the image itself.
     const preview = result.content.find((c) => c.type === 'image');
     assert.equal(preview?.mimeType, 'image/png');
-    const png = Buffer.from(preview!.data!, 'base64');
+    const png = Buffer.from(preview.data!, 'base64');
     assert.ok(png.readUInt32BE(16) <= 128 && png.readUInt32BE(20) <= 128);
   });
 

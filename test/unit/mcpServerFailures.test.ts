@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DEMO_KEYS, paidRequests, removeDir, RunningEmulator, startEmulator, tempDir } from './support/gateway';
-import { launch, SERVER, ToolResult } from './support/mcp';
+import { DEMO_KEYS, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { launch, SERVER, type ToolResult } from './support/mcp';
 
 describe('MCP server: paid calls that fail or are cancelled', function () {
   this.timeout(30_000);
@@ -73,13 +73,13 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
       env: { PATH: process.env.PATH ?? '', GATEWAY_IMAGES_BASE_URL: emu.url, GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited, GATEWAY_IMAGES_WORKSPACE: workspace, GATEWAY_IMAGES_RECOVERY_DIR: recovery },
       stdio: ['pipe', 'pipe', 'ignore'],
     });
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     const answers = new Map<number, { result?: ToolResult }>();
     lines.on('line', (line) => {
       const message = JSON.parse(line) as { id?: number; result?: ToolResult };
       if (typeof message.id === 'number') answers.set(message.id, message);
     });
-    const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
     const answer = async (id: number) => {
       const end = Date.now() + 10_000;
       while (!answers.has(id) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));

@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { expandFileNamePattern, NameFields, sanitizeFileName, slugify, withCollisionSuffix } from '../../src/core/naming';
+import { expandFileNamePattern, type NameFields, sanitizeFileName, slugify, withCollisionSuffix } from '../../src/core/naming';
 
 /** What must hold for every produced name. */
 function assertSafe(name: string, maxLength = 120): void {
   assert.ok(name.length > 0, 'empty name');
   assert.ok(Array.from(name).length <= maxLength, `too long: ${name.length}`);
+  // eslint-disable-next-line no-control-regex -- control characters are among the unsafe ones checked for.
   assert.ok(!/[/\\<>:"|?*\u0000-\u001f]/.test(name), `unsafe character in ${JSON.stringify(name)}`);
   assert.ok(!name.includes('..'), `'..' in ${name}`);
   assert.ok(!/[. ]$/.test(name), `trailing dot/space in ${name}`);

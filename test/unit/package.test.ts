@@ -74,7 +74,7 @@ describe('packaging: the .vsix', function () {
       execFileSync(npm, ['run', '--silent', 'package'], { cwd: dir, stdio: 'pipe', encoding: 'utf8' });
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string };
-      throw new Error(`npm run package failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+      throw new Error(`npm run package failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
     }
     const built = readdirSync(dir).filter((f) => f.endsWith('.vsix'));
     assert.equal(built.length, 1, `expected one .vsix, found ${built.join(', ')}`);
@@ -114,7 +114,7 @@ describe('packaging: the .vsix', function () {
       for (const step of walkthrough.steps ?? []) {
         for (const media of [step.media?.image, step.media?.svg, step.media?.markdown]) {
           if (typeof media === 'string') required.push(`extension/${media}`);
-          else if (media && typeof media === 'object') for (const p of Object.values(media)) required.push(`extension/${p}`);
+          else if (media && typeof media === 'object') for (const p of Object.values(media)) required.push(`extension/${String(p)}`);
         }
       }
     }

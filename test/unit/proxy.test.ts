@@ -12,9 +12,9 @@ import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { GatewayClient } from '../../src/core/client';
 import { ConnectionError, GatewayError, TimeoutError, ValidationError } from '../../src/core/errors';
-import { createDispatcher, ProxySettings, resolveProxy } from '../../src/core/proxy';
-import { ForwardProxy, startForwardProxy } from '../support/forwardProxy';
-import { caught, DEMO_KEYS, MemorySink, paidRequests, RunningEmulator, SMALL, startEmulator } from './support/gateway';
+import { createDispatcher, type ProxySettings, resolveProxy } from '../../src/core/proxy';
+import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
+import { caught, DEMO_KEYS, MemorySink, paidRequests, type RunningEmulator, SMALL, startEmulator } from './support/gateway';
 
 describe('proxy support (createDispatcher)', function () {
   this.timeout(30_000);

@@ -1,10 +1,11 @@
 // The README's commands cannot drift: every `npm …` command it names (fenced shell blocks and
 // inline code) has its script in package.json, and each is exercised by a test, listed below.
 // The light ones run here, in a temporary copy of the repository: `npm run l10n` (changes
-// nothing when the tree is up to date) and `npm run watch` (starts, builds dist/, is stopped).
+// nothing when the tree is up to date), `npm run watch` (starts, builds dist/, is stopped) and
+// `npm run format` (rewrites an unformatted file so that `npm run format:check` passes).
 import * as assert from 'node:assert/strict';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -31,6 +32,9 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run bench': 'test/e2e/readmeCommands.e2e.test.ts',
   'npm run l10n': 'test/unit/readme.test.ts',
   'npm run compile-tests': 'package.json', // a step of `npm test`
+  'npm run lint': 'package.json', // a step of `npm test`
+  'npm run format:check': 'package.json', // a step of `npm test`
+  'npm run format': 'test/unit/readme.test.ts',
   'npm run setup:vscode': 'package.json', // a step of `npm test`
   'npm run test:integration': 'package.json', // a step of `npm test`
   'npm run test:e2e': 'package.json', // a step of `npm test`
@@ -114,6 +118,27 @@ describe('README commands', () => {
     try {
       execFileSync(NPM, ['run', '--silent', 'l10n'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
       for (const file of files) assert.equal(readFileSync(path.join(dir, file), 'utf8'), readFileSync(path.join(ROOT, file), 'utf8'), `npm run l10n changed ${file}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('npm run format rewrites unformatted files in src/, media/, test/ and scripts/; npm run format:check fails before and passes after', function () {
+    this.timeout(60_000);
+    const dir = copyRepo(['package.json', '.prettierrc.json', '.prettierignore']);
+    const unformatted = 'const point = {x:1,y:"two"}\nexport default point\n';
+    const formatted = "const point = { x: 1, y: 'two' };\nexport default point;\n";
+    const files = ['src/a.ts', 'media/b.ts', 'test/c.ts', 'scripts/d.mjs'];
+    try {
+      for (const file of files) {
+        mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        writeFileSync(path.join(dir, file), unformatted);
+      }
+      const run = (script: string) => execFileSync(NPM, ['run', '--silent', script], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+      assert.throws(() => run('format:check'), 'npm run format:check passed on unformatted files');
+      run('format');
+      for (const file of files) assert.equal(readFileSync(path.join(dir, file), 'utf8'), formatted, `npm run format left ${file} as it was`);
+      run('format:check');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

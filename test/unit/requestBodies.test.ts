@@ -9,7 +9,7 @@ import {
   base64Chunks,
   jsonBodyWithReferences,
   multipartEditBody,
-  ReferenceFile,
+  type ReferenceFile,
   ReferenceFileChangedError,
 } from '../../src/core/requestBodies';
 
@@ -98,7 +98,7 @@ describe('requestBodies', function () {
           }
         }
         const encoded = (await collect(base64Chunks(chunks()))).toString('latin1');
-        assert.equal(encoded, data.toString('base64'), `chunk sizes ${sizes}`);
+        assert.equal(encoded, data.toString('base64'), `chunk sizes ${sizes.join(',')}`);
       }
       assert.equal((await collect(base64Chunks((async function* () {})()))).length, 0);
     });
@@ -313,7 +313,7 @@ describe('requestBodies', function () {
         let r = await it.next();
         assert.equal(openFds(), before, 'text prefix needs no file');
         while (!r.done && openFds() === before) r = await it.next();
-        assert.equal(openFds(), before! + 1, 'the file is open while streaming');
+        assert.equal(openFds(), before + 1, 'the file is open while streaming');
         await it.return?.();
         assert.equal(openFds(), before, 'return() closed the file');
         assert.equal((await it.next()).done, true);

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import type { AccountSnapshot } from '../../src/account/accountModel';
 import { parseImageModels } from '../../src/core/catalog';
-import { FormInteraction, FormValues } from '../../src/studio/protocol';
+import { type FormInteraction, type FormValues } from '../../src/studio/protocol';
 import { parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocolValidation';
 import { evaluateForm, visibleIssues } from '../../src/studio/view';
 import { CATALOG } from '../../tools/emulator/catalog';

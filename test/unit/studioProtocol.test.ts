@@ -1,7 +1,7 @@
 // The host checks every message of the Image Studio page with parseFromWebviewMessage: valid
 // messages pass unchanged, anything else (unknown type, wrong shape, oversized) is rejected.
 import * as assert from 'assert';
-import { FormValues, FromWebviewMessage, LIMITS } from '../../src/studio/protocol';
+import { type FormValues, type FromWebviewMessage, LIMITS } from '../../src/studio/protocol';
 import { parseFromWebviewMessage, describeRejected } from '../../src/studio/protocolValidation';
 
 const form: FormValues = {

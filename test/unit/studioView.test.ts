@@ -86,8 +86,8 @@ describe('studio view: evaluateForm (issues and the estimate)', () => {
     const result = evaluate(form({ n: 2 }), ready({ balance: 100, budget: 20 }));
     assert.deepEqual(result.issues, []);
     assert.equal(result.estimate?.reservationText, formatRubles(7, 'en'));
-    assert.match(result.estimate!.expectedText, /4\.00/);
-    assert.match(result.estimate!.expectedText, /7\.00/);
+    assert.match(result.estimate.expectedText, /4\.00/);
+    assert.match(result.estimate.expectedText, /7\.00/);
     assert.equal(result.estimate?.balanceAfterText, formatRubles(93, 'en'));
     assert.equal(result.estimate?.budgetAfterText, formatRubles(13, 'en'));
     assert.equal(result.estimate?.cannotAfford, undefined);

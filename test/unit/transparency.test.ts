@@ -24,7 +24,7 @@ describe('transparency', () => {
     const issue = transparencyIssue({ background: 'transparent', output_format: 'jpeg' });
     assert.equal(issue?.field, 'output_format');
     assert.deepEqual(issue?.allowed, ['png', 'webp']);
-    assert.match(issue!.message, /JPEG has no alpha/);
+    assert.match(issue.message, /JPEG has no alpha/);
     assert.equal(transparencyIssue({ background: 'transparent', output_format: 'png' }), undefined);
     assert.equal(transparencyIssue({ background: 'opaque', output_format: 'jpeg' }), undefined);
   });

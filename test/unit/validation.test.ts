@@ -8,7 +8,7 @@ import { ValidationError } from '../../src/core/errors';
 import type { GenerationRequest, ImageModel } from '../../src/core/types';
 import { collectIssues, validateRequest } from '../../src/core/validation';
 import type { ImageJob } from '../../src/jobs/jobTypes';
-import { caught, newClient, newService, paidRequests, removeDir, RunningEmulator, ServiceRig, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
+import { caught, newClient, newService, paidRequests, removeDir, type RunningEmulator, type ServiceRig, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
 
 interface Case {
   name: string;
@@ -19,7 +19,7 @@ interface Case {
   /** Text the message must contain. */
   says?: RegExp;
   /** Local reference files: a count of PNGs, or named kinds. */
-  references?: (string | 'png')[];
+  references?: string[];
 }
 
 const url = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -136,7 +136,7 @@ describe('validation matrix', function () {
     kind === 'png' ? path.join(dir, 'ref.png') : kind === 'text' ? path.join(dir, 'notes.txt') : kind === 'folder' ? dir : path.join(dir, 'nope.png');
 
   const job = (request: Record<string, unknown>, references?: string[]): ImageJob => ({
-    request: { model: 'aurora-1', prompt: 'a quiet harbour at dawn', size: SMALL, ...request } as GenerationRequest,
+    request: { model: 'aurora-1', prompt: 'a quiet harbour at dawn', size: SMALL, ...request },
     references: references?.map(fileFor),
     output: { directory: path.join(dir, 'out'), pattern: '{slug}-{index}' },
   });
@@ -257,7 +257,7 @@ describe('validation matrix', function () {
 
   describe('collectIssues reports every problem at once', () => {
     it('lists several fields', () => {
-      const issues = collectIssues({ model: 'aurora-1', prompt: '', n: 9, quality: 'x', size: '5х5' } as GenerationRequest, { models });
+      const issues = collectIssues({ model: 'aurora-1', prompt: '', n: 9, quality: 'x', size: '5х5' }, { models });
       assert.deepEqual(issues.map((i) => i.field).sort(), ['n', 'prompt', 'quality', 'size']);
     });
     it('referenceCount overrides input_references', () => {
@@ -265,7 +265,7 @@ describe('validation matrix', function () {
       assert.deepEqual(issues.map((i) => i.field), ['input_references']);
     });
     it('an empty catalog refuses every model', () => {
-      assert.equal(collectIssues({ model: 'aurora-1', prompt: 'p' }, { models: [] })[0].field, 'model');
+      assert.equal(collectIssues({ model: 'aurora-1', prompt: 'p' }, { models: [] })[0]?.field, 'model');
     });
   });
 

@@ -3,7 +3,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ImageJobService } from '../../src/jobs/imageJobs';
-import { BenchContext, BenchTarget, fmtS, lpad, median, MiB, pad, runNote, ScenarioReport } from './scenario';
+import { type BenchContext, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 
 const JOBS = 20;

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { request } from 'undici';
 import type { ImageJobService } from '../../src/jobs/imageJobs';
-import { BenchContext, BenchTarget, fmtMs, fmtS, lpad, median, MiB, pad, runNote, ScenarioReport } from './scenario';
+import { type BenchContext, type BenchTarget, fmtMs, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 
 const TARGET_FIRST_IMAGE_OVER_LIMIT_MS = 50;

@@ -7,7 +7,7 @@
 // --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds).
 import { fork, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { promises as fs, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startEmulator, type RunningEmulator } from '../emulator';
@@ -295,7 +295,7 @@ function productionBundle(): BundleInfo {
   const build = spawnSync(process.execPath, ['esbuild.mjs', '--production'], { cwd: ROOT, encoding: 'utf8' });
   if (build.status !== 0) return { ok: false, error: (build.stderr || build.stdout || `exit ${build.status}`).trim().slice(0, 500), files: {}, activationBytes: 0 };
   const files: Record<string, number> = {};
-  for (const name of require('node:fs').readdirSync(path.join(ROOT, 'dist')) as string[]) {
+  for (const name of readdirSync(path.join(ROOT, 'dist'))) {
     if (name.endsWith('.js')) files[name] = statSync(path.join(ROOT, 'dist', name)).size;
   }
   return { ok: true, files, activationBytes: (files['extension.js'] ?? 0) + (files['errors.js'] ?? 0) };

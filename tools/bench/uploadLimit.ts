@@ -9,7 +9,7 @@ import { connect, type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requestBodies';
 import { checkReferenceFiles } from '../../src/jobs/jobFiles';
-import { BenchContext, BenchTarget, fmtS, lpad, median, MiB, pad, runNote, ScenarioReport } from './scenario';
+import { type BenchContext, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 
 const TARGET_UPLOAD_RATIO = 1.3;

@@ -3,7 +3,7 @@
 // emulator; the demo's key setter (key-setter/) enters a demo key through the Set API Key command. Prints the URL to open; Ctrl+C stops everything and cleans up:
 // code-server's whole process group is gone, the emulator's port is closed and the temporary
 // folder removed before the process exits. test/e2e/demo.e2e.test.ts checks exactly that.
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { type ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -49,7 +49,7 @@ function serverEnv(home: string, tmp: string): NodeJS.ProcessEnv {
  * key through Gateway Images' Set API Key command. Packaged with vsce, as the product is.
  */
 async function packageKeySetter(out: string): Promise<string> {
-  const { createVSIX } = (await import('@vscode/vsce')) as typeof import('@vscode/vsce');
+  const { createVSIX } = await import('@vscode/vsce');
   await createVSIX({ cwd: KEY_SETTER_DIR, packagePath: out, allowMissingRepository: true, skipLicense: true, dependencies: false });
   return out;
 }

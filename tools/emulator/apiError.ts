@@ -1,13 +1,17 @@
 // The emulator's error body: OpenAI style {"error":{message,type,param,code}}.
 
-export class ApiFailure {
+/** Thrown inside the emulator's handlers and turned into the answer; an Error, so it carries a stack. */
+export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    readonly message: string,
+    message: string,
     readonly param: string | null = null,
     readonly type: string = typeForStatus(status),
-  ) {}
+  ) {
+    super(message);
+    this.name = 'ApiFailure';
+  }
 
   body(): string {
     return JSON.stringify({ error: { message: this.message, type: this.type, param: this.param, code: this.code } });

@@ -35,7 +35,7 @@ export function parseForms(value: unknown): FormName[] | string {
   return [...new Set(list as FormName[])];
 }
 
-import { ApiFailure, DetailFailure } from './apiError';
+import { type ApiFailure, DetailFailure } from './apiError';
 
 const RUSSIAN: Record<string, [number, string]> = {
   invalid_api_key: [401, 'Неверный API-ключ'],

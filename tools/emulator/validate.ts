@@ -93,7 +93,7 @@ export function validateImageRequest(raw: RawImageRequest): ValidImageRequest {
     if (pixels && (resolution !== undefined || aspect_ratio !== undefined)) {
       throw badRequest('conflicting_parameters', 'An explicit pixel "size" cannot be combined with "resolution" or "aspect_ratio".', 'size');
     }
-    size = v as string;
+    size = v;
   }
 
   const quality = enumField(f, 'quality', QUALITY_VALUES);

@@ -5,15 +5,15 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { canEdit } from '../../core/catalog';
 import { CatalogCache } from '../../core/catalogCache';
-import { CostEstimate, formatRubles, FundsSnapshot } from '../../core/cost';
+import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/cost';
 import { ApiError, NotConfiguredError, ValidationError } from '../../core/errors';
 import { pngThumbnail } from '../../core/pngThumbnail';
-import { BalanceRecord, GenerationRequest, ImageModel, KeyRecord, StatsSummary } from '../../core/types';
+import { type BalanceRecord, type GenerationRequest, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/types';
 import { ImageJobService } from '../../jobs/imageJobs';
 import type { ImageApi, ImageJob } from '../../jobs/jobTypes';
 import type { McpConfig } from './config';
-import { CapStatus, SpendingCap } from './spendingCap';
-import { checkArguments, ToolName, toolSchema } from './toolSchemas';
+import { type CapStatus, SpendingCap } from './spendingCap';
+import { checkArguments, type ToolName, toolSchema } from './toolSchemas';
 import { WorkspacePaths } from './workspacePaths';
 
 /** The part of the gateway client the tools use. */
@@ -88,7 +88,7 @@ export class ImageTools {
     this.paths = new WorkspacePaths(config.workspaceRoot);
     this.catalog = new CatalogCache(() => this.api().imageModels());
     this.jobs = new ImageJobService({
-      api: async () => this.paidApi(),
+      api: () => Promise.resolve(this.paidApi()),
       models: () => this.catalog.get(),
       funds: () => this.funds,
       applyUsage: (usage) => {
@@ -99,7 +99,7 @@ export class ImageTools {
       },
       reconcile: () => undefined,
       // No person confirms here: the spending cap is the guard, checked before run().
-      confirm: async () => true,
+      confirm: () => Promise.resolve(true),
       confirmAbove: () => Number.POSITIVE_INFINITY,
       provenance: () => this.provenance,
       recoveryDir: config.recoveryDir,

@@ -2,9 +2,9 @@
 // JSON-RPC "invalid params" errors naming the field; refusals and gateway failures become tool
 // results with isError, so the agent reads why (and that nothing was sent, or that it may have been charged).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, summarizeError, ValidationError } from '../../core/errors';
-import { capLine, CapRefusal, FailureWithRecovery, ImageTools, ToolAnswer } from './imageTools';
+import { capLine, CapRefusal, FailureWithRecovery, type ImageTools, type ToolAnswer } from './imageTools';
 import { TOOL_SCHEMAS } from './toolSchemas';
 
 export const SERVER_NAME = 'gateway-images';
@@ -26,7 +26,7 @@ export function createMcpServer(tools: ImageTools, version: string, redact: (tex
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOL_SCHEMAS.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations: { title, ...annotations } })),
   }));
 

@@ -138,7 +138,8 @@ export function checkArguments(schema: ObjectSchema, args: unknown): Record<stri
     if (record[field] === undefined) throw new ValidationError(field, `"${field}" is required.`);
   }
   for (const [field, value] of Object.entries(record)) {
-    if (value !== undefined) checkValue(field, value, schema.properties[field]);
+    const property = schema.properties[field]; // present: unknown fields were refused above
+    if (value !== undefined && property) checkValue(field, value, property);
   }
   return record;
 }

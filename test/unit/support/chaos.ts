@@ -30,7 +30,7 @@ export async function soakWorld(emu: RunningEmulator, dir: string, models: Image
   emu.state.addKey(SOAK_KEYS.plain, 'unlimited');
   emu.state.addKey(SOAK_KEYS.budget, 'budget');
   emu.state.setKeyBudget(SOAK_KEYS.budget, 500_000);
-  const world = { emu, key: SOAK_KEYS.plain as string, out: path.join(dir, 'workspace'), recovery: path.join(dir, 'global-storage', 'recovery') } as SoakWorld;
+  const world = { emu, key: SOAK_KEYS.plain, out: path.join(dir, 'workspace'), recovery: path.join(dir, 'global-storage', 'recovery') } as SoakWorld;
   // Paid requests wait for the slowest fault (slow-headers at 400 ms), never for minutes.
   world.client = newClient(emu, null, { getApiKey: () => world.key, paidTimeoutMs: 30_000 });
   world.account = new AccountModel(async () => world.client);

@@ -1,11 +1,11 @@
 // Shared helpers of the core's unit tests: the emulator on loopback, clients, sinks, temp folders,
 // local HTTP servers and the job service wired to real HTTP (nothing is mocked).
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { GatewayClient, GatewayClientConfig, RequestLogEntry } from '../../../src/core/client';
+import { GatewayClient, type GatewayClientConfig, type RequestLogEntry } from '../../../src/core/client';
 import type { ImageSink, ImageWriter } from '../../../src/core/generationStream';
 import type { FundsSnapshot } from '../../../src/core/cost';
 import type { ImageModel, Usage } from '../../../src/core/types';
