@@ -160,7 +160,7 @@ export class StudioForm {
     const field = (id: string, labelKey: string, control: HTMLElement, extra?: Node) =>
       el('div', { class: 'field' }, [el('label', { for: id }, [t(labelKey)]), control, extra]);
     const rows = (keys: OptionKey[], labels: string[]) =>
-      keys.map((key, i) => (this.selectRows[key] = field(key, labels[i], this.selects[key])));
+      keys.map((key, i) => (this.selectRows[key] = field(key, labels[i] ?? key, this.selects[key])));
 
     const refresh = el('button', { type: 'button', class: 'icon secondary', 'aria-label': t('refreshModels'), title: t('refreshModels') }, ['⟳']);
     refresh.addEventListener('click', () => post({ type: 'refreshModels' }));

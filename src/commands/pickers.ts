@@ -123,7 +123,7 @@ export async function reviewOptions(
     const reserve = formatRubles(estimate.reservation, services.locale);
     const items: OptionItem[] = [
       {
-        label: issues.length ? `$(error) ${issues[0].message}` : `$(sparkle) ${vscode.l10n.t('Send (reserve {0})', reserve)}`,
+        label: issues[0] ? `$(error) ${issues[0].message}` : `$(sparkle) ${vscode.l10n.t('Send (reserve {0})', reserve)}`,
         description: vscode.l10n.t('expected {0}', formatRubleRange(estimate.expectedMin, estimate.expectedMax, services.locale)),
         action: 'send',
       },

@@ -193,7 +193,7 @@ export class Base64Decoder {
 
   private escape(buf: Buffer, s: number, e: number): number {
     while (s < e && this.esc !== 0) {
-      const c = buf[s++];
+      const c = buf[s++]!; // s < e
       if (this.esc === 1) {
         if (c === 0x2f) {
           this.esc = 0;
@@ -207,7 +207,7 @@ export class Base64Decoder {
           throw this.error(l10n.t('the escape \\{0} is not allowed in base64', describeByte(c, false)));
         }
       } else {
-        const h = HEX_VALUE[c];
+        const h = HEX_VALUE[c]!; // a table of 256 entries, c is a byte
         if (h < 0) throw this.error(l10n.t('invalid \\u escape ({0} is not a hex digit)', describeByte(c)));
         this.uValue = (this.uValue << 4) | h;
         if (++this.esc === 6) {
@@ -262,7 +262,7 @@ export class Base64Decoder {
     let w = this.verified;
     let removed = false;
     for (let r = this.verified; r < len; r++) {
-      const c = st[r];
+      const c = st[r]!; // r < len
       const cls = B64_CLASS[c];
       if (cls === B64_DATA) {
         if (this.pad > 0) throw this.error(l10n.t("'=' padding appears before the end"));

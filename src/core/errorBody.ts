@@ -63,7 +63,7 @@ function parseJsonError(text: string): ParsedErrorBody | undefined {
 
 function salvageJsonMessage(text: string): ParsedErrorBody {
   const match = /"(?:message|msg|detail|error)"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(text);
-  const message = match?.[1].replace(/\\(.)/g, '$1').replace(/\s+/g, ' ').trim();
+  const message = match?.[1]?.replace(/\\(.)/g, '$1').replace(/\s+/g, ' ').trim();
   return message && isReadable(message) ? { message: clip(message) } : {};
 }
 

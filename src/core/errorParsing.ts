@@ -166,7 +166,7 @@ const STATUS_TEXT: Record<number, () => string> = {
 };
 
 function humanMessage(status: number, parsed: ParsedErrorBody): string {
-  const what = Object.hasOwn(STATUS_TEXT, status) ? STATUS_TEXT[status]() : status >= 500 ? l10n.t('the gateway failed') : l10n.t('the request failed');
+  const what = STATUS_TEXT[status] ? STATUS_TEXT[status]() : status >= 500 ? l10n.t('the gateway failed') : l10n.t('the request failed');
   if (parsed.html) {
     return parsed.message
       ? l10n.t('The gateway answered HTTP {0} with an HTML page ("{1}"): {2}.', status, parsed.message, what)

@@ -3,5 +3,5 @@
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 }

@@ -75,7 +75,7 @@ export class GenerationParser {
   private readonly image = new Base64Decoder();
   // numbers and literals
   private numberText = '';
-  private literal: Buffer = LITERALS[0x6e];
+  private literal: Buffer = LITERALS[0x6e]!;
   private literalMatched = 0;
 
   private readonly emitWrite = (bytes: Buffer): void => {
@@ -118,7 +118,7 @@ export class GenerationParser {
           i = this.scanLiteral(buf, i, n);
           continue;
         }
-        const c = buf[i];
+        const c = buf[i]!; // i < n
         if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
           i++;
           continue;
@@ -263,7 +263,8 @@ export class GenerationParser {
 
   private keyDone(): void {
     const frame = this.stack[this.stack.length - 1];
-    this.expected = frame !== Frame.SkippedObject && !this.string.tooLong ? this.fields.meaningOfKey(frame, this.string.content(this.offset)) : Meaning.Skip;
+    // A key is only read inside an object, so the stack is never empty here.
+    this.expected = frame !== undefined && frame !== Frame.SkippedObject && !this.string.tooLong ? this.fields.meaningOfKey(frame, this.string.content(this.offset)) : Meaning.Skip;
     this.state = State.Colon;
   }
 
@@ -307,7 +308,7 @@ export class GenerationParser {
 
   private scanNumber(buf: Buffer, i: number, n: number): number {
     const start = i;
-    while (i < n && NUMBER_CHAR[buf[i]] === 1) i++;
+    while (i < n && NUMBER_CHAR[buf[i]!] === 1) i++;
     if (i > start) {
       this.numberText += buf.toString('latin1', start, i);
       if (this.numberText.length > MAX_NUMBER) {
@@ -326,7 +327,7 @@ export class GenerationParser {
   private scanLiteral(buf: Buffer, i: number, n: number): number {
     const literal = this.literal;
     while (i < n && this.literalMatched < literal.length) {
-      if (buf[i] !== literal[this.literalMatched]) throw this.syntax(buf[i], i, `'${literal.toString()}'`);
+      if (buf[i] !== literal[this.literalMatched]) throw this.syntax(buf[i]!, i, `'${literal.toString()}'`);
       i++;
       this.literalMatched++;
     }

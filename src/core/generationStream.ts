@@ -60,7 +60,7 @@ export async function decodeGenerationStream(
   const drain = async (): Promise<void> => {
     // Events are few per slice (at most a handful of opens/closes and writes of ~36 KiB).
     for (let k = 0; k < queue.length; k++) {
-      const ev = queue[k];
+      const ev = queue[k]!; // k < queue.length
       if (ev.kind === 'write') {
         const pending = writer!.write(ev.bytes);
         if (pending !== undefined) await pending;

@@ -70,7 +70,7 @@ export class JsonStringReader {
 
   /** The kept raw content (escapes included), decoded as JSON. */
   content(offset: number): string {
-    const raw = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.length);
+    const raw = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.length);
     this.parts = [];
     try {
       return JSON.parse(`"${raw.toString('utf8')}"`) as string;
@@ -93,7 +93,7 @@ export class JsonStringReader {
 
   private scanEscape(buf: Buffer, i: number, n: number, offset: number): number {
     while (i < n && this.escape !== Escape.None) {
-      const c = buf[i];
+      const c = buf[i]!; // i < n
       if (this.escape === Escape.Backslash) {
         if (c === 0x75) {
           this.escape = Escape.Unicode;
@@ -106,7 +106,7 @@ export class JsonStringReader {
           );
         }
       } else {
-        if (HEX_VALUE[c] < 0) {
+        if (HEX_VALUE[c]! < 0) {
           throw new ResponseFormatError(l10n.t("The gateway's response has an invalid \\u escape in a string at byte {0}.", offset + i));
         }
         if (--this.hexDigitsLeft === 0) this.escape = Escape.None;

@@ -130,7 +130,7 @@ export function expandFileNamePattern(pattern: string, fields: NameFields): stri
   for (let m = re.exec(source); m !== null; m = re.exec(source)) {
     out += cleanSegment(source.slice(last, m.index));
     last = m.index + m[0].length;
-    const raw = placeholderValue(m[1].toLowerCase(), fields);
+    const raw = placeholderValue(m[1]!.toLowerCase(), fields); // group 1 always takes part in a match
     const value = raw === undefined ? cleanSegment(m[0]) : cleanSegment(raw);
     if (value === '') {
       const next = source.charAt(last);

@@ -36,12 +36,13 @@ export function pngThumbnail(png: Buffer, maxSide = 128): Buffer | undefined {
       const t = ty * tw + Math.min(tw - 1, Math.floor((x * tw) / width));
       decoded.pixel(y * width + x, px, 0);
       // Colours weighted by alpha so transparent pixels do not darken the edges.
-      const a = px[3];
-      sums[t * 4] += px[0] * a;
-      sums[t * 4 + 1] += px[1] * a;
-      sums[t * 4 + 2] += px[2] * a;
-      sums[t * 4 + 3] += a;
-      counts[t]++;
+      // Indices here and below are in range by construction (t < tw * th, px has 4 entries).
+      const a = px[3]!;
+      sums[t * 4]! += px[0]! * a;
+      sums[t * 4 + 1]! += px[1]! * a;
+      sums[t * 4 + 2]! += px[2]! * a;
+      sums[t * 4 + 3]! += a;
+      counts[t]!++;
     }
   }
   const rows = Buffer.alloc(th * (tw * 4 + 1));
@@ -49,10 +50,10 @@ export function pngThumbnail(png: Buffer, maxSide = 128): Buffer | undefined {
     const row = y * (tw * 4 + 1);
     for (let x = 0; x < tw; x++) {
       const t = y * tw + x;
-      const alpha = sums[t * 4 + 3];
-      const count = counts[t];
+      const alpha = sums[t * 4 + 3]!;
+      const count = counts[t]!;
       const o = row + 1 + x * 4;
-      for (let c = 0; c < 3; c++) rows[o + c] = alpha ? Math.round(sums[t * 4 + c] / alpha) : 0;
+      for (let c = 0; c < 3; c++) rows[o + c] = alpha ? Math.round(sums[t * 4 + c]! / alpha) : 0;
       rows[o + 3] = count ? Math.round(alpha / count) : 0;
     }
   }
@@ -103,22 +104,23 @@ function decodePng(png: Buffer): DecodedPng | undefined {
   const filtered = inflateSync(Buffer.concat(idat), { maxOutputLength: (stride + 1) * height });
   if (filtered.length < (stride + 1) * height) return undefined;
   const raw = unfilter(filtered, stride, height, channels);
+  // i < width * height and raw holds stride * height bytes: the reads of raw are in range.
   const pixel = (i: number, out: Float64Array, o: number) => {
     const p = i * channels;
     if (colorType === 0 || colorType === 4) {
-      out[o] = out[o + 1] = out[o + 2] = raw[p];
-      out[o + 3] = colorType === 4 ? raw[p + 1] : 255;
+      out[o] = out[o + 1] = out[o + 2] = raw[p]!;
+      out[o + 3] = colorType === 4 ? raw[p + 1]! : 255;
     } else if (colorType === 3) {
-      const index = raw[p];
+      const index = raw[p]!;
       out[o] = palette![index * 3] ?? 0;
       out[o + 1] = palette![index * 3 + 1] ?? 0;
       out[o + 2] = palette![index * 3 + 2] ?? 0;
       out[o + 3] = paletteAlpha?.[index] ?? 255;
     } else {
-      out[o] = raw[p];
-      out[o + 1] = raw[p + 1];
-      out[o + 2] = raw[p + 2];
-      out[o + 3] = colorType === 6 ? raw[p + 3] : 255;
+      out[o] = raw[p]!;
+      out[o + 1] = raw[p + 1]!;
+      out[o + 2] = raw[p + 2]!;
+      out[o + 3] = colorType === 6 ? raw[p + 3]! : 255;
     }
   };
   return { width, height, pixel };
@@ -132,10 +134,11 @@ function unfilter(data: Buffer, stride: number, height: number, bpp: number): Bu
     const src = y * (stride + 1) + 1;
     const row = y * stride;
     const prev = row - stride;
+    // All reads are inside out (stride * height) and data ((stride + 1) * height, checked by the caller).
     for (let x = 0; x < stride; x++) {
-      const a = x >= bpp ? out[row + x - bpp] : 0;
-      const b = y > 0 ? out[prev + x] : 0;
-      const c = x >= bpp && y > 0 ? out[prev + x - bpp] : 0;
+      const a = x >= bpp ? out[row + x - bpp]! : 0;
+      const b = y > 0 ? out[prev + x]! : 0;
+      const c = x >= bpp && y > 0 ? out[prev + x - bpp]! : 0;
       let predictor = 0;
       if (filter === 1) predictor = a;
       else if (filter === 2) predictor = b;
@@ -147,7 +150,7 @@ function unfilter(data: Buffer, stride: number, height: number, bpp: number): Bu
         const pc = Math.abs(p - c);
         predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
       } else if (filter !== 0) throw new Error(`bad PNG filter ${filter}`);
-      out[row + x] = (data[src + x] + predictor) & 0xff;
+      out[row + x] = (data[src + x]! + predictor) & 0xff;
     }
   }
   return out;

@@ -48,7 +48,7 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
   const now = run.now ?? Date.now;
   const entries: CompareEntry[] = jobsByModel.map((job) => ({ model: job.request.model, status: 'waiting', files: [] }));
   const update = (index: number, change: Partial<CompareEntry>) => {
-    entries[index] = { ...entries[index], ...change };
+    entries[index] = { ...entries[index]!, ...change }; // index: the pool's index into jobsByModel, which entries mirrors
     run.onUpdate?.(entries.map((e) => ({ ...e })));
   };
   await runBounded(

@@ -53,7 +53,7 @@ export function describeFsError(error: unknown, dir: string): string {
     ENOSPC: () => l10n.t('the disk is full'),
     ENOTDIR: () => l10n.t('a file stands where the folder should be'),
   };
-  const reason = code && Object.hasOwn(reasons, code) ? reasons[code]() : error instanceof Error ? error.message : String(error);
+  const reason = code && Object.hasOwn(reasons, code) && reasons[code] ? reasons[code]() : error instanceof Error ? error.message : String(error);
   return l10n.t('could not save into {0}: {1}', dir, reason);
 }
 

@@ -12,7 +12,7 @@ export async function runBounded<T, R>(
   const lane = async () => {
     while (next < items.length && !signal?.aborted) {
       const index = next++;
-      results[index] = await worker(items[index], index);
+      results[index] = await worker(items[index] as T, index); // index < items.length (the loop's condition)
     }
   };
   const lanes = Math.max(1, Math.min(Math.trunc(limit) || 1, items.length));

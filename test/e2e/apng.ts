@@ -34,7 +34,7 @@ function chunk(type: string, data: Buffer): Buffer {
 export function assembleApng(frames: Buffer[], delaysMs: number[]): Buffer {
   if (!frames.length) throw new Error('no frames');
   const parsed = frames.map(readChunks);
-  const ihdr = parsed[0].find((c) => c.type === 'IHDR')!.data;
+  const ihdr = parsed[0]!.find((c) => c.type === 'IHDR')!.data;
   for (const [i, chunks] of parsed.entries()) {
     if (!chunks.find((c) => c.type === 'IHDR')!.data.equals(ihdr)) throw new Error(`frame ${i} differs in size or format`);
   }

@@ -39,7 +39,7 @@ function parsePrinted(output: string): DemoPrinted | undefined {
   const emulatorUrl = /gateway emulator: (\S+)/.exec(output)?.[1];
   const folder = /temporary folder: (\S+) \(workspace: (\S+)\)/.exec(output);
   if (!url || !emulatorUrl || !folder) return undefined;
-  return { url, emulatorUrl, folder: folder[1], workspace: folder[2], codeServerPort: Number(new URL(url).port) };
+  return { url, emulatorUrl, folder: folder[1]!, workspace: folder[2]!, codeServerPort: Number(new URL(url).port) };
 }
 
 async function waitForStatus(page: Page, test: (text: string) => boolean, timeoutMs: number): Promise<string> {
@@ -135,7 +135,7 @@ describe('npm run demo, as the README says (e2e)', function () {
     assert.equal(files.length, 1, `files: ${files.join(', ')}`);
     await runCommand(page, 'View: Show Explorer');
     const tree = page.locator('.explorer-folders-view');
-    const file = tree.getByText(files[0], { exact: true });
+    const file = tree.getByText(files[0]!, { exact: true });
     if (!(await file.isVisible().catch(() => false))) await tree.getByText('generated-images', { exact: true }).click();
     await file.waitFor({ state: 'visible', timeout: 15_000 });
     timings['generate'] = (Date.now() - t0) / 1000;

@@ -129,7 +129,7 @@ describe('Generate and edit from the UI (e2e)', () => {
     capture.save('generate-flow.png');
     const files = images(path.join(workspace, 'generated-images'));
     assert.strictEqual(files.length, 1, `files: ${files.join(', ')}`);
-    assert.match(files[0], /a-lighthouse-at-dawn-aurora-1-1\.png$/);
+    assert.match(files[0]!, /a-lighthouse-at-dawn-aurora-1-1\.png$/);
     const after = await waitForStatus(page, (t) => t !== before && t.startsWith('₽'));
     assert.notStrictEqual(after, before);
     await screenshot(page, 'generate-saved');
@@ -226,6 +226,6 @@ describe('Generate with no folder open (e2e)', () => {
       assert.ok(Date.now() < until, 'no image was saved in the chosen folder');
       await sleep(200);
     }
-    assert.match(images(target)[0], /no-folder-open-sketch-mini-1\.png$/);
+    assert.match(images(target)[0]!, /no-folder-open-sketch-mini-1\.png$/);
   });
 });

@@ -162,7 +162,7 @@ describe('Russian UI (e2e)', () => {
     await take();
     assertNoEnglish('the review step', await quickTexts(page));
     await pickQuickItem(page, new RegExp(`^${send}`));
-    const saved = t('Saved {0} image to {1}. Cost {2}, balance {3}.', 1, 'generated-images', '', '').split(',')[0];
+    const saved = t('Saved {0} image to {1}. Cost {2}, balance {3}.', 1, 'generated-images', '', '').split(',')[0]!;
     const texts = await waitForNotification(page, saved, 30_000);
     assertNoEnglish('the result message', texts);
     await waitForToastButtons(page, saved);

@@ -27,7 +27,9 @@ interface WalkthroughStep {
   id: string;
   completionEvents?: string[];
 }
-const walkthrough = (readManifest() as unknown as { contributes: { walkthroughs: { id: string; steps: WalkthroughStep[] }[] } }).contributes.walkthroughs[0];
+const walkthrough =
+  (readManifest() as unknown as { contributes: { walkthroughs: { id: string; steps: WalkthroughStep[] }[] } }).contributes.walkthroughs[0] ??
+  assert.fail('package.json contributes no walkthrough');
 const STEPS = ['connect', 'generate', 'edit', 'statusBar'] as const;
 type Step = (typeof STEPS)[number];
 type States = Record<Step, boolean>;
@@ -123,8 +125,9 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
   it('opens from the palette with no step completed', async () => {
     const { page } = opened!;
     await runCommand(page, 'Welcome: Open Walkthrough...');
-    await typeInQuickInput(page, nls['walkthrough.gettingStarted.title']);
-    await pickQuickItem(page, nls['walkthrough.gettingStarted.title'], 15_000);
+    const title = nls['walkthrough.gettingStarted.title'] ?? assert.fail('package.nls.json has no walkthrough.gettingStarted.title');
+    await typeInQuickInput(page, title);
+    await pickQuickItem(page, title, 15_000);
     await showWalkthrough(page);
     for (const step of STEPS) assert.ok(await stepButton(page, step).isVisible(), `step ${stepTitle(step)} is not shown`);
     await waitForStates(page, none);

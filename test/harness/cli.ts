@@ -32,7 +32,7 @@ export function parseArgs(argv: string[], script: string): Args {
     workspaceTrust: false,
   };
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i]!;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = () => {
       const v = inline ?? argv[++i];

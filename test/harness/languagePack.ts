@@ -57,7 +57,7 @@ export function englishByIndex(apiDir: string): Map<number, string> {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (entry.name.endsWith('.js')) {
-        for (const m of fs.readFileSync(full, 'utf8').matchAll(call)) found.set(Number(m[1]), decodeJsString(m[2]));
+        for (const m of fs.readFileSync(full, 'utf8').matchAll(call)) found.set(Number(m[1]), decodeJsString(m[2]!));
       }
     }
   };

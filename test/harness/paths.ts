@@ -137,6 +137,6 @@ export function readManifest(): Manifest {
   return JSON.parse(text, (_key, value: unknown) => {
     if (typeof value !== 'string') return value;
     const match = /^%(.+)%$/.exec(value);
-    return match && match[1] in nls ? nls[match[1]] : value;
+    return match && match[1]! in nls ? nls[match[1]!] : value;
   }) as Manifest;
 }

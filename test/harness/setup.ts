@@ -338,7 +338,7 @@ export async function ensureSetup(targets: readonly VscodeTarget[] = [VSCODE_TAR
 /** `setup.js [--vscode oldest|current|all]` (default all: what `npm test` runs). */
 function targetsFromArgs(argv: string[]): VscodeTarget[] {
   const i = argv.findIndex((a) => a === '--vscode' || a.startsWith('--vscode='));
-  const value = i < 0 ? 'all' : argv[i].includes('=') ? argv[i].slice('--vscode='.length) : argv[i + 1];
+  const value = i < 0 ? 'all' : argv[i]!.includes('=') ? argv[i]!.slice('--vscode='.length) : argv[i + 1];
   if (value === 'all') return Object.values(VSCODE_TARGETS);
   return [vscodeTarget(value ?? '')];
 }

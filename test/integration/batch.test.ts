@@ -61,7 +61,7 @@ describe('Generate Images from File', function () {
     assert.strictEqual(first.report.fsPath, path.join(dir, 'five.report.md'));
     assert.match(report, /\| 2 \| a red cat \| sketch-mini \| done \| \[/);
     assert.match(report, /\| 7 \| a gold bee \| sketch-mini \| not sent \|/);
-    for (const line of first.lines.filter((l) => l.status === 'done')) assert.ok(fs.existsSync(line.files[0]), `line ${line.line} saved`);
+    for (const line of first.lines.filter((l) => l.status === 'done')) assert.ok(fs.existsSync(line.files[0]!), `line ${line.line} saved`);
 
     const beforeRerun = (await paidRequests()).length;
     const second = await gateway.generateFromFile({ file, model: 'sketch-mini', concurrency: 2, outputDirectory });

@@ -26,8 +26,8 @@ describe('Compare Models (arguments)', function () {
     assert.strictEqual(result.files.length, 3);
     result.entries.forEach((entry, i) => {
       assert.strictEqual(entry.model, models[i]);
-      assert.match(path.basename(entry.files[0]), new RegExp(`^${entry.model}-a-lighthouse-at-dawn-1\\.png$`));
-      assert.ok(fs.existsSync(entry.files[0]));
+      assert.match(path.basename(entry.files[0]!), new RegExp(`^${entry.model}-a-lighthouse-at-dawn-1\\.png$`));
+      assert.ok(fs.existsSync(entry.files[0]!));
       assert.ok(entry.costRub! > 0);
     });
   });

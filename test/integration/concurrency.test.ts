@@ -34,7 +34,7 @@ describe('Concurrent generations (10 at once, one folder)', function () {
       requests.map((request) => vscode.commands.executeCommand<Result>('gatewayImages.generate', { ...request, outputDirectory: folder })),
     );
 
-    const files = results.map((r) => r.files[0].fsPath);
+    const files = results.map((r) => r.files[0]!.fsPath);
     assert.ok(results.every((r) => r.files.length === 1));
     assert.strictEqual(new Set(files).size, N, `names collided: ${files.map((f) => path.basename(f)).join(', ')}`);
     for (const file of files) assert.strictEqual(path.dirname(file), outDir);
@@ -54,10 +54,10 @@ describe('Concurrent generations (10 at once, one folder)', function () {
     // No file was overwritten: each holds exactly its own request's image (checked last: these
     // direct calls are paid too).
     for (let i = 0; i < N; i++) {
-      const [expected] = await emulatorImages(emulator().keys.unlimited, requests[i]);
+      const [expected] = await emulatorImages(emulator().keys.unlimited, requests[i]!);
       // Everything before IEND is the gateway's image; a provenance chunk may follow (gatewayImages.embedProvenance).
-      const head = (png: Buffer) => png.subarray(0, expected.length - 12);
-      assert.ok(head(fs.readFileSync(files[i])).equals(head(expected)), `${path.basename(files[i])} is not the image of seed ${requests[i].seed}`);
+      const head = (png: Buffer) => png.subarray(0, expected!.length - 12);
+      assert.ok(head(fs.readFileSync(files[i]!)).equals(head(expected!)), `${path.basename(files[i]!)} is not the image of seed ${requests[i]!.seed}`);
     }
   });
 });

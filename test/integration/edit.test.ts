@@ -46,14 +46,14 @@ describe('Edit Image (arguments, both transports)', function () {
           prompt: 'Make it blue',
         });
         assert.strictEqual(result.files.length, 1);
-        const saved = result.files[0].fsPath;
+        const saved = result.files[0]!.fsPath;
         assert.strictEqual(path.dirname(saved), path.dirname(sample));
         assert.match(path.basename(saved), /^sample\.edit-1(-\d+)?\.png$/);
         assert.ok(fs.readFileSync(saved).subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])));
         assert.ok(fs.readFileSync(sample).equals(originalBytes), 'the original was modified');
         const sent = (await paidRequests()).slice(before.length);
         assert.strictEqual(sent.length, 1, 'exactly one paid request');
-        assert.strictEqual(sent[0].path, transport === 'multipart' ? '/v1/images/edits' : '/v1/images/generations');
+        assert.strictEqual(sent[0]!.path, transport === 'multipart' ? '/v1/images/edits' : '/v1/images/generations');
       });
 
       it('edits with several references', async () => {
@@ -63,7 +63,7 @@ describe('Edit Image (arguments, both transports)', function () {
           prompt: 'Combine them',
         });
         assert.strictEqual(result.files.length, 1);
-        assert.ok(fs.existsSync(result.files[0].fsPath));
+        assert.ok(fs.existsSync(result.files[0]!.fsPath));
       });
     });
   }

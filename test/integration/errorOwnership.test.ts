@@ -21,7 +21,7 @@ describe('Errors are shown once, by the command', function () {
       assert.strictEqual(error.kind, 'validation');
       const shown = ui.records.filter((r) => r.kind === 'error' || r.kind === 'warning');
       assert.strictEqual(shown.length, 1, shown.map((r) => r.text).join(' | '));
-      assert.match(shown[0].text, /Latin letter x/);
+      assert.match(shown[0]!.text, /Latin letter x/);
     } finally {
       ui.restore();
     }
@@ -36,7 +36,7 @@ describe('Errors are shown once, by the command', function () {
       assert.strictEqual(error.kind, 'cannot-afford');
       const shown = ui.records.filter((r) => r.kind === 'error' || r.kind === 'warning');
       assert.strictEqual(shown.length, 1, shown.map((r) => r.text).join(' | '));
-      assert.deepStrictEqual(shown[0].items, ['Refresh and Try Again', 'Show Account']);
+      assert.deepStrictEqual(shown[0]!.items, ['Refresh and Try Again', 'Show Account']);
     } finally {
       ui.restore();
     }

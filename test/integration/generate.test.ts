@@ -55,7 +55,7 @@ describe('Generate Image (arguments, no prompts)', function () {
     result.files.forEach((uri, i) => {
       assert.strictEqual(path.dirname(uri.fsPath), outDir);
       assert.match(path.basename(uri.fsPath), new RegExp(`^\\d{4}-\\d{2}-\\d{2}-a-red-fox-in-snow-aurora-1-${i + 1}\\.png$`));
-      assert.ok(fs.readFileSync(uri.fsPath).equals(expected[i]), `image ${i + 1} differs from the emulator's`);
+      assert.ok(fs.readFileSync(uri.fsPath).equals(expected[i]!), `image ${i + 1} differs from the emulator's`);
     });
     assert.ok(result.usage.cost_rub >= 5 && result.usage.cost_rub <= 8, `cost ${result.usage.cost_rub} outside 2 × 2.50..4.00`);
     assert.strictEqual((await api()).account.balance, result.usage.balance, 'the account takes the balance from the answer');
@@ -65,11 +65,11 @@ describe('Generate Image (arguments, no prompts)', function () {
     await useKey(emulator().keys.unlimited);
     const request = { model: 'aurora-1', prompt: 'Collision test', seed: 1 };
     const first = await vscode.commands.executeCommand<{ files: vscode.Uri[] }>('gatewayImages.generate', request);
-    const before = fs.readFileSync(first.files[0].fsPath);
+    const before = fs.readFileSync(first.files[0]!.fsPath);
     const second = await vscode.commands.executeCommand<{ files: vscode.Uri[] }>('gatewayImages.generate', request);
-    assert.notStrictEqual(second.files[0].fsPath, first.files[0].fsPath);
-    assert.match(path.basename(second.files[0].fsPath), /-2\.png$/);
-    assert.ok(fs.readFileSync(first.files[0].fsPath).equals(before), 'the first file was modified');
+    assert.notStrictEqual(second.files[0]!.fsPath, first.files[0]!.fsPath);
+    assert.match(path.basename(second.files[0]!.fsPath), /-2\.png$/);
+    assert.ok(fs.readFileSync(first.files[0]!.fsPath).equals(before), 'the first file was modified');
   });
 
   it('refuses before sending when the known balance cannot cover the reservation', async () => {

@@ -124,7 +124,7 @@ describe('The API key never leaks (sentinel key)', function () {
     // The studio: its HTML, what the host posts, what the page posts.
     await flow('open studio', () => vscode.commands.executeCommand('gatewayImages.openStudio'));
     await waitUntil(() => ui.panels.length > 0, 10_000, 'the studio panel');
-    const panel = ui.panels[0];
+    const panel = ui.panels[0]!;
     const fromPage: unknown[] = [];
     const sub = panel.webview.onDidReceiveMessage((m) => fromPage.push(m));
     await waitUntil(() => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"account"')), 15_000, 'the studio account message');
@@ -155,7 +155,7 @@ describe('The API key never leaks (sentinel key)', function () {
     const logs = listFiles(path.join(userData, 'logs')).filter((f) => /Gateway Images\.log$/.test(f));
     assert.ok(logs.length > 0, `no "Gateway Images" log file under ${userData}/logs`);
     await waitUntil(() => logs.some((f) => fs.readFileSync(f, 'utf8').includes('/v1/images/edits 200')), 15_000, 'the extension log flushed');
-    console.log(`      extension log: ${path.relative(root, logs[0])} (${fs.statSync(logs[0]).size} bytes)`);
+    console.log(`      extension log: ${path.relative(root, logs[0]!)} (${fs.statSync(logs[0]!).size} bytes)`);
 
     const needles = [HEX, HEX.slice(0, 8), HEX.slice(-8)];
     const textNeedles = (text: string) => needles.filter((n) => text.includes(n));

@@ -51,9 +51,9 @@ describe('Generate Image for Selection (Markdown, HTML)', function () {
     const match = /^A red lighthouse \(at dawn\) on \[rocks\] \*wet\*\n\n!\[(.*)\]\((.*)\)\n\nNext paragraph\.$/m.exec(text);
     assert.ok(match, `unexpected document:\n${text}`);
     assert.strictEqual(match[1], 'A red lighthouse (at dawn) on \\[rocks\\] \\*wet\\*');
-    assert.match(match[2], /^\.\.\/my%20images\/[^ ()]+\.png$/);
-    const resolved = resolveTarget(editor.document, match[2]);
-    assert.strictEqual(resolved, result.files[0].fsPath);
+    assert.match(match[2]!, /^\.\.\/my%20images\/[^ ()]+\.png$/);
+    const resolved = resolveTarget(editor.document, match[2]!);
+    assert.strictEqual(resolved, result.files[0]!.fsPath);
     assert.ok(fs.existsSync(resolved), `${resolved} does not exist`);
     assert.strictEqual(result.inserted, `\n\n![${match[1]}](${match[2]})`);
   });
@@ -69,9 +69,9 @@ describe('Generate Image for Selection (Markdown, HTML)', function () {
     const match = /^<p>Кот в сапогах & "шляпа" <img src="([^"]+)" alt="([^"]*)"> <b><\/p>$/.exec(after);
     assert.ok(match, `unexpected line: ${after}`);
     assert.strictEqual(match[2], 'Кот в сапогах &amp; &quot;шляпа&quot;');
-    assert.match(match[1], /^\.\.\/generated-images\/.+\.png$/);
-    const resolved = resolveTarget(editor.document, match[1]);
-    assert.strictEqual(resolved, result.files[0].fsPath);
+    assert.match(match[1]!, /^\.\.\/generated-images\/.+\.png$/);
+    const resolved = resolveTarget(editor.document, match[1]!);
+    assert.strictEqual(resolved, result.files[0]!.fsPath);
     assert.ok(fs.existsSync(resolved));
   });
 

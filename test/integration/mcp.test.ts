@@ -11,7 +11,7 @@ import { api, emulator, paidRequests, prepareSuite, useKey, waitUntil, workspace
 // VS Code 1.100 has the function too, but only as a proposal that extensions cannot use: the API is final from 1.101.
 const [major, minor] = vscode.version.split('.').map(Number);
 const hostHasMcpApi =
-  (major > 1 || minor >= 101) && typeof (vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown }).registerMcpServerDefinitionProvider === 'function';
+  (major! > 1 || minor! >= 101) && typeof (vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown }).registerMcpServerDefinitionProvider === 'function';
 
 describe('MCP server provider', function () {
   this.timeout(60_000);
@@ -38,7 +38,7 @@ describe('MCP server provider', function () {
     assert.strictEqual(mcp.status, 'registered', mcp.message);
     assert.match(mcp.message, /offered to agents \(spending cap 50 ₽ per call, 200 ₽ per session\)/);
     const [definition] = await mcp.definitions();
-    assert.ok(definition && definition.args[0].endsWith('mcp.js'), 'the registered provider offers no server');
+    assert.ok(definition && definition.args[0]!.endsWith('mcp.js'), 'the registered provider offers no server');
   });
 
   it('its definition holds no key and starts a server that answers tools/list', async () => {
@@ -69,7 +69,7 @@ describe('MCP server provider', function () {
     const snippet = await vscode.commands.executeCommand<string>('gatewayImages.mcpSetup', { client: 'cursor' });
     const server = JSON.parse(snippet).mcpServers['gateway-images'];
     const [definition] = await (await api()).mcp.definitions();
-    assert.deepStrictEqual(server.args, definition.args);
+    assert.deepStrictEqual(server.args, definition!.args);
     assert.strictEqual(server.env.GATEWAY_IMAGES_BASE_URL, emulator().url);
     assert.ok(!snippet.includes(emulator().keys.budget), 'the snippet carries the key');
   });

@@ -49,7 +49,7 @@ describe('Outcome unknown (drop-mid-body, kill)', function () {
         await new Promise((r) => setTimeout(r, 2_000));
         const paid = (await paidRequests()).slice(paidBefore);
         assert.strictEqual(paid.length, 1, `paid requests: ${paid.length}`);
-        assert.ok(paid[0].chargedRub > 0);
+        assert.ok(paid[0]!.chargedRub > 0);
         console.log(`      outcome unknown (${fault}): ${error.kind}, reconciled in ${took} ms, ${paid.length} paid request, notice "${warning.text}" [${warning.items.join(' | ')}]`);
       } finally {
         ui.restore();

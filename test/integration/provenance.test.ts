@@ -15,7 +15,7 @@ interface Prefill {
 async function generateOne(request: Record<string, unknown>): Promise<vscode.Uri> {
   const result = await vscode.commands.executeCommand<{ files: vscode.Uri[] }>('gatewayImages.generate', request);
   assert.strictEqual(result.files.length, 1);
-  return result.files[0];
+  return result.files[0]!;
 }
 
 describe('Provenance: PNG record, Regenerate and Variations', function () {
@@ -57,7 +57,7 @@ describe('Provenance: PNG record, Regenerate and Variations', function () {
       assert.strictEqual(prefill.source, 'png');
       assert.deepStrictEqual(prefill.request, { model: 'aurora-1', prompt, seed: 78, aspect_ratio: '16:9' });
       await waitUntil(() => studioTabs().length === 1);
-      await waitUntil(() => studioTabs()[0].isActive);
+      await waitUntil(() => studioTabs()[0]!.isActive);
       // The page holds the prefilled form and has had it evaluated: had it sent anything, it would have by now.
       await waitUntil(() => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"type":"evaluation"')), 15_000, 'the prefilled form evaluated');
     } finally {

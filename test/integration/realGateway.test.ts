@@ -125,7 +125,7 @@ describe('Real gateway forms and account identity', function () {
     await setForms(['string-usage']);
     const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'String usage' });
     const [paid] = (await paidRequests()).slice(-1);
-    assert.strictEqual(result?.usage?.cost_rub, paid.chargedRub);
+    assert.strictEqual(result?.usage?.cost_rub, paid!.chargedRub);
     assert.strictEqual(typeof result?.usage?.balance, 'number');
     assert.strictEqual((await api()).account.balance, result?.usage?.balance);
   });
@@ -134,8 +134,8 @@ describe('Real gateway forms and account identity', function () {
     await setForms(['svg-prolog']);
     const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'vector-forge', prompt: 'Inkscape logo', output_format: 'svg' });
     assert.strictEqual(result?.files.length, 1);
-    assert.match(result.files[0].fsPath, /\.svg$/);
-    assert.match(fs.readFileSync(result.files[0].fsPath, 'utf8'), /<!-- Created with Inkscape/);
+    assert.match(result.files[0]!.fsPath, /\.svg$/);
+    assert.match(fs.readFileSync(result.files[0]!.fsPath, 'utf8'), /<!-- Created with Inkscape/);
   });
 
   it('binary edits answer: the image/png body is saved', async () => {
@@ -146,8 +146,8 @@ describe('Real gateway forms and account identity', function () {
       const sample = path.join(workspaceRoot(), 'images', 'sample.png');
       const result = await vscode.commands.executeCommand<Result>('gatewayImages.editImage', { model: 'aurora-1', prompt: 'Binary answer', images: [sample] });
       assert.strictEqual(result?.files.length, 1);
-      assert.ok(fs.readFileSync(result.files[0].fsPath).subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])));
-      assert.strictEqual((await paidRequests()).slice(-1)[0].path, '/v1/images/edits');
+      assert.ok(fs.readFileSync(result.files[0]!.fsPath).subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])));
+      assert.strictEqual((await paidRequests()).slice(-1)[0]!.path, '/v1/images/edits');
     } finally {
       await config.update('editTransport', undefined, vscode.ConfigurationTarget.Global);
     }

@@ -110,13 +110,13 @@ describe('Recover Unsaved Images', function () {
 
   it('Choose Folder…: into the chosen folder, never over an existing file', async () => {
     const manifest = await waiting(`job-elsewhere-${Date.now()}`, 1);
-    fs.writeFileSync(path.join(elsewhere, manifest.files[0].suggestedName), 'already here');
+    fs.writeFileSync(path.join(elsewhere, manifest.files[0]!.suggestedName), 'already here');
     const ui = answer({ pick: manifest.jobId, choice: 'Choose Folder…', folder: elsewhere });
     try {
       await run();
       const names = fs.readdirSync(elsewhere).sort();
       assert.strictEqual(names.length, 2, names.join(', '));
-      assert.strictEqual(fs.readFileSync(path.join(elsewhere, manifest.files[0].suggestedName), 'utf8'), 'already here', 'overwritten');
+      assert.strictEqual(fs.readFileSync(path.join(elsewhere, manifest.files[0]!.suggestedName), 'utf8'), 'already here', 'overwritten');
       assert.ok(!fs.existsSync(manifest.manifestPath!));
     } finally {
       ui.restore();

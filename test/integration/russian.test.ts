@@ -40,7 +40,7 @@ describe('Russian display language', function () {
     for (const { command, title } of raw.contributes.commands) {
       const key = /^%(.+)%$/.exec(title)![1];
       const shown = loaded.contributes.commands.find((c) => c.command === command)!.title;
-      assert.strictEqual(typeof shown === 'string' ? shown : shown.value, nls[key], command);
+      assert.strictEqual(typeof shown === 'string' ? shown : shown.value, nls[key!], command);
     }
   });
 

@@ -68,7 +68,7 @@ describe('Status bar item: colours, text and command', function () {
     const made = capturingItems(() => new AccountStatusBar(fake.model, 'en'));
     bar = made.value;
     assert.strictEqual(made.items.length, 1, 'one status bar item');
-    item = made.items[0];
+    item = made.items[0]!;
   });
 
   after(async () => {
@@ -177,7 +177,7 @@ describe('Account refresh schedule (scheduleAccountRefresh)', function () {
       const from = fake.refreshes.length;
       await waitUntil(() => fake.refreshes.length >= from + 3, 10_000, 'three timer refreshes');
       const times = fake.refreshes.slice(-3);
-      assert.ok(times[2] - times[0] >= 400, `refreshes too close together: ${times.join(', ')}`);
+      assert.ok(times[2]! - times[0]! >= 400, `refreshes too close together: ${times.join(', ')}`);
       // Disposed: no more refreshes, measured against another schedule with the same period.
       schedule.dispose();
       const stopped = fake.refreshes.length;

@@ -13,7 +13,7 @@ describe('Image Studio', () => {
     await vscode.commands.executeCommand('gatewayImages.openStudio');
     await waitUntil(() => studioTabs().length > 0);
     assert.strictEqual(studioTabs().length, 1);
-    const viewType = (studioTabs()[0].input as vscode.TabInputWebview).viewType;
+    const viewType = (studioTabs()[0]!.input as vscode.TabInputWebview).viewType;
     assert.ok(viewType.endsWith('gatewayImages.studio'), `viewType ${viewType}`);
 
     await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');

@@ -65,8 +65,8 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     await config().update('outputDirectory', outside, vscode.ConfigurationTarget.Global);
     await waitUntil(() => config().get('outputDirectory') === outside, 5_000, 'user value applied');
     const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'User folder' });
-    assert.strictEqual(path.dirname(result.files[0].fsPath), outside);
-    assert.ok(fs.existsSync(result.files[0].fsPath));
+    assert.strictEqual(path.dirname(result.files[0]!.fsPath), outside);
+    assert.ok(fs.existsSync(result.files[0]!.fsPath));
     await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Global);
   });
 
@@ -105,6 +105,6 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     // Settings a workspace may set (not machine/application scope) that decide where files go.
     const redirecting = Object.keys(properties).filter((name) => /outputDirectory|FileNamePattern|fileNamePattern/.test(name));
     assert.deepStrictEqual([...pkg.capabilities.untrustedWorkspaces.restrictedConfigurations].sort(), redirecting.sort());
-    assert.strictEqual(properties['gatewayImages.baseUrl'].scope, 'machine');
+    assert.strictEqual(properties['gatewayImages.baseUrl']!.scope, 'machine');
   });
 });

@@ -45,14 +45,14 @@ describe('Untrusted workspace (Workspace Trust on)', function () {
   it('ignores the workspace value of gatewayImages.outputDirectory', async () => {
     await workspaceSettings({ 'gatewayImages.outputDirectory': 'from-workspace' });
     const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Untrusted folder' });
-    assert.strictEqual(path.relative(workspaceRoot(), path.dirname(result.files[0].fsPath)), 'generated-images');
+    assert.strictEqual(path.relative(workspaceRoot(), path.dirname(result.files[0]!.fsPath)), 'generated-images');
     assert.ok(!fs.existsSync(path.join(workspaceRoot(), 'from-workspace')), 'the workspace folder setting was used');
   });
 
   it('ignores the workspace value of gatewayImages.fileNamePattern', async () => {
     await workspaceSettings({ 'gatewayImages.fileNamePattern': 'from-workspace-{index}' });
     const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Untrusted name' });
-    const name = path.basename(result.files[0].fsPath);
+    const name = path.basename(result.files[0]!.fsPath);
     assert.match(name, /untrusted-name-sketch-mini-1(-\d+)?\.png$/, name);
     assert.doesNotMatch(name, /from-workspace/);
   });
@@ -65,7 +65,7 @@ describe('Untrusted workspace (Workspace Trust on)', function () {
       model: 'aurora-1',
       prompt: 'Untrusted edit',
     });
-    const name = path.basename(result.files[0].fsPath);
+    const name = path.basename(result.files[0]!.fsPath);
     assert.match(name, /^sample\.edit-1(-\d+)?\.png$/, name);
   });
 

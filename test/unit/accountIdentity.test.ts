@@ -113,7 +113,7 @@ describe('account identity', function () {
     const switched = await account.switchIdentity();
     const result = await job;
     assert.equal(result.files.length, 1);
-    assert.equal(paidRequests(emu)[0].key, 'demo-low-budget', 'sent with the old key');
+    assert.equal(paidRequests(emu)[0]!.key, 'demo-low-budget', 'sent with the old key');
     assert.equal(account.snapshot.identity, switched.identity);
     assert.equal(account.snapshot.budget, switched.budget, 'the new key\'s budget was not charged with the old key\'s cost');
   });

@@ -56,7 +56,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     emu.state.setForms(['string-usage']);
     const meta = await client().generate({ model: 'sketch-mini', prompt: 'strings', size: SMALL }, new MemorySink());
     const [paid] = paidRequests(emu);
-    assert.equal(meta.usage?.cost_rub, paid.chargedRub);
+    assert.equal(meta.usage?.cost_rub, paid!.chargedRub);
     assert.equal(meta.usage?.balance, emu.state.balanceRub);
   });
 
@@ -66,7 +66,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     const out = path.join(dir, 'out-svg');
     const result = await rig.service.run({ request: { model: 'vector-forge', prompt: 'logo', size: SMALL, output_format: 'svg' }, output: { directory: out, pattern: 'logo-{index}' } });
     assert.deepEqual(result.files.map((f) => path.basename(f)), ['logo-1.svg']);
-    const text = await readFile(result.files[0], 'utf8');
+    const text = await readFile(result.files[0]!, 'utf8');
     assert.match(text, /^\uFEFF<\?xml[^>]*\?>\n<!-- Created with Inkscape/);
     assert.ok(text.indexOf('<svg') > 64, 'the root element is past the first 64 bytes');
   });
@@ -92,7 +92,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       assert.equal(result.usage, undefined);
       assert.deepEqual(rig.usages, []);
       assert.equal(rig.reconciles, 1, 'figures come from a refresh instead');
-      const bytes = await readFile(result.files[0]);
+      const bytes = await readFile(result.files[0]!);
       assert.equal(bytes.readUInt32BE(0), 0x89504e47);
       assert.equal(paidRequests(emu).length, 1);
     });
@@ -101,7 +101,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       emu.state.setForms(['binary-edits', 'svg-prolog']);
       const rig = newService(client(), models, path.join(dir, 'rec-bin-svg'));
       const result = await rig.service.run({ ...editJob(path.join(dir, 'out-bin-svg')), request: { model: 'vector-forge', prompt: 'trace', size: SMALL, output_format: 'svg' } });
-      assert.match(result.files[0], /edit-1\.svg$/);
+      assert.match(result.files[0]!, /edit-1\.svg$/);
     });
 
     it('url-edits: reported with its content type, outcome unknown, the answer kept in the recovery folder', async () => {
@@ -118,10 +118,10 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       assert.equal(rig.reconciles, 1);
       const recovered = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
       assert.equal(recovered.length, 1);
-      assert.match(recovered[0], /-answer\.json$/);
-      assert.ok(existsSync(recovered[0]));
-      assert.match(await readFile(recovered[0], 'utf8'), /https:\/\/images\.gateway\.example\//);
-      assert.ok(error.message.includes(recovered[0]), 'the message says where it is');
+      assert.match(recovered[0]!, /-answer\.json$/);
+      assert.ok(existsSync(recovered[0]!));
+      assert.match(await readFile(recovered[0]!, 'utf8'), /https:\/\/images\.gateway\.example\//);
+      assert.ok(error.message.includes(recovered[0]!), 'the message says where it is');
       assert.deepEqual(await listFiles(out), []);
     });
   });
@@ -136,8 +136,8 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       assert.ok(error instanceof UnreadableAnswerError, String(error));
       assert.match(error.message, /text\/html/);
       const [kept] = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
-      assert.match(kept, /-answer\.html$/);
-      assert.match(await readFile(kept, 'utf8'), /Image ready/);
+      assert.match(kept!, /-answer\.html$/);
+      assert.match(await readFile(kept!, 'utf8'), /Image ready/);
     } finally {
       await server.close();
     }

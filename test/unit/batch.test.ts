@@ -95,14 +95,14 @@ describe('batch runs', () => {
     emu.state.armFault({ fault: 'html-500' });
     const outcomes = await runBatch(lines().slice(0, 3), { jobs: rig().service, output: { directory: path.join(dir, 'fail'), pattern: 'x-{index}' }, concurrency: 1 });
     assert.deepEqual(outcomes.map((o) => o.status), ['failed', 'done', 'done']);
-    assert.match(outcomes[0].error!, /500/);
+    assert.match(outcomes[0]!.error!, /500/);
   });
 
   it('resume skips lines done before (same file, line and request, files still there)', () => {
     const all = lines();
     const file = '/w/prompts.txt';
-    const entry = (line: number, key: string, files: string[]): HistoryEntry => ({ id: String(line), createdAt: '', request: all[0].request, model: 'aurora-1', files, batch: { file, line, key }, costRub: 3 });
-    const history = [entry(1, all[0].key, ['/out/a.png']), entry(2, 'changed-line', ['/out/b.png']), entry(3, all[2].key, ['/out/gone.png'])];
+    const entry = (line: number, key: string, files: string[]): HistoryEntry => ({ id: String(line), createdAt: '', request: all[0]!.request, model: 'aurora-1', files, batch: { file, line, key }, costRub: 3 });
+    const history = [entry(1, all[0]!.key, ['/out/a.png']), entry(2, 'changed-line', ['/out/b.png']), entry(3, all[2]!.key, ['/out/gone.png'])];
     const plan = planResume(file, all, history, (p) => p !== '/out/gone.png');
     assert.deepEqual(plan.todo.map((l) => l.line), [2, 3, 4, 5]);
     assert.deepEqual(plan.skipped, [{ line: 1, prompt: 'a cat', model: 'aurora-1', status: 'skipped', files: ['/out/a.png'], costRub: 3 }]);
@@ -120,8 +120,8 @@ describe('batch runs', () => {
     const md = batchReport(file, outcomes, new Date(2026, 0, 1), 'en');
     const rows = md.split('\n').filter((l) => /^\| \d/.test(l));
     assert.equal(rows.length, 3);
-    assert.match(rows[0], /^\| 1 \| a cat \| aurora-1 \| done \| \[cat \(1\)\.png\]\(\.\.\/generated%20images\/cat%20%281%29\.png\) \| ₽2\.50 \|/);
-    assert.match(rows[2], /a \\\| pipe .* failed .* HTTP 500/);
+    assert.match(rows[0]!, /^\| 1 \| a cat \| aurora-1 \| done \| \[cat \(1\)\.png\]\(\.\.\/generated%20images\/cat%20%281%29\.png\) \| ₽2\.50 \|/);
+    assert.match(rows[2]!, /a \\\| pipe .* failed .* HTTP 500/);
     assert.match(md, /1 done, 1 skipped \(done earlier\), 1 failed, 0 with unknown outcome, 0 not sent\. Spent in this run: ₽2\.50\./);
   });
 });

@@ -28,9 +28,9 @@ describe('batch file', () => {
     const text = ['{"prompt":"one"}', '', '{"prompt":"two","model":"sketch-mini","seed":7,"aspect_ratio":"1:1"}'].join('\n');
     const { lines, issues } = parseBatchFile(text, 'jsonl', { model: 'aurora-1', options: { n: 2 } });
     assert.deepEqual(issues, []);
-    assert.deepEqual(lines[0].request, { n: 2, prompt: 'one', model: 'aurora-1' });
-    assert.deepEqual(lines[1].request, { n: 2, prompt: 'two', model: 'sketch-mini', seed: 7, aspect_ratio: '1:1' });
-    assert.equal(lines[1].line, 3);
+    assert.deepEqual(lines[0]!.request, { n: 2, prompt: 'one', model: 'aurora-1' });
+    assert.deepEqual(lines[1]!.request, { n: 2, prompt: 'two', model: 'sketch-mini', seed: 7, aspect_ratio: '1:1' });
+    assert.equal(lines[1]!.line, 3);
   });
 
   it('reports bad JSON, non-objects, unknown fields and wrong types with line and field', () => {
@@ -38,8 +38,8 @@ describe('batch file', () => {
     const { lines, issues } = parseBatchFile(text, 'jsonl');
     assert.equal(lines.length, 1);
     assert.deepEqual(issues.map((i) => [i.line, i.field]), [[2, undefined], [3, undefined], [4, 'colour'], [5, 'prompt'], [5, 'n'], [6, 'params']]);
-    assert.match(issues[0].message, /not valid JSON/);
-    assert.match(issues[2].message, /unknown field "colour"/);
+    assert.match(issues[0]!.message, /not valid JSON/);
+    assert.match(issues[2]!.message, /unknown field "colour"/);
   });
 
   it('validates every line against the catalog and names line and field', () => {

@@ -66,7 +66,7 @@ describe('billing through the balance', function () {
       const [paid] = paidRequests(emu);
       assert.equal(paidRequests(emu).length, 1, 'sent once');
       const cost = result.usage!.cost_rub!;
-      assert.equal(cost, paid.chargedRub, 'usage.cost_rub is what the gateway charged');
+      assert.equal(cost, paid!.chargedRub, 'usage.cost_rub is what the gateway charged');
 
       // The account model followed from the answer alone, without a request: the balance the gateway
       // reported, and the budget lowered by the cost in kopecks (no float drift).
@@ -169,7 +169,7 @@ describe('billing through the balance', function () {
       assert.equal(paidRequests(emu).length, 1);
       assert.equal(result.notes?.length, 1);
       const reservation = estimateCost(models.find((m) => m.id === 'lumen-xl')!, 1).reservation.toFixed(2);
-      assert.match(result.notes[0], new RegExp(`budget \\(.*5\\.00\\) looks lower than the reservation \\(.*${reservation.replace('.', '\\.')}\\); sent anyway`));
+      assert.match(result.notes[0]!, new RegExp(`budget \\(.*5\\.00\\) looks lower than the reservation \\(.*${reservation.replace('.', '\\.')}\\); sent anyway`));
       assert.ok(rig.events.some((e) => e.type === 'notice' && e.message === result.notes![0]), 'told as a notice');
     } finally {
       emu.state.setForms([]);

@@ -38,8 +38,8 @@ describe('catalog normalisation', () => {
       it(name, () => {
         const models = parseImageModels(body);
         assert.deepEqual(models.map((m) => m.id), ['aurora-1', 'lumen-xl']);
-        assert.equal(models[0].max_price_per_image, 4);
-        assert.equal(models[1].min_price_per_image, 6);
+        assert.equal(models[0]!.max_price_per_image, 4);
+        assert.equal(models[1]!.min_price_per_image, 6);
       });
     }
   });
@@ -55,7 +55,7 @@ describe('catalog normalisation', () => {
     it('the emulator shape {object, data: {group: [...]}}', () => {
       const groups = extractGroups({ object: 'list', data: { chat: [CHAT], images: [A], videos: [], speech: [{ model: 'voice-1' }] } });
       assert.deepEqual([...groups.keys()], ['chat', 'images', 'speech']);
-      assert.equal(groups.get('speech')![0].id, 'voice-1');
+      assert.equal(groups.get('speech')![0]!.id, 'voice-1');
     });
     it('nothing usable gives an empty map', () => {
       for (const body of [null, 42, 'text', [], {}, { data: null }, { data: 'x' }, [1, 2]]) assert.equal(extractGroups(body).size, 0, JSON.stringify(body));

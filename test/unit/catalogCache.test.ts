@@ -35,7 +35,7 @@ describe('CatalogCache', () => {
     assert.deepEqual(r.cache.peek(), []);
     const pending = r.cache.get();
     assert.equal(r.fetches.length, 1);
-    r.fetches[0].resolve([model('b')]);
+    r.fetches[0]!.resolve([model('b')]);
     assert.deepEqual((await pending).map((m) => m.id), ['b']);
     assert.deepEqual(r.saved.map((s) => [s.fetchedAt, s.models.length]), [[r.now(), 1]]);
   });
@@ -44,7 +44,7 @@ describe('CatalogCache', () => {
     const r = rig({ models: [], fetchedAt: 10_000 });
     const pending = r.cache.get();
     assert.equal(r.fetches.length, 1);
-    r.fetches[0].resolve([model('c')]);
+    r.fetches[0]!.resolve([model('c')]);
     assert.equal((await pending).length, 1);
   });
 
@@ -55,7 +55,7 @@ describe('CatalogCache', () => {
     r.cache.onDidChange((models) => changes.push(models.map((m) => m.id)));
     assert.deepEqual((await r.cache.get()).map((m) => m.id), ['old']);
     assert.equal(r.fetches.length, 1, 'a background refresh started');
-    r.fetches[0].resolve([model('new')]);
+    r.fetches[0]!.resolve([model('new')]);
     await tick();
     assert.deepEqual(r.cache.peek().map((m) => m.id), ['new']);
     assert.deepEqual(changes, [['new']]);
@@ -73,7 +73,7 @@ describe('CatalogCache', () => {
     const r = rig();
     const all = [r.cache.get(), r.cache.refresh(), r.cache.get(), r.cache.refresh()];
     assert.equal(r.fetches.length, 1);
-    r.fetches[0].resolve([model('d')]);
+    r.fetches[0]!.resolve([model('d')]);
     const results = await Promise.all(all);
     assert.ok(results.every((m) => m === results[0]));
     void r.cache.refresh(); // not awaited on purpose: its fetch is never answered, only its start is counted
@@ -83,21 +83,21 @@ describe('CatalogCache', () => {
   it('a failed refresh keeps the cache and a later one can succeed', async () => {
     const r = rig({ models: [model('keep')], fetchedAt: 10_000 });
     const failing = r.cache.refresh();
-    r.fetches[0].reject(new Error('offline'));
+    r.fetches[0]!.reject(new Error('offline'));
     await assert.rejects(failing, /offline/);
     assert.deepEqual(r.cache.peek().map((m) => m.id), ['keep']);
     const next = r.cache.refresh();
     assert.equal(r.fetches.length, 2);
-    r.fetches[1].resolve([model('fresh')]);
-    assert.equal((await next)[0].id, 'fresh');
+    r.fetches[1]!.resolve([model('fresh')]);
+    assert.equal((await next)[0]!.id, 'fresh');
   });
 
   it('a stale background refresh that fails does not reject get()', async () => {
     const r = rig({ models: [model('old')], fetchedAt: 0 });
-    assert.equal((await r.cache.get())[0].id, 'old');
-    r.fetches[0].reject(new Error('boom'));
+    assert.equal((await r.cache.get())[0]!.id, 'old');
+    r.fetches[0]!.reject(new Error('boom'));
     await tick();
-    assert.equal(r.cache.peek()[0].id, 'old');
+    assert.equal(r.cache.peek()[0]!.id, 'old');
   });
 
   it('find() fetches again for an id it does not know', async () => {
@@ -105,7 +105,7 @@ describe('CatalogCache', () => {
     const found = r.cache.find('brand-new');
     await tick();
     assert.equal(r.fetches.length, 1);
-    r.fetches[0].resolve([model('a'), model('brand-new')]);
+    r.fetches[0]!.resolve([model('a'), model('brand-new')]);
     assert.equal((await found)?.id, 'brand-new');
     assert.equal((await r.cache.find('a'))?.id, 'a');
     assert.equal(r.fetches.length, 1, 'a known id needs no fetch');
@@ -117,7 +117,7 @@ describe('CatalogCache', () => {
     const sub = r.cache.onDidChange(() => calls++);
     sub.dispose();
     const p = r.cache.refresh();
-    r.fetches[0].resolve([model('z')]);
+    r.fetches[0]!.resolve([model('z')]);
     await p;
     assert.equal(calls, 0);
   });
@@ -142,9 +142,9 @@ describe('CatalogCache', () => {
       assert.deepEqual(r.cache.peek(), []);
       const pending = r.cache.get();
       assert.equal(r.fetches.length, 1);
-      r.fetches[0].resolve([model('new')]);
+      r.fetches[0]!.resolve([model('new')]);
       assert.deepEqual((await pending).map((m) => m.id), ['new']);
-      assert.equal(r.saved[0].baseUrl, 'https://a.example');
+      assert.equal(r.saved[0]!.baseUrl, 'https://a.example');
       const legacy = keyed({ models: [model('old')], fetchedAt: 9_999 });
       assert.deepEqual(legacy.cache.peek(), [], 'a snapshot without base URL is not trusted');
     });
@@ -157,10 +157,10 @@ describe('CatalogCache', () => {
       assert.deepEqual(r.cache.peek(), [], 'another gateway: nothing cached');
       const fresh = r.cache.refresh();
       assert.equal(r.fetches.length, 2, 'the new base URL does not share the old fetch');
-      r.fetches[0].resolve([model('a2')]);
+      r.fetches[0]!.resolve([model('a2')]);
       await old;
       assert.deepEqual(r.cache.peek(), [], 'the old gateway\'s answer is not cached for the new one');
-      r.fetches[1].resolve([model('b1')]);
+      r.fetches[1]!.resolve([model('b1')]);
       assert.deepEqual((await fresh).map((m) => m.id), ['b1']);
       assert.deepEqual(r.cache.peek().map((m) => m.id), ['b1']);
     });

@@ -125,7 +125,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
     outcomes.requests++;
     if (random() < FAULT_SHARE) {
       outcomes.faults++;
-      emu.state.armFault(faultSpec(pick(FAULT_NAMES)));
+      emu.state.armFault(faultSpec(pick(FAULT_NAMES)!));
     }
     try {
       await world.service.run(

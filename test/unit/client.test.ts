@@ -123,7 +123,7 @@ describe('GatewayClient against the emulator', function () {
     it('lists one group', async () => {
       const videos = await client().catalogGroup('videos');
       assert.deepEqual(videos.map((e) => e.id), ['reel-1', 'reel-lite']);
-      assert.equal(videos[0].price_per_second, 9.5);
+      assert.equal(videos[0]!.price_per_second, 9.5);
     });
 
     it('parses the image models with every capability', async () => {
@@ -151,7 +151,7 @@ describe('GatewayClient against the emulator', function () {
       assert.ok(sink.images.get(1)!.equals(expectedPng('aurora-1', 'a red fox', 7, 1)));
       assert.ok(!sink.images.get(0)!.equals(sink.images.get(1)!));
       const [paid] = paidRequests(emu);
-      assert.equal(meta.usage!.cost_rub, paid.chargedRub);
+      assert.equal(meta.usage!.cost_rub, paid!.chargedRub);
       assert.equal(meta.usage!.balance, emu.state.balanceRub);
 
       const again = new MemorySink();
@@ -184,7 +184,7 @@ describe('GatewayClient against the emulator', function () {
       const viaEdit = new MemorySink();
       await client().edit({ model: 'aurora-1', prompt: 'same', seed: 11, size: SMALL }, refs, viaEdit);
       assert.ok(viaEdit.images.get(0)!.equals(expectedPng('aurora-1', 'same', 11, 0, [TINY_PNG])));
-      assert.equal(paidRequests(emu)[0].path, '/v1/images/edits');
+      assert.equal(paidRequests(emu)[0]!.path, '/v1/images/edits');
     });
 
     it('edit with several files uses image[] and all files count', async () => {
@@ -217,9 +217,9 @@ describe('GatewayClient against the emulator', function () {
         await local.edit({ model: 'aurora-1', prompt: 'x', n: 1, seed: 9 }, [ref(a)], new MemorySink());
         await local.edit({ model: 'aurora-1', prompt: 'x' }, [ref(a), ref(b)], new MemorySink());
         const names = bodies.map(({ type, body }) => parseMultipart(body, multipartBoundary(type)!).map((p) => `${p.name}${p.filename !== undefined ? '(file)' : `=${p.data.toString()}`}`));
-        assert.deepEqual(names[0].filter((n) => n.startsWith('image')), ['image(file)']);
-        assert.ok(names[0].includes('seed=9') && names[0].includes('model=aurora-1') && names[0].includes('n=1'), names[0].join(' '));
-        assert.deepEqual(names[1].filter((n) => n.startsWith('image')), ['image[](file)', 'image[](file)']);
+        assert.deepEqual(names[0]!.filter((n) => n.startsWith('image')), ['image(file)']);
+        assert.ok(names[0]!.includes('seed=9') && names[0]!.includes('model=aurora-1') && names[0]!.includes('n=1'), names[0]!.join(' '));
+        assert.deepEqual(names[1]!.filter((n) => n.startsWith('image')), ['image[](file)', 'image[](file)']);
       } finally {
         await server.close();
       }

@@ -51,7 +51,7 @@ describe('compare models', () => {
     assert.equal(paidRequests(emu).length, 3);
     assert.deepEqual(entries.map((e) => [e.model, e.status, e.files.length]), [['aurora-1', 'done', 1], ['sketch-mini', 'done', 1], ['prism-2', 'done', 1]]);
     for (const e of entries) {
-      assert.match(path.basename(e.files[0]), new RegExp(`^${e.model}-1\\.png$`));
+      assert.match(path.basename(e.files[0]!), new RegExp(`^${e.model}-1\\.png$`));
       assert.ok(e.costRub! > 0 && e.ms! >= 0);
     }
     assert.ok(updates.some((u) => u.some((e) => e.status === 'running')), 'the grid saw models running');
@@ -61,7 +61,7 @@ describe('compare models', () => {
     emu.state.armFault({ fault: 'html-500' });
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini'], 'fail'), { jobs: newService(client, models, path.join(dir, 'recovery')).service, concurrency: 1 });
     assert.deepEqual(entries.map((e) => e.status), ['failed', 'done']);
-    assert.match(entries[0].error!, /500/);
+    assert.match(entries[0]!.error!, /500/);
   });
 
   it('Cancel stops all: models not started are never sent', async () => {
@@ -70,7 +70,7 @@ describe('compare models', () => {
       jobs: newService(client, models, path.join(dir, 'recovery')).service,
       concurrency: 1,
       signal: controller.signal,
-      onUpdate: (e) => e[0].status === 'done' && controller.abort(),
+      onUpdate: (e) => e[0]!.status === 'done' && controller.abort(),
     });
     assert.deepEqual(entries.map((e) => e.status), ['done', 'not-sent', 'not-sent']);
     assert.equal(paidRequests(emu).length, 1);

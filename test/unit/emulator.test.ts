@@ -38,7 +38,7 @@ function decodePng(buf: Buffer): DecodedPng {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
       assert.equal(data[8], 8, 'bit depth');
-      colourType = data[9];
+      colourType = data[9]!;
     }
     if (type === 'IDAT') idat.push(data);
     pos += 12 + len;
@@ -275,7 +275,7 @@ describe('gateway emulator', function () {
     const sizeOf = async (body: object) => {
       const r = await generateJson(body);
       assert.equal(r.res.status, 200, JSON.stringify(r.body));
-      const png = decodePng(imagesOf(r.body)[0]);
+      const png = decodePng(imagesOf(r.body)[0]!);
       return [png.width, png.height];
     };
 
@@ -295,7 +295,7 @@ describe('gateway emulator', function () {
 
     it('uses RGBA with transparent pixels for a transparent background', async () => {
       const r = await generateJson({ model: 'prism-2', prompt: 'logo', background: 'transparent' });
-      const png = decodePng(imagesOf(r.body)[0]);
+      const png = decodePng(imagesOf(r.body)[0]!);
       assert.equal(png.channels, 4);
       let transparent = 0;
       for (let i = 1 + 3; i < png.raw.length; i += 4 * 97) if (png.raw[i] === 0) transparent++;
@@ -307,17 +307,17 @@ describe('gateway emulator', function () {
       const b = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'cat', seed: 7, n: 2 })).body);
       const c = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'cat', seed: 8 })).body);
       const d = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'dog', seed: 7 })).body);
-      assert.ok(a[0].equals(b[0]) && a[1].equals(b[1]));
-      assert.ok(!a[0].equals(a[1]));
-      assert.ok(!a[0].equals(c[0]));
-      assert.ok(!a[0].equals(d[0]));
+      assert.ok(a[0]!.equals(b[0]!) && a[1]!.equals(b[1]!));
+      assert.ok(!a[0]!.equals(a[1]!));
+      assert.ok(!a[0]!.equals(c[0]!));
+      assert.ok(!a[0]!.equals(d[0]!));
       // Without a seed, or on a model ignoring seeds, results vary.
       const e = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'cat' })).body);
       const f = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'cat' })).body);
-      assert.ok(!e[0].equals(f[0]));
+      assert.ok(!e[0]!.equals(f[0]!));
       const g = imagesOf((await generateJson({ model: 'prism-2', prompt: 'cat', seed: 1 })).body);
       const h = imagesOf((await generateJson({ model: 'prism-2', prompt: 'cat', seed: 1 })).body);
-      assert.ok(!g[0].equals(h[0]));
+      assert.ok(!g[0]!.equals(h[0]!));
     });
 
     it('renders a 1024x1024 image well under 100 ms', () => {
@@ -333,7 +333,7 @@ describe('gateway emulator', function () {
       const a = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'p', seed: 1, input_references: [ref(dataUrl(TINY_PNG))] })).body);
       const b = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'p', seed: 1, input_references: [ref(dataUrl(other))] })).body);
       const c = imagesOf((await generateJson({ model: 'aurora-1', prompt: 'p', seed: 1, input_references: [ref('https://example.com/a.png')] })).body);
-      assert.ok(!a[0].equals(b[0]) && !a[0].equals(c[0]));
+      assert.ok(!a[0]!.equals(b[0]!) && !a[0]!.equals(c[0]!));
     });
   });
 
@@ -450,10 +450,10 @@ describe('gateway emulator', function () {
       assert.equal(r.body.data.length, 2);
       assert.equal(r.body.model, 'aurora-1');
       assert.ok(r.body.usage.cost_rub > 0);
-      const png = decodePng(imagesOf(r.body)[0]);
+      const png = decodePng(imagesOf(r.body)[0]!);
       assert.deepEqual([png.width, png.height], [1024, 768]);
       const again = await edit(form({ model: 'aurora-1', prompt: 'make it blue', n: '2', seed: '4', output_compression: '80', aspect_ratio: '4:3' }, [['image', TINY_PNG]]));
-      assert.ok(imagesOf(again.body)[0].equals(imagesOf(r.body)[0]));
+      assert.ok(imagesOf(again.body)[0]!.equals(imagesOf(r.body)[0]!));
     });
 
     it('accepts several files in image[]', async () => {
@@ -495,9 +495,9 @@ describe('gateway emulator', function () {
       ]);
       const parts = parseMultipart(body, 'a b');
       assert.equal(parts.length, 2);
-      assert.equal(parts[0].data.toString(), 'hi\r\nthere');
-      assert.deepEqual([parts[1].name, parts[1].filename, parts[1].contentType], ['image[]', 'x.png', 'image/png']);
-      assert.ok(parts[1].data.equals(binary));
+      assert.equal(parts[0]!.data.toString(), 'hi\r\nthere');
+      assert.deepEqual([parts[1]!.name, parts[1]!.filename, parts[1]!.contentType], ['image[]', 'x.png', 'image/png']);
+      assert.ok(parts[1]!.data.equals(binary));
       assert.throws(() => parseMultipart(Buffer.from('--a\r\nContent-Disposition: form-data; name="x"\r\n\r\nno end'), 'a'));
     });
   });
@@ -638,9 +638,9 @@ describe('gateway emulator', function () {
       assert.ok(escaped.text.includes('\\/'));
       assert.equal(Number(escaped.res.headers.get('content-length')), Buffer.byteLength(escaped.text));
       const decoded = imagesOf(JSON.parse(escaped.text));
-      assert.ok(decoded[0].equals(plainImages[0]) && decoded[1].equals(plainImages[1]));
+      assert.ok(decoded[0]!.equals(plainImages[0]!) && decoded[1]!.equals(plainImages[1]!));
       const combined = await generate(req, undefined, fault('usage-first,media-type-last,escaped-slashes'));
-      assert.ok(imagesOf(JSON.parse(combined.text))[0].equals(plainImages[0]));
+      assert.ok(imagesOf(JSON.parse(combined.text))[0]!.equals(plainImages[0]!));
     });
 
     it('invalid-base64 corrupts the image text after charging', async () => {
@@ -711,7 +711,7 @@ describe('gateway emulator', function () {
     });
 
     it('padded PNG parts share one zero block', () => {
-      const png = renderImage({ model: IMAGE_MODELS[0], prompt: 'p', seed: 1, width: 64, height: 64, transparent: false, referencesDigest: '', extra: '' }, 0);
+      const png = renderImage({ model: IMAGE_MODELS[0]!, prompt: 'p', seed: 1, width: 64, height: 64, transparent: false, referencesDigest: '', extra: '' }, 0);
       const parts = paddedPngParts(png, 5 * 1024 * 1024);
       assert.equal(parts.reduce((s, p) => s + p.length, 0), 5 * 1024 * 1024);
       decodePng(Buffer.concat(parts));
@@ -763,7 +763,7 @@ describe('gateway emulator', function () {
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();
           const m = /Gateway emulator listening on (http:\/\/\S+)/.exec(out);
-          if (m) resolve(m[1]);
+          if (m) resolve(m[1]!);
         });
         child.on('exit', () => reject(new Error(`exited early: ${out}`)));
       });

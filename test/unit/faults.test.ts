@@ -119,7 +119,7 @@ describe('faults through the job service', function () {
       check: ({ error }) => assert.match(error!.message, /HTTP 502 with an HTML page \("502 Bad Gateway"\)/),
     },
     { spec: { fault: 'rate-limit', retryAfterSeconds: 2 }, n: 1, error: RateLimitedError, outcomeUnknown: false, charged: false, check: ({ error }) => assert.equal((error as RateLimitedError).retryAfterMs, 2000) },
-    { spec: { fault: 'no-media-type' }, n: 1, charged: true, check: ({ result }) => assert.match(result!.files[0], /\.png$/) },
+    { spec: { fault: 'no-media-type' }, n: 1, charged: true, check: ({ result }) => assert.match(result!.files[0]!, /\.png$/) },
     { spec: { fault: 'escaped-slashes' }, n: 2, charged: true },
     { spec: { fault: 'media-type-last' }, n: 2, charged: true },
     { spec: { fault: 'usage-first' }, n: 1, charged: true, check: ({ result, rig }) => assert.deepEqual(rig.usages, [result!.usage]) },
@@ -136,7 +136,7 @@ describe('faults through the job service', function () {
       emu.state.armFault(c.spec);
       const outcome = await runJob({}, c.n, c.client);
       const [paid] = paidRequests(emu);
-      assert.ok(paid.faults.includes(c.spec.fault), `the fault was applied: ${paid.faults.join(',')}`);
+      assert.ok(paid!.faults.includes(c.spec.fault), `the fault was applied: ${paid!.faults.join(',')}`);
       assert.equal(emu.state.totalCharges, c.charged ? 1 : 0, 'charged as expected');
       if (c.error) {
         assert.ok(outcome.error instanceof c.error, `${c.spec.fault}: ${outcome.error?.constructor.name}: ${outcome.error?.message}`);
@@ -153,7 +153,7 @@ describe('faults through the job service', function () {
       } else {
         assert.equal(outcome.error, undefined, outcome.error?.message);
         assert.equal(outcome.result!.files.length, c.n);
-        assert.equal(outcome.result!.usage!.cost_rub, paid.chargedRub);
+        assert.equal(outcome.result!.usage!.cost_rub, paid!.chargedRub);
       }
       await c.check?.(outcome);
       stats.survived++;
@@ -165,8 +165,8 @@ describe('faults through the job service', function () {
     const clean = await runJob({ seed: 77, prompt: 'slashes' }, 1);
     emu.state.armFault({ fault: 'escaped-slashes' });
     const escaped = await runJob({ seed: 77, prompt: 'slashes' }, 1);
-    assert.ok(paidRequests(emu)[1].faults.includes('escaped-slashes'));
-    assert.ok((await readFile(clean.result!.files[0])).equals(await readFile(escaped.result!.files[0])));
+    assert.ok(paidRequests(emu)[1]!.faults.includes('escaped-slashes'));
+    assert.ok((await readFile(clean.result!.files[0]!)).equals(await readFile(escaped.result!.files[0]!)));
     stats.survived++;
   });
 
@@ -190,7 +190,7 @@ describe('faults through the job service', function () {
         assert.equal(balance.balance, 5000);
         assert.equal(gets().length, 3, 'two retries');
         assert.deepEqual(c.calls.map((e) => e.attempt), [1, 2, 3]);
-        assert.equal(c.calls[2].error, undefined);
+        assert.equal(c.calls[2]!.error, undefined);
         stats.survived += 2;
       });
     }
@@ -284,7 +284,7 @@ describe('faults through the job service', function () {
       const error = await caught(() => running);
       assert.ok(error instanceof CancelledError, String(error));
       assert.equal(error.outcomeUnknown, true, 'the request had reached the gateway');
-      await waitFor(() => paidRequests(own)[0].clientAborted === true);
+      await waitFor(() => paidRequests(own)[0]!.clientAborted === true);
       assert.deepEqual(await listFiles(out), []);
       assert.deepEqual(await listFiles(recovery), []);
       assert.equal(paidRequests(own).length, 1);

@@ -50,15 +50,15 @@ describe('images are saved as they land', () => {
     assert.deepEqual(saved.map((s) => s.file), result.files, 'one image-saved event per file, in order');
     assert.ok(saved.every((s) => s.onDisk), 'the file exists when image-saved is told');
     // Two gaps of 400 ms follow the first image: it was saved at least ~0.7 s before the job ended.
-    assert.ok(done - saved[0].at > 700, `first image saved ${(done - saved[0].at).toFixed(0)} ms before the end`);
+    assert.ok(done - saved[0]!.at > 700, `first image saved ${(done - saved[0]!.at).toFixed(0)} ms before the end`);
     const [paid] = paidRequests(emu);
     assert.deepEqual(
       await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))),
-      paid.images!.map((i) => i.sha256),
+      paid!.images!.map((i) => i.sha256),
       'the emulator recorded the bytes it sent',
     );
-    assert.ok(paid.images!.every((i) => i.delivered));
-    assert.match(paid.fingerprint ?? '', /^[0-9a-f]{32}$/);
+    assert.ok(paid!.images!.every((i) => i.delivered));
+    assert.match(paid!.fingerprint ?? '', /^[0-9a-f]{32}$/);
   });
 
   it('a connection cut after the first image: that image stays saved, nothing needs recovering', async () => {
@@ -71,7 +71,7 @@ describe('images are saved as they land', () => {
     assert.ok(error instanceof ConnectionError, String(error));
     const saved = rig.events.flatMap((e) => (e.type === 'image-saved' ? [e.file] : []));
     const [paid] = paidRequests(emu);
-    const delivered = paid.images!.filter((i) => i.delivered);
+    const delivered = paid!.images!.filter((i) => i.delivered);
     assert.ok(delivered.length >= 1, 'the emulator sent at least one whole image');
     assert.deepEqual(await Promise.all(saved.map(async (f) => sha256(await readFile(f)))), delivered.map((i) => i.sha256));
     assert.equal(rig.events.filter((e) => e.type === 'recovered').length, 0);
@@ -93,8 +93,8 @@ describe('images are saved as they land', () => {
     assert.equal(result.files.length, 3);
     assert.equal(rig.events.filter((e) => e.type === 'cancel-after-charge').length, 1);
     const [paid] = paidRequests(emu);
-    assert.equal(paid.clientAborted, undefined, 'the answer was read to its end');
-    assert.deepEqual(await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))), paid.images!.map((i) => i.sha256));
+    assert.equal(paid!.clientAborted, undefined, 'the answer was read to its end');
+    assert.deepEqual(await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))), paid!.images!.map((i) => i.sha256));
   });
 
   it('the same request twice has the same fingerprint, a different prompt another', async () => {

@@ -66,7 +66,7 @@ function encodeBase64(bytes: Buffer, layout: Layout, rng: () => number): string 
   if (!layout.slashEscape && !layout.lineBreaks && layout.uEscape === 0) return b64;
   const out: string[] = [];
   for (let i = 0; i < b64.length; i++) {
-    const ch = b64[i];
+    const ch = b64[i]!;
     if (layout.uEscape > 0 && rng() < layout.uEscape) {
       const hex = ch.charCodeAt(0).toString(16).padStart(4, '0');
       out.push('\\u' + (rng() < 0.5 ? hex : hex.toUpperCase()));
@@ -122,9 +122,9 @@ function buildBody(images: Buffer[], layoutIn: Partial<Layout> = {}, seed = 1): 
   let offset = 0;
   for (let p = 0; p < pieces.length; p++) {
     let piece: Buffer;
-    if (p % 2 === 0) piece = Buffer.from(pieces[p], 'utf8');
+    if (p % 2 === 0) piece = Buffer.from(pieces[p]!, 'utf8');
     else {
-      piece = Buffer.from(`"${encodeBase64(images[Number(pieces[p])], layout, rng)}"`, 'latin1');
+      piece = Buffer.from(`"${encodeBase64(images[Number(pieces[p])]!, layout, rng)}"`, 'latin1');
       closeQuotes[Number(pieces[p])] = offset + piece.length - 1;
     }
     parts.push(piece);
@@ -227,7 +227,7 @@ async function decodeAll(
 function assertImages(sink: RecordingSink, images: Buffer[]): void {
   assert.equal(sink.writers.length, images.length, 'one writer per image');
   images.forEach((img, i) => {
-    const w = sink.writers[i];
+    const w = sink.writers[i]!;
     assert.ok(w.closed, `image ${i} closed`);
     assert.equal(w.aborted, undefined, `image ${i} not aborted`);
     const got = w.bytes();
@@ -340,7 +340,7 @@ describe('decodeGenerationStream', function () {
         const body = Buffer.from(`{"data":[{"b64_json":"${b64}"}]}`);
         for (const size of [1, 100]) {
           const { sink } = await decodeAll(body, size);
-          assert.equal(sink.writers[0].bytes().toString('hex'), hex, b64);
+          assert.equal(sink.writers[0]!.bytes().toString('hex'), hex, b64);
         }
       }
     });
@@ -388,8 +388,8 @@ describe('decodeGenerationStream', function () {
         [40_001, 0, '\\t'],
         [40_001, 0, ' '],
         [40_001, 0, '\n'],
-        [40_001, 1, '\\u' + hex(b64[40_001])],
-        [40_001, 1, '\\u' + hex(b64[40_001]).toUpperCase()],
+        [40_001, 1, '\\u' + hex(b64[40_001]!)],
+        [40_001, 1, '\\u' + hex(b64[40_001]!).toUpperCase()],
         [slash, 1, '\\u002F'],
         [slash, 1, '\\/'],
       ];
@@ -404,7 +404,7 @@ describe('decodeGenerationStream', function () {
             yield body.subarray(k + 3);
           }
           await decodeGenerationStream(three(), sink);
-          assert.ok(sink.writers[0].bytes().equals(img), `${JSON.stringify(raw)} split at ${k - head.length}`);
+          assert.ok(sink.writers[0]!.bytes().equals(img), `${JSON.stringify(raw)} split at ${k - head.length}`);
         }
       }
     });
@@ -462,7 +462,7 @@ describe('decodeGenerationStream', function () {
         slashEscape: rng() < 0.3,
         uEscape: rng() < 0.2 ? rng() * 0.1 : 0,
         pretty: rng() < 0.3,
-        lineBreaks: rng() < 0.3 ? { every: 1 + Math.floor(rng() * 100), style: styles[Math.floor(rng() * styles.length)] } : undefined,
+        lineBreaks: rng() < 0.3 ? { every: 1 + Math.floor(rng() * 100), style: styles[Math.floor(rng() * styles.length)]! } : undefined,
         mediaTypes: images.map(() => (['image/png', 'image/jpeg', 'image/webp'] as const)[Math.floor(rng() * 3)]),
       };
       return { images, layout };
@@ -472,7 +472,7 @@ describe('decodeGenerationStream', function () {
       for (let seed = 1; seed <= 300; seed++) {
         const { images, layout } = randomCase(seed);
         const built = buildBody(images, layout, seed);
-        const max = [16, 1000, 65536][seed % 3];
+        const max = [16, 1000, 65536][seed % 3]!;
         const { meta, sink } = await decodeAll(built.body, { seed: seed * 7919, max }, seed % 5 === 0);
         try {
           assert.deepEqual(meta, built.meta);
@@ -509,14 +509,14 @@ describe('decodeGenerationStream', function () {
           const sink = await expectFormatError(built.body.subarray(0, cut), /ended early|empty/, { seed: seed + k, max: 4096 });
           try {
             sink.writers.forEach((w, i) => {
-              const complete = built.closeQuotes[i] < cut;
+              const complete = built.closeQuotes[i]! < cut;
               assert.equal(w.closed, complete, `image ${i} closed iff its string ended (cut ${cut})`);
-              if (complete) assert.ok(w.bytes().equals(images[i]));
+              if (complete) assert.ok(w.bytes().equals(images[i]!));
               else {
                 assert.equal(w.abortCount, 1, `image ${i} aborted once`);
                 assert.ok(w.aborted instanceof ResponseFormatError);
                 const got = w.bytes();
-                assert.ok(got.equals(images[i].subarray(0, got.length)), 'what was written is a prefix');
+                assert.ok(got.equals(images[i]!.subarray(0, got.length)), 'what was written is a prefix');
               }
             });
             // Images whose string had not started are never opened.
@@ -555,8 +555,8 @@ describe('decodeGenerationStream', function () {
         for (const size of [1, 2, 5, 1000]) {
           const sink = await expectFormatError(body, pattern, size);
           assert.equal(sink.writers.length, 1);
-          assert.equal(sink.writers[0].closed, false);
-          assert.equal(sink.writers[0].abortCount, 1);
+          assert.equal(sink.writers[0]!.closed, false);
+          assert.equal(sink.writers[0]!.abortCount, 1);
         }
       });
     }
@@ -568,8 +568,8 @@ describe('decodeGenerationStream', function () {
         const b64 = good.slice(0, at) + bad + good.slice(at + 1);
         const body = Buffer.from(`{"data":[{"b64_json":"${crypto.randomBytes(3000).toString('base64')}"},{"b64_json":"${b64}"}]}`, 'latin1');
         const sink = await expectFormatError(body, /data\[1\]\.b64_json.*not valid base64/, { seed: bad.charCodeAt(0), max: 65536 });
-        assert.equal(sink.writers[0].closed, true, 'the first image completed');
-        assert.equal(sink.writers[1].abortCount, 1);
+        assert.equal(sink.writers[0]!.closed, true, 'the first image completed');
+        assert.equal(sink.writers[1]!.abortCount, 1);
       }
     });
 
@@ -632,10 +632,10 @@ describe('decodeGenerationStream', function () {
       const body = Buffer.from(`{"data":[{"b64_json":"${a.toString('base64')}"},{"b64_json":"YWJj","media_type":"image/png" "x":1}]}`);
       for (const size of [1, 17, 5000]) {
         const sink = await expectFormatError(body, /expected , or }/, size);
-        assert.ok(sink.writers[0].closed);
-        assert.ok(sink.writers[0].bytes().equals(a));
+        assert.ok(sink.writers[0]!.closed);
+        assert.ok(sink.writers[0]!.bytes().equals(a));
         // The second string ended validly before the syntax error: it was closed too; the caller decides.
-        assert.ok(sink.writers[1].closed);
+        assert.ok(sink.writers[1]!.closed);
       }
     });
 
@@ -670,9 +670,9 @@ describe('decodeGenerationStream', function () {
       setTimeout(() => controller.abort(reason), 20);
       await assert.rejects(promise, (e) => e === reason);
       assert.equal(sink.writers.length, 1);
-      assert.equal(sink.writers[0].abortCount, 1);
-      assert.equal(sink.writers[0].aborted, reason);
-      assert.equal(sink.writers[0].closed, false);
+      assert.equal(sink.writers[0]!.abortCount, 1);
+      assert.equal(sink.writers[0]!.aborted, reason);
+      assert.equal(sink.writers[0]!.closed, false);
     });
 
     it('an abort without a reason gives a CancelledError', async () => {
@@ -681,7 +681,7 @@ describe('decodeGenerationStream', function () {
       const promise = decodeGenerationStream(stalling(Buffer.from('{"data":[{"b64_json":"YWJj')), sink, { signal: controller.signal });
       setTimeout(() => controller.abort(), 10);
       await assert.rejects(promise, CancelledError);
-      assert.equal(sink.writers[0].abortCount, 1);
+      assert.equal(sink.writers[0]!.abortCount, 1);
     });
 
     it('an already aborted signal: nothing is read or opened', async () => {
@@ -729,7 +729,7 @@ describe('decodeGenerationStream', function () {
       }
       const sink = new RecordingSink();
       await assert.rejects(decodeGenerationStream(body(), sink), (e) => e === failure);
-      assert.equal(sink.writers[0].aborted, failure);
+      assert.equal(sink.writers[0]!.aborted, failure);
     });
 
     it('a sink whose write fails: that error is thrown, the writer aborted, the body stopped', async () => {
@@ -825,7 +825,7 @@ describe('decodeGenerationStream', function () {
           counts[index] = 0;
           return {
             write: (bytes) => {
-              counts[index] += bytes.length;
+              counts[index]! += bytes.length;
               hash.update(bytes);
               if (++writes % 64 === 0) peak = Math.max(peak, process.memoryUsage().rss);
             },

@@ -23,9 +23,9 @@ describe('imageStore', () => {
       await writer.close();
       assert.deepEqual(await listFiles(path.join(dir, 'staging')), ['job1-0.img']);
       const [image] = sink.images;
-      assert.equal(image.bytes, TINY_PNG.length);
-      assert.equal(image.sniffed?.extension, 'png');
-      assert.ok((await readFile(image.path)).equals(TINY_PNG));
+      assert.equal(image!.bytes, TINY_PNG.length);
+      assert.equal(image!.sniffed?.extension, 'png');
+      assert.ok((await readFile(image!.path)).equals(TINY_PNG));
     });
     it('an Inkscape-style SVG (BOM, XML declaration, comments, DOCTYPE) written in small chunks is sniffed as svg, even with a PNG media_type', async () => {
       const svg = Buffer.concat([
@@ -42,8 +42,8 @@ describe('imageStore', () => {
       for (let at = 0; at < svg.length; at += 7) await writer.write(svg.subarray(at, at + 7));
       await writer.close();
       const [image] = sink.images;
-      assert.equal(image.sniffed?.extension, 'svg');
-      assert.equal(extensionOf(image, 'image/png'), 'svg', 'the bytes win over a wrong media_type');
+      assert.equal(image!.sniffed?.extension, 'svg');
+      assert.equal(extensionOf(image!, 'image/png'), 'svg', 'the bytes win over a wrong media_type');
     });
     it('abort removes the partial file and reports no image', async () => {
       const sink = new StagingSink(dir, 'job2');
@@ -119,7 +119,7 @@ describe('imageStore', () => {
       await writeFile(path.join(dir, 'broken.json'), '{not json');
       const list = await listRecoverable(dir);
       assert.deepEqual(list.map((m) => m.jobId), ['early', 'late']);
-      assert.deepEqual(list[0].files.map((f) => f.suggestedName), ['a.png'], 'missing files are left out');
+      assert.deepEqual(list[0]!.files.map((f) => f.suggestedName), ['a.png'], 'missing files are left out');
       assert.deepEqual(await listRecoverable(path.join(dir, 'none')), []);
     });
   });

@@ -26,8 +26,8 @@ describe('JobHistoryRecord', () => {
     await record.finish(['/w/a-1.png', '/w/a-2.png', '/w/a-3.png'], { costRub: 12.5, model: 'aurora-1' });
     const entries = history.list();
     assert.equal(entries.length, 1, 'one entry per job');
-    assert.deepEqual(entries[0].files, ['/w/a-1.png', '/w/a-2.png', '/w/a-3.png']);
-    assert.equal(entries[0].costRub, 12.5);
+    assert.deepEqual(entries[0]!.files, ['/w/a-1.png', '/w/a-2.png', '/w/a-3.png']);
+    assert.equal(entries[0]!.costRub, 12.5);
     assert.equal(changes, 3);
   });
 

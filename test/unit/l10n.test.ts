@@ -15,7 +15,7 @@ const placeholders = (text: string) => [...new Set(text.match(/\{\d+\}/g) ?? [])
 function referencedKeys(value: unknown, found = new Set<string>()): Set<string> {
   if (typeof value === 'string') {
     const match = /^%([^%\s]+)%$/.exec(value);
-    if (match) found.add(match[1]);
+    if (match) found.add(match[1]!);
   } else if (Array.isArray(value)) value.forEach((v) => referencedKeys(v, found));
   else if (value && typeof value === 'object') Object.values(value).forEach((v) => referencedKeys(v, found));
   return found;

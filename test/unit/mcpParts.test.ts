@@ -150,10 +150,10 @@ describe('PNG thumbnail', () => {
     const scaled = decode(pngThumbnail(source, 16)!);
     const mean = (d: ReturnType<typeof decode>) => {
       const sum = [0, 0, 0];
-      for (let y = 0; y < d.height; y++) for (let x = 0; x < d.width; x++) for (let c = 0; c < 3; c++) sum[c] += d.rows[y * (d.width * 4 + 1) + 1 + x * 4 + c];
+      for (let y = 0; y < d.height; y++) for (let x = 0; x < d.width; x++) for (let c = 0; c < 3; c++) sum[c]! += d.rows[y * (d.width * 4 + 1) + 1 + x * 4 + c]!;
       return sum.map((s) => s / (d.width * d.height));
     };
-    mean(same).forEach((v, c) => assert.ok(Math.abs(v - mean(scaled)[c]) < 2, `channel ${c}: ${v} vs ${mean(scaled)[c]}`));
+    mean(same).forEach((v, c) => assert.ok(Math.abs(v - mean(scaled)[c]!) < 2, `channel ${c}: ${v} vs ${mean(scaled)[c]}`));
   });
 
   it('reads every PNG row filter (None, Sub, Up, Average, Paeth), as real encoders write them', () => {
@@ -171,10 +171,10 @@ describe('PNG thumbnail', () => {
         const a = x >= 3 ? raw[y * stride + x - 3] : 0;
         const b = y > 0 ? raw[(y - 1) * stride + x] : 0;
         const c = x >= 3 && y > 0 ? raw[(y - 1) * stride + x - 3] : 0;
-        const p = a + b - c;
-        const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
-        const predictor = [0, a, b, (a + b) >> 1, paeth][filter];
-        filtered[y * (stride + 1) + 1 + x] = (raw[y * stride + x] - predictor) & 0xff;
+        const p = a! + b! - c!;
+        const paeth = Math.abs(p - a!) <= Math.abs(p - b!) && Math.abs(p - a!) <= Math.abs(p - c!) ? a : Math.abs(p - b!) <= Math.abs(p - c!) ? b : c;
+        const predictor = [0, a, b, (a! + b!) >> 1, paeth][filter]!;
+        filtered[y * (stride + 1) + 1 + x] = (raw[y * stride + x]! - predictor) & 0xff;
       }
     }
     const chunk = (type: string, data: Buffer) => {

@@ -103,20 +103,20 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     assert.deepEqual(notes, ['Sending to aurora-1; the gateway reserves ₽4.00.', 'Image 1 of 1 received.']);
     const files = result.structuredContent?.files as { path: string; uri: string }[];
     assert.equal(files.length, 1);
-    assert.match(files[0].path, /^generated-images\/\d{4}-\d{2}-\d{2}-a-red-fox-in-snow-aurora-1-1\.png$/);
-    const saved = path.join(workspace, files[0].path);
-    assert.equal(files[0].uri, `file://${saved}`);
+    assert.match(files[0]!.path, /^generated-images\/\d{4}-\d{2}-\d{2}-a-red-fox-in-snow-aurora-1-1\.png$/);
+    const saved = path.join(workspace, files[0]!.path);
+    assert.equal(files[0]!.uri, `file://${saved}`);
     assert.ok((await fs.readFile(saved)).equals(emulatorPng('aurora-1', 'A red fox in snow', 7, 0)), 'the saved image differs from the emulator\'s');
     const paid = paidRequests(emu);
     assert.equal(paid.length, 1);
-    assert.equal(result.structuredContent?.cost_rub, paid[0].chargedRub);
+    assert.equal(result.structuredContent?.cost_rub, paid[0]!.chargedRub);
     assert.equal(result.structuredContent?.balance_rub, emu.state.balanceRub);
     const cap = result.structuredContent?.spendingCap as { spentThisSession: number; remainingThisSession: number };
-    assert.equal(cap.spentThisSession, paid[0].chargedRub);
-    assert.equal(Math.round(cap.remainingThisSession * 100), 1200 - Math.round(paid[0].chargedRub * 100));
-    assert.match(textOf(result), new RegExp(`Cost ₽${paid[0].chargedRub.toFixed(2).replace('.', '\\.')}`));
+    assert.equal(cap.spentThisSession, paid[0]!.chargedRub);
+    assert.equal(Math.round(cap.remainingThisSession * 100), 1200 - Math.round(paid[0]!.chargedRub * 100));
+    assert.match(textOf(result), new RegExp(`Cost ₽${paid[0]!.chargedRub.toFixed(2).replace('.', '\\.')}`));
     // A clickable link to the saved file (the SDK's client speaks a protocol with resource links).
-    assert.deepEqual(result.content.filter((c) => c.type === 'resource_link'), [{ type: 'resource_link', uri: files[0].uri, name: files[0].path, mimeType: 'image/png' }]);
+    assert.deepEqual(result.content.filter((c) => c.type === 'resource_link'), [{ type: 'resource_link', uri: files[0]!.uri, name: files[0]!.path, mimeType: 'image/png' }]);
     // A small preview, not the image itself.
     const preview = result.content.find((c) => c.type === 'image');
     assert.equal(preview?.mimeType, 'image/png');

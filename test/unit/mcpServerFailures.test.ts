@@ -48,7 +48,7 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
     // The image that arrived whole was saved into the workspace as it landed, and the answer says where.
     const saved = /arrived whole before the failure and are saved in the workspace: (\S+)/.exec(text);
     assert.ok(saved, text);
-    assert.ok(existsSync(path.join(workspace, saved[1])), `${saved[1]} is not in the workspace`);
+    assert.ok(existsSync(path.join(workspace, saved[1]!)), `${saved[1]} is not in the workspace`);
     assert.equal(paidRequests(emu).length, 1, 'the paid request was resent');
     assert.equal(await spent(), 12);
   });

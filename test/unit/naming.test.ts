@@ -9,7 +9,7 @@ function assertSafe(name: string, maxLength = 120): void {
   assert.ok(!/[/\\<>:"|?*\u0000-\u001f]/.test(name), `unsafe character in ${JSON.stringify(name)}`);
   assert.ok(!name.includes('..'), `'..' in ${name}`);
   assert.ok(!/[. ]$/.test(name), `trailing dot/space in ${name}`);
-  assert.ok(!/^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i.test(name.split('.')[0].trimEnd()), `reserved: ${name}`);
+  assert.ok(!/^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i.test(name.split('.')[0]!.trimEnd()), `reserved: ${name}`);
 }
 
 describe('naming', () => {

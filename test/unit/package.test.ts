@@ -33,7 +33,7 @@ function readmeImages(): string[] {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   // Images in code (fenced blocks, `spans`) are examples, not pictures the README shows.
   const prose = readme.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)].map((m) => m[1]).filter((p) => !/^[a-z]+:/i.test(p));
+  return [...prose.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)].map((m) => m[1]!).filter((p) => !/^[a-z]+:/i.test(p));
 }
 
 /** Entry names of a zip file, read from its central directory. */
@@ -78,7 +78,7 @@ describe('packaging: the .vsix', function () {
     }
     const built = readdirSync(dir).filter((f) => f.endsWith('.vsix'));
     assert.equal(built.length, 1, `expected one .vsix, found ${built.join(', ')}`);
-    vsix = path.join(dir, built[0]);
+    vsix = path.join(dir, built[0]!);
     entries = zipEntries(readFileSync(vsix)).filter((e) => !e.endsWith('/'));
   });
 

@@ -99,7 +99,7 @@ describe('pngText', () => {
 
   it('a chunk with a bad CRC is not believed', async () => {
     const chunk = buildITXtChunk(KEY, 'ok');
-    chunk[chunk.length - 1] ^= 0xff;
+    chunk[chunk.length - 1]! ^= 0xff;
     const file = path.join(dir, 'd.png');
     await writeFile(file, Buffer.concat([TINY_PNG.subarray(0, TINY_PNG.length - 12), chunk, IEND_CHUNK]));
     assert.equal(await readPngTextChunk(file, KEY), undefined);
@@ -206,7 +206,7 @@ describe('pngText', () => {
           assert.equal(record.seed, 5);
           assert.deepEqual(record.parameters, { n: 2, size: SMALL, quality: 'low' });
           assert.equal(record.index, i + 1);
-          const plain = await readFile(off.files[i]);
+          const plain = await readFile(off.files[i]!);
           const withRecord = await readFile(file);
           assert.ok(withRecord.subarray(0, plain.length - 12).equals(plain.subarray(0, plain.length - 12)), 'same image bytes before the chunk');
           assert.ok(chunks(withRecord).every((c) => c.crcOk));

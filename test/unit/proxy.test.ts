@@ -139,7 +139,7 @@ describe('proxy support (createDispatcher)', function () {
     assert.equal(proxy.requests.filter((r) => r.method === 'POST').length, 1, 'the proxy saw one paid POST');
     const paid = paidRequests(emu);
     assert.equal(paid.length, 1, 'the gateway saw one paid request: no automatic resend');
-    assert.ok(paid[0].chargedRub > 0, 'the gateway charged it (which is why the outcome is unknown)');
+    assert.ok(paid[0]!.chargedRub > 0, 'the gateway charged it (which is why the outcome is unknown)');
     // The cut may fall after the first image ended: such an image is complete and kept (it was
     // paid for); what was cut off mid-image never counts as an image.
     assert.ok(sink.images.size < 2, 'the cut image was presented as complete');
@@ -196,7 +196,7 @@ describe('proxy support (createDispatcher)', function () {
       const error = await caught<GatewayError>(() => clientVia({ proxy: proxy.url }, tlsUrl).balance());
       assert.ok(error instanceof ConnectionError, String(error));
       assert.equal(proxy.tunnels.length, 1);
-      assert.equal(proxy.tunnels[0].target, tlsUrl.slice('https://'.length));
+      assert.equal(proxy.tunnels[0]!.target, tlsUrl.slice('https://'.length));
       assert.equal(proxy.requests.length, 0, 'nothing readable went through the proxy');
     });
 

@@ -16,7 +16,7 @@ export function importedModules(source: string): string[] {
     /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
     /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
   ];
-  for (const re of patterns) for (let m = re.exec(code); m; m = re.exec(code)) found.push(m[1]);
+  for (const re of patterns) for (let m = re.exec(code); m; m = re.exec(code)) found.push(m[1]!);
   return found;
 }
 

@@ -52,10 +52,10 @@ export function readmeCommands(markdown: string): string[] {
     }
   };
   for (const block of markdown.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```/gm)) {
-    if (['', 'sh', 'bash', 'shell', 'console', 'zsh'].includes(block[1])) take(block[2]);
+    if (['', 'sh', 'bash', 'shell', 'console', 'zsh'].includes(block[1]!)) take(block[2]!);
   }
   const prose = markdown.replace(/^```[\s\S]*?^```/gm, '');
-  for (const span of prose.matchAll(/`([^`\n]+)`/g)) take(span[1]);
+  for (const span of prose.matchAll(/`([^`\n]+)`/g)) take(span[1]!);
   return [...found].sort();
 }
 
@@ -98,7 +98,7 @@ describe('README commands', () => {
       const untested = commands.filter((c) => !(c in EXERCISED_BY));
       assert.deepEqual(untested, [], 'add the command to EXERCISED_BY with the test that runs it');
       for (const c of commands) {
-        const file = path.join(ROOT, EXERCISED_BY[c]);
+        const file = path.join(ROOT, EXERCISED_BY[c]!);
         assert.ok(existsSync(file), `${EXERCISED_BY[c]} (for ${c}) does not exist`);
         assert.ok(readFileSync(file, 'utf8').includes(c), `${EXERCISED_BY[c]} does not name ${c}`);
       }
@@ -106,7 +106,7 @@ describe('README commands', () => {
   }
 
   it('npm run test:electron names an entry that exists (it downloads VS Code, so it is not run here)', () => {
-    const entry = /node (out\/\S+\.js)/.exec(scripts['test:electron'])?.[1];
+    const entry = /node (out\/\S+\.js)/.exec(scripts['test:electron']!)?.[1];
     assert.ok(entry, scripts['test:electron']);
     assert.ok(existsSync(path.join(ROOT, entry.replace(/^out\//, '').replace(/\.js$/, '.ts'))), `${entry} has no source`);
   });
@@ -164,7 +164,7 @@ describe('README commands', () => {
       const marker = `watch-marker-${Date.now()}`;
       const main = path.join(dir, 'media', 'studio', 'main.ts');
       writeFileSync(main, `${readFileSync(main, 'utf8')}\nconsole.debug(${JSON.stringify(marker)});\n`);
-      await waitFor(() => readFileSync(bundles[3], 'utf8').includes(marker), 'no rebuild after a change');
+      await waitFor(() => readFileSync(bundles[3]!, 'utf8').includes(marker), 'no rebuild after a change');
       const exited = new Promise((resolve) => watch!.once('exit', resolve));
       process.kill(-watch.pid!, 'SIGINT'); // Ctrl+C in a terminal: the whole foreground group
       await Promise.race([exited, sleep(10_000)]);

@@ -62,7 +62,7 @@ describe('requestBodies', function () {
   const ref = (name: string, mediaType = 'image/png'): ReferenceFile => ({
     path: join(dir, name),
     mediaType,
-    size: files[name].length,
+    size: files[name]!.length,
   });
 
   before(async () => {
@@ -92,7 +92,7 @@ describe('requestBodies', function () {
         async function* chunks(): AsyncGenerator<Uint8Array> {
           let pos = 0;
           for (let i = 0; pos < data.length; i++) {
-            const n = sizes[i % sizes.length];
+            const n = sizes[i % sizes.length]!;
             yield data.subarray(pos, pos + n);
             pos += n;
           }
@@ -132,8 +132,8 @@ describe('requestBodies', function () {
         const prefix = `data:${types[i]};base64,`;
         assert.ok(r.image_url.url.startsWith(prefix), r.image_url.url.slice(0, 40));
         const b64 = r.image_url.url.slice(prefix.length);
-        assert.equal(b64.length, 4 * Math.ceil(files[names[i]].length / 3));
-        assert.ok(Buffer.from(b64, 'base64').equals(files[names[i]]), names[i]);
+        assert.equal(b64.length, 4 * Math.ceil(files[names[i]!]!.length / 3));
+        assert.ok(Buffer.from(b64, 'base64').equals(files[names[i]!]!), names[i]);
       });
     });
 
@@ -149,7 +149,7 @@ describe('requestBodies', function () {
       const raw = await collect(body);
       assert.equal(raw.length, contentLength);
       assert.deepEqual(JSON.parse(raw.toString()), {
-        input_references: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${files['one.png'].toString('base64')}` } }],
+        input_references: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${files['one.png']!.toString('base64')}` } }],
       });
     });
 
@@ -177,7 +177,7 @@ describe('requestBodies', function () {
     const boundaryOf = (contentType: string): string => {
       const m = /^multipart\/form-data; boundary=([^;]+)$/.exec(contentType);
       assert.ok(m, contentType);
-      return m[1];
+      return m[1]!;
     };
 
     it('sends text fields, then several files as image[] with exact bytes and length', async () => {
@@ -201,10 +201,10 @@ describe('requestBodies', function () {
       const fileParts = parts.slice(4);
       assert.equal(fileParts.length, refs.length);
       fileParts.forEach((p, i) => {
-        const name = refs[i].path.slice(dir.length + 1);
+        const name = refs[i]!.path.slice(dir.length + 1);
         assert.equal(p.headers['content-disposition'], `form-data; name="image[]"; filename="${name}"`);
-        assert.equal(p.headers['content-type'], refs[i].mediaType);
-        assert.ok(p.body.equals(files[name]), name);
+        assert.equal(p.headers['content-type'], refs[i]!.mediaType);
+        assert.ok(p.body.equals(files[name]!), name);
       });
     });
 
@@ -216,11 +216,11 @@ describe('requestBodies', function () {
       assert.equal(form.get('prompt'), 'p');
       const images = form.getAll('image[]') as unknown as Blob[];
       assert.equal(images.length, 2);
-      assert.ok(Buffer.from(await images[0].arrayBuffer()).equals(files['odd.png']));
-      assert.equal(images[0].type, 'image/png');
+      assert.ok(Buffer.from(await images[0]!.arrayBuffer()).equals(files['odd.png']!));
+      assert.equal(images[0]!.type, 'image/png');
       assert.equal((images[0] as unknown as { name: string }).name, 'odd.png');
-      assert.ok(Buffer.from(await images[1].arrayBuffer()).equals(files['three.webp']));
-      assert.equal(images[1].type, 'image/webp');
+      assert.ok(Buffer.from(await images[1]!.arrayBuffer()).equals(files['three.webp']!));
+      assert.equal(images[1]!.type, 'image/webp');
     });
 
     it('names a single file `image`', async () => {
@@ -228,20 +228,20 @@ describe('requestBodies', function () {
       const raw = await collect(body);
       assert.equal(raw.length, contentLength);
       const parts = parseMultipart(raw, boundaryOf(contentType));
-      assert.equal(parts[1].headers['content-disposition'], 'form-data; name="image"; filename="three.webp"');
-      assert.ok(parts[1].body.equals(files['three.webp']));
+      assert.equal(parts[1]!.headers['content-disposition'], 'form-data; name="image"; filename="three.webp"');
+      assert.ok(parts[1]!.body.equals(files['three.webp']!));
     });
 
     it('escapes quotes, CR and LF in file names', async () => {
       const name = 'we"ird\r\nname ёж.png';
-      await writeFile(join(dir, name), files['one.png']);
+      await writeFile(join(dir, name), files['one.png']!);
       const { body, contentType, contentLength } = multipartEditBody({}, [{ path: join(dir, name), mediaType: 'image/png', size: 1 }]);
       const raw = await collect(body);
       assert.equal(raw.length, contentLength, 'length counts UTF-8 bytes of the name');
       const parts = parseMultipart(raw, boundaryOf(contentType));
       assert.equal(parts.length, 1);
-      assert.equal(parts[0].headers['content-disposition'], 'form-data; name="image"; filename="we%22ird%0D%0Aname ёж.png"');
-      assert.ok(parts[0].body.equals(files['one.png']));
+      assert.equal(parts[0]!.headers['content-disposition'], 'form-data; name="image"; filename="we%22ird%0D%0Aname ёж.png"');
+      assert.ok(parts[0]!.body.equals(files['one.png']!));
     });
 
     it('uses a random boundary by default, or the one given', () => {
@@ -263,7 +263,7 @@ describe('requestBodies', function () {
 
   describe('files that change on disk', () => {
     it('rejects before sending when the size on disk differs from the announced size', async () => {
-      const wrong = { ...ref('mega.png'), size: files['mega.png'].length - 1 };
+      const wrong = { ...ref('mega.png'), size: files['mega.png']!.length - 1 };
       await assert.rejects(collect(jsonBodyWithReferences({}, [wrong]).body), ReferenceFileChangedError);
       await assert.rejects(collect(multipartEditBody({}, [{ ...wrong, size: wrong.size + 2 }]).body), ReferenceFileChangedError);
     });
@@ -329,7 +329,7 @@ describe('requestBodies', function () {
       assert.equal(openFds(), before, 'break');
       await collect(jsonBodyWithReferences({}, refs).body);
       assert.equal(openFds(), before, 'full read');
-      await assert.rejects(collect(jsonBodyWithReferences({}, [{ ...refs[0], size: 5 }]).body));
+      await assert.rejects(collect(jsonBodyWithReferences({}, [{ ...refs[0]!, size: 5 }]).body));
       assert.equal(openFds(), before, 'error');
     });
   });

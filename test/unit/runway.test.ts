@@ -43,9 +43,9 @@ describe('runway projection', () => {
   it('describes it for people', () => {
     const lines = describeRunway(projectRunway({ balance: 125, budget: 20, key: { budget: { remaining: 20, initial: 100, reset_at: new Date(now.getTime() + 5 * DAY).toISOString() } }, stats: { avg_daily_spend: 10 }, now }), 'en');
     assert.equal(lines.length, 3);
-    assert.match(lines[0], /^Balance lasts ≈ 13 days at/);
-    assert.match(lines[1], /^Budget lasts ≈ 2 days/);
-    assert.match(lines[2], /runs out before its reset/);
+    assert.match(lines[0]!, /^Balance lasts ≈ 13 days at/);
+    assert.match(lines[1]!, /^Budget lasts ≈ 2 days/);
+    assert.match(lines[2]!, /runs out before its reset/);
     assert.equal(formatDays(2.25, 'en'), '2.3');
     assert.equal(formatDays(2.25, 'ru'), '2,3');
   });

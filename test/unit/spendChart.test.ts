@@ -18,8 +18,8 @@ describe('spend chart', () => {
       now,
     );
     assert.equal(series.days.length, 30);
-    assert.equal(series.days[29].day, '2026-11-20');
-    assert.equal(series.days[0].day, '2026-10-22');
+    assert.equal(series.days[29]!.day, '2026-11-20');
+    assert.equal(series.days[0]!.day, '2026-10-22');
     assert.deepEqual(series.days[29], { day: '2026-11-20', amount: 3.3, jobs: 2 });
     assert.deepEqual(series.days[26], { day: '2026-11-17', amount: 0.5, jobs: 2 });
     assert.equal(series.total, 3.8);

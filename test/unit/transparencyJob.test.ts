@@ -48,9 +48,9 @@ describe('transparency through the job service', () => {
   it('sends png for a transparent background and saves an image with alpha', async () => {
     const { rig, result } = run({ background: 'transparent' }, 'alpha');
     const { files, opaque } = await result;
-    assert.equal(sent[0].output_format, 'png');
+    assert.equal(sent[0]!.output_format, 'png');
     assert.equal(opaque, undefined);
-    assert.equal((await readImageHeaderFile(files[0]))?.alpha, true);
+    assert.equal((await readImageHeaderFile(files[0]!))?.alpha, true);
     assert.equal(rig.events.filter((e) => e.type === 'opaque-result').length, 0);
   });
 
@@ -67,14 +67,14 @@ describe('transparency through the job service', () => {
     const { rig, result } = run({ background: 'transparent' }, 'opaque');
     const { files, opaque } = await result;
     assert.deepEqual(opaque, files);
-    assert.ok(existsSync(files[0]));
-    assert.equal((await readImageHeaderFile(files[0]))?.alpha, false);
+    assert.ok(existsSync(files[0]!));
+    assert.equal((await readImageHeaderFile(files[0]!))?.alpha, false);
     assert.deepEqual(rig.events.find((e) => e.type === 'opaque-result'), { type: 'opaque-result', files });
   });
 
   it('does not judge requests that did not ask for transparency', async () => {
     const { result } = run({ background: 'opaque' }, 'plain');
     assert.equal((await result).opaque, undefined);
-    assert.equal(sent[0].output_format, undefined);
+    assert.equal(sent[0]!.output_format, undefined);
   });
 });

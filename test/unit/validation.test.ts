@@ -220,7 +220,7 @@ describe('validation matrix', function () {
         assert.equal(paidRequests(emu).length - paidBefore, 1, 'sent once');
         for (const [field, value] of Object.entries(c.sent)) assert.equal((result.request as unknown as Record<string, unknown>)[field], value, field);
         assert.equal(result.notes?.length, c.notes.length, String(result.notes));
-        c.notes.forEach((note, i) => assert.match(result.notes![i], note));
+        c.notes.forEach((note, i) => assert.match(result.notes![i]!, note));
         assert.deepEqual(notices, result.notes, 'each note is told as a notice before sending');
       });
     }

@@ -22,7 +22,7 @@ export async function concurrentRow(task: WorkerTask, service: ImageJobService):
     ),
   );
   const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed.length) throw new Error(`${failed.length} of ${jobs} jobs failed: ${String((failed[0].reason as Error)?.message ?? failed[0].reason)}`);
+  if (failed.length) throw new Error(`${failed.length} of ${jobs} jobs failed: ${String((failed[0]!.reason as Error)?.message ?? failed[0]!.reason)}`);
   const files = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.files : []));
   const recovered = results.filter((r) => r.status === 'fulfilled' && r.value.recovered).length;
   if (recovered) throw new Error(`${recovered} job(s) left images in the recovery folder`);
@@ -57,7 +57,7 @@ export async function concurrentScenario(ctx: BenchContext): Promise<ScenarioRep
   const lines = [`${pad(title, 52)}${lpad('wall', 9)}${lpad('idle RSS', 10)}${lpad('peak RSS', 10)}${lpad('peak−idle', 11)}${lpad('max loop delay (p99)', 22)}${lpad('probe lag (own)', 17)}`];
   const targets: BenchTarget[] = [];
   if (!good.length) {
-    lines.push(`${pad('extension (ImageJobService.run x 20)', 52)}FAILED: ${runs[0]?.error?.split('\n')[0].slice(0, 110)}`);
+    lines.push(`${pad('extension (ImageJobService.run x 20)', 52)}FAILED: ${runs[0]?.error?.split('\n')[0]!.slice(0, 110)}`);
     for (const name of ['peak RSS − idle', 'max event-loop delay', 'images correct']) targets.push({ name: `${JOBS} concurrent jobs: ${name}`, value: 'failed', target: '', pass: false });
     return { lines, targets, json: { imageMiB, runs } };
   }

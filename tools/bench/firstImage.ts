@@ -120,12 +120,14 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
     const good = results[kind].filter((r) => r.ok && r.firstImageMs !== undefined);
     const label = kind === 'first-limit' ? 'limit (first base64 string ended, decoded, written)' : 'extension (first image-saved: in the output folder)';
     if (!good.length) {
-      lines.push(`${pad(label, 52)}FAILED: ${results[kind].find((r) => !r.ok)?.error?.split('\n')[0].slice(0, 100) ?? 'no first image'}`);
+      lines.push(`${pad(label, 52)}FAILED: ${results[kind].find((r) => !r.ok)?.error?.split('\n')[0]!.slice(0, 100) ?? 'no first image'}`);
       continue;
     }
-    summary[kind] = median(good.map((r) => r.firstImageMs!));
-    summary[`${kind}-all`] = median(good.map((r) => r.wallMs));
-    lines.push(pad(label, 52) + lpad(fmtMs(summary[kind]), 13) + lpad(fmtS(summary[`${kind}-all`]), 12));
+    const first = median(good.map((r) => r.firstImageMs!));
+    const all = median(good.map((r) => r.wallMs));
+    summary[kind] = first;
+    summary[`${kind}-all`] = all;
+    lines.push(pad(label, 52) + lpad(fmtMs(first), 13) + lpad(fmtS(all), 12));
   }
   lines.push(`  (median of ${ctx.runs} run(s); both from sending the request; the emulator streams the images one after another)`);
   const name = `first image of ${IMAGES}: extension − limit`;

@@ -122,7 +122,7 @@ interface RowStats {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function summarise(label: string, runs: WorkerResult[], checks: (string | undefined)[]): RowStats {
@@ -354,7 +354,7 @@ function generationTable(s: GenerationScenario, runs: number): string[] {
   for (const row of [s.rows.limit, s.rows.naive, s.rows.extension]) {
     const n = `${row.runs.length} run${row.runs.length === 1 ? '' : 's'}`;
     if (!row.ok && row.runs.every((r) => !r.ok)) {
-      lines.push(`${pad(row.label, 50)}FAILED (${n}): ${row.error?.split('\n')[0].slice(0, 110)}`);
+      lines.push(`${pad(row.label, 50)}FAILED (${n}): ${row.error?.split('\n')[0]!.slice(0, 110)}`);
       continue;
     }
     const isLimit = row === limit;
@@ -397,7 +397,7 @@ async function main(): Promise<void> {
   const json: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, runs: args.runs };
   try {
     process.stderr.write(`bench: emulator ${emulator.url}, work folder ${tmp}, ${args.runs} run(s) per row\n`);
-    const loadBefore = os.loadavg()[0];
+    const loadBefore = os.loadavg()[0]!; // loadavg() is always [1, 5, 15 minutes]
 
     const catalog = await runWorker({ kind: 'catalog', baseUrl: emulator.url, apiKey: emulator.keys.unlimited, workDir: path.join(tmp, 'catalog') });
 
@@ -425,7 +425,7 @@ async function main(): Promise<void> {
     }
 
     // ---- the report ----
-    const loadAfter = os.loadavg()[0];
+    const loadAfter = os.loadavg()[0]!;
     json.loadAverage = { before: loadBefore, after: loadAfter };
     lines.push(
       `Node ${process.version}, ${os.cpus().length} CPUs, load average ${loadBefore.toFixed(1)} at start / ${loadAfter.toFixed(1)} after the rows; emulator in the bench process, each row in its own process.`,
@@ -456,7 +456,7 @@ async function main(): Promise<void> {
     lines.push(`${pad(uploads.title, 56)}${lpad('wall', 9)}${lpad('idle RSS', 10)}${lpad('peak RSS', 11)}${lpad('peak−idle', 11)}${lpad('max loop delay', 16)}`);
     for (const row of uploads.rows) {
       if (!row.ok && row.runs.every((r) => !r.ok)) {
-        lines.push(`${pad(row.label, 56)}FAILED: ${row.error?.split('\n')[0].slice(0, 120)}`);
+        lines.push(`${pad(row.label, 56)}FAILED: ${row.error?.split('\n')[0]!.slice(0, 120)}`);
         targets.push({ name: `upload ${row.transport}: peak RSS − idle`, value: 'failed', target: `≤ ${TARGET_UPLOAD_RSS_MB} MB`, pass: false });
         continue;
       }

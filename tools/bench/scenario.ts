@@ -35,7 +35,7 @@ export function median(values: number[]): number {
   if (!values.length) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export const fmtS = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -45,5 +45,5 @@ export const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n 
 
 /** One line about a failed run, for the progress log. */
 export function runNote(result: WorkerResult, ok: (r: WorkerResult) => string): string {
-  return result.ok ? ok(result) : `failed: ${result.error?.split('\n')[0].slice(0, 120)}`;
+  return result.ok ? ok(result) : `failed: ${result.error?.split('\n')[0]!.slice(0, 120)}`;
 }

@@ -193,7 +193,7 @@ function report(ctx: BenchContext, size: number, figures: TransportFigures[]): S
     const name = `upload ${f.transport}: extension / limit (draining server)`;
     if (!limitOk.length || !extOk.length) {
       const error = (f.limit.find((r) => !r.ok) ?? f.extension.find((r) => !r.ok))?.error ?? 'failed';
-      lines.push(`${pad(label, 62)}FAILED: ${error.split('\n')[0].slice(0, 110)}`);
+      lines.push(`${pad(label, 62)}FAILED: ${error.split('\n')[0]!.slice(0, 110)}`);
       targets.push({ name, value: 'failed', target: `≤ ${TARGET_UPLOAD_RATIO}`, pass: false });
       continue;
     }

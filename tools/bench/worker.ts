@@ -189,7 +189,7 @@ async function naiveRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
   const files: string[] = [];
   let written = 0;
   for (let i = 0; i < json.data.length; i++) {
-    const bytes = Buffer.from(json.data[i].b64_json, 'base64');
+    const bytes = Buffer.from(json.data[i]!.b64_json, 'base64');
     const file = path.join(task.workDir, `naive-${i}.png`);
     await fs.writeFile(file, bytes);
     files.push(file);
@@ -239,11 +239,13 @@ async function catalogRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
-  return { catalog: { firstMs, medianMs: samples[samples.length >> 1], maxMs: samples[samples.length - 1], samples: samples.length } };
+  return { catalog: { firstMs, medianMs: samples[samples.length >> 1]!, maxMs: samples[samples.length - 1]!, samples: samples.length } };
 }
 
 async function main(): Promise<WorkerResult> {
-  const task = JSON.parse(process.argv[2]) as WorkerTask;
+  const arg = process.argv[2];
+  if (arg === undefined) throw new Error('usage: worker <task JSON>');
+  const task = JSON.parse(arg) as WorkerTask;
   await fs.mkdir(task.workDir, { recursive: true });
   if (task.kind === 'catalog') {
     const r = await catalogRow(task);

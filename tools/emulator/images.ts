@@ -116,9 +116,10 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   ctx.entry.chargedRub = kopToRub(costKop);
 
   if (binary) {
-    const type = pngs[0][0] === 0x89 ? 'image/png' : 'image/svg+xml';
+    const image = pngs[0]!; // validate() keeps n in 1..maxN, so there is always a first image
+    const type = image[0] === 0x89 ? 'image/png' : 'image/svg+xml';
     ctx.entry.status = 200;
-    ctx.res.writeHead(200, { 'content-type': type, 'content-length': pngs[0].length }).end(pngs[0]);
+    ctx.res.writeHead(200, { 'content-type': type, 'content-length': image.length }).end(image);
     return;
   }
   if (raw.endpoint === 'edits' && state.forms.has('url-edits')) {

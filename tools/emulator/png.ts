@@ -50,7 +50,7 @@ export function paintPng(spec: PaintSpec): Buffer {
   const { width: w, height: h, transparent } = spec;
   const ch = transparent ? 4 : 3;
   const rnd = prng(createHash('sha256').update(spec.identity).digest().readUInt32BE(0));
-  const colour = () => [Math.floor(rnd() * 256), Math.floor(rnd() * 256), Math.floor(rnd() * 256)];
+  const colour = (): [number, number, number] => [Math.floor(rnd() * 256), Math.floor(rnd() * 256), Math.floor(rnd() * 256)];
   const stride = 1 + w * ch;
   const rows = Buffer.alloc(h * stride); // zeros: filter bytes and transparent pixels
 

@@ -28,7 +28,7 @@ export function authenticate(ctx: RequestContext, state: EmulatorState): KeyStat
     throw new ApiFailure(401, 'missing_api_key', 'No API key: send the header "Authorization: Bearer <API_KEY>".');
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-  const key = m ? state.key(m[1]) : undefined;
+  const key = m ? state.key(m[1]!) : undefined;
   ctx.entry.key = key?.name ?? 'unknown';
   if (!m) throw new ApiFailure(401, 'invalid_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
   if (!key && state.forms.has('invalid-key-400')) throw new ApiFailure(400, 'invalid_request', 'Invalid API key provided.', null, 'invalid_request_error');

@@ -216,7 +216,7 @@ function checkReference(ref: unknown, i: number): string {
   const url = imageUrl.url;
   if (url.startsWith('data:')) {
     const m = /^data:([^;,]*)((?:;[^;,]*)*),/.exec(url.slice(0, 256));
-    if (!m || !m[2].split(';').includes('base64')) throw badRequest('invalid_value', `input_references[${i}]: a data: URL must be base64 (data:image/png;base64,...).`, param);
+    if (!m || !m[2]!.split(';').includes('base64')) throw badRequest('invalid_value', `input_references[${i}]: a data: URL must be base64 (data:image/png;base64,...).`, param);
     if (m[1] && !m[1].toLowerCase().startsWith('image/')) throw badRequest('invalid_image', `input_references[${i}]: the data: URL is ${m[1]}, not an image.`, param);
     const b64 = url.slice(m[0].length);
     if (b64.length % 4 === 1 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) {

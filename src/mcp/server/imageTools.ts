@@ -166,7 +166,7 @@ export class ImageTools {
       request,
       references,
       transport: 'input_references',
-      output: edit
+      output: first
         ? { directory, pattern: EDIT_FILE_NAME_PATTERN, sourceName: path.basename(first, path.extname(first)) }
         : { directory, pattern: FILE_NAME_PATTERN },
     };
