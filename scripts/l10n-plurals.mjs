@@ -54,7 +54,8 @@ export function scan(fileName, text) {
       const forms = node.arguments[PLURAL_FUNCTIONS[node.expression.text]];
       const texts = {};
       if (forms && ts.isObjectLiteralExpression(forms)) {
-        for (const p of forms.properties) if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && isLiteral(p.initializer)) texts[p.name.text] = p.initializer.text;
+        for (const p of forms.properties)
+          if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && isLiteral(p.initializer)) texts[p.name.text] = p.initializer.text;
       }
       if (forms && ts.isObjectLiteralExpression(forms) && forms.properties.length === 2 && texts.one !== undefined && texts.other !== undefined) {
         keys.push(texts.one, texts.other, `${texts.other} [few]`, `${texts.other} [many]`);
@@ -87,7 +88,11 @@ export function scanAll() {
 export function complete(bundle, pluralKeys) {
   const all = { ...bundle };
   for (const k of pluralKeys) all[k] ??= k;
-  return Object.fromEntries(Object.keys(all).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((k) => [k, all[k]]));
+  return Object.fromEntries(
+    Object.keys(all)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((k) => [k, all[k]]),
+  );
 }
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -72,7 +72,7 @@ export function drawIcon() {
       const n = SAMPLES * SAMPLES;
       const alpha = sum[3] / n;
       const offset = (py * SIZE + px) * 4;
-      for (let i = 0; i < 3; i++) rgba[offset + i] = alpha ? Math.round(((sum[i] / n) / alpha) * 255) : 0;
+      for (let i = 0; i < 3; i++) rgba[offset + i] = alpha ? Math.round((sum[i] / n / alpha) * 255) : 0;
       rgba[offset + 3] = Math.round(alpha * 255);
     }
   }

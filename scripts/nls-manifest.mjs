@@ -21,7 +21,10 @@ const FILES = {
 };
 const REF = /^%([^%\s]+)%$/;
 
-const short = (id) => String(id).replace(/^gatewayImages\./, '').replace(/^gateway-images\./, '');
+const short = (id) =>
+  String(id)
+    .replace(/^gatewayImages\./, '')
+    .replace(/^gateway-images\./, '');
 const keyPart = (text) => String(text).replace(/[^A-Za-z0-9_-]+/g, '_');
 
 /** Every translatable string slot of the manifest: { holder, prop, key }. */
@@ -136,7 +139,11 @@ function readJson(file, fallback) {
 }
 
 function sortKeys(object) {
-  return Object.fromEntries(Object.keys(object).sort().map((k) => [k, object[k]]));
+  return Object.fromEntries(
+    Object.keys(object)
+      .sort()
+      .map((k) => [k, object[k]]),
+  );
 }
 
 const write = (file, value) => writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);

@@ -31,7 +31,10 @@ export function buildComparison(formValues: () => FormValues, useModel: (model: 
       start.disabled = !!view?.running;
       cancel.hidden = !view?.running;
       summary.textContent = view ? `${view.prompt} — ${view.estimateText}` : '';
-      replaceChildren(list, (view?.entries ?? []).map((entry) => card(entry, useModel)));
+      replaceChildren(
+        list,
+        (view?.entries ?? []).map((entry) => card(entry, useModel)),
+      );
     },
   };
 }

@@ -97,7 +97,10 @@ export class StudioForm {
     const e = message.estimate;
     if (e?.cannotAfford) this.issues.push(t(e.cannotAfford === 'balance' ? 'cannotAffordBalance' : 'cannotAffordBudget'));
     renderEstimate(this.estimate, e);
-    replaceChildren(this.issueList, this.issues.map((text) => el('li', {}, [text])));
+    replaceChildren(
+      this.issueList,
+      this.issues.map((text) => el('li', {}, [text])),
+    );
     showAspectDefault(this.selects.aspect_ratio, message.aspectDefault);
     this.renderButtons();
     if (this.submitWhenEvaluated) {
@@ -159,8 +162,7 @@ export class StudioForm {
   private build(): HTMLElement {
     const field = (id: string, labelKey: string, control: HTMLElement, extra?: Node) =>
       el('div', { class: 'field' }, [el('label', { for: id }, [t(labelKey)]), control, extra]);
-    const rows = (keys: OptionKey[], labels: string[]) =>
-      keys.map((key, i) => (this.selectRows[key] = field(key, labels[i] ?? key, this.selects[key])));
+    const rows = (keys: OptionKey[], labels: string[]) => keys.map((key, i) => (this.selectRows[key] = field(key, labels[i] ?? key, this.selects[key])));
 
     const refresh = el('button', { type: 'button', class: 'icon secondary', 'aria-label': t('refreshModels'), title: t('refreshModels') }, ['⟳']);
     refresh.addEventListener('click', () => post({ type: 'refreshModels' }));
@@ -182,7 +184,10 @@ export class StudioForm {
         this.modelsError,
       ]),
       field('prompt', 'prompt', this.prompt),
-      el('div', { class: 'grid' }, [field('n', 'count', this.count), ...rows(['resolution', 'aspect_ratio', 'background'], ['resolution', 'aspectRatio', 'background'])]),
+      el('div', { class: 'grid' }, [
+        field('n', 'count', this.count),
+        ...rows(['resolution', 'aspect_ratio', 'background'], ['resolution', 'aspectRatio', 'background']),
+      ]),
       el('details', { class: 'more' }, [
         el('summary', {}, [t('moreOptions')]),
         el('div', { class: 'grid' }, [
@@ -257,7 +262,11 @@ export class StudioForm {
 
     const maxN = model?.maxN ?? 1;
     if (this.form.n > maxN && model) this.form.n = maxN;
-    fillSelect(this.count, Array.from({ length: Math.max(maxN, this.form.n) }, (_, i) => String(i + 1)), String(this.form.n));
+    fillSelect(
+      this.count,
+      Array.from({ length: Math.max(maxN, this.form.n) }, (_, i) => String(i + 1)),
+      String(this.form.n),
+    );
 
     const lists: Record<OptionKey, string[]> = {
       resolution: model?.resolutions ?? [],
@@ -329,7 +338,11 @@ export class StudioForm {
     this.evaluationPending = true;
     if (this.evaluateTimer) clearTimeout(this.evaluateTimer);
     this.evaluateTimer = setTimeout(() => {
-      this.evaluationId = request({ type: 'evaluate', form: this.snapshot(), interaction: { edited: [...this.interaction.edited], submitted: this.interaction.submitted } });
+      this.evaluationId = request({
+        type: 'evaluate',
+        form: this.snapshot(),
+        interaction: { edited: [...this.interaction.edited], submitted: this.interaction.submitted },
+      });
     }, 120);
   }
 

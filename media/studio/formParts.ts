@@ -20,7 +20,12 @@ export function modelSummary(model: ModelInfo): string {
 }
 
 /** One text input per passthrough parameter of the model; `onInput` gets the name and the new value. */
-export function renderProviderParams(container: HTMLElement, names: readonly string[], values: Record<string, string>, onInput: (name: string, value: string) => void): void {
+export function renderProviderParams(
+  container: HTMLElement,
+  names: readonly string[],
+  values: Record<string, string>,
+  onInput: (name: string, value: string) => void,
+): void {
   const inputs = names.map((name, i) => {
     const id = `param-${i}`;
     const input = el('input', { id, type: 'text', maxlength: '2000' });
@@ -49,7 +54,9 @@ export function renderEstimate(list: HTMLDListElement, estimate: EstimateView | 
 
 /** "Balance: … · Budget: …", or what the account is doing (switching keys, loading, offline). */
 export function accountLine(account: AccountView): string {
-  const parts = [account.balanceText && `${t('balance')}: ${account.balanceText}`, account.budgetText && `${t('budget')}: ${account.budgetText}`].filter(Boolean);
+  const parts = [account.balanceText && `${t('balance')}: ${account.balanceText}`, account.budgetText && `${t('budget')}: ${account.budgetText}`].filter(
+    Boolean,
+  );
   return account.switchingText ?? (parts.length ? parts.join(' · ') : t('accountStatus', account.status));
 }
 
@@ -58,7 +65,11 @@ export function renderReferenceList(list: HTMLUListElement, references: readonly
   replaceChildren(
     list,
     references.map((ref) => {
-      const remove = el('button', { type: 'button', class: 'icon remove', 'aria-label': t('removeReference', ref.name), title: t('removeReference', ref.name) }, ['×']);
+      const remove = el(
+        'button',
+        { type: 'button', class: 'icon remove', 'aria-label': t('removeReference', ref.name), title: t('removeReference', ref.name) },
+        ['×'],
+      );
       remove.addEventListener('click', () => onRemove(ref));
       const image = el('img', { src: ref.src, alt: '' });
       image.alt = ref.name;

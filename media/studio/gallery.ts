@@ -17,11 +17,7 @@ const ACTIONS: { action: GalleryAction; label: string }[] = [
 export function buildGallery(): { section: HTMLElement; render(items: GalleryItem[]): void } {
   const list = el('ul', { class: 'gallery', id: 'gallery' });
   const empty = el('p', { class: 'description' }, [t('galleryEmpty')]);
-  const section = el('section', { class: 'results', 'aria-labelledby': 'gallery-heading' }, [
-    el('h2', { id: 'gallery-heading' }, [t('gallery')]),
-    empty,
-    list,
-  ]);
+  const section = el('section', { class: 'results', 'aria-labelledby': 'gallery-heading' }, [el('h2', { id: 'gallery-heading' }, [t('gallery')]), empty, list]);
   return {
     section,
     render(items) {

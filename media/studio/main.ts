@@ -26,7 +26,10 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     form = new StudioForm(app, initialForm);
     app.appendChild(gallery.section);
     const studioForm = form;
-    comparison = buildComparison(() => studioForm.values(), (model) => studioForm.useModel(model));
+    comparison = buildComparison(
+      () => studioForm.values(),
+      (model) => studioForm.useModel(model),
+    );
     gallery.section.prepend(comparison.section);
     app.removeAttribute('aria-busy');
     form.setModels(message.models, message.modelsError);
@@ -57,7 +60,10 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
       form.setBusy(message.busy);
       break;
     case 'generateDone':
-      form.setStatus(message.ok ? tn('done', message.files.length, message.files.length, message.costText ?? t('unknown')) : t('failed', message.error ?? ''), !message.ok);
+      form.setStatus(
+        message.ok ? tn('done', message.files.length, message.files.length, message.costText ?? t('unknown')) : t('failed', message.error ?? ''),
+        !message.ok,
+      );
       break;
     case 'fillForm':
       form.fill(message.form, message.references);

@@ -181,7 +181,11 @@ export class AccountModel {
     const s = this.current;
     if (s.status !== 'ready' || s.switching || s.updatedAt === undefined || this.now() - s.updatedAt > maxAgeMs) return false;
     const budget = s.key?.budget;
-    const resetAt = budget?.reset_at ? Date.parse(budget.reset_at) : typeof budget?.reset_in_seconds === 'number' ? s.updatedAt + budget.reset_in_seconds * 1000 : NaN;
+    const resetAt = budget?.reset_at
+      ? Date.parse(budget.reset_at)
+      : typeof budget?.reset_in_seconds === 'number'
+        ? s.updatedAt + budget.reset_in_seconds * 1000
+        : NaN;
     // A budget whose reset time has passed since it was read is refilled at the gateway.
     return !(resetAt <= this.now() && resetAt >= s.updatedAt);
   }

@@ -94,7 +94,8 @@ export class AccountStatusBar implements vscode.Disposable {
       lines.push('', `$(key) ${vscode.l10n.t('Key')}: ${escape(key.name ?? vscode.l10n.t('(unnamed)'))}`);
       if (key.budget) {
         lines.push(`${vscode.l10n.t('Budget')}: ${rub(snapshot.budget ?? key.budget.remaining)} / ${rub(key.budget.initial)}`);
-        if (key.budget.reset_interval) lines.push(`${vscode.l10n.t('Resets')}: ${escape(key.budget.reset_interval)}, ${vscode.l10n.t('next')} ${date(key.budget.reset_at)}`);
+        if (key.budget.reset_interval)
+          lines.push(`${vscode.l10n.t('Resets')}: ${escape(key.budget.reset_interval)}, ${vscode.l10n.t('next')} ${date(key.budget.reset_at)}`);
       }
       if (key.expires_at) lines.push(`${vscode.l10n.t('Expires')}: ${date(key.expires_at)}`);
     }
@@ -106,14 +107,17 @@ export class AccountStatusBar implements vscode.Disposable {
         `${vscode.l10n.t('30 days')}: ${rub(stats.month_spend)} · ${requests(stats.month_requests)}`,
         `${vscode.l10n.t('Daily average')}: ${rub(stats.avg_daily_spend)}`,
       );
-      if (stats.top_model_by_spend) lines.push(`${vscode.l10n.t('Top model by spend')}: ${escape(stats.top_model_by_spend)} (${rub(stats.top_model_by_spend_value)})`);
-      if (stats.top_model_by_requests) lines.push(`${vscode.l10n.t('Top model by requests')}: ${escape(stats.top_model_by_requests)} (${stats.top_model_by_requests_value ?? 0})`);
+      if (stats.top_model_by_spend)
+        lines.push(`${vscode.l10n.t('Top model by spend')}: ${escape(stats.top_model_by_spend)} (${rub(stats.top_model_by_spend_value)})`);
+      if (stats.top_model_by_requests)
+        lines.push(`${vscode.l10n.t('Top model by requests')}: ${escape(stats.top_model_by_requests)} (${stats.top_model_by_requests_value ?? 0})`);
     }
     const runway = runwayLines(snapshot, this.locale);
     if (runway.length) lines.push('', ...runway.map((line, i) => `${i === 0 ? '$(watch) ' : ''}${escape(line)}`));
     if (snapshot.status === 'offline') lines.push('', `$(cloud-offline) ${vscode.l10n.t('Offline')}: ${escape(snapshot.error?.message ?? '')}`);
     // A refresh that read only some parts: the others show their last figures, and which failed is said.
-    else if (snapshot.failedParts?.length) lines.push('', `$(warning) ${vscode.l10n.t('Not read this time: {0} ({1})', snapshot.failedParts.join(', '), escape(snapshot.error?.message ?? ''))}`);
+    else if (snapshot.failedParts?.length)
+      lines.push('', `$(warning) ${vscode.l10n.t('Not read this time: {0} ({1})', snapshot.failedParts.join(', '), escape(snapshot.error?.message ?? ''))}`);
     if (snapshot.updatedAt) lines.push('', `_${vscode.l10n.t('Updated {0}', new Date(snapshot.updatedAt).toLocaleTimeString(this.locale))}_`);
     lines.push(
       '',

@@ -53,22 +53,37 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         remember(confirmed, keyOf(args), estimate.reservation);
         const locale = services.locale;
         const message = new vscode.MarkdownString();
-        message.appendMarkdown(`**${vscode.l10n.t('Model')}:** `).appendText(model.id).appendMarkdown('  \n');
-        message.appendMarkdown(`**${vscode.l10n.t('Prompt')}:** `).appendText(args.prompt).appendMarkdown('  \n');
+        message
+          .appendMarkdown(`**${vscode.l10n.t('Model')}:** `)
+          .appendText(model.id)
+          .appendMarkdown('  \n');
+        message
+          .appendMarkdown(`**${vscode.l10n.t('Prompt')}:** `)
+          .appendText(args.prompt)
+          .appendMarkdown('  \n');
         const options = describeOptions(args);
-        if (options) message.appendMarkdown(`**${vscode.l10n.t('Options')}:** `).appendText(options).appendMarkdown('  \n');
-        message.appendMarkdown('\n').appendText(
-          vscode.l10n.t(
-            'The gateway reserves {0} before generating and charges the actual cost, expected {1}.',
-            formatRubles(estimate.reservation, locale),
-            formatRubleRange(estimate.expectedMin, estimate.expectedMax, locale),
-          ),
-        );
+        if (options)
+          message
+            .appendMarkdown(`**${vscode.l10n.t('Options')}:** `)
+            .appendText(options)
+            .appendMarkdown('  \n');
+        message
+          .appendMarkdown('\n')
+          .appendText(
+            vscode.l10n.t(
+              'The gateway reserves {0} before generating and charges the actual cost, expected {1}.',
+              formatRubles(estimate.reservation, locale),
+              formatRubleRange(estimate.expectedMin, estimate.expectedMax, locale),
+            ),
+          );
         const balance = services.account.snapshot.balance;
         if (balance !== undefined) message.appendMarkdown('  \n').appendText(vscode.l10n.t('Balance now: {0}.', formatRubles(balance, locale)));
         return {
           invocationMessage: trPlural(estimate.n, { one: 'Generating {0} image with {1}…', other: 'Generating {0} images with {1}…' }, estimate.n, model.id),
-          confirmationMessages: { title: trPlural(estimate.n, { one: 'Generate {0} image with {1}?', other: 'Generate {0} images with {1}?' }, estimate.n, model.id), message },
+          confirmationMessages: {
+            title: trPlural(estimate.n, { one: 'Generate {0} image with {1}?', other: 'Generate {0} images with {1}?' }, estimate.n, model.id),
+            message,
+          },
         };
       } catch {
         // Nothing can be estimated (invalid input, no key...): invoke() reports why. Should it
@@ -104,7 +119,13 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
           vscode.l10n.t('Saved (workspace-relative paths):'),
           ...paths.map((p) => `- ${p}`),
         ];
-        if (result.opaque?.length) lines.push(opaqueMessage(result.model, result.opaque.map((u) => u.fsPath)));
+        if (result.opaque?.length)
+          lines.push(
+            opaqueMessage(
+              result.model,
+              result.opaque.map((u) => u.fsPath),
+            ),
+          );
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(lines.join('\n'))]);
       } catch (error) {
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(describeFailure(error))]);

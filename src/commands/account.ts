@@ -70,7 +70,8 @@ export function renderAccount(s: AccountSnapshot, locale: string, history: reado
   ];
   if (s.key?.budget) {
     rows.push([vscode.l10n.t('Budget remaining / initial'), `${rub(s.budget ?? s.key.budget.remaining)} / ${rub(s.key.budget.initial)}`]);
-    if (s.key.budget.reset_interval) rows.push([vscode.l10n.t('Budget resets'), `${s.key.budget.reset_interval}, ${vscode.l10n.t('next')} ${date(s.key.budget.reset_at)}`]);
+    if (s.key.budget.reset_interval)
+      rows.push([vscode.l10n.t('Budget resets'), `${s.key.budget.reset_interval}, ${vscode.l10n.t('next')} ${date(s.key.budget.reset_at)}`]);
   }
   if (s.key?.expires_at) rows.push([vscode.l10n.t('Key expires'), date(s.key.expires_at)]);
   const st = s.stats;
@@ -86,16 +87,24 @@ export function renderAccount(s: AccountSnapshot, locale: string, history: reado
   const runway = runwayLines(s, locale);
   if (runway.length) rows.push([vscode.l10n.t('Runway at the 30-day pace'), runway.join('; ')]);
   const updated = s.updatedAt ? vscode.l10n.t('Updated {0}.', new Date(s.updatedAt).toLocaleString(locale)) : '';
-  const table = [`# ${vscode.l10n.t('Gateway Images: Account and Usage')}`, '', `| | |`, `|---|---|`, ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), '', updated, ''];
+  const table = [
+    `# ${vscode.l10n.t('Gateway Images: Account and Usage')}`,
+    '',
+    `| | |`,
+    `|---|---|`,
+    ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`),
+    '',
+    updated,
+    '',
+  ];
   return [...table, spendChartMarkdown(dailySpend(history, new Date()), locale)].join('\n');
 }
 
 async function browseModels(services: Services): Promise<void> {
   try {
     const client = await services.connection.clientForCatalog();
-    const groups = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Reading the catalog…') },
-      () => client.catalog(),
+    const groups = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Reading the catalog…') }, () =>
+      client.catalog(),
     );
     const images = await services.catalog.get().catch(() => []);
     type Item = vscode.QuickPickItem & { entry?: CatalogEntry };
@@ -108,7 +117,13 @@ async function browseModels(services: Services): Promise<void> {
       for (const entry of entries) {
         const image = group === 'images' ? images.find((m) => m.id === entry.id) : undefined;
         if (image) items.push({ label: entry.id, ...modelDetail(image, services.locale), entry });
-        else items.push({ label: entry.id, description: typeof entry.provider === 'string' ? entry.provider : undefined, detail: describeEntry(entry, services.locale), entry });
+        else
+          items.push({
+            label: entry.id,
+            description: typeof entry.provider === 'string' ? entry.provider : undefined,
+            detail: describeEntry(entry, services.locale),
+            entry,
+          });
       }
     }
     const picked = await vscode.window.showQuickPick(items, {

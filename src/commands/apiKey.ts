@@ -26,9 +26,8 @@ async function setApiKey(services: Services, argument?: unknown): Promise<SetKey
     if (key === undefined) return undefined;
     if (!key.trim()) throw new ValidationError('apiKey', vscode.l10n.t('The API key must not be empty.'));
     const client = services.connection.probeClient(baseUrl, key.trim());
-    const user = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the API key…') },
-      () => client.me().finally(() => client.close()),
+    const user = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the API key…') }, () =>
+      client.me().finally(() => client.close()),
     );
     await services.keys.set(key);
     // Another key: the old key's figures go at once (secrets.onDidChange follows, for other windows).

@@ -61,11 +61,17 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   const file = typeof args.file === 'string' ? (args.file.startsWith('file:') ? vscode.Uri.parse(args.file) : vscode.Uri.file(args.file)) : args.file;
   const name = path.basename(file.fsPath);
   const kind = batchFileKind(file.fsPath);
-  if (!kind) throw new ValidationError('file', vscode.l10n.t('"{0}" is not a prompt file: use a .txt file (one prompt per line) or a .jsonl file (one request per line).', name), ['.txt', '.jsonl']);
+  if (!kind)
+    throw new ValidationError(
+      'file',
+      vscode.l10n.t('"{0}" is not a prompt file: use a .txt file (one prompt per line) or a .jsonl file (one request per line).', name),
+      ['.txt', '.jsonl'],
+    );
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
   const models = await services.catalog.get();
   let { lines, issues } = parseBatchFile(text, kind, { model: args.model });
-  if (!lines.length && !issues.length) throw new ValidationError('file', vscode.l10n.t('{0} has no prompts (blank lines and lines starting with # are skipped).', name));
+  if (!lines.length && !issues.length)
+    throw new ValidationError('file', vscode.l10n.t('{0} has no prompts (blank lines and lines starting with # are skipped).', name));
   // A .txt file names no model: ask for one (arguments must give it).
   if (interactive && !args.model && !issues.length && lines.some((l) => !l.request.model)) {
     const model = await pickModel(services, (m) => m.supports_generation, vscode.l10n.t('Generate Images from {0}', name));
@@ -73,21 +79,46 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   }
   issues = [...issues, ...validateBatch(lines, models)];
   if (issues.length) {
-    throw new ValidationError('file', trPlural(new Set(issues.map((i) => i.line)).size, { one: '{0}: nothing was sent, {1} line needs fixing:\n{2}', other: '{0}: nothing was sent, {1} lines need fixing:\n{2}' }, name, new Set(issues.map((i) => i.line)).size, describeBatchIssues(issues)));
+    throw new ValidationError(
+      'file',
+      trPlural(
+        new Set(issues.map((i) => i.line)).size,
+        { one: '{0}: nothing was sent, {1} line needs fixing:\n{2}', other: '{0}: nothing was sent, {1} lines need fixing:\n{2}' },
+        name,
+        new Set(issues.map((i) => i.line)).size,
+        describeBatchIssues(issues),
+      ),
+    );
   }
 
   const { todo, skipped } = planResume(file.fsPath, lines, services.history.list(), existsSync);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
   if (!todo.length) {
     await writeFile(report.fsPath, batchReport(file.fsPath, skipped, new Date(), services.locale));
-    void vscode.window.showInformationMessage(trPlural(skipped.length, { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' }, skipped.length, name));
+    void vscode.window.showInformationMessage(
+      trPlural(
+        skipped.length,
+        { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' },
+        skipped.length,
+        name,
+      ),
+    );
     return toResult(report, skipped);
   }
   const byId = new Map(models.map((m) => [m.id, m]));
   const combined = combineEstimates(todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1)));
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
-  const skippedNote = skipped.length ? trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length) : '';
-  if (!(await confirmRun(services, combined, trPlural(todo.length, { one: 'Generate {0} line of {1}?', other: 'Generate {0} lines of {1}?' }, todo.length, name), skippedNote))) {
+  const skippedNote = skipped.length
+    ? trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length)
+    : '';
+  if (
+    !(await confirmRun(
+      services,
+      combined,
+      trPlural(todo.length, { one: 'Generate {0} line of {1}?', other: 'Generate {0} lines of {1}?' }, todo.length, name),
+      skippedNote,
+    ))
+  ) {
     throw new CancelledError(vscode.l10n.t('Not sent: the cost was not confirmed.'));
   }
 
@@ -113,7 +144,10 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
           signal: controller.signal,
           record: (line, result) => record(services, file.fsPath, line, result),
           onProgress: (_outcome, p) => {
-            progress.report({ message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)), increment: 100 / p.total });
+            progress.report({
+              message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)),
+              increment: 100 / p.total,
+            });
             args.onProgress?.(p.finished, p.total);
           },
         });
@@ -130,7 +164,12 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   return result;
 }
 
-async function record(services: Services, file: string, line: BatchLine, result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } }): Promise<void> {
+async function record(
+  services: Services,
+  file: string,
+  line: BatchLine,
+  result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } },
+): Promise<void> {
   if (!result.files.length) return;
   const { input_references: _refs, ...request } = line.request;
   await services.history.add({
@@ -145,11 +184,28 @@ async function record(services: Services, file: string, line: BatchLine, result:
 
 function toResult(report: vscode.Uri, lines: LineOutcome[]): BatchResult {
   const sum = summarize(lines);
-  return { report, lines, done: sum.done, skipped: sum.skipped, failed: sum.failed, notSent: sum['not-sent'], outcomeUnknown: sum['outcome-unknown'], spent: sum.spent };
+  return {
+    report,
+    lines,
+    done: sum.done,
+    skipped: sum.skipped,
+    failed: sum.failed,
+    notSent: sum['not-sent'],
+    outcomeUnknown: sum['outcome-unknown'],
+    spent: sum.spent,
+  };
 }
 
 async function presentBatch(services: Services, name: string, result: BatchResult): Promise<void> {
-  const message = vscode.l10n.t('{0}: {1} done, {2} skipped, {3} failed, {4} not sent. Spent {5}.', name, result.done, result.skipped, result.failed + result.outcomeUnknown, result.notSent, formatRubles(result.spent, services.locale));
+  const message = vscode.l10n.t(
+    '{0}: {1} done, {2} skipped, {3} failed, {4} not sent. Spent {5}.',
+    name,
+    result.done,
+    result.skipped,
+    result.failed + result.outcomeUnknown,
+    result.notSent,
+    formatRubles(result.spent, services.locale),
+  );
   if (result.outcomeUnknown) services.account.reconcileSoon();
   const open = vscode.l10n.t('Open Report');
   const show = result.failed || result.outcomeUnknown ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
@@ -158,12 +214,14 @@ async function presentBatch(services: Services, name: string, result: BatchResul
 
 function toBatchArgs(args: Record<string, unknown>): BatchArgs {
   const file = args.file;
-  if (!(typeof file === 'string' || file instanceof vscode.Uri)) throw new ValidationError('file', '"file" must be the path or URI of a .txt or .jsonl prompt file.');
+  if (!(typeof file === 'string' || file instanceof vscode.Uri))
+    throw new ValidationError('file', '"file" must be the path or URI of a .txt or .jsonl prompt file.');
   if (args.model !== undefined) toGenerateArgs({ prompt: '', model: args.model });
   if (args.concurrency !== undefined && !(Number.isInteger(args.concurrency) && (args.concurrency as number) >= 1 && (args.concurrency as number) <= 6)) {
     throw new ValidationError('concurrency', '"concurrency" must be a whole number from 1 to 6.', [1, 2, 3, 4, 5, 6]);
   }
-  if (args.outputDirectory !== undefined && typeof args.outputDirectory !== 'string') throw new ValidationError('outputDirectory', '"outputDirectory" must be a folder path.');
+  if (args.outputDirectory !== undefined && typeof args.outputDirectory !== 'string')
+    throw new ValidationError('outputDirectory', '"outputDirectory" must be a folder path.');
   return {
     file,
     model: args.model as string | undefined,

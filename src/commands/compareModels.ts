@@ -59,12 +59,28 @@ export function compareModelsCommand(services: Services, args?: unknown): Promis
 export async function pickCompareModels(services: Services, prompt: string, options: CompareOptions, referenceCount: number): Promise<string[]> {
   const eligible = eligibleModels(await services.catalog.get(), prompt, options, referenceCount);
   if (eligible.length < MIN_COMPARE_MODELS) {
-    throw new ValidationError('models', trPlural(eligible.length, { one: 'Only {0} model of the catalog accepts this request; a comparison needs at least 2. Remove options or references that narrow it.', other: 'Only {0} models of the catalog accept this request; a comparison needs at least 2. Remove options or references that narrow it.' }, eligible.length));
+    throw new ValidationError(
+      'models',
+      trPlural(
+        eligible.length,
+        {
+          one: 'Only {0} model of the catalog accepts this request; a comparison needs at least 2. Remove options or references that narrow it.',
+          other: 'Only {0} models of the catalog accept this request; a comparison needs at least 2. Remove options or references that narrow it.',
+        },
+        eligible.length,
+      ),
+    );
   }
   for (;;) {
     const picked = await vscode.window.showQuickPick(
       eligible.map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model })),
-      { title: vscode.l10n.t('Compare Models'), placeHolder: vscode.l10n.t('Pick 2 to 6 models that accept this request'), canPickMany: true, ignoreFocusOut: true, matchOnDescription: true },
+      {
+        title: vscode.l10n.t('Compare Models'),
+        placeHolder: vscode.l10n.t('Pick 2 to 6 models that accept this request'),
+        canPickMany: true,
+        ignoreFocusOut: true,
+        matchOnDescription: true,
+      },
     );
     if (!picked) throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
     if (picked.length >= MIN_COMPARE_MODELS && picked.length <= MAX_COMPARE_MODELS) return picked.map((p) => p.model.id);
@@ -75,13 +91,18 @@ export async function pickCompareModels(services: Services, prompt: string, opti
 export async function compareModels(services: Services, args: CompareArgs, interactive: boolean, signal?: AbortSignal): Promise<CompareResult> {
   const ids = args.models;
   if (new Set(ids).size !== ids.length || ids.length < MIN_COMPARE_MODELS || ids.length > MAX_COMPARE_MODELS) {
-    throw new ValidationError('models', vscode.l10n.t('"models" must list 2 to 6 different models; got {0}.', ids.length), [MIN_COMPARE_MODELS, MAX_COMPARE_MODELS]);
+    throw new ValidationError('models', vscode.l10n.t('"models" must list 2 to 6 different models; got {0}.', ids.length), [
+      MIN_COMPARE_MODELS,
+      MAX_COMPARE_MODELS,
+    ]);
   }
   if (comparisonFeed.running) throw new ValidationError('models', vscode.l10n.t('A comparison is already running.'));
   const images = (args.images ?? []).map(toFilePath);
   const source = images[0];
   const directory = source
-    ? args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : path.dirname(source)
+    ? args.outputDirectory
+      ? path.resolve(path.dirname(source), args.outputDirectory)
+      : path.dirname(source)
     : await resolveOutputFolder(args.outputDirectory);
   const catalog = await services.catalog.get();
   const { models: _models, images: _images, signal: _signal, ...rest } = args;
@@ -111,7 +132,11 @@ export async function compareModels(services: Services, args: CompareArgs, inter
   signal?.addEventListener('abort', abort);
   args.signal?.addEventListener('abort', abort);
   if (signal?.aborted || args.signal?.aborted) abort();
-  const estimateText = vscode.l10n.t('reserved {0}, expected {1}', formatRubles(combined.reservation, services.locale), formatRubleRange(combined.expectedMin, combined.expectedMax, services.locale));
+  const estimateText = vscode.l10n.t(
+    'reserved {0}, expected {1}',
+    formatRubles(combined.reservation, services.locale),
+    formatRubleRange(combined.expectedMin, combined.expectedMax, services.locale),
+  );
   comparisonFeed.start({ runId, prompt: args.prompt, estimateText, entries: ids.map((model) => ({ model, status: 'waiting', files: [] })) }, controller);
   if (interactive) await vscode.commands.executeCommand('gatewayImages.openStudio');
   let entries: CompareEntry[] = [];
@@ -144,10 +169,23 @@ export async function compareModels(services: Services, args: CompareArgs, inter
   return { runId, entries, files: entries.flatMap((e) => e.files.map((f) => vscode.Uri.file(f))) };
 }
 
-async function record(services: Services, runId: string, job: ImageJob, result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } }): Promise<void> {
+async function record(
+  services: Services,
+  runId: string,
+  job: ImageJob,
+  result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } },
+): Promise<void> {
   if (!result.files.length) return;
   const { input_references: _refs, ...request } = job.request;
-  await services.history.add({ request, references: job.references, model: result.model, files: result.files, costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance, comparison: runId });
+  await services.history.add({
+    request,
+    references: job.references,
+    model: result.model,
+    files: result.files,
+    costRub: result.usage?.cost_rub,
+    balanceAfter: result.usage?.balance,
+    comparison: runId,
+  });
 }
 
 /** "Use this model": the winner becomes the default of the next run (pickers and the chat tool). */
@@ -157,7 +195,8 @@ export async function useModel(services: Services, model: string): Promise<void>
 
 function toCompareArgs(args: Record<string, unknown>): CompareArgs {
   const models = args.models;
-  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string')) throw new ValidationError('models', '"models" must be a list of 2 to 6 model ids.');
+  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string'))
+    throw new ValidationError('models', '"models" must be a list of 2 to 6 model ids.');
   if (args.images !== undefined && !Array.isArray(args.images)) throw new ValidationError('images', '"images" must be a list of image files (Uri or path).');
   const { model: _model, ...generate } = toGenerateArgs({ ...args, model: '' });
   return { ...generate, models: models, images: args.images as unknown[] | undefined, signal: args.signal instanceof AbortSignal ? args.signal : undefined };

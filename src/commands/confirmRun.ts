@@ -29,10 +29,7 @@ export async function confirmRun(services: Services, combined: CombinedEstimate,
   const locale = services.locale;
   const reserve = formatRubles(combined.reservation, locale);
   const go = vscode.l10n.t('Send (reserve {0})', reserve);
-  const detail = [
-    describeCombined(combined, locale),
-    note,
-  ].filter(Boolean).join('\n\n');
+  const detail = [describeCombined(combined, locale), note].filter(Boolean).join('\n\n');
   const answer = await vscode.window.showWarningMessage(question, { modal: true, detail }, go);
   return answer === go;
 }

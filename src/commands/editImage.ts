@@ -17,9 +17,7 @@ export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'];
 
 export function registerEditImage(services: Services): vscode.Disposable {
-  return vscode.commands.registerCommand('gatewayImages.editImage', (first?: unknown, selected?: unknown) =>
-    editImageCommand(services, first, selected),
-  );
+  return vscode.commands.registerCommand('gatewayImages.editImage', (first?: unknown, selected?: unknown) => editImageCommand(services, first, selected));
 }
 
 export async function editImageCommand(services: Services, first?: unknown, selected?: unknown): Promise<CommandResult | undefined> {
@@ -88,7 +86,10 @@ async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<Ed
   const count = images.length;
   const first = images[0];
   if (!first) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
-  const title = count === 1 ? vscode.l10n.t('Edit {0}', path.basename(first.fsPath)) : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
+  const title =
+    count === 1
+      ? vscode.l10n.t('Edit {0}', path.basename(first.fsPath))
+      : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
   const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title);
   const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
   const aspectDefault = await aspectDefaultFor(model, first.fsPath);

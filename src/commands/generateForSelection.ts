@@ -127,7 +127,6 @@ export function imageLink(syntax: LinkSyntax, target: string, alt: string): stri
   return `<img src="${escapeHtml(target)}" alt="${escapeHtml(oneLine)}">`;
 }
 
-
 /**
  * The file's path relative to the document, with POSIX separators and percent-encoding for what
  * would break a link (spaces, parentheses, #, ?, %...); letters of any script stay readable.

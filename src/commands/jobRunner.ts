@@ -153,7 +153,14 @@ async function presentResult(services: Services, result: JobResult, files: vscod
   const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
   const balance = result.usage?.balance !== undefined ? formatRubles(result.usage.balance, locale) : vscode.l10n.t('unknown');
   const folder = vscode.workspace.asRelativePath(path.dirname(first.fsPath));
-  const message = trPlural(files.length, { one: 'Saved {0} image to {1}. Cost {2}, balance {3}.', other: 'Saved {0} images to {1}. Cost {2}, balance {3}.' }, files.length, folder, cost, balance);
+  const message = trPlural(
+    files.length,
+    { one: 'Saved {0} image to {1}. Cost {2}, balance {3}.', other: 'Saved {0} images to {1}. Cost {2}, balance {3}.' },
+    files.length,
+    folder,
+    cost,
+    balance,
+  );
   const actions = [vscode.l10n.t('Open Folder'), vscode.l10n.t('Reveal in Explorer'), vscode.l10n.t('Copy Path')];
   const editor = vscode.window.activeTextEditor;
   const markdownEditor = options.offerMarkdownLink !== false && editor?.document.languageId === 'markdown' ? editor : undefined;

@@ -21,12 +21,12 @@ function cancelled(): never {
 
 export function modelDetail(model: ImageModel, locale: string): { description: string; detail: string } {
   const price = formatRubleRange(model.min_price_per_image, model.max_price_per_image, locale);
-  const edits = canEdit(model) ? trPlural(model.max_input_references, { one: 'edits up to {0} image', other: 'edits up to {0} images' }, model.max_input_references) : vscode.l10n.t('no editing');
+  const edits = canEdit(model)
+    ? trPlural(model.max_input_references, { one: 'edits up to {0} image', other: 'edits up to {0} images' }, model.max_input_references)
+    : vscode.l10n.t('no editing');
   return {
     description: [model.provider, vscode.l10n.t('{0} per image', price)].filter(Boolean).join(' · '),
-    detail: [vscode.l10n.t('up to {0} per request', model.max_n), edits, model.supported_resolutions.join('/'), model.description]
-      .filter(Boolean)
-      .join(' · '),
+    detail: [vscode.l10n.t('up to {0} per request', model.max_n), edits, model.supported_resolutions.join('/'), model.description].filter(Boolean).join(' · '),
   };
 }
 
@@ -53,7 +53,8 @@ export async function pickModel(services: Services, filter: (m: ImageModel) => b
   void (cached.length ? services.catalog.get() : services.catalog.refresh())
     .then((models) => fill(models))
     .catch((error: unknown) => {
-      if (!quickPick.items.length) quickPick.placeholder = vscode.l10n.t('Could not load the catalog: {0}', error instanceof Error ? error.message : String(error));
+      if (!quickPick.items.length)
+        quickPick.placeholder = vscode.l10n.t('Could not load the catalog: {0}', error instanceof Error ? error.message : String(error));
     })
     .finally(() => (quickPick.busy = false));
   try {
@@ -138,7 +139,12 @@ export async function reviewOptions(
     if (model.supported_background.length) items.push(optionItem(vscode.l10n.t('Background'), options.background, 'background'));
     items.push(
       optionItem(vscode.l10n.t('Quality'), options.quality, 'quality', model.supported_quality.length ? undefined : vscode.l10n.t('ignored by this model')),
-      optionItem(vscode.l10n.t('Format'), options.output_format, 'output_format', model.supported_output_formats.length ? undefined : vscode.l10n.t('ignored by this model')),
+      optionItem(
+        vscode.l10n.t('Format'),
+        options.output_format,
+        'output_format',
+        model.supported_output_formats.length ? undefined : vscode.l10n.t('ignored by this model'),
+      ),
       optionItem(vscode.l10n.t('Size'), options.size, 'size'),
       optionItem(vscode.l10n.t('Seed'), options.seed, 'seed', model.supports_seed ? undefined : vscode.l10n.t('ignored by this model')),
     );
@@ -164,7 +170,10 @@ function optionItem(label: string, value: string | number | undefined, action: k
 
 async function changeOption(model: ImageModel, options: Options, field: keyof Options): Promise<Options> {
   const choose = async (values: readonly (string | number)[]) => {
-    const items = [{ label: vscode.l10n.t('default'), value: undefined as string | number | undefined }, ...values.map((v) => ({ label: String(v), value: v }))];
+    const items = [
+      { label: vscode.l10n.t('default'), value: undefined as string | number | undefined },
+      ...values.map((v) => ({ label: String(v), value: v })),
+    ];
     const picked = await vscode.window.showQuickPick(items, { title: field, ignoreFocusOut: true });
     return picked ? { ...options, [field]: picked.value } : options;
   };

@@ -32,7 +32,12 @@ export function registerProvenance(services: Services, openStudioWith: OpenStudi
   );
 }
 
-async function prefillFrom(services: Services, openStudioWith: OpenStudioWith, arg: unknown, mode: 'regenerate' | 'variations'): Promise<PrefillResult | undefined> {
+async function prefillFrom(
+  services: Services,
+  openStudioWith: OpenStudioWith,
+  arg: unknown,
+  mode: 'regenerate' | 'variations',
+): Promise<PrefillResult | undefined> {
   const uri = toFileUri(arg) ?? activeImageUri();
   if (!uri) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Choose a generated image in the Explorer to use its settings.'));
@@ -95,7 +100,6 @@ export function requestFromProvenance(text: string): GenerationRequest | undefin
   }
   return request;
 }
-
 
 function toFileUri(arg: unknown): vscode.Uri | undefined {
   if (arg instanceof vscode.Uri) return arg.scheme === 'file' ? arg : undefined;

@@ -69,7 +69,9 @@ async function moveImages(manifest: RecoveryManifest, directory: string): Promis
       moved.push(await placeWithoutOverwrite(file.path, directory, path.basename(file.suggestedName, path.extname(file.suggestedName)), ext));
     }
     if (manifest.manifestPath) await fs.rm(manifest.manifestPath, { force: true });
-    void vscode.window.showInformationMessage(trPlural(moved.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, moved.length, vscode.workspace.asRelativePath(directory)));
+    void vscode.window.showInformationMessage(
+      trPlural(moved.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, moved.length, vscode.workspace.asRelativePath(directory)),
+    );
     if (moved[0]) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(moved[0]));
   } catch (error) {
     // The manifest stays: whatever was not moved is still listed next time.

@@ -155,7 +155,15 @@ export class Base64Decoder {
     if (this.pad > 0) {
       if (!((rest === 2 && this.pad === 2) || (rest === 3 && this.pad === 1))) {
         throw this.error(
-          trPlural(rest, { one: "wrong padding at the end ({0} '=' after a group of {1} character)", other: "wrong padding at the end ({0} '=' after a group of {1} characters)" }, this.pad, rest),
+          trPlural(
+            rest,
+            {
+              one: "wrong padding at the end ({0} '=' after a group of {1} character)",
+              other: "wrong padding at the end ({0} '=' after a group of {1} characters)",
+            },
+            this.pad,
+            rest,
+          ),
         );
       }
     } else if (rest === 1) {

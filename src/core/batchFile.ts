@@ -45,15 +45,18 @@ export function batchFileKind(fileName: string): BatchFileKind | undefined {
 export function parseBatchFile(text: string, kind: BatchFileKind, defaults: BatchDefaults = {}): { lines: BatchLine[]; issues: BatchLineIssue[] } {
   const lines: BatchLine[] = [];
   const issues: BatchLineIssue[] = [];
-  text.replace(/^\uFEFF/, '').split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1;
-    const trimmed = raw.trim();
-    if (!trimmed || trimmed.startsWith('#')) return;
-    const parsed = kind === 'txt' ? { prompt: trimmed } : parseJsonLine(trimmed, line, issues);
-    if (!parsed) return;
-    const request: GenerationRequest = { ...defaults.options, ...parsed, model: parsed.model ?? defaults.model ?? '' } as GenerationRequest;
-    lines.push({ line, request, key: requestKey(request) });
-  });
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((raw, i) => {
+      const line = i + 1;
+      const trimmed = raw.trim();
+      if (!trimmed || trimmed.startsWith('#')) return;
+      const parsed = kind === 'txt' ? { prompt: trimmed } : parseJsonLine(trimmed, line, issues);
+      if (!parsed) return;
+      const request: GenerationRequest = { ...defaults.options, ...parsed, model: parsed.model ?? defaults.model ?? '' } as GenerationRequest;
+      lines.push({ line, request, key: requestKey(request) });
+    });
   return { lines, issues };
 }
 
@@ -84,7 +87,7 @@ function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): Pa
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     issues.push({ line, field: 'params', message: l10n.t('"params" must be an object of provider-specific parameters') });
   }
-  return issues.length === before ? (object) : undefined;
+  return issues.length === before ? object : undefined;
 }
 
 /** Checks every parsed line against the catalog; returns all issues, in line order. */
@@ -99,7 +102,9 @@ export function validateBatch(lines: readonly BatchLine[], models: readonly Imag
 /** "line 3, n: …" lines for the refusal message, capped so a broken file does not flood it. */
 export function describeBatchIssues(issues: readonly BatchLineIssue[], limit = 10): string {
   const sorted = [...issues].sort((a, b) => a.line - b.line);
-  const shown = sorted.slice(0, limit).map((i) => (i.field ? l10n.t('line {0}, {1}: {2}', i.line, i.field, i.message) : l10n.t('line {0}: {1}', i.line, i.message)));
+  const shown = sorted
+    .slice(0, limit)
+    .map((i) => (i.field ? l10n.t('line {0}, {1}: {2}', i.line, i.field, i.message) : l10n.t('line {0}: {1}', i.line, i.message)));
   if (sorted.length > limit) shown.push(l10n.t('…and {0} more', sorted.length - limit));
   return shown.join('\n');
 }
@@ -108,7 +113,14 @@ export function describeBatchIssues(issues: readonly BatchLineIssue[], limit = 1
 export function requestKey(request: GenerationRequest): string {
   const sorted = (value: unknown): unknown =>
     value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]))
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+        )
       : value;
-  return createHash('sha256').update(JSON.stringify(sorted(request))).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify(sorted(request)))
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -168,8 +168,11 @@ function str(value: unknown): string | undefined {
 }
 
 function strings(value: unknown): string[] {
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (!Array.isArray(value)) return [];
   return value.filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
 }
-

@@ -81,9 +81,7 @@ export class GatewayClient {
     this.freeTimeoutMs = config.freeTimeoutMs ?? DEFAULT_FREE_TIMEOUT_MS;
     this.ownsDispatcher = !config.dispatcher || config.closeDispatcher === true;
     // undici's 300 s header/body defaults would kill slow generations: the deadline rules instead.
-    this.dispatcher =
-      config.dispatcher ??
-      new Agent({ headersTimeout: this.paidTimeoutMs, bodyTimeout: this.paidTimeoutMs, connect: { timeout: 30_000 } });
+    this.dispatcher = config.dispatcher ?? new Agent({ headersTimeout: this.paidTimeoutMs, bodyTimeout: this.paidTimeoutMs, connect: { timeout: 30_000 } });
   }
 
   async close(): Promise<void> {

@@ -34,8 +34,7 @@ export interface FundsSnapshot {
 }
 
 export type Affordability =
-  | { ok: true; budgetShort?: { needed: number; available: number } }
-  | { ok: false; scope: 'balance' | 'budget'; needed: number; available: number };
+  { ok: true; budgetShort?: { needed: number; available: number } } | { ok: false; scope: 'balance' | 'budget'; needed: number; available: number };
 
 /**
  * Whether the known figures cover the reservation. Unknown figures do not block. The reservation is

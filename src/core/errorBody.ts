@@ -113,7 +113,9 @@ function htmlHeadline(html: string): string | undefined {
   const pick = (tag: string) => html.match(new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`, 'i'))?.[1];
   const raw = pick('title') ?? pick('h1');
   if (!raw) return undefined;
-  const text = decodeEntities(raw.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+  const text = decodeEntities(raw.replace(/<[^>]*>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
   return text ? clip(text) : undefined;
 }
 

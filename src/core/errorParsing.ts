@@ -47,11 +47,7 @@ export function requestIdOf(headers: Record<string, string | string[] | undefine
  * the status, and the message text (English and Russian) only where the status leaves room.
  * Whatever is not recognised keeps the gateway's own words (a plain ApiError).
  */
-export function classifyApiError(
-  status: number,
-  bodyText: string,
-  headers: Record<string, string | string[] | undefined>,
-): ApiError {
+export function classifyApiError(status: number, bodyText: string, headers: Record<string, string | string[] | undefined>): ApiError {
   const parsed = parseErrorBody(bodyText, headerValue(headers, 'content-type'));
   const details: ApiErrorDetails = {
     status,
@@ -62,7 +58,7 @@ export function classifyApiError(
     requestId: requestIdOf(headers),
   };
   const code = `${parsed.code ?? ''} ${parsed.type ?? ''}`.toLowerCase();
-  const text = (parsed.html ? '' : parsed.message ?? '').toLowerCase();
+  const text = (parsed.html ? '' : (parsed.message ?? '')).toLowerCase();
   const hint = `${code} ${text}`;
 
   // 1. Codes say what happened whatever the status (OpenAI's insufficient_quota comes with 429).
@@ -88,8 +84,10 @@ export function classifyApiError(
   return new ApiError(details);
 }
 
-const FUNDS_CODES = /\b(insufficient_(balance|funds|budget|quota|credits?)|budget_(exceeded|exhausted)|key_budget_exceeded|quota_exceeded|payment_required|not_enough_(balance|funds|money))\b/;
-const AUTH_CODES = /\b(invalid_api_key|invalid_key|missing_api_key|api_key_(missing|invalid|expired|revoked)|key_(expired|revoked|disabled|invalid)|token_expired|invalid_token|authentication_error)\b/;
+const FUNDS_CODES =
+  /\b(insufficient_(balance|funds|budget|quota|credits?)|budget_(exceeded|exhausted)|key_budget_exceeded|quota_exceeded|payment_required|not_enough_(balance|funds|money))\b/;
+const AUTH_CODES =
+  /\b(invalid_api_key|invalid_key|missing_api_key|api_key_(missing|invalid|expired|revoked)|key_(expired|revoked|disabled|invalid)|token_expired|invalid_token|authentication_error)\b/;
 const MODEL_CODES = /\b(model_not_found|unknown_model|invalid_model|model_does_not_exist|model_not_available|unsupported_model)\b/;
 const EDIT_CODES = /\b(edit_not_supported|editing_not_supported|edits_not_supported|image_edit_not_supported)\b/;
 
@@ -107,8 +105,12 @@ function classifyByCode(code: string, hint: string, status: number, details: Api
 /** Specific wording only: a message that merely mentions the balance ("баланс") is not a funds refusal. */
 function looksLikeFunds(text: string): boolean {
   return (
-    /insufficient (balance|funds|budget|quota|credits?)|budget (is )?(exceeded|exhausted|depleted)|(not enough|no) (balance|funds|money|credits?)|(balance|funds|credits?) (is |are )?(too low|insufficient|exhausted)|(limit|quota) (of the key |of this key )?(is )?(exceeded|exhausted|reached)|top up/.test(text) ||
-    /недостаточно (средств|денег)|не хватает (средств|денег)|недостаточно .{0,20}на (балансе|счёте|счете)|баланс.{0,20}недостаточ|пополните (баланс|счёт|счет)|(лимит|бюджет|квота)[^.]{0,30}(исчерпан|превышен)|(исчерпан|превышен)[^.]{0,10}(лимит|бюджет|квота)/.test(text)
+    /insufficient (balance|funds|budget|quota|credits?)|budget (is )?(exceeded|exhausted|depleted)|(not enough|no) (balance|funds|money|credits?)|(balance|funds|credits?) (is |are )?(too low|insufficient|exhausted)|(limit|quota) (of the key |of this key )?(is )?(exceeded|exhausted|reached)|top up/.test(
+      text,
+    ) ||
+    /недостаточно (средств|денег)|не хватает (средств|денег)|недостаточно .{0,20}на (балансе|счёте|счете)|баланс.{0,20}недостаточ|пополните (баланс|счёт|счет)|(лимит|бюджет|квота)[^.]{0,30}(исчерпан|превышен)|(исчерпан|превышен)[^.]{0,10}(лимит|бюджет|квота)/.test(
+      text,
+    )
   );
 }
 
@@ -121,8 +123,12 @@ function fundsScope(hint: string): FundsScope {
 /** About the key itself: invalid, missing, expired, revoked. Not any text that contains the word "key". */
 function looksLikeAuth(text: string): boolean {
   return (
-    /(invalid|incorrect|unknown|bad|wrong|missing|expired|revoked|disabled) (api )?(key|token)|(api )?(key|token) (is )?(invalid|not valid|incorrect|expired|revoked|disabled|missing|required|not found)|unauthori[sz]ed|authentication (failed|required)|no api key/.test(text) ||
-    /(неверный|недействительный|неизвестный|некорректный|просроченный|отозванный) (api[- ])?(ключ|токен)|(ключ|токен)[^.]{0,25}(недействител|неверен|не найден|истёк|истек|отозван|заблокирован|просрочен)|срок действия (api[- ])?ключа (истёк|истек)|не авторизован|требуется авторизация/.test(text)
+    /(invalid|incorrect|unknown|bad|wrong|missing|expired|revoked|disabled) (api )?(key|token)|(api )?(key|token) (is )?(invalid|not valid|incorrect|expired|revoked|disabled|missing|required|not found)|unauthori[sz]ed|authentication (failed|required)|no api key/.test(
+      text,
+    ) ||
+    /(неверный|недействительный|неизвестный|некорректный|просроченный|отозванный) (api[- ])?(ключ|токен)|(ключ|токен)[^.]{0,25}(недействител|неверен|не найден|истёк|истек|отозван|заблокирован|просрочен)|срок действия (api[- ])?ключа (истёк|истек)|не авторизован|требуется авторизация/.test(
+      text,
+    )
   );
 }
 
@@ -135,7 +141,9 @@ function authReason(hint: string): AuthenticationReason {
 
 function looksLikeUnknownModel(text: string, param?: string): boolean {
   return (
-    /model[_ ]not[_ ]found|unknown[_ ]model|invalid[_ ]model|model (\S+ )?does not exist|no such model|unsupported[_ ]model|model (\S+ )?(is )?not (found|available|supported)/.test(text) ||
+    /model[_ ]not[_ ]found|unknown[_ ]model|invalid[_ ]model|model (\S+ )?does not exist|no such model|unsupported[_ ]model|model (\S+ )?(is )?not (found|available|supported)/.test(
+      text,
+    ) ||
     /модель[^.]{0,40}не (найдена|существует|доступна|поддерживается)|неизвестная модель|нет такой модели|модели[^.]{0,30}не существует/.test(text) ||
     (param === 'model' && /not found|unknown|does not exist|не найден|неизвестн/.test(text))
   );
@@ -143,8 +151,9 @@ function looksLikeUnknownModel(text: string, param?: string): boolean {
 
 function looksLikeEditUnsupported(text: string): boolean {
   return (
-    /edit[_ ]not[_ ]supported|does not support edit|editing is not supported|not support(ed)? (image )?edit|edits? (are|is) not (supported|available)/.test(text) ||
-    /не поддерживает (редактирование|правку|изменение изображ)|редактирование[^.]{0,30}не поддерживается|не умеет редактировать/.test(text)
+    /edit[_ ]not[_ ]supported|does not support edit|editing is not supported|not support(ed)? (image )?edit|edits? (are|is) not (supported|available)/.test(
+      text,
+    ) || /не поддерживает (редактирование|правку|изменение изображ)|редактирование[^.]{0,30}не поддерживается|не умеет редактировать/.test(text)
   );
 }
 

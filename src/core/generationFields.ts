@@ -85,7 +85,10 @@ export class GenerationFields {
       if (!this.elementHasBase64) {
         if (this.elementHasUrl) {
           throw new ResponseFormatError(
-            l10n.t("data[{0}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).", index),
+            l10n.t(
+              "data[{0}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).",
+              index,
+            ),
           );
         }
         throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has no b64_json (at byte {1}).", index, at));

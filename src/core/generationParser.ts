@@ -10,10 +10,7 @@ import { Base64Decoder } from './base64Stream';
 import { Frame, GenerationFields, Meaning, isKeptString } from './generationFields';
 
 /** Collected during a synchronous feed, then awaited in order by the driver (generationStream.ts). */
-export type ParserEvent =
-  | { kind: 'open'; index: number }
-  | { kind: 'write'; index: number; bytes: Buffer }
-  | { kind: 'close'; index: number };
+export type ParserEvent = { kind: 'open'; index: number } | { kind: 'write'; index: number; bytes: Buffer } | { kind: 'close'; index: number };
 
 /** What the parser expects next. */
 const enum State {
@@ -264,7 +261,10 @@ export class GenerationParser {
   private keyDone(): void {
     const frame = this.stack[this.stack.length - 1];
     // A key is only read inside an object, so the stack is never empty here.
-    this.expected = frame !== undefined && frame !== Frame.SkippedObject && !this.string.tooLong ? this.fields.meaningOfKey(frame, this.string.content(this.offset)) : Meaning.Skip;
+    this.expected =
+      frame !== undefined && frame !== Frame.SkippedObject && !this.string.tooLong
+        ? this.fields.meaningOfKey(frame, this.string.content(this.offset))
+        : Meaning.Skip;
     this.state = State.Colon;
   }
 
@@ -341,9 +341,7 @@ export class GenerationParser {
   // --- errors -----------------------------------------------------------------------------
 
   private notJson(c: number, i: number): ResponseFormatError {
-    return new ResponseFormatError(
-      l10n.t("The gateway's response is not JSON: it starts with {0} (at byte {1}).", describeByte(c), this.offset + i),
-    );
+    return new ResponseFormatError(l10n.t("The gateway's response is not JSON: it starts with {0} (at byte {1}).", describeByte(c), this.offset + i));
   }
 
   private syntax(c: number, i: number, expected: string): ResponseFormatError {
@@ -352,7 +350,13 @@ export class GenerationParser {
     const at = this.offset + i;
     return new ResponseFormatError(
       frame === Frame.Element
-        ? l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in data[{3}].", expected, found, at, this.fields.elementIndex)
+        ? l10n.t(
+            "The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in data[{3}].",
+            expected,
+            found,
+            at,
+            this.fields.elementIndex,
+          )
         : frame === Frame.Data
           ? l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in `data`.", expected, found, at)
           : l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2}.", expected, found, at),

@@ -3,11 +3,45 @@
 // workspace), so every result is a single safe path segment on Windows, macOS and Linux.
 
 const CYRILLIC: Record<string, string> = {
-  а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'yo', ж: 'zh', з: 'z', и: 'i', й: 'y',
-  к: 'k', л: 'l', м: 'm', н: 'n', о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f',
-  х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch', ъ: '', ы: 'y', ь: '', э: 'e', ю: 'yu', я: 'ya',
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  д: 'd',
+  е: 'e',
+  ё: 'yo',
+  ж: 'zh',
+  з: 'z',
+  и: 'i',
+  й: 'y',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'kh',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'shch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'yu',
+  я: 'ya',
   // Ukrainian and Belarusian letters
-  є: 'ye', і: 'i', ї: 'yi', ґ: 'g', ў: 'u',
+  є: 'ye',
+  і: 'i',
+  ї: 'yi',
+  ґ: 'g',
+  ў: 'u',
 };
 
 // Latin letters that Unicode normalisation does not reduce to ASCII.
@@ -40,11 +74,13 @@ const MAX_NAME_BYTES = 240;
  * bidi-override characters, Windows-forbidden characters, '..'; returns '' when nothing is left.
  */
 function cleanSegment(value: string): string {
-  return String(value)
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed here.
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/[/\\<>:"|?*]/g, '-')
-    .replace(/\.{2,}/g, '.');
+  return (
+    String(value)
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed here.
+      .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+      .replace(/[/\\<>:"|?*]/g, '-')
+      .replace(/\.{2,}/g, '.')
+  );
 }
 
 function isReserved(name: string): boolean {

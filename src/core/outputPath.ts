@@ -20,7 +20,10 @@ export function resolveOutputDirectory(location: OutputLocation): string {
     if (!location.trustedSource) {
       throw new ValidationError(
         'outputDirectory',
-        l10n.t('"gatewayImages.outputDirectory" is an absolute folder ({0}) set by the workspace; only your user settings may name a folder outside the workspace.', configured),
+        l10n.t(
+          '"gatewayImages.outputDirectory" is an absolute folder ({0}) set by the workspace; only your user settings may name a folder outside the workspace.',
+          configured,
+        ),
       );
     }
     return path.resolve(configured.replace(/^~(?=[/\\])/, process.env.HOME ?? '~'));

@@ -42,7 +42,11 @@ export async function decodePaidAnswer(
   const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
   const source = new KeepingSource(body);
   const head = await source.peek();
-  const firstChar = head.toString('latin1').replace(/^\uFEFF|^\xef\xbb\xbf/, '').trimStart().charAt(0);
+  const firstChar = head
+    .toString('latin1')
+    .replace(/^\uFEFF|^\xef\xbb\xbf/, '')
+    .trimStart()
+    .charAt(0);
   const looksJson = firstChar === '{' || firstChar === '[';
   const sniffed = looksJson ? undefined : sniffImage(head);
 

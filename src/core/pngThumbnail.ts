@@ -81,7 +81,7 @@ function decodePng(png: Buffer): DecodedPng | undefined {
   let palette: Buffer | undefined;
   let paletteAlpha: Buffer | undefined;
   const idat: Buffer[] = [];
-  for (let offset = 8; offset + 12 <= png.length; ) {
+  for (let offset = 8; offset + 12 <= png.length;) {
     const length = png.readUInt32BE(offset);
     const type = png.toString('latin1', offset + 4, offset + 8);
     const data = png.subarray(offset + 8, offset + 8 + length);

@@ -42,9 +42,7 @@ const CONNECT_TIMEOUT_MS = 30_000;
 export function resolveProxy(settings: Pick<ProxySettings, 'proxy' | 'noProxy' | 'env'>): ProxyChoice {
   const env = settings.env ?? process.env;
   const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => !!v);
-  const entries = [...(settings.noProxy ?? []), ...(pick('NO_PROXY', 'no_proxy') ?? '').split(/[,\s]/)]
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const entries = [...(settings.noProxy ?? []), ...(pick('NO_PROXY', 'no_proxy') ?? '').split(/[,\s]/)].map((s) => s.trim()).filter(Boolean);
   // undici only understands a lone '*' as "bypass everything".
   const noProxy = entries.includes('*') ? '*' : entries.join(',');
   const configured = settings.proxy?.trim();

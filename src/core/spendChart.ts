@@ -76,7 +76,9 @@ export function spendChartSvg(series: SpendSeries, locale = 'ru'): string {
   const grid = 'stroke:var(--vscode-editorWidget-border,#8884);stroke-width:1';
   const bar = 'fill:var(--vscode-charts-blue,#3794ff)';
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(l10n.t('Local spend per day, last {0} days', series.days.length))}">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(l10n.t('Local spend per day, last {0} days', series.days.length))}">`,
+  );
   for (let i = 0; i <= 4; i++) {
     const value = (max * i) / 4;
     const y = top + plotH - (plotH * i) / 4;
@@ -87,13 +89,20 @@ export function spendChartSvg(series: SpendSeries, locale = 'ru'): string {
     const h = max > 0 ? (plotH * d.amount) / max : 0;
     const x = left + i * slot + slot * 0.15;
     const title = `${d.day}: ${formatRubles(d.amount, locale)}, ${l10n.t('{0} jobs', d.jobs)}`;
-    if (h > 0) parts.push(`<rect x="${x.toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${h.toFixed(1)}" style="${bar}"><title>${escapeXml(title)}</title></rect>`);
+    if (h > 0)
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${h.toFixed(1)}" style="${bar}"><title>${escapeXml(title)}</title></rect>`,
+      );
     if (i % 5 === 0 || i === series.days.length - 1) {
-      parts.push(`<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-size="11" style="${fg}">${escapeXml(d.day.slice(5))}</text>`);
+      parts.push(
+        `<text x="${(left + i * slot + slot / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-size="11" style="${fg}">${escapeXml(d.day.slice(5))}</text>`,
+      );
     }
   });
   parts.push(`<text x="${left + plotW / 2}" y="${height - 4}" text-anchor="middle" font-size="11" style="${fg}">${escapeXml(l10n.t('Day'))}</text>`);
-  parts.push(`<text x="12" y="${top + plotH / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 12 ${top + plotH / 2})" style="${fg}">${escapeXml(l10n.t('Rubles'))}</text>`);
+  parts.push(
+    `<text x="12" y="${top + plotH / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 12 ${top + plotH / 2})" style="${fg}">${escapeXml(l10n.t('Rubles'))}</text>`,
+  );
   parts.push('</svg>');
   return parts.join('');
 }
@@ -108,7 +117,11 @@ export function spendChartMarkdown(series: SpendSeries, locale = 'ru'): string {
     l10n.t('Total {0} over {1} jobs; busiest day {2}.', formatRubles(series.total, locale), series.jobs, busiest(series, locale)),
   ];
   if (series.unknownCost) lines.push('', l10n.t('{0} jobs have no known cost and are not in the total.', series.unknownCost));
-  lines.push('', `_${l10n.t("This chart counts only the jobs recorded by this machine in this workspace. The figures above it are the gateway's, for the whole key and account.")}_`, '');
+  lines.push(
+    '',
+    `_${l10n.t("This chart counts only the jobs recorded by this machine in this workspace. The figures above it are the gateway's, for the whole key and account.")}_`,
+    '',
+  );
   return lines.join('\n');
 }
 

@@ -21,11 +21,15 @@ export function withAlphaFormat<T extends GenerationRequest>(request: T, model: 
 }
 
 /** The issue of a transparent request in a format without alpha (JPEG), else undefined. */
-export function transparencyIssue(request: Pick<GenerationRequest, 'background' | 'output_format'>): { field: string; message: string; allowed: readonly string[] } | undefined {
+export function transparencyIssue(
+  request: Pick<GenerationRequest, 'background' | 'output_format'>,
+): { field: string; message: string; allowed: readonly string[] } | undefined {
   if (!wantsTransparency(request) || request.output_format !== 'jpeg') return undefined;
   return {
     field: 'output_format',
-    message: l10n.t('"background": "transparent" cannot be combined with "output_format": "jpeg": JPEG has no alpha channel. Use png or webp, or another background.'),
+    message: l10n.t(
+      '"background": "transparent" cannot be combined with "output_format": "jpeg": JPEG has no alpha channel. Use png or webp, or another background.',
+    ),
     allowed: ALPHA_FORMATS,
   };
 }

@@ -25,8 +25,20 @@ const TIER_LABEL = /^[1-9]\d?K$/;
 /** Cyrillic х/Х, ×, * and similar look-alikes people type between width and height. */
 const LOOKALIKE_X = /^\d{1,5}\s*[хХ×*✕xX]\s*\d{1,5}$/;
 const RESERVED_FIELDS = new Set([
-  'model', 'prompt', 'n', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format',
-  'background', 'output_compression', 'seed', 'input_references', 'image', 'image[]',
+  'model',
+  'prompt',
+  'n',
+  'resolution',
+  'aspect_ratio',
+  'size',
+  'quality',
+  'output_format',
+  'background',
+  'output_compression',
+  'seed',
+  'input_references',
+  'image',
+  'image[]',
 ]);
 
 /** All issues of a request (empty when it is valid). The studio shows them live. */
@@ -37,11 +49,19 @@ export function collectIssues(request: GenerationRequest, context: ValidationCon
   const modelId = typeof request.model === 'string' ? request.model.trim() : '';
   const model = context.models.find((m) => m.id === modelId);
   if (!modelId) {
-    add('model', l10n.t('Choose a model: "model" is required.'), context.models.map((m) => m.id));
+    add(
+      'model',
+      l10n.t('Choose a model: "model" is required.'),
+      context.models.map((m) => m.id),
+    );
   } else if (!model) {
     const bare = modelId.includes('/') ? modelId.slice(modelId.lastIndexOf('/') + 1) : undefined;
     const hint = bare && context.models.some((m) => m.id === bare) ? ` ${l10n.t('Use "{0}" without the provider prefix.', bare)}` : '';
-    add('model', `${l10n.t('Unknown model "{0}".', modelId)}${hint}`, context.models.map((m) => m.id));
+    add(
+      'model',
+      `${l10n.t('Unknown model "{0}".', modelId)}${hint}`,
+      context.models.map((m) => m.id),
+    );
   }
 
   if (typeof request.prompt !== 'string' || !request.prompt.trim()) {
@@ -89,7 +109,11 @@ export function collectIssues(request: GenerationRequest, context: ValidationCon
     add('quality', l10n.t('"quality" must be one of {0}; got {1}.', QUALITY_VALUES.join(', '), show(request.quality)), QUALITY_VALUES);
   }
   if (request.output_format !== undefined && !OUTPUT_FORMAT_VALUES.includes(request.output_format as never)) {
-    add('output_format', l10n.t('"output_format" must be one of {0}; got {1}.', OUTPUT_FORMAT_VALUES.join(', '), show(request.output_format)), OUTPUT_FORMAT_VALUES);
+    add(
+      'output_format',
+      l10n.t('"output_format" must be one of {0}; got {1}.', OUTPUT_FORMAT_VALUES.join(', '), show(request.output_format)),
+      OUTPUT_FORMAT_VALUES,
+    );
   }
   if (request.seed !== undefined && !Number.isSafeInteger(request.seed)) {
     add('seed', l10n.t('"seed" must be a whole number; got {0}.', show(request.seed)));
@@ -176,7 +200,8 @@ function checkSize(add: Add, request: GenerationRequest): void {
   const pixels = PIXEL_SIZE.exec(size);
   if (pixels) {
     if (Number(pixels[1]) === 0 || Number(pixels[2]) === 0) add('size', l10n.t('"size" must have a width and height above zero; got "{0}".', size));
-    else if (/^0|x0/.test(size)) add('size', l10n.t('"size" must be written without leading zeros, for example "{0}".', `${Number(pixels[1])}x${Number(pixels[2])}`));
+    else if (/^0|x0/.test(size))
+      add('size', l10n.t('"size" must be written without leading zeros, for example "{0}".', `${Number(pixels[1])}x${Number(pixels[2])}`));
     if (request.resolution !== undefined || request.aspect_ratio !== undefined) {
       add('size', l10n.t('Explicit pixels in "size" ("{0}") cannot be combined with "resolution" or "aspect_ratio": use one or the other.', size));
     }
@@ -197,7 +222,9 @@ function checkPassthrough(add: Add, params: GenerationRequest['params'], model: 
       add(name, l10n.t('"{0}" is a standard parameter; set it directly, not as a provider parameter.', name));
     } else if (!model.allowed_passthrough_parameters.includes(name)) {
       const allowed = model.allowed_passthrough_parameters;
-      const list = allowed.length ? l10n.t('Allowed for {0}: {1}.', model.id, allowed.join(', ')) : l10n.t('{0} accepts no provider-specific parameters.', model.id);
+      const list = allowed.length
+        ? l10n.t('Allowed for {0}: {1}.', model.id, allowed.join(', '))
+        : l10n.t('{0} accepts no provider-specific parameters.', model.id);
       add(name, `${l10n.t('Provider parameter "{0}" is not accepted.', name)} ${list}`, allowed);
     }
   }

@@ -36,7 +36,15 @@ export function planResume(file: string, lines: readonly BatchLine[], history: r
   const skipped: LineOutcome[] = [];
   for (const line of lines) {
     const entry = history.find((e) => e.batch?.file === file && e.batch.line === line.line && e.batch.key === line.key && e.files.some(exists));
-    if (entry) skipped.push({ line: line.line, prompt: line.request.prompt, model: entry.model, status: 'skipped', files: entry.files.filter(exists), costRub: entry.costRub });
+    if (entry)
+      skipped.push({
+        line: line.line,
+        prompt: line.request.prompt,
+        model: entry.model,
+        status: 'skipped',
+        files: entry.files.filter(exists),
+        costRub: entry.costRub,
+      });
     else todo.push(line);
   }
   return { todo, skipped };

@@ -64,7 +64,11 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const status: CompareStatus =
-          error instanceof GatewayError && error.outcomeUnknown ? 'outcome-unknown' : error instanceof GatewayError && error.kind === 'cancelled' ? 'not-sent' : 'failed';
+          error instanceof GatewayError && error.outcomeUnknown
+            ? 'outcome-unknown'
+            : error instanceof GatewayError && error.kind === 'cancelled'
+              ? 'not-sent'
+              : 'failed';
         update(index, { status, error: message, ms: now() - started });
       }
     },

@@ -51,7 +51,10 @@ export class HistoryStore {
   async update(id: string, change: Partial<Omit<HistoryEntry, 'id' | 'createdAt'>>): Promise<void> {
     const list = this.list();
     if (!list.some((e) => e.id === id)) return;
-    await this.store.update(STATE_KEY, list.map((e) => (e.id === id ? { ...e, ...change } : e)));
+    await this.store.update(
+      STATE_KEY,
+      list.map((e) => (e.id === id ? { ...e, ...change } : e)),
+    );
     this.fire();
   }
 

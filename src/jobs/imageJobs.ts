@@ -40,7 +40,10 @@ export class ImageJobService {
     // URL references in the request count too (a count of 0 would hide them from validation).
     const urlCount = job.request.input_references?.length ?? 0;
     if (references.length && urlCount) {
-      throw new ValidationError('input_references', l10n.t('Send either local reference images or input_references URLs, not both: the URLs would be dropped.'));
+      throw new ValidationError(
+        'input_references',
+        l10n.t('Send either local reference images or input_references URLs, not both: the URLs would be dropped.'),
+      );
     }
     const referenceCount = references.length || urlCount;
     let { request, notes } = normalizeRequest(job.request, models);
@@ -63,7 +66,7 @@ export class ImageJobService {
       notes = [
         ...notes,
         l10n.t(
-          'The key\'s remaining budget ({0}) looks lower than the reservation ({1}); sent anyway, the gateway decides.',
+          "The key's remaining budget ({0}) looks lower than the reservation ({1}); sent anyway, the gateway decides.",
           formatRubles(affordable.budgetShort.available, locale),
           formatRubles(affordable.budgetShort.needed, locale),
         ),
@@ -78,8 +81,16 @@ export class ImageJobService {
         affordable.needed,
         affordable.available,
         affordable.scope === 'balance'
-          ? l10n.t('The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.', needed, available)
-          : l10n.t('The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.', needed, available),
+          ? l10n.t(
+              'The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.',
+              needed,
+              available,
+            )
+          : l10n.t(
+              'The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.',
+              needed,
+              available,
+            ),
       );
     }
     return { request, notes, model, estimate, references };
@@ -105,10 +116,15 @@ export class ImageJobService {
     const date = this.deps.now?.() ?? new Date();
     const early = new Map<number, Promise<Placement>>();
     const cancel = new CancelUntilPaid(options.signal, () => emit({ type: 'cancel-after-charge' }));
-    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), emit, (image) => {
-      // Without magic bytes the extension waits for the response's media_type (placed at the end).
-      if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit));
-    }, () => cancel.paidImagesArriving());
+    const sink = new ReportingSink(
+      new StagingSink(this.deps.recoveryDir),
+      emit,
+      (image) => {
+        // Without magic bytes the extension waits for the response's media_type (placed at the end).
+        if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit));
+      },
+      () => cancel.paidImagesArriving(),
+    );
     emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
     let meta: GenerationResponseMeta;
@@ -161,9 +177,7 @@ export class ImageJobService {
   private send(api: ImageApi, job: ImageJob, references: ReferenceFile[], sink: ImageSink, options: CallOptions) {
     if (!references.length) return api.generate(job.request, sink, options);
     const { input_references: _urls, ...request } = job.request;
-    return job.transport === 'multipart'
-      ? api.edit(request, references, sink, options)
-      : api.generateWithReferences(request, references, sink, options);
+    return job.transport === 'multipart' ? api.edit(request, references, sink, options) : api.generateWithReferences(request, references, sink, options);
   }
 
   /** Collects what was placed early, places the rest; whatever cannot be moved stays recoverable. */
@@ -180,7 +194,8 @@ export class ImageJobService {
     const left: Placement[] = [];
     let reason = '';
     for (const image of staging.images) {
-      const placement = early.get(image.index) ?? (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), emit));
+      const placement =
+        early.get(image.index) ?? (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), emit));
       if (placement.file) files.push(placement.file);
       else {
         reason ||= placement.reason ?? '';
@@ -200,7 +215,13 @@ export class ImageJobService {
   }
 
   /** A failed request may still have delivered complete, paid images: keep them. */
-  private async afterFailure(job: ImageJob, staging: StagingSink, early: Map<number, Placement>, error: unknown, emit: (event: JobEvent) => void): Promise<void> {
+  private async afterFailure(
+    job: ImageJob,
+    staging: StagingSink,
+    early: Map<number, Placement>,
+    error: unknown,
+    emit: (event: JobEvent) => void,
+  ): Promise<void> {
     if (error instanceof GatewayError && error.outcomeUnknown) {
       emit({ type: 'outcome-unknown', error });
       this.deps.reconcile();
@@ -210,10 +231,20 @@ export class ImageJobService {
     const answer = error instanceof UnreadableAnswerError && error.received.bytes.length ? await this.keepAnswer(staging, error) : undefined;
     if (!images.length && !answer) return;
     const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
-    if (answer) left.push({ image: { index: images.length, path: answer, bytes: 0 }, name: path.basename(answer, path.extname(answer)), ext: path.extname(answer).slice(1) });
+    if (answer)
+      left.push({
+        image: { index: images.length, path: answer, bytes: 0 },
+        name: path.basename(answer, path.extname(answer)),
+        ext: path.extname(answer).slice(1),
+      });
     const failure = error instanceof Error ? error.message : String(error);
     const reason = images.length
-      ? trPlural(images.length, { one: 'the request failed after {0} image arrived: {1}', other: 'the request failed after {0} images arrived: {1}' }, images.length, failure)
+      ? trPlural(
+          images.length,
+          { one: 'the request failed after {0} image arrived: {1}', other: 'the request failed after {0} images arrived: {1}' },
+          images.length,
+          failure,
+        )
       : failure;
     await this.keepForRecovery(job, staging, left, reason, emit);
   }

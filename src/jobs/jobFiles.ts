@@ -37,7 +37,11 @@ export async function checkReferenceFiles(paths: string[]): Promise<ReferenceFil
     }
     const kind = sniffImage(head);
     if (!kind || !EDITABLE_MEDIA_TYPES.includes(kind.mediaType)) {
-      throw new ValidationError('images', l10n.t('"{0}" is not a PNG, JPEG or WebP image (checked by its content, not its extension).', name), ['png', 'jpeg', 'webp']);
+      throw new ValidationError('images', l10n.t('"{0}" is not a PNG, JPEG or WebP image (checked by its content, not its extension).', name), [
+        'png',
+        'jpeg',
+        'webp',
+      ]);
     }
     files.push({ path: file, mediaType: kind.mediaType, size });
   }

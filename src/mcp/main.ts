@@ -34,7 +34,14 @@ async function main(): Promise<void> {
     closeDispatcher: true,
     paidTimeoutMs: config.timeoutMs,
     userAgent: `gateway-images-mcp/${version}`,
-    onRequest: (e) => log(redact([e.method, e.path, e.status ?? '-', `${e.durationMs} ms`, e.requestId ? `request-id=${e.requestId}` : '', e.error ? `error=${e.error}` : ''].filter(Boolean).join(' '))),
+    onRequest: (e) =>
+      log(
+        redact(
+          [e.method, e.path, e.status ?? '-', `${e.durationMs} ms`, e.requestId ? `request-id=${e.requestId}` : '', e.error ? `error=${e.error}` : '']
+            .filter(Boolean)
+            .join(' '),
+        ),
+      ),
   });
   const tools = new ImageTools(config, () => client, provenance);
   let clientProtocol: string | undefined;

@@ -31,7 +31,13 @@ interface McpProvider {
 interface McpHostApi {
   registerMcpServerDefinitionProvider(id: string, provider: McpProvider): vscode.Disposable;
 }
-type McpDefinitionClass = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => McpStdioDefinition;
+type McpDefinitionClass = new (
+  label: string,
+  command: string,
+  args?: string[],
+  env?: Record<string, string | number | null>,
+  version?: string,
+) => McpStdioDefinition;
 
 /** What the extension's API tells other extensions and tests (never the key). */
 export interface McpRegistration {
@@ -46,7 +52,10 @@ export interface McpRegistration {
 export function registerMcpServer(services: Services): { registration: McpRegistration; disposable: vscode.Disposable } {
   const serverPath = path.join(services.context.extensionUri.fsPath, 'dist', 'mcp.js');
   const offered = offerToAgents(services, serverPath);
-  const caps = () => ({ maxCostPerCall: cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL), maxCostPerSession: cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION) });
+  const caps = () => ({
+    maxCostPerCall: cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL),
+    maxCostPerSession: cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION),
+  });
   const command = registerMcpSetupCommand(serverPath, () => offered.registration.message, caps);
   return { registration: offered.registration, disposable: vscode.Disposable.from(offered.disposable, command) };
 }
@@ -69,7 +78,11 @@ function offerToAgents(services: Services, serverPath: string): { registration: 
   }
   try {
     const registered = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider);
-    const message = vscode.l10n.t('MCP server "Gateway Images" offered to agents (spending cap {0} ₽ per call, {1} ₽ per session).', cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL), cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION));
+    const message = vscode.l10n.t(
+      'MCP server "Gateway Images" offered to agents (spending cap {0} ₽ per call, {1} ₽ per session).',
+      cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL),
+      cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION),
+    );
     services.log.info(message);
     return { registration: { status: 'registered', message, definitions, onDidChangeDefinitions }, disposable: vscode.Disposable.from(registered, provider) };
   } catch (error) {
@@ -118,7 +131,10 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
       const settings = readSettings();
       if (!folder || folder.uri.scheme !== 'file' || !settings.baseUrl) return Promise.resolve([]);
       const env = serverEnvironment(services, settings.baseUrl, settings.requestTimeoutSeconds, folder);
-      const version = createHash('sha256').update(JSON.stringify([salt, keyGeneration, env])).digest('hex').slice(0, 12);
+      const version = createHash('sha256')
+        .update(JSON.stringify([salt, keyGeneration, env]))
+        .digest('hex')
+        .slice(0, 12);
       const label = 'Gateway Images';
       const command = process.execPath;
       const definition = Definition ? new Definition(label, command, [serverPath], env, version) : { label, command, args: [serverPath], env, version };

@@ -9,7 +9,11 @@ export const MCP_SETUP_COMMAND = 'gatewayImages.mcpSetup';
 
 const CLIENT_LABELS: Record<McpClientName, string> = { 'claude-code': 'Claude Code', cursor: 'Cursor', codex: 'Codex CLI' };
 
-export function registerMcpSetupCommand(serverPath: string, status: () => string, caps: () => { maxCostPerCall: number; maxCostPerSession: number }): vscode.Disposable {
+export function registerMcpSetupCommand(
+  serverPath: string,
+  status: () => string,
+  caps: () => { maxCostPerCall: number; maxCostPerSession: number },
+): vscode.Disposable {
   return vscode.commands.registerCommand(MCP_SETUP_COMMAND, async (args?: { client?: unknown }) => {
     let client = MCP_CLIENTS.find((c) => c === args?.client);
     if (!client) {
@@ -23,7 +27,10 @@ export function registerMcpSetupCommand(serverPath: string, status: () => string
     const snippet = mcpClientSnippet(client, { serverPath, baseUrl: readSettings().baseUrl, ...caps() });
     await vscode.env.clipboard.writeText(snippet).then(undefined, () => undefined);
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('Copied the {0} configuration. It holds no key: set GATEWAY_IMAGES_API_KEY in the environment the client starts from.', CLIENT_LABELS[client]),
+      vscode.l10n.t(
+        'Copied the {0} configuration. It holds no key: set GATEWAY_IMAGES_API_KEY in the environment the client starts from.',
+        CLIENT_LABELS[client],
+      ),
     );
     return snippet;
   });

@@ -44,7 +44,9 @@ export function mcpClientSnippet(client: McpClientName, input: SnippetInput): st
         '[mcp_servers.gateway-images]',
         'command = "node"',
         `args = [${tomlString(input.serverPath)}]`,
-        `env = { ${Object.entries(env).map(([name, value]) => `${name} = ${tomlString(value)}`).join(', ')} }`,
+        `env = { ${Object.entries(env)
+          .map(([name, value]) => `${name} = ${tomlString(value)}`)
+          .join(', ')} }`,
         'env_vars = ["GATEWAY_IMAGES_API_KEY"]',
         'tool_timeout_sec = 600',
       ].join('\n');

@@ -69,7 +69,9 @@ export function parseCompareMessage(
     case 'cancelCompare':
       return only() ? { type: 'cancelCompare' } : undefined;
     case 'useModel':
-      return only('model') && typeof value.model === 'string' && value.model.length > 0 && value.model.length <= maxId ? { type: 'useModel', model: value.model } : undefined;
+      return only('model') && typeof value.model === 'string' && value.model.length > 0 && value.model.length <= maxId
+        ? { type: 'useModel', model: value.model }
+        : undefined;
     default:
       return undefined;
   }

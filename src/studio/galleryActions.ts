@@ -14,7 +14,11 @@ export interface GalleryActionTarget {
   fillForm(request: GenerationRequest, references: string[]): Promise<void>;
 }
 
-export async function runGalleryAction(services: Services, { requestId, action, entryId, file }: GalleryActionMessage, target: GalleryActionTarget): Promise<void> {
+export async function runGalleryAction(
+  services: Services,
+  { requestId, action, entryId, file }: GalleryActionMessage,
+  target: GalleryActionTarget,
+): Promise<void> {
   // Only files the history knows (the host's own record) can be acted on.
   const entry = services.history.find(entryId);
   if (!entry || !entry.files.includes(file)) {

@@ -41,4 +41,3 @@ export function buildHtml(webview: vscode.Webview, extensionUri: vscode.Uri, tit
 </body>
 </html>`;
 }
-

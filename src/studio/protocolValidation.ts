@@ -39,8 +39,19 @@ function hasOnlyKeys(value: Json, keys: readonly string[]): boolean {
 }
 
 const FORM_KEYS = [
-  'model', 'prompt', 'n', 'resolution', 'aspect_ratio', 'background', 'quality', 'output_format',
-  'size', 'seed', 'output_compression', 'params', 'references',
+  'model',
+  'prompt',
+  'n',
+  'resolution',
+  'aspect_ratio',
+  'background',
+  'quality',
+  'output_format',
+  'size',
+  'seed',
+  'output_compression',
+  'params',
+  'references',
 ] as const;
 const OPTIONAL_FORM_TEXT = ['resolution', 'aspect_ratio', 'background', 'quality', 'output_format', 'size', 'seed', 'output_compression'] as const;
 

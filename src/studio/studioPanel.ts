@@ -36,12 +36,10 @@ export class StudioPanel {
       StudioPanel.current.panel.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(
-      STUDIO_VIEW_TYPE,
-      studioTitle(),
-      vscode.ViewColumn.Active,
-      { ...webviewOptions(services.context.extensionUri), retainContextWhenHidden: false },
-    );
+    const panel = vscode.window.createWebviewPanel(STUDIO_VIEW_TYPE, studioTitle(), vscode.ViewColumn.Active, {
+      ...webviewOptions(services.context.extensionUri),
+      retainContextWhenHidden: false,
+    });
     StudioPanel.current = new StudioPanel(panel, services);
   }
 
@@ -133,7 +131,14 @@ export class StudioPanel {
         return;
       }
       case 'evaluate': {
-        const evaluation = evaluateForm(message.form, services.catalog.peek(), services.account.snapshot, services.locale, message.requestId, message.interaction);
+        const evaluation = evaluateForm(
+          message.form,
+          services.catalog.peek(),
+          services.account.snapshot,
+          services.locale,
+          message.requestId,
+          message.interaction,
+        );
         const aspectDefault = await aspectHint(message.form, services.catalog.peek());
         this.post(aspectDefault ? { ...evaluation, aspectDefault } : evaluation);
         return;
@@ -153,7 +158,10 @@ export class StudioPanel {
           openLabel: vscode.l10n.t('Add'),
           defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
         });
-        await this.addReferences(message.requestId, (picked ?? []).map((u) => u.fsPath));
+        await this.addReferences(
+          message.requestId,
+          (picked ?? []).map((u) => u.fsPath),
+        );
         return;
       }
       case 'dropUris': {
@@ -227,7 +235,14 @@ export class StudioPanel {
   /** The page's form is filled from a request; the person reviews it and sends. */
   private async fillForm(request: GenerationRequest, references: string[]): Promise<void> {
     const { views } = await this.referenceViews(references);
-    this.post({ type: 'fillForm', form: toFormValues(request, views.map((v) => v.path)), references: views });
+    this.post({
+      type: 'fillForm',
+      form: toFormValues(
+        request,
+        views.map((v) => v.path),
+      ),
+      references: views,
+    });
   }
 
   private async addReferences(requestId: number, paths: string[]): Promise<void> {

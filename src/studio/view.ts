@@ -9,7 +9,17 @@ import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAft
 import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
 import type { HistoryEntry } from '../jobs/history';
-import { FORM_FIELDS, type AccountView, type EvaluationMessage, type FormField, type FormInteraction, type FormValues, type GalleryItem, type Issue, type ModelInfo } from './protocol';
+import {
+  FORM_FIELDS,
+  type AccountView,
+  type EvaluationMessage,
+  type FormField,
+  type FormInteraction,
+  type FormValues,
+  type GalleryItem,
+  type Issue,
+  type ModelInfo,
+} from './protocol';
 
 export function toModelInfo(model: ImageModel, locale: string): ModelInfo {
   return {
@@ -157,7 +167,8 @@ export function evaluateForm(
   const after = fundsAfter(funds, estimate.reservation);
   // The form is refused only on current figures of this key (the job checks again before sending).
   const current = account.status === 'ready' && !account.switching && account.updatedAt !== undefined && Date.now() - account.updatedAt <= FUNDS_MAX_AGE_MS;
-  const refused = !!account.budgetRefusal && !(account.budget !== undefined && account.budgetRefusal.budget !== undefined && account.budget > account.budgetRefusal.budget);
+  const refused =
+    !!account.budgetRefusal && !(account.budget !== undefined && account.budgetRefusal.budget !== undefined && account.budget > account.budgetRefusal.budget);
   const affordable = current ? checkAffordable(estimate, { ...funds, budgetRefusedByGateway: refused }) : { ok: true as const };
   return {
     type: 'evaluation',

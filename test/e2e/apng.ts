@@ -12,7 +12,7 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 function readChunks(png: Buffer): Chunk[] {
   if (!png.subarray(0, 8).equals(SIGNATURE)) throw new Error('not a PNG');
   const chunks: Chunk[] = [];
-  for (let offset = 8; offset < png.length; ) {
+  for (let offset = 8; offset < png.length;) {
     const length = png.readUInt32BE(offset);
     const type = png.toString('latin1', offset + 4, offset + 8);
     chunks.push({ type, data: png.subarray(offset + 8, offset + 8 + length) });

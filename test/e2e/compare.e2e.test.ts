@@ -6,7 +6,17 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, waitForNotification, webviewFrame, waitForWebviewTheme } from './workbench';
+import {
+  captureOnFailure,
+  openWorkbench,
+  type OpenedWorkbench,
+  pickQuickItem,
+  runCommand,
+  typeInQuickInput,
+  waitForNotification,
+  webviewFrame,
+  waitForWebviewTheme,
+} from './workbench';
 
 const TITLE = 'Image Studio';
 const MODELS = ['aurora-1', 'sketch-mini', 'prism-2'];
@@ -31,7 +41,9 @@ async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Prom
 async function imagesLoaded(frame: Frame, selector: string, count: number): Promise<void> {
   const until = Date.now() + 20_000;
   for (;;) {
-    const loaded = await frame.locator(selector).evaluateAll((imgs: { complete: boolean; naturalWidth: number }[]) => imgs.filter((i) => i.complete && i.naturalWidth > 0).length);
+    const loaded = await frame
+      .locator(selector)
+      .evaluateAll((imgs: { complete: boolean; naturalWidth: number }[]) => imgs.filter((i) => i.complete && i.naturalWidth > 0).length);
     if (loaded >= count) return;
     assert.ok(Date.now() < until, `only ${loaded} of ${count} images loaded`);
     await sleep(200);
@@ -76,7 +88,11 @@ describe('Compare Models in the studio (e2e)', () => {
     await imagesLoaded(frame, '#compare-grid img', 3);
     for (let i = 0; i < 3; i++) assert.match((await cards.nth(i).textContent()) ?? '', /₽|RUB/);
     const saved = fs.readdirSync(path.join(workspace, 'generated-images')).filter((n) => n.endsWith('.png'));
-    for (const model of MODELS) assert.ok(saved.some((n) => n.startsWith(`${model}-`)), `${model}: ${saved.join(', ')}`);
+    for (const model of MODELS)
+      assert.ok(
+        saved.some((n) => n.startsWith(`${model}-`)),
+        `${model}: ${saved.join(', ')}`,
+      );
 
     await frame.locator('#compare-grid li.compare-card[data-model="sketch-mini"] button.use-model').click();
     assert.strictEqual(await frame.locator('#model').inputValue(), 'sketch-mini');

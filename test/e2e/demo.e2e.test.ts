@@ -80,7 +80,11 @@ describe('npm run demo, as the README says (e2e)', function () {
       }
     }
     if (printed && fs.existsSync(printed.folder)) fs.rmSync(printed.folder, { recursive: true, force: true });
-    console.log(`      demo check timings (s): ${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+    console.log(
+      `      demo check timings (s): ${Object.entries(timings)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')}`,
+    );
   });
 
   it('starts from `npm run demo` and prints the URL', async () => {
@@ -147,8 +151,14 @@ describe('npm run demo, as the README says (e2e)', function () {
     assert.ok(npm?.pid && printed, 'the demo did not start');
     remember();
     const known = [...seen.values()];
-    assert.ok(known.some((p) => p.command.includes(path.join('tools', 'demo', 'main.js'))), `the demo's node process was not seen: ${known.map((p) => p.command).join('\n')}`);
-    assert.ok(known.some((p) => p.command.includes('code-server')), 'no code-server process was seen');
+    assert.ok(
+      known.some((p) => p.command.includes(path.join('tools', 'demo', 'main.js'))),
+      `the demo's node process was not seen: ${known.map((p) => p.command).join('\n')}`,
+    );
+    assert.ok(
+      known.some((p) => p.command.includes('code-server')),
+      'no code-server process was seen',
+    );
     const emulatorPort = Number(new URL(printed.emulatorUrl).port);
     assert.equal(await portIsFree(emulatorPort), false, 'the emulator was not listening');
     assert.equal(await portIsFree(printed.codeServerPort), false, 'code-server was not listening');
@@ -173,6 +183,8 @@ describe('npm run demo, as the README says (e2e)', function () {
     assert.ok(await portIsFree(printed.codeServerPort), `code-server's port ${printed.codeServerPort} is still open`);
     assert.ok(!fs.existsSync(printed.folder), `${printed.folder} was not removed`);
     timings['total'] = (Date.now() - started) / 1000;
-    console.log(`      ${known.length} processes seen (npm, the demo's node, code-server's group), ports ${emulatorPort} and ${printed.codeServerPort}, ${printed.folder}: all gone`);
+    console.log(
+      `      ${known.length} processes seen (npm, the demo's node, code-server's group), ports ${emulatorPort} and ${printed.codeServerPort}, ${printed.folder}: all gone`,
+    );
   });
 });

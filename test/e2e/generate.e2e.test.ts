@@ -24,7 +24,12 @@ import {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function images(dir: string): string[] {
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /\.(png|jpe?g|webp)$/i.test(n)).sort() : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((n) => /\.(png|jpe?g|webp)$/i.test(n))
+        .sort()
+    : [];
 }
 
 async function statusText(page: Page): Promise<string> {
@@ -83,7 +88,10 @@ class Capture {
   };
   save(name: string): void {
     if (this.frames.length < 2) return;
-    const apng = assembleApng(this.frames, this.frames.map((_, i) => (i === this.frames.length - 1 ? 3000 : 1400)));
+    const apng = assembleApng(
+      this.frames,
+      this.frames.map((_, i) => (i === this.frames.length - 1 ? 3000 : 1400)),
+    );
     const targets = [path.join(RESULTS_DIR, 'e2e', name)];
     if (process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1') targets.push(path.join(REPO_ROOT, 'docs', name));
     for (const target of targets) {
@@ -142,7 +150,10 @@ describe('Generate and edit from the UI (e2e)', () => {
     const balanceBefore = emulator.state.balanceRub;
     emulator.state.armFault({ fault: 'latency', latencyMs: 20_000 });
     await generateFromPalette(page, 'aurora-1', 'Cancel me');
-    const cancel = page.locator('.notifications-toasts .notification-toast').filter({ hasText: 'Generating with aurora-1' }).getByRole('button', { name: 'Cancel' });
+    const cancel = page
+      .locator('.notifications-toasts .notification-toast')
+      .filter({ hasText: 'Generating with aurora-1' })
+      .getByRole('button', { name: 'Cancel' });
     await cancel.click({ timeout: 15_000 });
     await waitForNotification(page, /may have been charged.*nothing was charged/, 20_000);
     assert.deepStrictEqual(images(dir), filesBefore);

@@ -47,7 +47,7 @@ export function processTree(root: number): ProcessInfo[] {
   const self = all.find((p) => p.pid === root);
   if (self) add(self);
   const ownGroup = readStat(process.pid)?.pgid;
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     const groups = new Set([...found.values()].map((f) => f.pgid).filter((g) => g !== ownGroup));
     for (const p of all) {

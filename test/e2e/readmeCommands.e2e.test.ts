@@ -31,7 +31,11 @@ describe('README commands that build first (e2e)', function () {
   it('npm run emulator -- --port N: listens on N, answers the account endpoint, stops on Ctrl+C', async () => {
     const port = await freePort();
     let output = '';
-    const emulator: ChildProcess = spawn(NPM, ['run', 'emulator', '--', '--port', String(port)], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const emulator: ChildProcess = spawn(NPM, ['run', 'emulator', '--', '--port', String(port)], {
+      cwd: REPO_ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     emulator.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     emulator.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     try {
@@ -66,7 +70,15 @@ describe('README commands that build first (e2e)', function () {
     const r = spawnSync(NPM, ['run', 'bench', '--', '--quick'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 220_000 });
     const output = `${r.stdout}\n${r.stderr}`;
     assert.equal(r.status, 0, output.slice(-3000));
-    for (const row of ['limit (drain', 'naive (json()', 'extension (ImageJobService.run', 'generateWithReferences', 'edit (multipart', 'Bundles (node esbuild.mjs --production)', 'Catalog from a warm cache']) {
+    for (const row of [
+      'limit (drain',
+      'naive (json()',
+      'extension (ImageJobService.run',
+      'generateWithReferences',
+      'edit (multipart',
+      'Bundles (node esbuild.mjs --production)',
+      'Catalog from a warm cache',
+    ]) {
       assert.ok(output.includes(row), `no row ${JSON.stringify(row)}:\n${output.slice(-3000)}`);
     }
     assert.match(output, /\.vsix \(scripts\/package-vsix\.mjs, as npm run package\): \d+ bytes/, 'the .vsix was not packaged');

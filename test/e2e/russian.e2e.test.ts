@@ -32,7 +32,8 @@ const ru = json('l10n/bundle.l10n.ru.json');
 const nlsEn = json('package.nls.json');
 const nlsRu = json('package.nls.ru.json');
 /** The Russian of an English bundle string, with {n} filled in. */
-const t = (english: string, ...args: unknown[]) => (ru[english] ?? assert.fail(`no Russian for ${english}`)).replace(/\{(\d+)\}/g, (_m, i: string) => String(args[Number(i)]));
+const t = (english: string, ...args: unknown[]) =>
+  (ru[english] ?? assert.fail(`no Russian for ${english}`)).replace(/\{(\d+)\}/g, (_m, i: string) => String(args[Number(i)]));
 
 /**
  * Fragments of our English strings that differ in Russian: the text between placeholders, at
@@ -146,14 +147,19 @@ describe('Russian UI (e2e)', () => {
     await pickQuickItem(page, title('command.generate.title'));
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'aurora-1' }).first().waitFor({ timeout: 30_000 });
     const models = await quickTexts(page);
-    assert.ok(models.some((m) => /\d,\d\d\s₽|₽\s?\d[\d\s]*,\d\d/.test(m)), `no ru price in ${JSON.stringify(models)}`);
+    assert.ok(
+      models.some((m) => /\d,\d\d\s₽|₽\s?\d[\d\s]*,\d\d/.test(m)),
+      `no ru price in ${JSON.stringify(models)}`,
+    );
     assert.ok(!models.some((m) => /\d\.\d\d\s?₽|₽\s?\d+\.\d\d/.test(m)), `an English-formatted price in ${JSON.stringify(models)}`);
     assertNoEnglish('the model picker', models);
     await typeInQuickInput(page, 'aurora-1');
     await waitForFilteredQuickItems(page, 'aurora-1');
     await take();
     await pickQuickItem(page, 'aurora-1', 30_000);
-    await page.locator(`.quick-input-widget .quick-input-box input[placeholder*="${t('A lighthouse on a cliff at dawn, watercolour').slice(0, 10)}"]`).waitFor({ timeout: 15_000 });
+    await page
+      .locator(`.quick-input-widget .quick-input-box input[placeholder*="${t('A lighthouse on a cliff at dawn, watercolour').slice(0, 10)}"]`)
+      .waitFor({ timeout: 15_000 });
     await page.locator('.quick-input-widget .quick-input-box input').fill('Маяк на рассвете');
     await take();
     await page.keyboard.press('Enter');
@@ -167,7 +173,10 @@ describe('Russian UI (e2e)', () => {
     assertNoEnglish('the result message', texts);
     await waitForToastButtons(page, saved);
     await take();
-    const apng = assembleApng(frames, frames.map((_, i) => (i === frames.length - 1 ? 3000 : 1400)));
+    const apng = assembleApng(
+      frames,
+      frames.map((_, i) => (i === frames.length - 1 ? 3000 : 1400)),
+    );
     for (const target of docsTargets('generate-ru.png')) fs.writeFileSync(target, apng);
     assert.strictEqual(fs.readdirSync(path.join(workspace, 'generated-images')).length, 1);
   });
@@ -182,11 +191,21 @@ describe('Russian UI (e2e)', () => {
     await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 30_000 });
     // Rendered and evaluated: the page is no longer busy and its status line has the evaluation's text.
     await frame.locator('#app:not([aria-busy])').waitFor({ state: 'attached', timeout: 15_000 });
-    await frame.waitForFunction(() => ((globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById('status')?.textContent ?? '').trim().length > 0, undefined, { timeout: 15_000 });
-    const body = await frame.locator('body').innerText();
-    const attributes = await frame.locator('[title], [placeholder], [aria-label]').evaluateAll((els: { getAttribute(n: string): string | null }[]) =>
-      els.flatMap((e) => ['title', 'placeholder', 'aria-label'].map((n) => e.getAttribute(n) ?? '')),
+    await frame.waitForFunction(
+      () =>
+        (
+          (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document.getElementById('status')
+            ?.textContent ?? ''
+        ).trim().length > 0,
+      undefined,
+      { timeout: 15_000 },
     );
+    const body = await frame.locator('body').innerText();
+    const attributes = await frame
+      .locator('[title], [placeholder], [aria-label]')
+      .evaluateAll((els: { getAttribute(n: string): string | null }[]) =>
+        els.flatMap((e) => ['title', 'placeholder', 'aria-label'].map((n) => e.getAttribute(n) ?? '')),
+      );
     assert.match(body, /[а-яё]{4}/i);
     assertNoEnglish('the studio', [body, ...attributes]);
     await page.keyboard.press('Escape');

@@ -68,7 +68,10 @@ async function generateFrom(frame: Frame, prompt: string): Promise<void> {
 }
 
 async function waitForCards(frame: Frame, count: number, timeoutMs = 60_000): Promise<void> {
-  await frame.locator('#gallery li.card').nth(count - 1).waitFor({ state: 'attached', timeout: timeoutMs });
+  await frame
+    .locator('#gallery li.card')
+    .nth(count - 1)
+    .waitFor({ state: 'attached', timeout: timeoutMs });
 }
 
 describe('Image Studio (e2e)', () => {
@@ -125,7 +128,7 @@ describe('Image Studio (e2e)', () => {
     }
     const files = imagesIn(path.join(workspace, 'generated-images'));
     assert.strictEqual(files.length, 1, `files in generated-images: ${files.join(', ')}`);
-    assert.match(await frame.locator('#status').textContent() ?? '', /1/);
+    assert.match((await frame.locator('#status').textContent()) ?? '', /1/);
   });
 
   it('saves screenshots of the panel in the dark and light themes', async () => {

@@ -8,7 +8,11 @@ import { captureOnFailure, openWorkbench, type OpenedWorkbench, runCommand, type
 const GAP_MS = 2500;
 
 async function emulatorState(url: string, body: unknown): Promise<void> {
-  const response = await fetch(new URL('/__emulator/state', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(new URL('/__emulator/state', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.strictEqual(response.status, 200, await response.text());
 }
 

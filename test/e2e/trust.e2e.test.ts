@@ -7,7 +7,16 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { FIXTURE_WORKSPACE } from '../harness/paths';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, pickQuickItem, runCommand, typeInQuickInput, readStatusBar, waitForNotification } from './workbench';
+import {
+  captureOnFailure,
+  openWorkbench,
+  type OpenedWorkbench,
+  pickQuickItem,
+  runCommand,
+  typeInQuickInput,
+  readStatusBar,
+  waitForNotification,
+} from './workbench';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const images = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);
@@ -39,7 +48,11 @@ describe('Workspace Trust (e2e)', () => {
     fs.cpSync(FIXTURE_WORKSPACE, workspace, { recursive: true });
     fs.mkdirSync(path.join(workspace, '.vscode'));
     fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'gatewayImages.outputDirectory': 'from-workspace' }));
-    opened = await openWorkbench({ workspace, workspaceTrust: true, settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
+    opened = await openWorkbench({
+      workspace,
+      workspaceTrust: true,
+      settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 },
+    });
   });
 
   after(async () => {
@@ -66,7 +79,11 @@ describe('Workspace Trust (e2e)', () => {
     await runCommand(page, 'Workspaces: Manage Workspace Trust');
     const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
     await trust.click({ timeout: 15_000 });
-    await page.locator('.workspace-trust-editor .workspace-trust-header', { hasText: /trusted/i }).first().waitFor({ timeout: 15_000 }).catch(() => undefined);
+    await page
+      .locator('.workspace-trust-editor .workspace-trust-header', { hasText: /trusted/i })
+      .first()
+      .waitFor({ timeout: 15_000 })
+      .catch(() => undefined);
     // Trusted once the workbench drops its Restricted Mode indicator (the extension host is told at the same time).
     const until = Date.now() + 15_000;
     while ((await readStatusBar(page, 'Restricted Mode')).length > 0) {

@@ -39,7 +39,12 @@ const fullStepId = (step: Step) => `${extensionId()}#${walkthrough.id}#${step}`;
 const stepTitle = (step: Step) => nls[`walkthrough.gettingStarted.${step}.title`];
 
 function images(dir: string): string[] {
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /\.(png|jpe?g|webp)$/i.test(n)).sort() : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((n) => /\.(png|jpe?g|webp)$/i.test(n))
+        .sort()
+    : [];
 }
 
 /** The step's button in the open walkthrough (it expands the step when clicked). */
@@ -71,7 +76,10 @@ async function waitForStates(page: Page, expected: States, timeoutMs = 20_000): 
 async function showWalkthrough(page: Page): Promise<void> {
   const container = page.locator('.gettingStartedContainer');
   if (!(await container.isVisible())) {
-    await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /Welcome|Walkthrough|Gateway Images/ }) }).first().click();
+    await page
+      .locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /Welcome|Walkthrough|Gateway Images/ }) })
+      .first()
+      .click();
   }
   await stepButton(page, 'connect').waitFor({ state: 'visible', timeout: 15_000 });
 }
@@ -81,7 +89,11 @@ async function clickStepButton(page: Page, step: Step, label: string): Promise<v
   await showWalkthrough(page);
   const button = stepButton(page, step);
   if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
-  await page.locator('.gettingStartedContainer .getting-started-step.expanded').getByRole('button', { name: label, exact: true }).first().click({ timeout: 10_000 });
+  await page
+    .locator('.gettingStartedContainer .getting-started-step.expanded')
+    .getByRole('button', { name: label, exact: true })
+    .first()
+    .click({ timeout: 10_000 });
 }
 
 /** Waits until the quick input with this placeholder is open, then types into it. */
@@ -133,7 +145,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
     await waitForStates(page, none);
   });
 
-  it('connect: the step\'s Set API Key button, then the key', async () => {
+  it("connect: the step's Set API Key button, then the key", async () => {
     const { page, emulator } = opened!;
     await clickStepButton(page, 'connect', 'Set API Key');
     await answerInputBox(page, 'Paste your API key', emulator.keys.unlimited);
@@ -142,7 +154,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
     await waitForStates(page, { ...none, connect: true });
   });
 
-  it('generate: the step\'s Generate Image button, model, prompt, send', async () => {
+  it("generate: the step's Generate Image button, model, prompt, send", async () => {
     const { page, workspace } = opened!;
     await clickStepButton(page, 'generate', 'Generate Image');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sketch-mini' }).first().waitFor({ timeout: 30_000 });
@@ -189,7 +201,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
     await screenshot(page, 'walkthrough-completed');
   });
 
-  it('the steps\' own buttons keep their pickers open (the walkthrough focuses its step after the command)', async () => {
+  it("the steps' own buttons keep their pickers open (the walkthrough focuses its step after the command)", async () => {
     const { page } = opened!;
     const stays = async (what: string, row: string) => {
       const list = page.locator('.quick-input-widget .monaco-list-row', { hasText: row }).first();

@@ -190,7 +190,10 @@ export async function openCommandPalette(page: Page): Promise<void> {
       await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: 5000 });
       return;
     } catch {
-      await page.locator('.monaco-workbench').click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+      await page
+        .locator('.monaco-workbench')
+        .click({ position: { x: 5, y: 5 } })
+        .catch(() => undefined);
     }
   }
   throw new Error('The command palette did not open');
@@ -207,8 +210,7 @@ export async function typeInQuickInput(page: Page, text: string, options: { subm
 /** Chooses the quick pick row whose label equals `label` (or, failing that, contains it). */
 export async function pickQuickItem(page: Page, label: string | RegExp, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  const matches = (text: string, exact: boolean) =>
-    typeof label === 'string' ? (exact ? text === label : text.includes(label)) : label.test(text);
+  const matches = (text: string, exact: boolean) => (typeof label === 'string' ? (exact ? text === label : text.includes(label)) : label.test(text));
   for (;;) {
     const rows = page.locator(QUICK_ROWS);
     const labels = await visibleQuickItems(page);
@@ -246,7 +248,12 @@ export async function waitForQuickItems(page: Page, test: (items: QuickItem[]) =
 
 /** Waits until every rendered row mentions `text` (the quick pick has applied the typed filter). */
 export function waitForFilteredQuickItems(page: Page, text: string, timeoutMs = 10_000): Promise<QuickItem[]> {
-  return waitForQuickItems(page, (items) => items.length > 0 && items.every((r) => `${r.label} ${r.description} ${r.ariaLabel}`.includes(text)), `filtered by ${JSON.stringify(text)}`, timeoutMs);
+  return waitForQuickItems(
+    page,
+    (items) => items.length > 0 && items.every((r) => `${r.label} ${r.description} ${r.ariaLabel}`.includes(text)),
+    `filtered by ${JSON.stringify(text)}`,
+    timeoutMs,
+  );
 }
 
 /** Closes any open quick input. */
@@ -276,7 +283,11 @@ export async function waitForNotification(page: Page, text: string | RegExp, tim
 
 /** Waits until the toast containing `text` shows its action buttons (fully rendered, e.g. for a screenshot). */
 export async function waitForToastButtons(page: Page, text: string | RegExp, timeoutMs = 15_000): Promise<void> {
-  await page.locator('.notifications-toasts .notification-toast', { hasText: text }).locator('.monaco-button').first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await page
+    .locator('.notifications-toasts .notification-toast', { hasText: text })
+    .locator('.monaco-button')
+    .first()
+    .waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
 export interface StatusBarEntry {
@@ -328,7 +339,12 @@ export async function webviewFrame(page: Page, title?: string, timeoutMs = 20_00
       for (const frame of candidates) {
         if ((await frame.title().catch(() => '')).includes(title)) return frame;
       }
-      const activeTab = (await page.locator('.tabs-container .tab.active .label-name').first().textContent().catch(() => '')) ?? '';
+      const activeTab =
+        (await page
+          .locator('.tabs-container .tab.active .label-name')
+          .first()
+          .textContent()
+          .catch(() => '')) ?? '';
       if (candidates.length === 1 && candidates[0] && activeTab.includes(title)) return candidates[0];
     }
     if (Date.now() > until) {
@@ -350,7 +366,13 @@ export async function waitForWebviewTheme(page: Page, light: boolean, timeoutMs 
     for (const outer of await page.locator('iframe.webview').elementHandles()) {
       if (!(await outer.isVisible().catch(() => false))) continue;
       const inner = await (await (await outer.contentFrame())?.$('#active-frame').catch(() => null))?.contentFrame();
-      if (inner) classes.push((await inner.locator('body').getAttribute('class').catch(() => '')) ?? '');
+      if (inner)
+        classes.push(
+          (await inner
+            .locator('body')
+            .getAttribute('class')
+            .catch(() => '')) ?? '',
+        );
     }
     if (classes.every((c) => c.split(/\s+/).includes(want))) return;
     if (Date.now() > until) throw new Error(`A webview did not take the ${want} theme: ${JSON.stringify(classes)}`);
@@ -361,7 +383,12 @@ export async function waitForWebviewTheme(page: Page, light: boolean, timeoutMs 
 // ---- artifacts -------------------------------------------------------------------------------
 
 function safeName(name: string): string {
-  return name.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 120) || 'unnamed';
+  return (
+    name
+      .replace(/[^\w.-]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 120) || 'unnamed'
+  );
 }
 
 /** Saves a PNG of the page as test-results/e2e/<name>.png and returns its path. */

@@ -95,7 +95,6 @@ export function resolveEntry(tests: string): string {
   throw new Error(`Test entry module not found: ${tests} (compile the tests with \`npm run compile-tests\`)`);
 }
 
-
 /** What the mocha entry (test/integration/index.ts) reads from its environment. */
 export function testEntryEnv(args: Args): Record<string, string> {
   const env: Record<string, string> = {};

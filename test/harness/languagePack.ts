@@ -117,7 +117,10 @@ export function ensureRussianLanguagePack(target: VscodeTarget): string {
   fs.writeFileSync(path.join(extDir, 'translations', 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: main.contents }));
   const translations = [{ id: 'vscode', path: './translations/main.i18n.json' }];
   const builtins = path.join(packDir, 'translations', 'extensions');
-  for (const file of fs.readdirSync(builtins).filter((f) => f.endsWith('.i18n.json')).sort()) {
+  for (const file of fs
+    .readdirSync(builtins)
+    .filter((f) => f.endsWith('.i18n.json'))
+    .sort()) {
     fs.copyFileSync(path.join(builtins, file), path.join(extDir, 'translations', 'extensions', file));
     translations.push({ id: file.slice(0, -'.i18n.json'.length), path: `./translations/extensions/${file}` });
   }
@@ -163,7 +166,13 @@ export function languagePacksJson(extensionDirs: string[]): Record<string, unkno
     };
     const id = `${manifest.publisher}.${manifest.name}`.toLowerCase();
     for (const loc of manifest.contributes?.localizations ?? []) {
-      const pack = (packs[loc.languageId] ??= { hash: '', extensions: [], translations: {}, label: loc.localizedLanguageName ?? loc.languageName ?? loc.languageId, ids: [] });
+      const pack = (packs[loc.languageId] ??= {
+        hash: '',
+        extensions: [],
+        translations: {},
+        label: loc.localizedLanguageName ?? loc.languageName ?? loc.languageId,
+        ids: [],
+      });
       pack.extensions.push({ extensionIdentifier: { id }, version: manifest.version });
       pack.ids.push(id + manifest.version);
       for (const t of loc.translations) pack.translations[t.id] = path.join(dir, t.path);

@@ -437,7 +437,12 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     });
     serverExit.catch(() => undefined);
 
-    await waitForCodeServer(serverUrl, 60_000, () => serverExited, () => serverOutput);
+    await waitForCodeServer(
+      serverUrl,
+      60_000,
+      () => serverExited,
+      () => serverOutput,
+    );
 
     const { chromium } = await import('playwright-core');
     context = await chromium.launchPersistentContext(dirs.browser, {

@@ -3,7 +3,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-
 function findRepoRoot(start: string): string {
   let dir = start;
   for (;;) {

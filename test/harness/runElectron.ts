@@ -52,12 +52,7 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: REPO_ROOT,
       extensionTestsPath,
       extensionTestsEnv: { ...emulatorEnv(emulator), ...testEntryEnv(args) },
-      launchArgs: [
-        workspace,
-        '--disable-extensions',
-        `--user-data-dir=${userDataDir}`,
-        `--extensions-dir=${extensionsDir}`,
-      ],
+      launchArgs: [workspace, '--disable-extensions', `--user-data-dir=${userDataDir}`, `--extensions-dir=${extensionsDir}`],
     });
   } finally {
     await Promise.resolve(emulator?.close()).catch(() => undefined);

@@ -36,8 +36,18 @@ async function main(): Promise<number> {
   try {
     const run = (async () => {
       const locale = args.locale ? { locale: args.locale, extensions: [ensureRussianLanguagePack(args.vscode)] } : {};
-      wb = await launchWorkbench({ extensionTestsPath: entry, workspace: args.workspace, env, verbose: args.verbose || undefined, vscode: args.vscode, workspaceTrust: args.workspaceTrust, ...locale });
-      process.stdout.write(`[harness] VS Code ${wb.serverUrl} (code-server ${wb.vscode.codeServer}, ${wb.vscode.name}), workspace ${wb.workspace}, emulator ${wb.emulator?.url}\n`);
+      wb = await launchWorkbench({
+        extensionTestsPath: entry,
+        workspace: args.workspace,
+        env,
+        verbose: args.verbose || undefined,
+        vscode: args.vscode,
+        workspaceTrust: args.workspaceTrust,
+        ...locale,
+      });
+      process.stdout.write(
+        `[harness] VS Code ${wb.serverUrl} (code-server ${wb.vscode.codeServer}, ${wb.vscode.name}), workspace ${wb.workspace}, emulator ${wb.emulator?.url}\n`,
+      );
       return wb.exitCode;
     })();
     code = await Promise.race([run, deadline(args.overallTimeoutMs, 'The integration run')]);
@@ -51,7 +61,9 @@ async function main(): Promise<number> {
     await wb?.close();
     await closeAllWorkbenches(); // one that was still starting when the deadline hit
   }
-  process.stdout.write(`[harness] integration tests (code-server ${args.vscode.codeServer}) ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `[harness] integration tests (code-server ${args.vscode.codeServer}) ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return code;
 }
 

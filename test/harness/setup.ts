@@ -82,8 +82,7 @@ export async function ensureAptPackages(): Promise<void> {
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
-    const command =
-      `sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing.join(' ')}`;
+    const command = `sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing.join(' ')}`;
     process.stderr.write(`[setup] Missing Debian packages: ${missing.join(' ')}\n`);
     process.stderr.write(`[setup] Run this, then run the setup again:\n${command}\n`);
     throw new SetupError(`missing Debian packages: ${missing.join(' ')}`);
@@ -121,11 +120,7 @@ function expectedModules(t: VscodeTarget): string | undefined {
 export function isCodeServerInstalled(t: VscodeTarget = VSCODE_TARGETS.oldest): boolean {
   const marker = readJson<Marker>(t.marker);
   return (
-    marker !== undefined &&
-    marker.codeServer === t.codeServer &&
-    marker.modules === expectedModules(t) &&
-    fs.existsSync(t.entry) &&
-    fs.existsSync(nodeFor(t))
+    marker !== undefined && marker.codeServer === t.codeServer && marker.modules === expectedModules(t) && fs.existsSync(t.entry) && fs.existsSync(nodeFor(t))
   );
 }
 

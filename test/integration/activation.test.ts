@@ -29,11 +29,7 @@ describe('Activation', () => {
 
   it(`finds the extension ${EXTENSION_ID} under development`, () => {
     assert.ok(extension, `extension ${EXTENSION_ID} is not loaded`);
-    assert.strictEqual(
-      path.resolve(extension.extensionUri.fsPath),
-      REPO_ROOT,
-      'the loaded extension is not the one from this repository',
-    );
+    assert.strictEqual(path.resolve(extension.extensionUri.fsPath), REPO_ROOT, 'the loaded extension is not the one from this repository');
   });
 
   it('activates without throwing', async () => {

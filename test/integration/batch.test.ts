@@ -56,7 +56,10 @@ describe('Generate Images from File', function () {
     assert.ok(sent >= 2 && sent <= 3, `paid requests: ${sent}`);
     assert.strictEqual(first.done, 2);
     assert.strictEqual(first.done + first.notSent + first.outcomeUnknown, 5);
-    assert.deepStrictEqual(first.lines.filter((l) => l.status === 'done').map((l) => l.line), [2, 3]);
+    assert.deepStrictEqual(
+      first.lines.filter((l) => l.status === 'done').map((l) => l.line),
+      [2, 3],
+    );
     const report = fs.readFileSync(first.report.fsPath, 'utf8');
     assert.strictEqual(first.report.fsPath, path.join(dir, 'five.report.md'));
     assert.match(report, /\| 2 \| a red cat \| sketch-mini \| done \| \[/);
@@ -78,7 +81,13 @@ describe('Generate Images from File', function () {
   it('refuses transparent + jpeg before sending, naming output_format', async () => {
     const before = (await paidRequests()).length;
     const error = await rejectionOf(
-      vscode.commands.executeCommand('gatewayImages.generate', { model: 'prism-2', prompt: 'a logo', background: 'transparent', output_format: 'jpeg', size: '64x64' }),
+      vscode.commands.executeCommand('gatewayImages.generate', {
+        model: 'prism-2',
+        prompt: 'a logo',
+        background: 'transparent',
+        output_format: 'jpeg',
+        size: '64x64',
+      }),
     );
     assert.strictEqual(error.kind, 'validation');
     assert.strictEqual(error.field, 'output_format');

@@ -22,7 +22,10 @@ describe('Compare Models (arguments)', function () {
     const models = ['aurora-1', 'sketch-mini', 'prism-2'];
     const result = await (await api()).compareModels({ prompt: 'A lighthouse at dawn', models, size: '64x64', outputDirectory: out });
     assert.strictEqual((await paidRequests()).length - before, 3);
-    assert.deepStrictEqual(result.entries.map((e) => e.status), ['done', 'done', 'done']);
+    assert.deepStrictEqual(
+      result.entries.map((e) => e.status),
+      ['done', 'done', 'done'],
+    );
     assert.strictEqual(result.files.length, 3);
     result.entries.forEach((entry, i) => {
       assert.strictEqual(entry.model, models[i]);
@@ -39,7 +42,12 @@ describe('Compare Models (arguments)', function () {
     const twice = await rejectionOf(vscode.commands.executeCommand('gatewayImages.compareModels', { prompt: 'p', models: ['aurora-1', 'aurora-1'] }));
     assert.strictEqual(twice.field, 'models');
     const background = await rejectionOf(
-      vscode.commands.executeCommand('gatewayImages.compareModels', { prompt: 'p', models: ['aurora-1', 'prism-2'], background: 'transparent', outputDirectory: out }),
+      vscode.commands.executeCommand('gatewayImages.compareModels', {
+        prompt: 'p',
+        models: ['aurora-1', 'prism-2'],
+        background: 'transparent',
+        outputDirectory: out,
+      }),
     );
     assert.strictEqual(background.field, 'background');
     assert.strictEqual((await paidRequests()).length - before, 0);

@@ -48,7 +48,11 @@ describe('Concurrent generations (10 at once, one folder)', function () {
     const gatewayBalance = await emulatorBalance();
     assert.strictEqual(Math.round((balanceBefore - charged) * 100), Math.round(gatewayBalance * 100));
     const extensionApi = await api();
-    const took = await waitUntil(() => extensionApi.account.balance === gatewayBalance, 10_000, `account balance ${extensionApi.account.balance} = gateway ${gatewayBalance}`);
+    const took = await waitUntil(
+      () => extensionApi.account.balance === gatewayBalance,
+      10_000,
+      `account balance ${extensionApi.account.balance} = gateway ${gatewayBalance}`,
+    );
     console.log(`      concurrency: ${N} at once, ${new Set(files).size} distinct files, account = gateway balance after ${took} ms`);
 
     // No file was overwritten: each holds exactly its own request's image (checked last: these

@@ -49,7 +49,12 @@ describe('Edit Image (arguments, both transports)', function () {
         const saved = result.files[0]!.fsPath;
         assert.strictEqual(path.dirname(saved), path.dirname(sample));
         assert.match(path.basename(saved), /^sample\.edit-1(-\d+)?\.png$/);
-        assert.ok(fs.readFileSync(saved).subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])));
+        assert.ok(
+          fs
+            .readFileSync(saved)
+            .subarray(0, 8)
+            .equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+        );
         assert.ok(fs.readFileSync(sample).equals(originalBytes), 'the original was modified');
         const sent = (await paidRequests()).slice(before.length);
         assert.strictEqual(sent.length, 1, 'exactly one paid request');
@@ -70,9 +75,7 @@ describe('Edit Image (arguments, both transports)', function () {
 
   it('refuses too many references, naming the limit and the model, before sending', async () => {
     const before = (await paidRequests()).length;
-    const error = await rejectionOf(
-      vscode.commands.executeCommand('gatewayImages.editImage', { images: [sample, second], model: 'aurora-1', prompt: 'x' }),
-    );
+    const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.editImage', { images: [sample, second], model: 'aurora-1', prompt: 'x' }));
     assert.strictEqual(error.kind, 'validation');
     assert.match(error.message, /aurora-1 accepts at most 1 reference image; got 2/);
     assert.strictEqual((await paidRequests()).length, before);
@@ -112,7 +115,11 @@ describe('Edit Image (arguments, both transports)', function () {
 
   it('refuses a file that cannot be read', async () => {
     const error = await rejectionOf(
-      vscode.commands.executeCommand('gatewayImages.editImage', { images: [path.join(workspaceRoot(), 'images', 'missing.png')], model: 'aurora-1', prompt: 'x' }),
+      vscode.commands.executeCommand('gatewayImages.editImage', {
+        images: [path.join(workspaceRoot(), 'images', 'missing.png')],
+        model: 'aurora-1',
+        prompt: 'x',
+      }),
     );
     assert.strictEqual(error.kind, 'validation');
     assert.match(error.message, /Cannot read "missing\.png"/);

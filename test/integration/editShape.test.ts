@@ -29,7 +29,12 @@ describe('Edits keep the source shape', function () {
     assert.ok(header, 'the result has a readable header');
     assert.strictEqual(header.width * 3, header.height * 4, `result ${header.width}x${header.height} is not 4:3`);
 
-    const square = await vscode.commands.executeCommand<Result>('gatewayImages.editImage', { images: [photo], prompt: 'make it night', model: 'mosaic-edit', aspect_ratio: '1:1' });
+    const square = await vscode.commands.executeCommand<Result>('gatewayImages.editImage', {
+      images: [photo],
+      prompt: 'make it night',
+      model: 'mosaic-edit',
+      aspect_ratio: '1:1',
+    });
     const squareHeader = await readImageHeaderFile(square.files[0]!.fsPath);
     assert.strictEqual(squareHeader?.width, squareHeader?.height);
   });

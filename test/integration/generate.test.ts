@@ -41,12 +41,10 @@ describe('Generate Image (arguments, no prompts)', function () {
     const config = vscode.workspace.getConfiguration('gatewayImages');
     await config.update('embedProvenance', false, vscode.ConfigurationTarget.Global);
     type Result = { files: vscode.Uri[]; model: string; usage: { cost_rub: number; balance: number } };
-    const result = await vscode.commands
-      .executeCommand<Result>('gatewayImages.generate', request)
-      .then(async (value) => {
-        await config.update('embedProvenance', undefined, vscode.ConfigurationTarget.Global);
-        return value;
-      });
+    const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', request).then(async (value) => {
+      await config.update('embedProvenance', undefined, vscode.ConfigurationTarget.Global);
+      return value;
+    });
     assert.ok(result, 'the command resolved nothing');
     assert.strictEqual(result.files.length, 2);
     assert.strictEqual(result.model, 'aurora-1');
@@ -107,7 +105,10 @@ describe('Generate Image (arguments, no prompts)', function () {
         }
       });
     });
-    const result = await vscode.commands.executeCommand<{ usage: { balance: number } }>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Budget check' });
+    const result = await vscode.commands.executeCommand<{ usage: { balance: number } }>('gatewayImages.generate', {
+      model: 'sketch-mini',
+      prompt: 'Budget check',
+    });
     await changed;
     assert.ok(result.usage.balance < (before.balance ?? Infinity));
   });

@@ -74,7 +74,7 @@ describe('The API key never leaks (sentinel key)', function () {
     // Key: valid, invalid, expired, then valid again.
     const signedIn = await flow('set key (valid)', () => vscode.commands.executeCommand<{ email: string }>('gatewayImages.setApiKey', SENTINEL));
     assert.deepStrictEqual(signedIn, { email: 'demo@example.com' }, 'the sentinel key was not accepted');
-    assert.ok(ui.sawExtensionCall, 'the extension\'s notifications did not reach the wrappers: not the same vscode API object');
+    assert.ok(ui.sawExtensionCall, "the extension's notifications did not reach the wrappers: not the same vscode API object");
     await flow('set key (invalid)', () => vscode.commands.executeCommand('gatewayImages.setApiKey', INVALID));
     await flow('set key (expired)', () => vscode.commands.executeCommand('gatewayImages.setApiKey', EXPIRED));
     await flow('clear key', () => vscode.commands.executeCommand('gatewayImages.clearApiKey'));
@@ -90,7 +90,9 @@ describe('The API key never leaks (sentinel key)', function () {
     await flow('status menu', () => vscode.commands.executeCommand('gatewayImages.statusMenu'));
 
     // Generation: success, local refusals, gateway refusal.
-    const ok = await flow('generate', () => vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Sentinel success', seed: 3 }));
+    const ok = await flow('generate', () =>
+      vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Sentinel success', seed: 3 }),
+    );
     assert.ok(ok, `the generation failed: ${String(rejections.at(-1)?.error)}`);
     await flow('validation error', () => vscode.commands.executeCommand('gatewayImages.generate', { model: 'aurora-1', prompt: 'x', size: '1024х1024' }));
     await flow('unknown model', () => vscode.commands.executeCommand('gatewayImages.generate', { model: 'provider/aurora-1', prompt: 'x' }));
@@ -100,7 +102,9 @@ describe('The API key never leaks (sentinel key)', function () {
     await admin('POST', 'state', { balance: 5000 });
     await vscode.commands.executeCommand('gatewayImages.refreshAccount');
     await admin('POST', 'state', { balance: 0.5 }); // the extension still believes 5000: the gateway refuses
-    await flow('insufficient funds (gateway)', () => vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Gateway refuses' }));
+    await flow('insufficient funds (gateway)', () =>
+      vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Gateway refuses' }),
+    );
     await admin('POST', 'state', { balance: 5000 });
     await vscode.commands.executeCommand('gatewayImages.refreshAccount');
 
@@ -138,13 +142,26 @@ describe('The API key never leaks (sentinel key)', function () {
     // The flows really ran: the paid ones reached the gateway.
     assert.ok((await paidRequests()).length >= 9, 'too few paid requests reached the emulator');
     const kinds = rejections.map((r) => `${r.flow}: ${(r.error as { kind?: string }).kind}`);
-    for (const expected of ['set key (invalid): authentication', 'set key (expired): authentication', 'validation error: validation', 'cannot afford (local): cannot-afford', 'insufficient funds (gateway): insufficient-funds']) {
+    for (const expected of [
+      'set key (invalid): authentication',
+      'set key (expired): authentication',
+      'validation error: validation',
+      'cannot afford (local): cannot-afford',
+      'insufficient funds (gateway): insufficient-funds',
+    ]) {
       assert.ok(kinds.includes(expected), `missing ${expected}; got ${kinds.join(', ')}`);
     }
     for (const fault of ['html-500', 'html-502', 'rate-limit', 'drop-mid-body', 'kill', 'invalid-base64']) {
-      assert.ok(rejections.some((r) => r.flow === `fault ${fault}`), `fault ${fault} did not fail the generation`);
+      assert.ok(
+        rejections.some((r) => r.flow === `fault ${fault}`),
+        `fault ${fault} did not fail the generation`,
+      );
     }
-    await waitUntil(async () => (await vscode.commands.executeCommand<{ balance?: number }>('gatewayImages.refreshAccount'))?.balance === (await emulatorBalance()), 5_000, 'account reconciled');
+    await waitUntil(
+      async () => (await vscode.commands.executeCommand<{ balance?: number }>('gatewayImages.refreshAccount'))?.balance === (await emulatorBalance()),
+      5_000,
+      'account reconciled',
+    );
   });
 
   it('finds the sentinel nowhere: log, errors, notifications, studio, settings, state, workspace', async () => {
@@ -166,8 +183,14 @@ describe('The API key never leaks (sentinel key)', function () {
       const e = error as Error;
       texts.push({ where: `rejection of ${flow}`, text: [String(e), e?.message, e?.stack, safeJson(e)].join('\n') });
     }
-    assert.ok(ui.records.some((r) => r.kind === 'warning' && /may have been charged/.test(r.text)), 'no outcome-unknown notification was recorded');
-    assert.ok(ui.records.some((r) => r.kind === 'webview-message'), 'no studio message was recorded');
+    assert.ok(
+      ui.records.some((r) => r.kind === 'warning' && /may have been charged/.test(r.text)),
+      'no outcome-unknown notification was recorded',
+    );
+    assert.ok(
+      ui.records.some((r) => r.kind === 'webview-message'),
+      'no studio message was recorded',
+    );
     for (const { where, text } of texts) for (const needle of textNeedles(text)) hits.push({ where, needle });
     searched.texts = texts.length;
 
@@ -199,11 +222,17 @@ describe('The API key never leaks (sentinel key)', function () {
     // Where the secret is kept: sealed localStorage entry (informative: the browser flushes lazily).
     const localStorageDir = path.join(root, 'chromium-profile', 'Default', 'Local Storage');
     const holdsSecrets = () => listFiles(localStorageDir).some((f) => readOrEmpty(f).includes(Buffer.from('secrets.provider', 'latin1')));
-    const sealed = await waitUntil(holdsSecrets, 5_000, 'the secret store on disk').then(() => true, () => false);
-    console.log(`      secret store: localStorage "secrets.provider" (AES-GCM sealed) ${sealed ? 'on disk' : 'not flushed to disk yet'} under ${path.relative(root, localStorageDir)}`);
+    const sealed = await waitUntil(holdsSecrets, 5_000, 'the secret store on disk').then(
+      () => true,
+      () => false,
+    );
+    console.log(
+      `      secret store: localStorage "secrets.provider" (AES-GCM sealed) ${sealed ? 'on disk' : 'not flushed to disk yet'} under ${path.relative(root, localStorageDir)}`,
+    );
     if (sealed) {
       // Searched again now that it is on disk: still no plain copy of the key in it.
-      for (const file of listFiles(localStorageDir)) if (readOrEmpty(file).includes(Buffer.from(HEX, 'latin1'))) hits.push({ where: path.relative(root, file), needle: HEX });
+      for (const file of listFiles(localStorageDir))
+        if (readOrEmpty(file).includes(Buffer.from(HEX, 'latin1'))) hits.push({ where: path.relative(root, file), needle: HEX });
     }
     for (const settings of ['User', 'Machine']) {
       assert.ok(fs.existsSync(path.join(userData, settings, 'settings.json')), `${settings} settings.json was searched`);

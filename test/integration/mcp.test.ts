@@ -11,7 +11,8 @@ import { api, emulator, paidRequests, prepareSuite, useKey, waitUntil, workspace
 // VS Code 1.100 has the function too, but only as a proposal that extensions cannot use: the API is final from 1.101.
 const [major, minor] = vscode.version.split('.').map(Number);
 const hostHasMcpApi =
-  (major! > 1 || minor! >= 101) && typeof (vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown }).registerMcpServerDefinitionProvider === 'function';
+  (major! > 1 || minor! >= 101) &&
+  typeof (vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown }).registerMcpServerDefinitionProvider === 'function';
 
 describe('MCP server provider', function () {
   this.timeout(60_000);
@@ -55,9 +56,14 @@ describe('MCP server provider', function () {
     await client.connect(new StdioClientTransport({ command: definition.command, args: definition.args, env, cwd: definition.cwd?.fsPath, stderr: 'ignore' }));
     try {
       const { tools } = await client.listTools();
-      assert.deepStrictEqual(tools.map((t) => t.name), ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account']);
+      assert.deepStrictEqual(
+        tools.map((t) => t.name),
+        ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account'],
+      );
       const before = (await paidRequests()).length;
-      const estimate = (await client.callTool({ name: 'estimate_cost', arguments: { model: 'aurora-1' } })) as { structuredContent?: { estimate?: { reservation: number } } };
+      const estimate = (await client.callTool({ name: 'estimate_cost', arguments: { model: 'aurora-1' } })) as {
+        structuredContent?: { estimate?: { reservation: number } };
+      };
       assert.strictEqual(estimate.structuredContent?.estimate?.reservation, 4);
       assert.strictEqual((await paidRequests()).length, before);
     } finally {
@@ -65,7 +71,7 @@ describe('MCP server provider', function () {
     }
   });
 
-  it('Set Up MCP Server for Other Agents copies a configuration with this installation\'s path and no key', async () => {
+  it("Set Up MCP Server for Other Agents copies a configuration with this installation's path and no key", async () => {
     const snippet = await vscode.commands.executeCommand<string>('gatewayImages.mcpSetup', { client: 'cursor' });
     const server = JSON.parse(snippet).mcpServers['gateway-images'];
     const [definition] = await (await api()).mcp.definitions();

@@ -50,7 +50,9 @@ describe('Outcome unknown (drop-mid-body, kill)', function () {
         const paid = (await paidRequests()).slice(paidBefore);
         assert.strictEqual(paid.length, 1, `paid requests: ${paid.length}`);
         assert.ok(paid[0]!.chargedRub > 0);
-        console.log(`      outcome unknown (${fault}): ${error.kind}, reconciled in ${took} ms, ${paid.length} paid request, notice "${warning.text}" [${warning.items.join(' | ')}]`);
+        console.log(
+          `      outcome unknown (${fault}): ${error.kind}, reconciled in ${took} ms, ${paid.length} paid request, notice "${warning.text}" [${warning.items.join(' | ')}]`,
+        );
       } finally {
         ui.restore();
       }

@@ -59,7 +59,11 @@ describe('Provenance: PNG record, Regenerate and Variations', function () {
       await waitUntil(() => studioTabs().length === 1);
       await waitUntil(() => studioTabs()[0]!.isActive);
       // The page holds the prefilled form and has had it evaluated: had it sent anything, it would have by now.
-      await waitUntil(() => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"type":"evaluation"')), 15_000, 'the prefilled form evaluated');
+      await waitUntil(
+        () => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"type":"evaluation"')),
+        15_000,
+        'the prefilled form evaluated',
+      );
     } finally {
       ui.restore();
     }
@@ -85,7 +89,10 @@ describe('Provenance: PNG record, Regenerate and Variations', function () {
     assert.strictEqual(prefill.source, 'history');
     assert.strictEqual(prefill.request.seed, 9);
     assert.strictEqual(prefill.request.prompt, 'No chunk');
-    const unknown = await vscode.commands.executeCommand<Prefill | undefined>('gatewayImages.regenerate', vscode.Uri.file(path.join(workspaceRoot(), 'images', 'sample.png')));
+    const unknown = await vscode.commands.executeCommand<Prefill | undefined>(
+      'gatewayImages.regenerate',
+      vscode.Uri.file(path.join(workspaceRoot(), 'images', 'sample.png')),
+    );
     assert.strictEqual(unknown, undefined);
   });
 });

@@ -38,7 +38,11 @@ describe('Proxy (http.proxy in VS Code settings)', function () {
     const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Through the proxy' });
     assert.strictEqual(result.files.length, 1);
     const posts = proxy.requests.filter((r) => r.method === 'POST');
-    assert.deepStrictEqual(posts.map((r) => r.url), [`${emulator().url}/v1/images/generations`], 'the proxy did not see the generation');
+    assert.deepStrictEqual(
+      posts.map((r) => r.url),
+      [`${emulator().url}/v1/images/generations`],
+      'the proxy did not see the generation',
+    );
     assert.strictEqual(proxy.tunnels.length, 0, 'an http:// gateway is forwarded, not tunnelled');
     assert.strictEqual((await paidRequests()).length, paidBefore + 1);
     console.log(`      proxy saw: ${proxy.requests.map((r) => `${r.method} ${new URL(r.url).pathname}`).join(', ')}`);

@@ -5,7 +5,20 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AccountSnapshot } from '../../src/account/accountModel';
-import { admin, api, captureUi, closeAllEditors, emulator, paidRequests, prepareSuite, rejectionOf, studioTabs, useKey, waitUntil, workspaceRoot } from './support';
+import {
+  admin,
+  api,
+  captureUi,
+  closeAllEditors,
+  emulator,
+  paidRequests,
+  prepareSuite,
+  rejectionOf,
+  studioTabs,
+  useKey,
+  waitUntil,
+  workspaceRoot,
+} from './support';
 
 interface Result {
   files: vscode.Uri[];
@@ -61,7 +74,7 @@ describe('Real gateway forms and account identity', function () {
       const switching = seen.find((s) => s.switching);
       assert.ok(switching, `a switching snapshot: ${seen.map((s) => s.status).join(', ')}`);
       assert.strictEqual(switching.status, 'loading');
-      assert.strictEqual(switching.balance, undefined, 'the poor key\'s ₽1 is gone at once');
+      assert.strictEqual(switching.balance, undefined, "the poor key's ₽1 is gone at once");
       assert.notStrictEqual(extensionApi.account.identity, undefined);
       assert.ok(!extensionApi.account.identity!.includes(emulator().keys.unlimited), 'the identity never holds the key');
       await waitUntil(() => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"switchingText"')), 10_000, 'the studio shows the switch');
@@ -81,7 +94,10 @@ describe('Real gateway forms and account identity', function () {
     try {
       await vscode.commands.executeCommand('gatewayImages.clearApiKey');
       await waitUntil(() => extensionApi.account.status === 'no-key', 5_000, 'no key');
-      assert.ok(seen.some((s) => s.switching && s.balance === undefined), 'dropped at once');
+      assert.ok(
+        seen.some((s) => s.switching && s.balance === undefined),
+        'dropped at once',
+      );
       assert.notStrictEqual(extensionApi.account.identity, budgetIdentity);
     } finally {
       subscription.dispose();
@@ -89,7 +105,7 @@ describe('Real gateway forms and account identity', function () {
     }
   });
 
-  it('403 moderation: the gateway\'s words, no Set API Key, nothing charged', async () => {
+  it("403 moderation: the gateway's words, no Set API Key, nothing charged", async () => {
     await useKey(emulator().keys.unlimited);
     await setForms(['moderation-403']);
     const before = await totals();
@@ -132,7 +148,11 @@ describe('Real gateway forms and account identity', function () {
 
   it('SVG with an XML declaration and comments is saved as .svg', async () => {
     await setForms(['svg-prolog']);
-    const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'vector-forge', prompt: 'Inkscape logo', output_format: 'svg' });
+    const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', {
+      model: 'vector-forge',
+      prompt: 'Inkscape logo',
+      output_format: 'svg',
+    });
     assert.strictEqual(result?.files.length, 1);
     assert.match(result.files[0]!.fsPath, /\.svg$/);
     assert.match(fs.readFileSync(result.files[0]!.fsPath, 'utf8'), /<!-- Created with Inkscape/);
@@ -146,7 +166,12 @@ describe('Real gateway forms and account identity', function () {
       const sample = path.join(workspaceRoot(), 'images', 'sample.png');
       const result = await vscode.commands.executeCommand<Result>('gatewayImages.editImage', { model: 'aurora-1', prompt: 'Binary answer', images: [sample] });
       assert.strictEqual(result?.files.length, 1);
-      assert.ok(fs.readFileSync(result.files[0]!.fsPath).subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])));
+      assert.ok(
+        fs
+          .readFileSync(result.files[0]!.fsPath)
+          .subarray(0, 4)
+          .equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])),
+      );
       assert.strictEqual((await paidRequests()).slice(-1)[0]!.path, '/v1/images/edits');
     } finally {
       await config.update('editTransport', undefined, vscode.ConfigurationTarget.Global);
@@ -162,7 +187,10 @@ describe('Real gateway forms and account identity', function () {
     try {
       const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'lumen-xl', prompt: 'After the reset' });
       assert.strictEqual(result?.files.length, 1);
-      assert.ok(ui.records.some((r) => r.kind === 'info' && /looks lower than the reservation/.test(r.text)), 'warned');
+      assert.ok(
+        ui.records.some((r) => r.kind === 'info' && /looks lower than the reservation/.test(r.text)),
+        'warned',
+      );
     } finally {
       ui.restore();
     }
@@ -180,7 +208,11 @@ describe('Real gateway forms and account identity', function () {
       assert.strictEqual(first.message, 'Лимит ключа исчерпан.');
       await waitUntil(() => ui.records.some((r) => r.kind === 'warning' && r.text === 'Лимит ключа исчерпан.'), 5_000, 'shown');
       assert.ok(!ui.records.some((r) => r.items.includes('Set API Key')), 'no Set API Key');
-      await waitUntil(() => extensionApi.account.budgetRefusal !== undefined && extensionApi.account.status === 'ready', 5_000, 'refreshed with the refusal noted');
+      await waitUntil(
+        () => extensionApi.account.budgetRefusal !== undefined && extensionApi.account.status === 'ready',
+        5_000,
+        'refreshed with the refusal noted',
+      );
 
       const paidBefore = (await paidRequests()).length;
       const before = await totals();

@@ -102,7 +102,10 @@ describe('Recover Unsaved Images', function () {
         fs.rmSync(moved);
       }
       assert.ok(!fs.existsSync(manifest.manifestPath!), 'the manifest was not removed');
-      assert.ok(ui.shown.some((m) => /^Moved 2 images to /.test(m)), ui.shown.join(' | '));
+      assert.ok(
+        ui.shown.some((m) => /^Moved 2 images to /.test(m)),
+        ui.shown.join(' | '),
+      );
     } finally {
       ui.restore();
     }

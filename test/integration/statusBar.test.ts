@@ -50,7 +50,7 @@ function fakeAccount(snapshot: AccountSnapshot) {
   return { account, model: account as unknown as AccountModel, refreshes, switches };
 }
 
-const colourOf = (item: vscode.StatusBarItem) => (item.backgroundColor)?.id;
+const colourOf = (item: vscode.StatusBarItem) => item.backgroundColor?.id;
 const commandOf = (item: vscode.StatusBarItem) => (typeof item.command === 'string' ? item.command : item.command?.command);
 
 describe('Status bar item: colours, text and command', function () {

@@ -11,7 +11,11 @@ import { DEMO_KEYS, startEmulator } from '../../tools/emulator';
 const SERVER = path.resolve(__dirname, '../../../dist/mcp.js');
 
 function show(direction: '→' | '←', value: unknown): void {
-  const text = JSON.stringify(value, (key, v) => (key === 'data' && typeof v === 'string' && v.length > 60 ? `${v.slice(0, 40)}… (${v.length} base64 chars)` : v), 2);
+  const text = JSON.stringify(
+    value,
+    (key, v) => (key === 'data' && typeof v === 'string' && v.length > 60 ? `${v.slice(0, 40)}… (${v.length} base64 chars)` : v),
+    2,
+  );
   console.log(`${direction} ${text}\n`);
 }
 
@@ -39,7 +43,10 @@ async function main(): Promise<void> {
     console.log(`# server ${JSON.stringify(client.getServerVersion())}, workspace ${workspace}\n`);
     show('→', { method: 'tools/list' });
     const { tools } = await client.listTools();
-    show('←', tools.map((t) => ({ name: t.name, description: t.description?.slice(0, 90) + '…', arguments: Object.keys(t.inputSchema.properties ?? {}) })));
+    show(
+      '←',
+      tools.map((t) => ({ name: t.name, description: t.description?.slice(0, 90) + '…', arguments: Object.keys(t.inputSchema.properties ?? {}) })),
+    );
     for (const [name, args] of [
       ['estimate_cost', { model: 'aurora-1', n: 2 }],
       ['generate_image', { prompt: 'A lighthouse at dawn, watercolour', model: 'aurora-1', size: '256x256', seed: 7 }],

@@ -82,7 +82,7 @@ describe('account identity', function () {
     release();
     const late = await oldRefresh;
     assert.equal(late.key?.name, 'demo-budget', 'whoever awaited the old refresh gets the current identity');
-    assert.equal(account.snapshot.key?.name, 'demo-budget', 'the old key\'s answer was discarded');
+    assert.equal(account.snapshot.key?.name, 'demo-budget', "the old key's answer was discarded");
     assert.equal(account.snapshot.budget, emu.state.keyBudgetRub(DEMO_KEYS.budget));
   });
 
@@ -99,7 +99,7 @@ describe('account identity', function () {
     assert.equal(account.snapshot.balance, 4000);
   });
 
-  it('race: a job sent with the old key finishes after the switch: its usage does not touch the new key\'s figures', async () => {
+  it("race: a job sent with the old key finishes after the switch: its usage does not touch the new key's figures", async () => {
     const account = new AccountModel(provider);
     await account.refresh();
     const rig = newService(client, models, path.join(dir, 'rec-race'), {
@@ -107,7 +107,10 @@ describe('account identity', function () {
       funds: () => account.currentFunds(),
     });
     emu.state.armFault({ fault: 'latency', latencyMs: 400 });
-    const job = rig.service.run({ request: { model: 'sketch-mini', prompt: 'old key', size: SMALL }, output: { directory: path.join(dir, 'out-race'), pattern: 'x' } });
+    const job = rig.service.run({
+      request: { model: 'sketch-mini', prompt: 'old key', size: SMALL },
+      output: { directory: path.join(dir, 'out-race'), pattern: 'x' },
+    });
     await waitFor(() => paidRequests(emu).length === 1);
     currentKey = DEMO_KEYS.budget;
     const switched = await account.switchIdentity();
@@ -115,7 +118,7 @@ describe('account identity', function () {
     assert.equal(result.files.length, 1);
     assert.equal(paidRequests(emu)[0]!.key, 'demo-low-budget', 'sent with the old key');
     assert.equal(account.snapshot.identity, switched.identity);
-    assert.equal(account.snapshot.budget, switched.budget, 'the new key\'s budget was not charged with the old key\'s cost');
+    assert.equal(account.snapshot.budget, switched.budget, "the new key's budget was not charged with the old key's cost");
   });
 
   it('an identity change without an event (a missed one) drops the old figures too', async () => {
@@ -207,14 +210,19 @@ describe('account identity', function () {
       emu.state.setBalance(1);
       await account.refresh();
       const rig = newService(client, models, path.join(dir, 'rec-switch'), { funds: () => account.currentFunds() });
-      const poor = await caught(() => rig.service.run({ request: { model: 'sketch-mini', prompt: 'poor', size: SMALL }, output: { directory: path.join(dir, 'out-poor'), pattern: 'x' } }));
+      const poor = await caught(() =>
+        rig.service.run({ request: { model: 'sketch-mini', prompt: 'poor', size: SMALL }, output: { directory: path.join(dir, 'out-poor'), pattern: 'x' } }),
+      );
       assert.ok(poor instanceof CannotAffordError, 'refused on the poor key: current facts');
       assert.equal(paidRequests(emu).length, 0);
       // Another key, on an account with ₽500.
       currentKey = DEMO_KEYS.unlimited;
       emu.state.setBalance(500);
       void account.switchIdentity();
-      const result = await rig.service.run({ request: { model: 'sketch-mini', prompt: 'rich', size: SMALL }, output: { directory: path.join(dir, 'out-rich'), pattern: 'x' } });
+      const result = await rig.service.run({
+        request: { model: 'sketch-mini', prompt: 'rich', size: SMALL },
+        output: { directory: path.join(dir, 'out-rich'), pattern: 'x' },
+      });
       assert.equal(result.files.length, 1);
       assert.equal(paidRequests(emu).length, 1, 'sent');
     });

@@ -21,7 +21,10 @@ describe('account runway', () => {
 
   it('gives the lines of the tooltip and the account view', () => {
     const lines = runwayLines(snapshot(20, 10, 5), 'en', now);
-    assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['Balance', 'Budget', 'The']);
+    assert.deepEqual(
+      lines.map((l) => l.split(' ')[0]),
+      ['Balance', 'Budget', 'The'],
+    );
     assert.match(lines[0]!, /≈ 100 days/);
     assert.deepEqual(runwayLines({ status: 'ready', balance: 10 }, 'en', now), []);
   });

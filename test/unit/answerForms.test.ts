@@ -8,7 +8,22 @@ import type { GatewayClient } from '../../src/core/client';
 import { ApiError, AuthenticationError, InsufficientFundsError, ResponseFormatError, UnknownModelError } from '../../src/core/errors';
 import { UnreadableAnswerError } from '../../src/core/paidAnswer';
 import type { ImageModel } from '../../src/core/types';
-import { caught, DEMO_KEYS, listFiles, localServer, MemorySink, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, writePng } from './support/gateway';
+import {
+  caught,
+  DEMO_KEYS,
+  listFiles,
+  localServer,
+  MemorySink,
+  newClient,
+  newService,
+  paidRequests,
+  removeDir,
+  type RunningEmulator,
+  SMALL,
+  startEmulator,
+  tempDir,
+  writePng,
+} from './support/gateway';
 
 describe('answer forms of a real gateway (emulator forms)', () => {
   let emu: RunningEmulator;
@@ -34,7 +49,8 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   beforeEach(() => emu.state.reset());
 
   it('the forms switch: admin API sets, lists and refuses unknown names; reset restores the start forms', async () => {
-    const post = (forms: unknown) => fetch(`${emu.url}/__emulator/forms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ forms }) });
+    const post = (forms: unknown) =>
+      fetch(`${emu.url}/__emulator/forms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ forms }) });
     assert.equal((await post(['string-usage', 'svg-prolog'])).status, 200);
     assert.deepEqual(((await (await fetch(`${emu.url}/__emulator/forms`)).json()) as { forms: string[] }).forms, ['string-usage', 'svg-prolog']);
     const bad = await post(['no-such-form']);
@@ -64,8 +80,14 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     emu.state.setForms(['svg-prolog']);
     const rig = newService(client(), models, path.join(dir, 'rec-svg'));
     const out = path.join(dir, 'out-svg');
-    const result = await rig.service.run({ request: { model: 'vector-forge', prompt: 'logo', size: SMALL, output_format: 'svg' }, output: { directory: out, pattern: 'logo-{index}' } });
-    assert.deepEqual(result.files.map((f) => path.basename(f)), ['logo-1.svg']);
+    const result = await rig.service.run({
+      request: { model: 'vector-forge', prompt: 'logo', size: SMALL, output_format: 'svg' },
+      output: { directory: out, pattern: 'logo-{index}' },
+    });
+    assert.deepEqual(
+      result.files.map((f) => path.basename(f)),
+      ['logo-1.svg'],
+    );
     const text = await readFile(result.files[0]!, 'utf8');
     assert.match(text, /^\uFEFF<\?xml[^>]*\?>\n<!-- Created with Inkscape/);
     assert.ok(text.indexOf('<svg') > 64, 'the root element is past the first 64 bytes');
@@ -88,7 +110,10 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       const rig = newService(client(), models, path.join(dir, 'rec-bin'));
       const out = path.join(dir, 'out-bin');
       const result = await rig.service.run(editJob(out));
-      assert.deepEqual(result.files.map((f) => path.basename(f)), ['edit-1.png']);
+      assert.deepEqual(
+        result.files.map((f) => path.basename(f)),
+        ['edit-1.png'],
+      );
       assert.equal(result.usage, undefined);
       assert.deepEqual(rig.usages, []);
       assert.equal(rig.reconciles, 1, 'figures come from a refresh instead');
@@ -100,7 +125,10 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     it('binary-edits with svg-prolog: an image/svg+xml body is saved as .svg', async () => {
       emu.state.setForms(['binary-edits', 'svg-prolog']);
       const rig = newService(client(), models, path.join(dir, 'rec-bin-svg'));
-      const result = await rig.service.run({ ...editJob(path.join(dir, 'out-bin-svg')), request: { model: 'vector-forge', prompt: 'trace', size: SMALL, output_format: 'svg' } });
+      const result = await rig.service.run({
+        ...editJob(path.join(dir, 'out-bin-svg')),
+        request: { model: 'vector-forge', prompt: 'trace', size: SMALL, output_format: 'svg' },
+      });
       assert.match(result.files[0]!, /edit-1\.svg$/);
     });
 
@@ -127,12 +155,17 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   });
 
   it('an HTML or text 200 answer is reported with its content type and kept', async () => {
-    const server = await localServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Image ready: <a href="/x.png">x.png</a></body></html>'));
+    const server = await localServer(
+      (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Image ready: <a href="/x.png">x.png</a></body></html>'),
+    );
     try {
       const c = newClient(server, 'k', { maxRetries: 0 });
       clients.push(c);
       const rig = newService(c, models, path.join(dir, 'rec-html'));
-      const error = await caught(() => rig.service.run({ request: { model: 'sketch-mini', prompt: 'html', size: SMALL }, output: { directory: path.join(dir, 'out-html'), pattern: 'x' } }));
+      const error = await caught(() =>
+        rig.service.run({ request: { model: 'sketch-mini', prompt: 'html', size: SMALL }, output: { directory: path.join(dir, 'out-html'), pattern: 'x' } }),
+      );
       assert.ok(error instanceof UnreadableAnswerError, String(error));
       assert.match(error.message, /text\/html/);
       const [kept] = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
@@ -178,7 +211,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     }
   });
 
-  it('moderation-403: the gateway\'s words, no authentication error, nothing reserved or charged', async () => {
+  it("moderation-403: the gateway's words, no authentication error, nothing reserved or charged", async () => {
     emu.state.setForms(['moderation-403']);
     const error = await caught(() => client().generate({ model: 'sketch-mini', prompt: 'something blocked', size: SMALL }, new MemorySink()));
     assert.ok(error instanceof ApiError);

@@ -71,7 +71,10 @@ describe('batch runs', () => {
         spent = p.spent;
       },
     });
-    assert.deepEqual(outcomes.map((o) => o.status), ['done', 'done', 'done', 'done', 'done']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['done', 'done', 'done', 'done', 'done'],
+    );
     assert.equal(paidRequests(emu).length, 5);
     assert.deepEqual(progress, [1, 2, 3, 4, 5]);
     assert.equal(spent, summarize(outcomes).spent);
@@ -87,24 +90,45 @@ describe('batch runs', () => {
       signal: controller.signal,
       onProgress: (_o, p) => p.finished === 2 && controller.abort(),
     });
-    assert.deepEqual(outcomes.map((o) => o.status), ['done', 'done', 'not-sent', 'not-sent', 'not-sent']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['done', 'done', 'not-sent', 'not-sent', 'not-sent'],
+    );
     assert.equal(paidRequests(emu).length, 2);
   });
 
   it('a failing line fails alone', async () => {
     emu.state.armFault({ fault: 'html-500' });
-    const outcomes = await runBatch(lines().slice(0, 3), { jobs: rig().service, output: { directory: path.join(dir, 'fail'), pattern: 'x-{index}' }, concurrency: 1 });
-    assert.deepEqual(outcomes.map((o) => o.status), ['failed', 'done', 'done']);
+    const outcomes = await runBatch(lines().slice(0, 3), {
+      jobs: rig().service,
+      output: { directory: path.join(dir, 'fail'), pattern: 'x-{index}' },
+      concurrency: 1,
+    });
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['failed', 'done', 'done'],
+    );
     assert.match(outcomes[0]!.error!, /500/);
   });
 
   it('resume skips lines done before (same file, line and request, files still there)', () => {
     const all = lines();
     const file = '/w/prompts.txt';
-    const entry = (line: number, key: string, files: string[]): HistoryEntry => ({ id: String(line), createdAt: '', request: all[0]!.request, model: 'aurora-1', files, batch: { file, line, key }, costRub: 3 });
+    const entry = (line: number, key: string, files: string[]): HistoryEntry => ({
+      id: String(line),
+      createdAt: '',
+      request: all[0]!.request,
+      model: 'aurora-1',
+      files,
+      batch: { file, line, key },
+      costRub: 3,
+    });
     const history = [entry(1, all[0]!.key, ['/out/a.png']), entry(2, 'changed-line', ['/out/b.png']), entry(3, all[2]!.key, ['/out/gone.png'])];
     const plan = planResume(file, all, history, (p) => p !== '/out/gone.png');
-    assert.deepEqual(plan.todo.map((l) => l.line), [2, 3, 4, 5]);
+    assert.deepEqual(
+      plan.todo.map((l) => l.line),
+      [2, 3, 4, 5],
+    );
     assert.deepEqual(plan.skipped, [{ line: 1, prompt: 'a cat', model: 'aurora-1', status: 'skipped', files: ['/out/a.png'], costRub: 3 }]);
     assert.equal(planResume('/other.txt', all, history, () => true).skipped.length, 0);
   });

@@ -2,10 +2,7 @@ import * as assert from 'node:assert/strict';
 import { batchFileKind, describeBatchIssues, parseBatchFile, requestKey, validateBatch } from '../../src/core/batchFile';
 import { testModel } from './support/models';
 
-const models = [
-  testModel({ id: 'aurora-1', max_n: 4, supported_aspect_ratios: ['1:1', '16:9'] }),
-  testModel({ id: 'sketch-mini', max_n: 1 }),
-];
+const models = [testModel({ id: 'aurora-1', max_n: 4, supported_aspect_ratios: ['1:1', '16:9'] }), testModel({ id: 'sketch-mini', max_n: 1 })];
 
 describe('batch file', () => {
   it('knows .txt and .jsonl', () => {
@@ -18,10 +15,13 @@ describe('batch file', () => {
     const text = '# cats\na red cat\n\n   \n# dogs\r\n  a blue dog  \n';
     const { lines, issues } = parseBatchFile(text, 'txt', { model: 'aurora-1', options: { n: 2 } });
     assert.deepEqual(issues, []);
-    assert.deepEqual(lines.map((l) => [l.line, l.request]), [
-      [2, { n: 2, prompt: 'a red cat', model: 'aurora-1' }],
-      [6, { n: 2, prompt: 'a blue dog', model: 'aurora-1' }],
-    ]);
+    assert.deepEqual(
+      lines.map((l) => [l.line, l.request]),
+      [
+        [2, { n: 2, prompt: 'a red cat', model: 'aurora-1' }],
+        [6, { n: 2, prompt: 'a blue dog', model: 'aurora-1' }],
+      ],
+    );
   });
 
   it('reads .jsonl request objects; line fields win over the defaults', () => {
@@ -34,19 +34,50 @@ describe('batch file', () => {
   });
 
   it('reports bad JSON, non-objects, unknown fields and wrong types with line and field', () => {
-    const text = ['{"prompt":"ok","model":"aurora-1"}', '{"prompt": oops}', '[1,2]', '{"prompt":"x","colour":"red"}', '{"prompt":5,"n":"2"}', '{"prompt":"p","params":[1]}'].join('\n');
+    const text = [
+      '{"prompt":"ok","model":"aurora-1"}',
+      '{"prompt": oops}',
+      '[1,2]',
+      '{"prompt":"x","colour":"red"}',
+      '{"prompt":5,"n":"2"}',
+      '{"prompt":"p","params":[1]}',
+    ].join('\n');
     const { lines, issues } = parseBatchFile(text, 'jsonl');
     assert.equal(lines.length, 1);
-    assert.deepEqual(issues.map((i) => [i.line, i.field]), [[2, undefined], [3, undefined], [4, 'colour'], [5, 'prompt'], [5, 'n'], [6, 'params']]);
+    assert.deepEqual(
+      issues.map((i) => [i.line, i.field]),
+      [
+        [2, undefined],
+        [3, undefined],
+        [4, 'colour'],
+        [5, 'prompt'],
+        [5, 'n'],
+        [6, 'params'],
+      ],
+    );
     assert.match(issues[0]!.message, /not valid JSON/);
     assert.match(issues[2]!.message, /unknown field "colour"/);
   });
 
   it('validates every line against the catalog and names line and field', () => {
-    const text = ['{"prompt":"fine","model":"aurora-1"}', '{"prompt":"too many","model":"sketch-mini","n":3}', '{"prompt":"","model":"aurora-1"}', '{"prompt":"who","model":"nope"}', '{"prompt":"wide","model":"aurora-1","aspect_ratio":"21:9"}'].join('\n');
+    const text = [
+      '{"prompt":"fine","model":"aurora-1"}',
+      '{"prompt":"too many","model":"sketch-mini","n":3}',
+      '{"prompt":"","model":"aurora-1"}',
+      '{"prompt":"who","model":"nope"}',
+      '{"prompt":"wide","model":"aurora-1","aspect_ratio":"21:9"}',
+    ].join('\n');
     const { lines } = parseBatchFile(text, 'jsonl');
     const issues = validateBatch(lines, models);
-    assert.deepEqual(issues.map((i) => [i.line, i.field]), [[2, 'n'], [3, 'prompt'], [4, 'model'], [5, 'aspect_ratio']]);
+    assert.deepEqual(
+      issues.map((i) => [i.line, i.field]),
+      [
+        [2, 'n'],
+        [3, 'prompt'],
+        [4, 'model'],
+        [5, 'aspect_ratio'],
+      ],
+    );
     const message = describeBatchIssues(issues);
     assert.match(message, /^line 2, n: /m);
     assert.match(message, /^line 5, aspect_ratio: .*16:9/m);
@@ -54,7 +85,10 @@ describe('batch file', () => {
 
   it('a .txt line without a default model is refused on the model field', () => {
     const { lines } = parseBatchFile('a prompt', 'txt');
-    assert.deepEqual(validateBatch(lines, models).map((i) => [i.line, i.field]), [[1, 'model']]);
+    assert.deepEqual(
+      validateBatch(lines, models).map((i) => [i.line, i.field]),
+      [[1, 'model']],
+    );
   });
 
   it('caps a long list of issues', () => {

@@ -40,7 +40,11 @@ describe('billing through the balance', function () {
   });
   beforeEach(() => emu.state.reset());
 
-  for (const [model, n] of [['aurora-1', 3], ['prism-2', 1], ['mosaic-edit', 2]] as const) {
+  for (const [model, n] of [
+    ['aurora-1', 3],
+    ['prism-2', 1],
+    ['mosaic-edit', 2],
+  ] as const) {
     it(`${model} × ${n}: our estimate from the catalog, the usage as the gateway reported it, the account model's own arithmetic`, async () => {
       const client = clientFor(DEMO_KEYS.budget);
       const account = new AccountModel(async () => client);
@@ -90,7 +94,10 @@ describe('billing through the balance', function () {
       key: async () => ({ name: 'k', budget: { remaining: 0.3, initial: 1 } }),
       stats: async () => ({ today_spend: 0, today_requests: 0, month_spend: 0, month_requests: 0, avg_daily_spend: 0 }),
     };
-    const account = new AccountModel(async () => fixed, () => now);
+    const account = new AccountModel(
+      async () => fixed,
+      () => now,
+    );
     await account.refresh();
     now = 2_000;
     account.applyUsage({ cost_rub: 0.1 });
@@ -128,7 +135,10 @@ describe('billing through the balance', function () {
 
     it('exactly enough balance is accepted locally', async () => {
       const client = clientFor(DEMO_KEYS.unlimited);
-      const reservation = estimateCost(models.find((m) => m.id === 'aurora-1')!, 2).reservation;
+      const reservation = estimateCost(
+        models.find((m) => m.id === 'aurora-1')!,
+        2,
+      ).reservation;
       emu.state.setBalance(reservation);
       const rig = newService(client, models, path.join(dir, 'recovery'), { funds: () => ({ balance: reservation }) });
       const result = await rig.service.run(job('aurora-1', 2));
@@ -150,7 +160,13 @@ describe('billing through the balance', function () {
         const error = await caught(() => rig.service.run(job(model, n)));
         assert.ok(error instanceof CannotAffordError, String(error));
         assert.equal(error.scope, scope);
-        assert.equal(error.needed, estimateCost(models.find((m) => m.id === model)!, n).reservation);
+        assert.equal(
+          error.needed,
+          estimateCost(
+            models.find((m) => m.id === model)!,
+            n,
+          ).reservation,
+        );
         assert.equal(error.available, scope === 'balance' ? funds.balance : funds.budget);
         assert.match(error.message, /₽/);
         assert.equal(emu.state.requests.length, 0, 'nothing sent at all');
@@ -168,9 +184,18 @@ describe('billing through the balance', function () {
       assert.equal(result.files.length, 1);
       assert.equal(paidRequests(emu).length, 1);
       assert.equal(result.notes?.length, 1);
-      const reservation = estimateCost(models.find((m) => m.id === 'lumen-xl')!, 1).reservation.toFixed(2);
-      assert.match(result.notes[0]!, new RegExp(`budget \\(.*5\\.00\\) looks lower than the reservation \\(.*${reservation.replace('.', '\\.')}\\); sent anyway`));
-      assert.ok(rig.events.some((e) => e.type === 'notice' && e.message === result.notes![0]), 'told as a notice');
+      const reservation = estimateCost(
+        models.find((m) => m.id === 'lumen-xl')!,
+        1,
+      ).reservation.toFixed(2);
+      assert.match(
+        result.notes[0]!,
+        new RegExp(`budget \\(.*5\\.00\\) looks lower than the reservation \\(.*${reservation.replace('.', '\\.')}\\); sent anyway`),
+      );
+      assert.ok(
+        rig.events.some((e) => e.type === 'notice' && e.message === result.notes![0]),
+        'told as a notice',
+      );
     } finally {
       emu.state.setForms([]);
     }
@@ -178,7 +203,10 @@ describe('billing through the balance', function () {
 
   it('confirmation above the threshold: declining sends nothing', async () => {
     const client = clientFor(DEMO_KEYS.unlimited);
-    const reservation = estimateCost(models.find((m) => m.id === 'aurora-1')!, 2).reservation;
+    const reservation = estimateCost(
+      models.find((m) => m.id === 'aurora-1')!,
+      2,
+    ).reservation;
     let asked: number | undefined;
     const rig = newService(client, models, path.join(dir, 'recovery'), {
       confirmAbove: () => reservation - 0.01,

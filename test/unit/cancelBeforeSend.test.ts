@@ -6,7 +6,20 @@ import { Agent, buildConnector } from 'undici';
 import { GatewayClient } from '../../src/core/client';
 import { CancelledError } from '../../src/core/errors';
 import type { ImageModel } from '../../src/core/types';
-import { caught, DEMO_KEYS, listFiles, MemorySink, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
+import {
+  caught,
+  DEMO_KEYS,
+  listFiles,
+  MemorySink,
+  newService,
+  paidRequests,
+  removeDir,
+  type RunningEmulator,
+  SMALL,
+  startEmulator,
+  tempDir,
+  waitFor,
+} from './support/gateway';
 
 describe('cancel before sending', () => {
   let emu: RunningEmulator;

@@ -4,7 +4,15 @@ import type { GatewayClient } from '../../src/core/client';
 import { canEdit, entryId, extractEntries, extractGroups, parseImageModels, toImageModel } from '../../src/core/catalog';
 import { localServer, type LocalServer, newClient } from './support/gateway';
 
-const A = { id: 'aurora-1', provider: 'northlight', min_price_per_image: 2.5, max_price_per_image: 4, max_n: 4, max_input_references: 1, supported_resolutions: ['1K'] };
+const A = {
+  id: 'aurora-1',
+  provider: 'northlight',
+  min_price_per_image: 2.5,
+  max_price_per_image: 4,
+  max_n: 4,
+  max_input_references: 1,
+  supported_resolutions: ['1K'],
+};
 const B = { id: 'lumen-xl', provider: 'lumenworks', min_price_per_image: 6, max_price_per_image: 12.5, max_n: 2, max_input_references: 0 };
 const CHAT = { id: 'orbit-chat', provider: 'orbit', context_length: 1000 };
 const without = (entry: Record<string, unknown>, field: string) => Object.fromEntries(Object.entries(entry).filter(([k]) => k !== field));
@@ -19,17 +27,74 @@ const IMAGE_ENVELOPES: [string, unknown][] = [
   ['{data: {images: []}}', { data: { images: [A, B], chat: [CHAT] } }],
   ['{groups: {...}}', { groups: { images: [A, B], chat: [CHAT] } }],
   ['{categories: {...}}', { categories: { images: [A, B] } }],
-  ['list of {group, models}', [{ group: 'chat', models: [CHAT] }, { group: 'images', models: [A, B] }]],
-  ['list of {category, data}', { data: [{ category: 'images', data: [A, B] }, { category: 'chat', data: [CHAT] }] }],
-  ['flat list with category fields', [{ ...A, category: 'images' }, { ...CHAT, category: 'chat' }, { ...B, category: 'images' }]],
-  ['flat list with group fields under data', { data: [{ ...CHAT, group: 'chat' }, { ...A, group: 'images' }, { ...B, group: 'images' }] }],
+  [
+    'list of {group, models}',
+    [
+      { group: 'chat', models: [CHAT] },
+      { group: 'images', models: [A, B] },
+    ],
+  ],
+  [
+    'list of {category, data}',
+    {
+      data: [
+        { category: 'images', data: [A, B] },
+        { category: 'chat', data: [CHAT] },
+      ],
+    },
+  ],
+  [
+    'flat list with category fields',
+    [
+      { ...A, category: 'images' },
+      { ...CHAT, category: 'chat' },
+      { ...B, category: 'images' },
+    ],
+  ],
+  [
+    'flat list with group fields under data',
+    {
+      data: [
+        { ...CHAT, group: 'chat' },
+        { ...A, group: 'images' },
+        { ...B, group: 'images' },
+      ],
+    },
+  ],
   ['map id -> entry', { 'aurora-1': without(A, 'id'), 'lumen-xl': without(B, 'id') }],
   ['map id -> entry under images', { images: { 'aurora-1': without(A, 'id'), 'lumen-xl': without(B, 'id') } }],
-  ['id field named model', [{ ...without(A, 'id'), model: 'aurora-1' }, { ...without(B, 'id'), model: 'lumen-xl' }]],
-  ['id field named model_id', [{ ...without(A, 'id'), model_id: 'aurora-1' }, { ...without(B, 'id'), model_id: 'lumen-xl' }]],
-  ['id field named name', [{ ...without(A, 'id'), name: 'aurora-1' }, { ...without(B, 'id'), name: 'lumen-xl' }]],
-  ['id field named slug', [{ ...without(A, 'id'), slug: 'aurora-1' }, { ...without(B, 'id'), slug: 'lumen-xl' }]],
-  ['map whose entries carry a display name', { 'aurora-1': { ...without(A, 'id'), name: 'Aurora One' }, 'lumen-xl': { ...without(B, 'id'), name: 'Lumen XL' } }],
+  [
+    'id field named model',
+    [
+      { ...without(A, 'id'), model: 'aurora-1' },
+      { ...without(B, 'id'), model: 'lumen-xl' },
+    ],
+  ],
+  [
+    'id field named model_id',
+    [
+      { ...without(A, 'id'), model_id: 'aurora-1' },
+      { ...without(B, 'id'), model_id: 'lumen-xl' },
+    ],
+  ],
+  [
+    'id field named name',
+    [
+      { ...without(A, 'id'), name: 'aurora-1' },
+      { ...without(B, 'id'), name: 'lumen-xl' },
+    ],
+  ],
+  [
+    'id field named slug',
+    [
+      { ...without(A, 'id'), slug: 'aurora-1' },
+      { ...without(B, 'id'), slug: 'lumen-xl' },
+    ],
+  ],
+  [
+    'map whose entries carry a display name',
+    { 'aurora-1': { ...without(A, 'id'), name: 'Aurora One' }, 'lumen-xl': { ...without(B, 'id'), name: 'Lumen XL' } },
+  ],
 ];
 
 describe('catalog normalisation', () => {
@@ -37,7 +102,10 @@ describe('catalog normalisation', () => {
     for (const [name, body] of IMAGE_ENVELOPES) {
       it(name, () => {
         const models = parseImageModels(body);
-        assert.deepEqual(models.map((m) => m.id), ['aurora-1', 'lumen-xl']);
+        assert.deepEqual(
+          models.map((m) => m.id),
+          ['aurora-1', 'lumen-xl'],
+        );
         assert.equal(models[0]!.max_price_per_image, 4);
         assert.equal(models[1]!.min_price_per_image, 6);
       });
@@ -48,8 +116,17 @@ describe('catalog normalisation', () => {
     it('reads group maps, group lists and flat lists alike', () => {
       for (const [name, body] of IMAGE_ENVELOPES.slice(5, 12)) {
         const groups = extractGroups(body);
-        assert.deepEqual(groups.get('images')?.map((e) => e.id), ['aurora-1', 'lumen-xl'], name);
-        if (name !== '{categories: {...}}') assert.deepEqual(groups.get('chat')?.map((e) => e.id), ['orbit-chat'], name);
+        assert.deepEqual(
+          groups.get('images')?.map((e) => e.id),
+          ['aurora-1', 'lumen-xl'],
+          name,
+        );
+        if (name !== '{categories: {...}}')
+          assert.deepEqual(
+            groups.get('chat')?.map((e) => e.id),
+            ['orbit-chat'],
+            name,
+          );
       }
     });
     it('the emulator shape {object, data: {group: [...]}}', () => {
@@ -68,10 +145,16 @@ describe('catalog normalisation', () => {
       assert.deepEqual(entry, { model_id: ' spaced ', price: 1, id: 'spaced' });
     });
     it('picks the named group of a map', () => {
-      assert.deepEqual(extractEntries({ chat: [CHAT], images: [A] }, 'chat').map((e) => e.id), ['orbit-chat']);
+      assert.deepEqual(
+        extractEntries({ chat: [CHAT], images: [A] }, 'chat').map((e) => e.id),
+        ['orbit-chat'],
+      );
     });
     it('drops entries without an id and non-objects', () => {
-      assert.deepEqual(extractEntries([A, { provider: 'x' }, 'str', null, 7, { id: '' }]).map((e) => e.id), ['aurora-1']);
+      assert.deepEqual(
+        extractEntries([A, { provider: 'x' }, 'str', null, 7, { id: '' }]).map((e) => e.id),
+        ['aurora-1'],
+      );
     });
     it('missing lists give []', () => {
       for (const body of [undefined, null, {}, { data: {} }, { models: null }, 'nope']) assert.deepEqual(extractEntries(body), [], JSON.stringify(body));
@@ -148,12 +231,18 @@ describe('catalog normalisation', () => {
     for (const [name, envelope] of IMAGE_ENVELOPES) {
       it(name, async () => {
         body = envelope;
-        assert.deepEqual((await client.imageModels()).map((m) => m.id), ['aurora-1', 'lumen-xl']);
+        assert.deepEqual(
+          (await client.imageModels()).map((m) => m.id),
+          ['aurora-1', 'lumen-xl'],
+        );
       });
     }
     it('catalogGroup and catalog read the same envelopes', async () => {
       body = { data: { images: [A, B], chat: [CHAT] } };
-      assert.deepEqual((await client.catalogGroup('chat')).map((e) => e.id), ['orbit-chat']);
+      assert.deepEqual(
+        (await client.catalogGroup('chat')).map((e) => e.id),
+        ['orbit-chat'],
+      );
       assert.deepEqual([...(await client.catalog()).keys()].sort(), ['chat', 'images']);
       assert.equal(server.requests.at(-1)!.url, '/public/gateway/models');
       assert.equal(server.requests.at(-2)!.url, '/public/gateway/models/chat');

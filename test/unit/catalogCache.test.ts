@@ -24,8 +24,14 @@ const tick = () => new Promise((r) => setImmediate(r));
 describe('CatalogCache', () => {
   it('serves the stored snapshot without fetching while fresh', async () => {
     const r = rig({ models: [model('a')], fetchedAt: 9_500 });
-    assert.deepEqual(r.cache.peek().map((m) => m.id), ['a']);
-    assert.deepEqual((await r.cache.get()).map((m) => m.id), ['a']);
+    assert.deepEqual(
+      r.cache.peek().map((m) => m.id),
+      ['a'],
+    );
+    assert.deepEqual(
+      (await r.cache.get()).map((m) => m.id),
+      ['a'],
+    );
     assert.equal(r.fetches.length, 0);
     assert.equal(r.cache.fetchedAt, 9_500);
   });
@@ -36,8 +42,14 @@ describe('CatalogCache', () => {
     const pending = r.cache.get();
     assert.equal(r.fetches.length, 1);
     r.fetches[0]!.resolve([model('b')]);
-    assert.deepEqual((await pending).map((m) => m.id), ['b']);
-    assert.deepEqual(r.saved.map((s) => [s.fetchedAt, s.models.length]), [[r.now(), 1]]);
+    assert.deepEqual(
+      (await pending).map((m) => m.id),
+      ['b'],
+    );
+    assert.deepEqual(
+      r.saved.map((s) => [s.fetchedAt, s.models.length]),
+      [[r.now(), 1]],
+    );
   });
 
   it('an empty cached list counts as nothing cached', async () => {
@@ -53,11 +65,17 @@ describe('CatalogCache', () => {
     r.advance(1001);
     const changes: string[][] = [];
     r.cache.onDidChange((models) => changes.push(models.map((m) => m.id)));
-    assert.deepEqual((await r.cache.get()).map((m) => m.id), ['old']);
+    assert.deepEqual(
+      (await r.cache.get()).map((m) => m.id),
+      ['old'],
+    );
     assert.equal(r.fetches.length, 1, 'a background refresh started');
     r.fetches[0]!.resolve([model('new')]);
     await tick();
-    assert.deepEqual(r.cache.peek().map((m) => m.id), ['new']);
+    assert.deepEqual(
+      r.cache.peek().map((m) => m.id),
+      ['new'],
+    );
     assert.deepEqual(changes, [['new']]);
     assert.equal(r.cache.fetchedAt, r.now());
   });
@@ -85,7 +103,10 @@ describe('CatalogCache', () => {
     const failing = r.cache.refresh();
     r.fetches[0]!.reject(new Error('offline'));
     await assert.rejects(failing, /offline/);
-    assert.deepEqual(r.cache.peek().map((m) => m.id), ['keep']);
+    assert.deepEqual(
+      r.cache.peek().map((m) => m.id),
+      ['keep'],
+    );
     const next = r.cache.refresh();
     assert.equal(r.fetches.length, 2);
     r.fetches[1]!.resolve([model('fresh')]);
@@ -143,7 +164,10 @@ describe('CatalogCache', () => {
       const pending = r.cache.get();
       assert.equal(r.fetches.length, 1);
       r.fetches[0]!.resolve([model('new')]);
-      assert.deepEqual((await pending).map((m) => m.id), ['new']);
+      assert.deepEqual(
+        (await pending).map((m) => m.id),
+        ['new'],
+      );
       assert.equal(r.saved[0]!.baseUrl, 'https://a.example');
       const legacy = keyed({ models: [model('old')], fetchedAt: 9_999 });
       assert.deepEqual(legacy.cache.peek(), [], 'a snapshot without base URL is not trusted');
@@ -151,7 +175,10 @@ describe('CatalogCache', () => {
 
     it('after a base URL change the old models are gone, and a fetch of the old URL in flight is not cached', async () => {
       const r = keyed({ models: [model('a1')], fetchedAt: 9_999, baseUrl: 'https://a.example' });
-      assert.deepEqual(r.cache.peek().map((m) => m.id), ['a1']);
+      assert.deepEqual(
+        r.cache.peek().map((m) => m.id),
+        ['a1'],
+      );
       const old = r.cache.refresh();
       r.setBaseUrl('https://b.example');
       assert.deepEqual(r.cache.peek(), [], 'another gateway: nothing cached');
@@ -159,10 +186,16 @@ describe('CatalogCache', () => {
       assert.equal(r.fetches.length, 2, 'the new base URL does not share the old fetch');
       r.fetches[0]!.resolve([model('a2')]);
       await old;
-      assert.deepEqual(r.cache.peek(), [], 'the old gateway\'s answer is not cached for the new one');
+      assert.deepEqual(r.cache.peek(), [], "the old gateway's answer is not cached for the new one");
       r.fetches[1]!.resolve([model('b1')]);
-      assert.deepEqual((await fresh).map((m) => m.id), ['b1']);
-      assert.deepEqual(r.cache.peek().map((m) => m.id), ['b1']);
+      assert.deepEqual(
+        (await fresh).map((m) => m.id),
+        ['b1'],
+      );
+      assert.deepEqual(
+        r.cache.peek().map((m) => m.id),
+        ['b1'],
+      );
     });
   });
 });

@@ -19,7 +19,7 @@ import { checkInvariants, RECONCILE_MS, SOAK_KEYS, soakWorld, type SoakWorld } f
 import { newClient, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
 
 const OPS = Number(process.env.GATEWAY_IMAGES_SOAK_OPS) || 300;
-const SEED = Number(process.env.GATEWAY_IMAGES_SOAK_SEED) || (Date.now() % 2 ** 31);
+const SEED = Number(process.env.GATEWAY_IMAGES_SOAK_SEED) || Date.now() % 2 ** 31;
 const FAULT_SHARE = 0.2;
 const RSS_AT = 50;
 /** The issue's memory check: RSS after operation 300 against RSS after operation 50 (also in a longer run). */
@@ -150,7 +150,11 @@ describe(`chaos soak (${OPS} operations)`, function () {
 
   const ops: Record<OpKind, () => Promise<void>> = {
     generate: () => runJob({ n: 1 + Math.floor(random() * 3) }),
-    'edit-multipart': () => runJob({ model: 'mosaic-edit', n: 1 + Math.floor(random() * 2) }, { references: references.slice(0, 1 + Math.floor(random() * 3)), transport: 'multipart' }),
+    'edit-multipart': () =>
+      runJob(
+        { model: 'mosaic-edit', n: 1 + Math.floor(random() * 2) },
+        { references: references.slice(0, 1 + Math.floor(random() * 3)), transport: 'multipart' },
+      ),
     'edit-json': () => runJob({ model: 'mosaic-edit', n: 1 }, { references: references.slice(0, 1 + Math.floor(random() * 3)), transport: 'input_references' }),
     cancel: async () => {
       // A pause between images so a cancel can land before sending, during "generation" or mid-stream.
@@ -172,7 +176,11 @@ describe(`chaos soak (${OPS} operations)`, function () {
     },
     concurrent: async () => {
       const jobs = 2 + Math.floor(random() * 4);
-      await Promise.all(Array.from({ length: jobs }, (_, i) => (i % 2 ? runJob({ model: 'mosaic-edit' }, { references: references.slice(0, 2), transport: 'multipart' }) : runJob({ n: 2 }))));
+      await Promise.all(
+        Array.from({ length: jobs }, (_, i) =>
+          i % 2 ? runJob({ model: 'mosaic-edit' }, { references: references.slice(0, 2), transport: 'multipart' }) : runJob({ n: 2 }),
+        ),
+      );
     },
   };
 
@@ -218,7 +226,9 @@ describe(`chaos soak (${OPS} operations)`, function () {
     console.log(
       [
         `      soak: seed ${SEED} (GATEWAY_IMAGES_SOAK_SEED=${SEED} replays it), ${OPS} operations in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-        `      operations: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `      operations: ${Object.entries(counts)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
         `      jobs: ${outcomes.requests} (${outcomes.ok} ok, ${outcomes.failed} failed: ${outcomes.cancelled} cancelled, ${outcomes.outcomeUnknown} outcome unknown), ${outcomes.faults} with a fault armed`,
         `      emulator: ${figures.paidRequests} paid requests, ${figures.charged} charged for ${figures.chargedImages} images, ${figures.deliveredImages} delivered whole`,
         `      kept: ${figures.savedOrRecovered} in the workspace or recovery folder byte-equal, ${figures.missing.length} missing, ${figures.deliveredToGoneClient} charged for a job cancelled before its answer arrived (outcome unknown told)`,
@@ -239,9 +249,12 @@ describe(`chaos soak (${OPS} operations)`, function () {
     assert.ok(fdsAtEnd <= fdsAt50 + 8, `open file descriptors grew from ${fdsAt50} to ${fdsAtEnd}`);
     if (rssAt300) {
       const growth = rssAt300 - rssAt50;
-      process.stdout.write(`      RSS growth target (<= +${RSS_GROWTH_TARGET_MB} MB): ${growth <= RSS_GROWTH_TARGET_MB ? 'PASS' : 'FAIL'} (${signed(growth)} MB; the test fails above +${RSS_GROWTH_LIMIT_MB} MB)\n`);
+      process.stdout.write(
+        `      RSS growth target (<= +${RSS_GROWTH_TARGET_MB} MB): ${growth <= RSS_GROWTH_TARGET_MB ? 'PASS' : 'FAIL'} (${signed(growth)} MB; the test fails above +${RSS_GROWTH_LIMIT_MB} MB)\n`,
+      );
     }
-    if (rssAt300) assert.ok(rssAt300 - rssAt50 <= RSS_GROWTH_LIMIT_MB, `RSS grew by ${(rssAt300 - rssAt50).toFixed(1)} MB from operation ${RSS_AT} to ${RSS_CHECK_AT}`);
+    if (rssAt300)
+      assert.ok(rssAt300 - rssAt50 <= RSS_GROWTH_LIMIT_MB, `RSS grew by ${(rssAt300 - rssAt50).toFixed(1)} MB from operation ${RSS_AT} to ${RSS_CHECK_AT}`);
     assert.ok(heapAtEnd - heapAt50 <= HEAP_GROWTH_LIMIT_MB, `the JS heap grew by ${(heapAtEnd - heapAt50).toFixed(1)} MB`);
   });
 });

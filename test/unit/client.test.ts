@@ -9,7 +9,21 @@ import { CATALOG_GROUPS } from '../../src/core/types';
 import { findImageModel, IMAGE_MODELS } from '../../tools/emulator';
 import { parseMultipart, multipartBoundary } from '../../tools/emulator/multipart';
 import { renderImage } from '../../tools/emulator/render';
-import { caught, DEMO_KEYS, localServer, MemorySink, newClient, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
+import {
+  caught,
+  DEMO_KEYS,
+  localServer,
+  MemorySink,
+  newClient,
+  paidRequests,
+  removeDir,
+  type RunningEmulator,
+  SMALL,
+  startEmulator,
+  tempDir,
+  TINY_PNG,
+  writePng,
+} from './support/gateway';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -116,19 +130,28 @@ describe('GatewayClient against the emulator', function () {
     it('lists all groups', async () => {
       const groups = await client().catalog();
       assert.deepEqual([...groups.keys()].sort(), [...CATALOG_GROUPS].sort());
-      assert.deepEqual(groups.get('chat')!.map((e) => e.id), ['orbit-chat-8b', 'orbit-chat-70b', 'quill-mini']);
+      assert.deepEqual(
+        groups.get('chat')!.map((e) => e.id),
+        ['orbit-chat-8b', 'orbit-chat-70b', 'quill-mini'],
+      );
       assert.equal(groups.get('images')!.length, IMAGE_MODELS.length);
     });
 
     it('lists one group', async () => {
       const videos = await client().catalogGroup('videos');
-      assert.deepEqual(videos.map((e) => e.id), ['reel-1', 'reel-lite']);
+      assert.deepEqual(
+        videos.map((e) => e.id),
+        ['reel-1', 'reel-lite'],
+      );
       assert.equal(videos[0]!.price_per_second, 9.5);
     });
 
     it('parses the image models with every capability', async () => {
       const models = await client().imageModels();
-      assert.deepEqual(models.map((m) => m.id), IMAGE_MODELS.map((m) => m.id));
+      assert.deepEqual(
+        models.map((m) => m.id),
+        IMAGE_MODELS.map((m) => m.id),
+      );
       for (const model of models) {
         const source = IMAGE_MODELS.find((m) => m.id === model.id)!;
         assert.deepEqual(model, { ...source }, model.id);
@@ -145,7 +168,10 @@ describe('GatewayClient against the emulator', function () {
     it('returns the exact bytes the emulator rendered, and usage', async () => {
       const sink = new MemorySink();
       const meta = await client().generate({ model: 'aurora-1', prompt: 'a red fox', n: 2, seed: 7, size: SMALL }, sink);
-      assert.deepEqual(meta.images, [{ index: 0, mediaType: 'image/png' }, { index: 1, mediaType: 'image/png' }]);
+      assert.deepEqual(meta.images, [
+        { index: 0, mediaType: 'image/png' },
+        { index: 1, mediaType: 'image/png' },
+      ]);
       assert.equal(meta.model, 'aurora-1');
       assert.ok(sink.images.get(0)!.equals(expectedPng('aurora-1', 'a red fox', 7, 0)));
       assert.ok(sink.images.get(1)!.equals(expectedPng('aurora-1', 'a red fox', 7, 1)));
@@ -216,10 +242,18 @@ describe('GatewayClient against the emulator', function () {
         const ref = (p: string) => ({ path: p, mediaType: 'image/png', size: TINY_PNG.length });
         await local.edit({ model: 'aurora-1', prompt: 'x', n: 1, seed: 9 }, [ref(a)], new MemorySink());
         await local.edit({ model: 'aurora-1', prompt: 'x' }, [ref(a), ref(b)], new MemorySink());
-        const names = bodies.map(({ type, body }) => parseMultipart(body, multipartBoundary(type)!).map((p) => `${p.name}${p.filename !== undefined ? '(file)' : `=${p.data.toString()}`}`));
-        assert.deepEqual(names[0]!.filter((n) => n.startsWith('image')), ['image(file)']);
+        const names = bodies.map(({ type, body }) =>
+          parseMultipart(body, multipartBoundary(type)!).map((p) => `${p.name}${p.filename !== undefined ? '(file)' : `=${p.data.toString()}`}`),
+        );
+        assert.deepEqual(
+          names[0]!.filter((n) => n.startsWith('image')),
+          ['image(file)'],
+        );
         assert.ok(names[0]!.includes('seed=9') && names[0]!.includes('model=aurora-1') && names[0]!.includes('n=1'), names[0]!.join(' '));
-        assert.deepEqual(names[1]!.filter((n) => n.startsWith('image')), ['image[](file)', 'image[](file)']);
+        assert.deepEqual(
+          names[1]!.filter((n) => n.startsWith('image')),
+          ['image[](file)', 'image[](file)'],
+        );
       } finally {
         await server.close();
       }
@@ -264,7 +298,10 @@ describe('GatewayClient against the emulator', function () {
 
     it('requires https except on loopback', () => {
       const make = (baseUrl: string) => new GatewayClient({ baseUrl, getApiKey: () => 'k' });
-      assert.throws(() => make('http://gateway.example/'), (e: unknown) => e instanceof ValidationError && e.field === 'baseUrl');
+      assert.throws(
+        () => make('http://gateway.example/'),
+        (e: unknown) => e instanceof ValidationError && e.field === 'baseUrl',
+      );
       assert.throws(() => make('http://10.0.0.5:8080'), ValidationError);
       assert.throws(() => make('ftp://gateway.example'), ValidationError);
       assert.throws(() => make(''), ValidationError);

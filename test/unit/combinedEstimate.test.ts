@@ -21,7 +21,12 @@ describe('combined estimate', () => {
     // The reservation is made on the balance: a budget that looks short only warns...
     assert.deepEqual(checkAffordable(combined, { balance: 100, budget: 4.39 }), { ok: true, budgetShort: { needed: 4.4, available: 4.39 } });
     // ...unless the gateway itself refused this key for its budget.
-    assert.deepEqual(checkAffordable(combined, { balance: 100, budget: 4.39, budgetRefusedByGateway: true }), { ok: false, scope: 'budget', needed: 4.4, available: 4.39 });
+    assert.deepEqual(checkAffordable(combined, { balance: 100, budget: 4.39, budgetRefusedByGateway: true }), {
+      ok: false,
+      scope: 'budget',
+      needed: 4.4,
+      available: 4.39,
+    });
     assert.deepEqual(checkAffordable(combined, { balance: 4.39 }), { ok: false, scope: 'balance', needed: 4.4, available: 4.39 });
   });
 });

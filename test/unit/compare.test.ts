@@ -27,7 +27,8 @@ describe('compare models', () => {
   });
   beforeEach(() => emu.state.reset());
 
-  const jobsFor = (ids: string[], out: string) => ids.map((model) => ({ request: { model, prompt: 'a lighthouse', size: SMALL }, output: { directory: path.join(dir, out), pattern: '{model}-{index}' } }));
+  const jobsFor = (ids: string[], out: string) =>
+    ids.map((model) => ({ request: { model, prompt: 'a lighthouse', size: SMALL }, output: { directory: path.join(dir, out), pattern: '{model}-{index}' } }));
 
   it('offers only models that accept the request (generation, editing, the options set)', () => {
     const ids = (list: ImageModel[]) => list.map((m) => m.id);
@@ -38,7 +39,9 @@ describe('compare models', () => {
     const editingTwo = eligibleModels(models, 'p', {}, 2);
     assert.ok(editingTwo.length > 0);
     assert.ok(editingTwo.every((m) => m.supports_edit && m.max_input_references >= 2));
-    assert.ok(ids(eligibleModels(models, 'p', { aspect_ratio: '21:9' }, 0)).every((id) => models.find((m) => m.id === id)!.supported_aspect_ratios.includes('21:9')));
+    assert.ok(
+      ids(eligibleModels(models, 'p', { aspect_ratio: '21:9' }, 0)).every((id) => models.find((m) => m.id === id)!.supported_aspect_ratios.includes('21:9')),
+    );
   });
 
   it('sends one paid request per model, saves each model its images, and reports cost and time', async () => {
@@ -49,18 +52,34 @@ describe('compare models', () => {
       onUpdate: (e) => updates.push(e),
     });
     assert.equal(paidRequests(emu).length, 3);
-    assert.deepEqual(entries.map((e) => [e.model, e.status, e.files.length]), [['aurora-1', 'done', 1], ['sketch-mini', 'done', 1], ['prism-2', 'done', 1]]);
+    assert.deepEqual(
+      entries.map((e) => [e.model, e.status, e.files.length]),
+      [
+        ['aurora-1', 'done', 1],
+        ['sketch-mini', 'done', 1],
+        ['prism-2', 'done', 1],
+      ],
+    );
     for (const e of entries) {
       assert.match(path.basename(e.files[0]!), new RegExp(`^${e.model}-1\\.png$`));
       assert.ok(e.costRub! > 0 && e.ms! >= 0);
     }
-    assert.ok(updates.some((u) => u.some((e) => e.status === 'running')), 'the grid saw models running');
+    assert.ok(
+      updates.some((u) => u.some((e) => e.status === 'running')),
+      'the grid saw models running',
+    );
   });
 
   it('a model fails on its own with its own message', async () => {
     emu.state.armFault({ fault: 'html-500' });
-    const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini'], 'fail'), { jobs: newService(client, models, path.join(dir, 'recovery')).service, concurrency: 1 });
-    assert.deepEqual(entries.map((e) => e.status), ['failed', 'done']);
+    const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini'], 'fail'), {
+      jobs: newService(client, models, path.join(dir, 'recovery')).service,
+      concurrency: 1,
+    });
+    assert.deepEqual(
+      entries.map((e) => e.status),
+      ['failed', 'done'],
+    );
     assert.match(entries[0]!.error!, /500/);
   });
 
@@ -72,7 +91,10 @@ describe('compare models', () => {
       signal: controller.signal,
       onUpdate: (e) => e[0]!.status === 'done' && controller.abort(),
     });
-    assert.deepEqual(entries.map((e) => e.status), ['done', 'not-sent', 'not-sent']);
+    assert.deepEqual(
+      entries.map((e) => e.status),
+      ['done', 'not-sent', 'not-sent'],
+    );
     assert.equal(paidRequests(emu).length, 1);
   });
 

@@ -55,7 +55,12 @@ describe('cost', () => {
     it('budget short', () => {
       // The contract reserves on the balance: a budget shortfall warns, and refuses only after the gateway refused for it.
       assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 5 }), { ok: true, budgetShort: { needed: 8, available: 5 } });
-      assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 5, budgetRefusedByGateway: true }), { ok: false, scope: 'budget', needed: 8, available: 5 });
+      assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 5, budgetRefusedByGateway: true }), {
+        ok: false,
+        scope: 'budget',
+        needed: 8,
+        available: 5,
+      });
       assert.deepEqual(checkAffordable(estimate, { balance: 100, budget: 8, budgetRefusedByGateway: true }), { ok: true });
     });
     it('float noise does not refuse an exact amount', () => {

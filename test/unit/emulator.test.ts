@@ -54,10 +54,7 @@ function decodePng(buf: Buffer): DecodedPng {
   return { width, height, channels, raw, chunkTypes };
 }
 
-const TINY_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const dataUrl = (b: Buffer, type = 'image/png') => `data:${type};base64,${b.toString('base64')}`;
 const ref = (url: string) => ({ type: 'image_url', image_url: { url } });
 
@@ -82,7 +79,11 @@ describe('gateway emulator', function () {
   };
   const imagesOf = (body: any): Buffer[] => body.data.map((d: any) => Buffer.from(d.b64_json, 'base64'));
   const admin = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${emu.url}/__emulator${p}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${emu.url}/__emulator${p}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { res, body: (await res.json()) as any };
   };
   const lastRequest = () => emu.state.requests.at(-1)!;
@@ -121,7 +122,24 @@ describe('gateway emulator', function () {
       const { body } = await get('/public/gateway/models/images');
       const models = body.data as typeof IMAGE_MODELS;
       assert.ok(models.length >= 6);
-      const fields = ['id', 'provider', 'description', 'min_price_per_image', 'max_price_per_image', 'supported_resolutions', 'supported_aspect_ratios', 'supported_quality', 'supported_output_formats', 'supported_background', 'supports_seed', 'max_n', 'max_input_references', 'supports_generation', 'supports_edit', 'allowed_passthrough_parameters'];
+      const fields = [
+        'id',
+        'provider',
+        'description',
+        'min_price_per_image',
+        'max_price_per_image',
+        'supported_resolutions',
+        'supported_aspect_ratios',
+        'supported_quality',
+        'supported_output_formats',
+        'supported_background',
+        'supports_seed',
+        'max_n',
+        'max_input_references',
+        'supports_generation',
+        'supports_edit',
+        'allowed_passthrough_parameters',
+      ];
       for (const m of models) {
         for (const f of fields) assert.ok(f in m, `${m.id}.${f}`);
         assert.ok(m.min_price_per_image < m.max_price_per_image, m.id);
@@ -192,8 +210,15 @@ describe('gateway emulator', function () {
       assert.equal(typeof seeded.top_model_by_spend, 'string');
       const empty = (await get('/v1/gateway/stats/summary', DEMO_KEYS.unlimited)).body;
       assert.deepEqual(empty, {
-        today_spend: 0, today_requests: 0, month_spend: 0, month_requests: 0, avg_daily_spend: 0,
-        top_model_by_spend: null, top_model_by_spend_value: null, top_model_by_requests: null, top_model_by_requests_value: null,
+        today_spend: 0,
+        today_requests: 0,
+        month_spend: 0,
+        month_requests: 0,
+        avg_daily_spend: 0,
+        top_model_by_spend: null,
+        top_model_by_spend_value: null,
+        top_model_by_requests: null,
+        top_model_by_requests_value: null,
       });
       const gen = await generateJson({ model: 'sketch-mini', prompt: 'a fox', n: 2 });
       const after = (await get('/v1/gateway/stats/summary', DEMO_KEYS.unlimited)).body;
@@ -445,21 +470,36 @@ describe('gateway emulator', function () {
     };
 
     it('edits with one image and text number fields, in the generation response shape', async () => {
-      const r = await edit(form({ model: 'aurora-1', prompt: 'make it blue', n: '2', seed: '4', output_compression: '80', aspect_ratio: '4:3' }, [['image', TINY_PNG]]));
+      const r = await edit(
+        form({ model: 'aurora-1', prompt: 'make it blue', n: '2', seed: '4', output_compression: '80', aspect_ratio: '4:3' }, [['image', TINY_PNG]]),
+      );
       assert.equal(r.res.status, 200, JSON.stringify(r.body));
       assert.equal(r.body.data.length, 2);
       assert.equal(r.body.model, 'aurora-1');
       assert.ok(r.body.usage.cost_rub > 0);
       const png = decodePng(imagesOf(r.body)[0]!);
       assert.deepEqual([png.width, png.height], [1024, 768]);
-      const again = await edit(form({ model: 'aurora-1', prompt: 'make it blue', n: '2', seed: '4', output_compression: '80', aspect_ratio: '4:3' }, [['image', TINY_PNG]]));
+      const again = await edit(
+        form({ model: 'aurora-1', prompt: 'make it blue', n: '2', seed: '4', output_compression: '80', aspect_ratio: '4:3' }, [['image', TINY_PNG]]),
+      );
       assert.ok(imagesOf(again.body)[0]!.equals(imagesOf(r.body)[0]!));
     });
 
     it('accepts several files in image[]', async () => {
-      const r = await edit(form({ model: 'mosaic-edit', prompt: 'combine' }, [['image[]', TINY_PNG], ['image[]', TINY_PNG], ['image[]', TINY_PNG]]));
+      const r = await edit(
+        form({ model: 'mosaic-edit', prompt: 'combine' }, [
+          ['image[]', TINY_PNG],
+          ['image[]', TINY_PNG],
+          ['image[]', TINY_PNG],
+        ]),
+      );
       assert.equal(r.res.status, 200, JSON.stringify(r.body));
-      const tooMany = await edit(form({ model: 'aurora-1', prompt: 'combine' }, [['image[]', TINY_PNG], ['image[]', TINY_PNG]]));
+      const tooMany = await edit(
+        form({ model: 'aurora-1', prompt: 'combine' }, [
+          ['image[]', TINY_PNG],
+          ['image[]', TINY_PNG],
+        ]),
+      );
       assert.equal(tooMany.res.status, 400);
       assert.equal(tooMany.body.error.code, 'too_many_input_references');
     });
@@ -473,7 +513,11 @@ describe('gateway emulator', function () {
       assert.deepEqual([badN.res.status, badN.body.error.param], [400, 'n']);
       const noEdit = await edit(form({ model: 'sketch-mini', prompt: 'x' }, [['image', TINY_PNG]]));
       assert.deepEqual([noEdit.res.status, noEdit.body.error.code], [400, 'edit_not_supported']);
-      const json = await fetch(`${emu.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, 'content-type': 'application/json' }, body: '{}' });
+      const json = await fetch(`${emu.url}/v1/images/edits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(json.status, 400);
     });
 
@@ -591,12 +635,14 @@ describe('gateway emulator', function () {
     });
 
     it('slow-headers never answers in time and charges nothing', async () => {
-      await assert.rejects(fetch(`${emu.url}/v1/images/generations`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...fault('slow-headers') },
-        body: JSON.stringify(req),
-        signal: AbortSignal.timeout(300),
-      }));
+      await assert.rejects(
+        fetch(`${emu.url}/v1/images/generations`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...fault('slow-headers') },
+          body: JSON.stringify(req),
+          signal: AbortSignal.timeout(300),
+        }),
+      );
       await new Promise((r) => setTimeout(r, 50));
       const rec = lastRequest();
       assert.deepEqual([rec.status, rec.reservedRub, rec.chargedRub, rec.clientAborted], [0, 0, 0, true]);
@@ -604,7 +650,10 @@ describe('gateway emulator', function () {
     });
 
     it('html-500 and html-502 answer an HTML page without charge', async () => {
-      for (const [name, status] of [['html-500', 500], ['html-502', 502]] as const) {
+      for (const [name, status] of [
+        ['html-500', 500],
+        ['html-502', 502],
+      ] as const) {
         const r = await generate(req, undefined, fault(name));
         assert.equal(r.res.status, status);
         assert.match(r.res.headers.get('content-type')!, /text\/html/);
@@ -665,7 +714,11 @@ describe('gateway emulator', function () {
       for (const name of ['drop-mid-body', 'kill']) {
         let received = 0;
         await assert.rejects(async () => {
-          const res = await fetch(`${emu.url}/v1/images/generations`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...fault(name) }, body: JSON.stringify(req) });
+          const res = await fetch(`${emu.url}/v1/images/generations`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...fault(name) },
+            body: JSON.stringify(req),
+          });
           assert.equal(res.status, 200);
           for await (const chunk of res.body!) received += (chunk as Uint8Array).length;
         }, name);
@@ -713,7 +766,10 @@ describe('gateway emulator', function () {
     it('padded PNG parts share one zero block', () => {
       const png = renderImage({ model: IMAGE_MODELS[0]!, prompt: 'p', seed: 1, width: 64, height: 64, transparent: false, referencesDigest: '', extra: '' }, 0);
       const parts = paddedPngParts(png, 5 * 1024 * 1024);
-      assert.equal(parts.reduce((s, p) => s + p.length, 0), 5 * 1024 * 1024);
+      assert.equal(
+        parts.reduce((s, p) => s + p.length, 0),
+        5 * 1024 * 1024,
+      );
       decodePng(Buffer.concat(parts));
     });
   });
@@ -723,7 +779,10 @@ describe('gateway emulator', function () {
       const other = await startEmulator({ quiet: true, faults: [{ fault: 'usage-first', times: -1 }] });
       try {
         other.state.reset();
-        assert.deepEqual(other.state.faults.list().map((f) => f.fault), ['usage-first']);
+        assert.deepEqual(
+          other.state.faults.list().map((f) => f.fault),
+          ['usage-first'],
+        );
       } finally {
         await other.close();
       }
@@ -739,7 +798,9 @@ describe('gateway emulator', function () {
     });
 
     it('applies header body faults to account endpoints too', async () => {
-      const res = await fetch(`${emu.url}/v1/gateway/balance`, { headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, 'x-emulator-fault': 'truncated-json' } });
+      const res = await fetch(`${emu.url}/v1/gateway/balance`, {
+        headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, 'x-emulator-fault': 'truncated-json' },
+      });
       assert.equal(res.status, 200);
       const text = await res.text();
       assert.ok('{"balance":5000}'.startsWith(text) && text.length < 16, text);
@@ -747,7 +808,11 @@ describe('gateway emulator', function () {
 
     it('close() ends open connections, including slow ones', async () => {
       const other = await startEmulator({ quiet: true });
-      const pending = fetch(`${other.url}/v1/images/generations`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...{ 'x-emulator-fault': 'slow-headers' } }, body: '{}' }).catch((e: unknown) => e);
+      const pending = fetch(`${other.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...{ 'x-emulator-fault': 'slow-headers' } },
+        body: '{}',
+      }).catch((e: unknown) => e);
       await new Promise((r) => setTimeout(r, 100));
       const t0 = Date.now();
       await other.close();
@@ -757,7 +822,9 @@ describe('gateway emulator', function () {
 
     it('the CLI prints its URL and keys, serves, and stops on SIGTERM', async function () {
       this.timeout(15_000);
-      const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'tools', 'emulator', 'main.js'), '--port', '0', '--balance', '123', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'tools', 'emulator', 'main.js'), '--port', '0', '--balance', '123', '--quiet'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {

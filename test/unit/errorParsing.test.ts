@@ -17,7 +17,8 @@ import { classifyApiError, parseRetryAfter, requestIdOf } from '../../src/core/e
 import { parseErrorBody } from '../../src/core/errorBody';
 import { caught, localServer, type LocalServer, MemorySink, newClient } from './support/gateway';
 
-const NGINX_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n';
+const NGINX_502 =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n';
 
 /** A readable sentence: non-empty, no control characters, ends with punctuation, bounded. */
 function assertReadable(message: string, label: string): void {
@@ -39,20 +40,44 @@ interface BodyCase {
 }
 
 const BODIES: BodyCase[] = [
-  { name: 'OpenAI error object', body: '{"error":{"message":"Invalid size","type":"invalid_request_error","param":"size","code":"invalid_value"}}', message: /^Invalid size\.$/, param: 'size', code: 'invalid_value' },
+  {
+    name: 'OpenAI error object',
+    body: '{"error":{"message":"Invalid size","type":"invalid_request_error","param":"size","code":"invalid_value"}}',
+    message: /^Invalid size\.$/,
+    param: 'size',
+    code: 'invalid_value',
+  },
   { name: 'top-level message', body: '{"message":"quality must be one of low, high"}', message: /^Quality must be one of low, high\.$/ },
   { name: 'detail string', body: '{"detail":"Not enough credits!"}', message: /^Not enough credits!$/ },
-  { name: 'FastAPI detail list', body: '{"detail":[{"loc":["body","n"],"msg":"ensure this value is less than 11","type":"value_error"}]}', message: /^N: ensure this value is less than 11\.$/, param: 'n' },
-  { name: 'FastAPI detail list of two', body: '{"detail":[{"loc":["body","size"],"msg":"bad"},{"loc":["body","seed"],"msg":"not int"}]}', message: /size: bad; seed: not int/i, param: 'size' },
+  {
+    name: 'FastAPI detail list',
+    body: '{"detail":[{"loc":["body","n"],"msg":"ensure this value is less than 11","type":"value_error"}]}',
+    message: /^N: ensure this value is less than 11\.$/,
+    param: 'n',
+  },
+  {
+    name: 'FastAPI detail list of two',
+    body: '{"detail":[{"loc":["body","size"],"msg":"bad"},{"loc":["body","seed"],"msg":"not int"}]}',
+    message: /size: bad; seed: not int/i,
+    param: 'size',
+  },
   { name: 'error string', body: '{"error":"model not available"}', message: /^Model not available\.$/ },
-  { name: 'errors list of objects', body: '{"errors":[{"message":"first problem"},{"message":"second problem"}]}', message: /^First problem; second problem\.$/ },
+  {
+    name: 'errors list of objects',
+    body: '{"errors":[{"message":"first problem"},{"message":"second problem"}]}',
+    message: /^First problem; second problem\.$/,
+  },
   { name: 'errors list of strings', body: '{"errors":["one","two"]}', message: /^One; two\.$/ },
   { name: 'array of error objects', body: '[{"error":{"message":"in an array","code":"x1"}}]', message: /^In an array\.$/, code: 'x1' },
   { name: 'msg and field', body: '{"msg":"wrong value","field":"background","error_code":42}', message: /^Wrong value\.$/, param: 'background', code: '42' },
   { name: 'plain text', body: 'Service temporarily overloaded', message: /^Service temporarily overloaded\.$/ },
   { name: 'plain text with newlines', body: 'line one\n\n  line two\t', message: /^Line one line two\.$/ },
   { name: 'nginx 502 page', body: NGINX_502, contentType: 'text/html', message: /HTML page \("502 Bad Gateway"\)/ },
-  { name: 'HTML without content type', body: '<!DOCTYPE html><html><head><title>Just a moment &amp; wait</title></head></html>', message: /"Just a moment & wait"/ },
+  {
+    name: 'HTML without content type',
+    body: '<!DOCTYPE html><html><head><title>Just a moment &amp; wait</title></head></html>',
+    message: /"Just a moment & wait"/,
+  },
   { name: 'HTML without a title', body: '<html><body><p>oops</p></body></html>', contentType: 'text/html', message: /HTML page: / },
   { name: 'empty body', body: '', message: /^The gateway answered HTTP \d+/ },
   { name: 'whitespace body', body: ' \r\n ', message: /^The gateway answered HTTP \d+/ },
@@ -88,7 +113,17 @@ describe('errorParsing', () => {
     }
 
     it('never throws on hostile input', () => {
-      const bodies = ['{', '[', '{"error":', '<', '<html', '{"detail":[null,1,"bad input",{"loc":"notalist"}]}', '{"errors":{}}', '\ud800', '{"__proto__":{"message":"p"}}'];
+      const bodies = [
+        '{',
+        '[',
+        '{"error":',
+        '<',
+        '<html',
+        '{"detail":[null,1,"bad input",{"loc":"notalist"}]}',
+        '{"errors":{}}',
+        '\ud800',
+        '{"__proto__":{"message":"p"}}',
+      ];
       for (const body of bodies) {
         for (const status of [0, 100, 200, 399, 401, 403, 404, 409, 413, 418, 422, 429, 500, 599, 999]) {
           const error = classifyApiError(status, body, { 'content-type': 'application/json', 'retry-after': 'garbage' });
@@ -108,7 +143,7 @@ describe('errorParsing', () => {
       assert.equal(reason('{"error":{"code":"invalid_api_key","message":"The API key is not valid."}}'), 'invalid');
       assert.equal(reason(''), 'invalid');
     });
-    it('403 about a key is authentication; any other 403 keeps the gateway\'s words and is no auth error', () => {
+    it("403 about a key is authentication; any other 403 keeps the gateway's words and is no auth error", () => {
       assert.equal((kind(403, '{"message":"API key disabled"}') as AuthenticationError).reason, 'revoked');
       assert.equal((kind(403, '{"detail":"Ключ отозван"}') as AuthenticationError).reason, 'revoked');
       for (const body of [
@@ -123,7 +158,10 @@ describe('errorParsing', () => {
         assert.ok(!(error instanceof AuthenticationError), `${body}: ${error.constructor.name}`);
         assert.equal(error.kind, 'api', body);
       }
-      assert.match(kind(403, '{"error":{"message":"Your prompt was rejected by the moderation system."}}').message, /^Your prompt was rejected by the moderation system\.$/);
+      assert.match(
+        kind(403, '{"error":{"message":"Your prompt was rejected by the moderation system."}}').message,
+        /^Your prompt was rejected by the moderation system\.$/,
+      );
     });
     it('403 "budget exhausted" and "Лимит ключа исчерпан" are funds (budget), in the gateway\'s words', () => {
       for (const body of ['{"error":{"message":"budget exhausted"}}', '{"detail":"Лимит ключа исчерпан"}', '{"message":"Бюджет ключа исчерпан"}']) {
@@ -157,7 +195,10 @@ describe('errorParsing', () => {
     it('unknown model by status 404, by code and by Russian wording', () => {
       assert.ok(kind(404, '{"error":{"message":"no"}}') instanceof UnknownModelError);
       assert.ok(kind(404, '') instanceof UnknownModelError);
-      assert.ok(!(kind(404, '<html><title>404 Not Found</title></html>', { 'content-type': 'text/html' }) instanceof UnknownModelError), 'a proxy page is a wrong address');
+      assert.ok(
+        !(kind(404, '<html><title>404 Not Found</title></html>', { 'content-type': 'text/html' }) instanceof UnknownModelError),
+        'a proxy page is a wrong address',
+      );
       assert.ok(kind(400, '{"error":{"code":"model_not_found","message":"no"}}') instanceof UnknownModelError);
       assert.ok(kind(422, '{"detail":"Модель aurora-9 не найдена"}') instanceof UnknownModelError);
       assert.ok(kind(400, '{"detail":"Неизвестная модель"}') instanceof UnknownModelError);

@@ -12,7 +12,19 @@ import {
 } from '../../src/core/errors';
 import type { GenerationRequest } from '../../src/core/types';
 import type { GatewayClient } from '../../src/core/client';
-import { caught, DEMO_KEYS, MemorySink, newClient, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, writePng } from './support/gateway';
+import {
+  caught,
+  DEMO_KEYS,
+  MemorySink,
+  newClient,
+  paidRequests,
+  removeDir,
+  type RunningEmulator,
+  SMALL,
+  startEmulator,
+  tempDir,
+  writePng,
+} from './support/gateway';
 
 const dataUrl = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const ref = { type: 'image_url' as const, image_url: { url: dataUrl } };
@@ -82,7 +94,9 @@ describe('spec Errors table through the client', function () {
     });
     it('multipart edit on a model without editing: EditNotSupportedError', async () => {
       const file = await writePng(dir, 'ref.png');
-      const error = await caught(() => client.edit({ model: 'sketch-mini', prompt: 'x', size: SMALL }, [{ path: file, mediaType: 'image/png', size: 70 }], new MemorySink()));
+      const error = await caught(() =>
+        client.edit({ model: 'sketch-mini', prompt: 'x', size: SMALL }, [{ path: file, mediaType: 'image/png', size: 70 }], new MemorySink()),
+      );
       assert.ok(error instanceof EditNotSupportedError, String(error));
     });
   });
@@ -99,7 +113,8 @@ describe('spec Errors table through the client', function () {
     it('output_compression out of range', () => rejectsWith({ ...base, output_compression: 101 }, InvalidParametersError, 'output_compression'));
     it('n above max_n', () => rejectsWith({ ...base, n: 5 }, InvalidParametersError, 'n'));
     it('a provider parameter the model does not allow', () => rejectsWith({ ...base, moderation: 'low' }, InvalidParametersError, 'moderation'));
-    it('an allowed provider parameter with a bad value', () => rejectsWith({ ...base, model: 'prism-2', moderation: 'high' }, InvalidParametersError, 'moderation'));
+    it('an allowed provider parameter with a bad value', () =>
+      rejectsWith({ ...base, model: 'prism-2', moderation: 'high' }, InvalidParametersError, 'moderation'));
   });
 
   describe('valid in format but meaningless for the model: no error', () => {

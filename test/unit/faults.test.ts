@@ -6,12 +6,36 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { GatewayClient, GatewayClientConfig } from '../../src/core/client';
-import { ConnectionError, GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError, CancelledError, AuthenticationError } from '../../src/core/errors';
+import {
+  ConnectionError,
+  GatewayError,
+  RateLimitedError,
+  ResponseFormatError,
+  ServerError,
+  TimeoutError,
+  CancelledError,
+  AuthenticationError,
+} from '../../src/core/errors';
 import type { RecoveryManifest } from '../../src/core/imageStore';
 import type { ImageModel } from '../../src/core/types';
 import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../../tools/emulator';
-import { caught, DEMO_KEYS, listFiles, localServer, newClient, newService, paidRequests, removeDir, type RunningEmulator, type ServiceRig, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
+import {
+  caught,
+  DEMO_KEYS,
+  listFiles,
+  localServer,
+  newClient,
+  newService,
+  paidRequests,
+  removeDir,
+  type RunningEmulator,
+  type ServiceRig,
+  SMALL,
+  startEmulator,
+  tempDir,
+  waitFor,
+} from './support/gateway';
 
 type ErrorClass = new (...args: never[]) => GatewayError;
 
@@ -66,7 +90,13 @@ describe('faults through the job service', function () {
   beforeEach(() => emu.state.reset());
 
   /** Runs one job; checks the money invariants every job must keep whatever happened. */
-  async function runJob(job: Partial<ImageJob['request']>, n: number, extra: Partial<GatewayClientConfig> = {}, output?: string, signal?: AbortSignal): Promise<Outcome> {
+  async function runJob(
+    job: Partial<ImageJob['request']>,
+    n: number,
+    extra: Partial<GatewayClientConfig> = {},
+    output?: string,
+    signal?: AbortSignal,
+  ): Promise<Outcome> {
     const id = ++jobCounter;
     const out = output ?? path.join(dir, `out-${id}`);
     const recovery = path.join(dir, `recovery-${id}`);
@@ -97,7 +127,10 @@ describe('faults through the job service', function () {
     for (const event of rig.events) {
       if (event.type !== 'recovered') continue;
       const manifest = JSON.parse(await readFile(event.manifestPath, 'utf8')) as RecoveryManifest;
-      assert.deepEqual(manifest.files.map((f) => f.path), event.files);
+      assert.deepEqual(
+        manifest.files.map((f) => f.path),
+        event.files,
+      );
       assert.equal(manifest.intendedDirectory, out);
     }
     const leftovers = [...(await listFiles(out)), ...(await listFiles(recovery))].filter((f) => f.endsWith('.part'));
@@ -108,7 +141,14 @@ describe('faults through the job service', function () {
   const CASES: FaultCase[] = [
     { spec: { fault: 'drop-mid-body' }, n: 3, error: ConnectionError, outcomeUnknown: true, charged: true, saved: 1 },
     { spec: { fault: 'kill' }, n: 1, error: ConnectionError, outcomeUnknown: true, charged: true, saved: 0 },
-    { spec: { fault: 'html-500' }, n: 1, error: ServerError, outcomeUnknown: false, charged: false, check: ({ error }) => assert.equal((error as ServerError).status, 500) },
+    {
+      spec: { fault: 'html-500' },
+      n: 1,
+      error: ServerError,
+      outcomeUnknown: false,
+      charged: false,
+      check: ({ error }) => assert.equal((error as ServerError).status, 500),
+    },
     {
       spec: { fault: 'html-502' },
       n: 1,
@@ -118,7 +158,14 @@ describe('faults through the job service', function () {
       charged: false,
       check: ({ error }) => assert.match(error!.message, /HTTP 502 with an HTML page \("502 Bad Gateway"\)/),
     },
-    { spec: { fault: 'rate-limit', retryAfterSeconds: 2 }, n: 1, error: RateLimitedError, outcomeUnknown: false, charged: false, check: ({ error }) => assert.equal((error as RateLimitedError).retryAfterMs, 2000) },
+    {
+      spec: { fault: 'rate-limit', retryAfterSeconds: 2 },
+      n: 1,
+      error: RateLimitedError,
+      outcomeUnknown: false,
+      charged: false,
+      check: ({ error }) => assert.equal((error as RateLimitedError).retryAfterMs, 2000),
+    },
     { spec: { fault: 'no-media-type' }, n: 1, charged: true, check: ({ result }) => assert.match(result!.files[0]!, /\.png$/) },
     { spec: { fault: 'escaped-slashes' }, n: 2, charged: true },
     { spec: { fault: 'media-type-last' }, n: 2, charged: true },
@@ -149,7 +196,10 @@ describe('faults through the job service', function () {
         assert.equal(recoveredAll.length - recovered.length, c.answerKept ? 1 : 0, 'an unreadable answer is kept as it came');
         const saved = await listFiles(outcome.out);
         assert.equal(saved.length, c.saved ?? 0, 'complete images of a failed answer are kept in the output folder');
-        assert.deepEqual(saved, outcome.rig.events.flatMap((e) => (e.type === 'image-saved' ? [path.basename(e.file)] : [])));
+        assert.deepEqual(
+          saved,
+          outcome.rig.events.flatMap((e) => (e.type === 'image-saved' ? [path.basename(e.file)] : [])),
+        );
       } else {
         assert.equal(outcome.error, undefined, outcome.error?.message);
         assert.equal(outcome.result!.files.length, c.n);
@@ -189,7 +239,10 @@ describe('faults through the job service', function () {
         const balance = await c.balance();
         assert.equal(balance.balance, 5000);
         assert.equal(gets().length, 3, 'two retries');
-        assert.deepEqual(c.calls.map((e) => e.attempt), [1, 2, 3]);
+        assert.deepEqual(
+          c.calls.map((e) => e.attempt),
+          [1, 2, 3],
+        );
         assert.equal(c.calls[2]!.error, undefined);
         stats.survived += 2;
       });
@@ -277,7 +330,10 @@ describe('faults through the job service', function () {
     const rig = newService(c, models, recovery);
     own.state.armFault({ fault: 'latency', latencyMs: 5_000 });
     const controller = new AbortController();
-    const running = rig.service.run({ request: { model: 'aurora-1', prompt: 'cancel me', size: SMALL }, output: { directory: out, pattern: '{index}' } }, { signal: controller.signal });
+    const running = rig.service.run(
+      { request: { model: 'aurora-1', prompt: 'cancel me', size: SMALL }, output: { directory: out, pattern: '{index}' } },
+      { signal: controller.signal },
+    );
     try {
       await waitFor(() => paidRequests(own).length === 1);
       controller.abort();
@@ -306,7 +362,10 @@ describe('faults through the job service', function () {
     assert.match(result.recovered.reason, /a file stands where the folder should be/);
     const manifest = JSON.parse(await readFile(result.recovered.manifestPath, 'utf8')) as RecoveryManifest;
     assert.equal(path.dirname(result.recovered.manifestPath), outcome.recovery);
-    assert.deepEqual(manifest.files.map((f) => f.suggestedName), ['aurora-1-1.png', 'aurora-1-2.png']);
+    assert.deepEqual(
+      manifest.files.map((f) => f.suggestedName),
+      ['aurora-1-1.png', 'aurora-1-2.png'],
+    );
     for (const f of manifest.files) assert.ok((await readFile(f.path)).subarray(1, 4).equals(Buffer.from('PNG')));
     stats.survived++;
   });
@@ -320,7 +379,12 @@ describe('faults through the job service', function () {
     const c = client();
     const rig = newService(c, models, recovery);
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => rig.service.run({ request: { model: 'aurora-1', prompt: 'together', size: SMALL, seed: 100 + i }, output: { directory: out, pattern: '{model}-{index}' } })),
+      Array.from({ length: 10 }, (_, i) =>
+        rig.service.run({
+          request: { model: 'aurora-1', prompt: 'together', size: SMALL, seed: 100 + i },
+          output: { directory: out, pattern: '{model}-{index}' },
+        }),
+      ),
     );
     const files = results.flatMap((r) => r.files);
     assert.equal(new Set(files).size, 10);

@@ -45,10 +45,20 @@ describe('images are saved as they land', () => {
         if (event.type === 'image-saved') saved.push({ file: event.file, at: performance.now(), onDisk: existsSync(event.file) });
       },
     });
-    const result = await rig.service.run({ request: { model: 'aurora-1', prompt: 'early bird', n: 3, size: SMALL, seed: 5 }, output: { directory: out, pattern: '{model}-{index}' } });
+    const result = await rig.service.run({
+      request: { model: 'aurora-1', prompt: 'early bird', n: 3, size: SMALL, seed: 5 },
+      output: { directory: out, pattern: '{model}-{index}' },
+    });
     const done = performance.now();
-    assert.deepEqual(saved.map((s) => s.file), result.files, 'one image-saved event per file, in order');
-    assert.ok(saved.every((s) => s.onDisk), 'the file exists when image-saved is told');
+    assert.deepEqual(
+      saved.map((s) => s.file),
+      result.files,
+      'one image-saved event per file, in order',
+    );
+    assert.ok(
+      saved.every((s) => s.onDisk),
+      'the file exists when image-saved is told',
+    );
     // Two gaps of 400 ms follow the first image: it was saved at least ~0.7 s before the job ended.
     assert.ok(done - saved[0]!.at > 700, `first image saved ${(done - saved[0]!.at).toFixed(0)} ms before the end`);
     const [paid] = paidRequests(emu);
@@ -67,15 +77,23 @@ describe('images are saved as they land', () => {
     const out = path.join(dir, 'dropped');
     const recovery = path.join(dir, 'recovery-dropped');
     const rig = newService(client, models, recovery);
-    const error = await caught(() => rig.service.run({ request: { model: 'aurora-1', prompt: 'cut short', n: 3, size: SMALL, seed: 6 }, output: { directory: out, pattern: '{index}' } }));
+    const error = await caught(() =>
+      rig.service.run({ request: { model: 'aurora-1', prompt: 'cut short', n: 3, size: SMALL, seed: 6 }, output: { directory: out, pattern: '{index}' } }),
+    );
     assert.ok(error instanceof ConnectionError, String(error));
     const saved = rig.events.flatMap((e) => (e.type === 'image-saved' ? [e.file] : []));
     const [paid] = paidRequests(emu);
     const delivered = paid!.images!.filter((i) => i.delivered);
     assert.ok(delivered.length >= 1, 'the emulator sent at least one whole image');
-    assert.deepEqual(await Promise.all(saved.map(async (f) => sha256(await readFile(f)))), delivered.map((i) => i.sha256));
+    assert.deepEqual(
+      await Promise.all(saved.map(async (f) => sha256(await readFile(f)))),
+      delivered.map((i) => i.sha256),
+    );
     assert.equal(rig.events.filter((e) => e.type === 'recovered').length, 0);
-    assert.deepEqual((await listFiles(recovery)).filter((f) => !f.endsWith('.json')), []);
+    assert.deepEqual(
+      (await listFiles(recovery)).filter((f) => !f.endsWith('.json')),
+      [],
+    );
   });
 
   it('a cancel after the paid images started to arrive: they are received and saved whole', async () => {
@@ -88,18 +106,27 @@ describe('images are saved as they land', () => {
         if (event.type === 'image-saved') controller.abort();
       },
     });
-    const result = await rig.service.run({ request: { model: 'aurora-1', prompt: 'too late to cancel', n: 3, size: SMALL, seed: 7 }, output: { directory: out, pattern: '{index}' } }, { signal: controller.signal });
+    const result = await rig.service.run(
+      { request: { model: 'aurora-1', prompt: 'too late to cancel', n: 3, size: SMALL, seed: 7 }, output: { directory: out, pattern: '{index}' } },
+      { signal: controller.signal },
+    );
     assert.ok(controller.signal.aborted);
     assert.equal(result.files.length, 3);
     assert.equal(rig.events.filter((e) => e.type === 'cancel-after-charge').length, 1);
     const [paid] = paidRequests(emu);
     assert.equal(paid!.clientAborted, undefined, 'the answer was read to its end');
-    assert.deepEqual(await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))), paid!.images!.map((i) => i.sha256));
+    assert.deepEqual(
+      await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))),
+      paid!.images!.map((i) => i.sha256),
+    );
   });
 
   it('the same request twice has the same fingerprint, a different prompt another', async () => {
     const rig = newService(client, models, path.join(dir, 'recovery-fp'));
-    const job = (prompt: string) => ({ request: { model: 'aurora-1', prompt, size: SMALL, seed: 1 }, output: { directory: path.join(dir, 'fp'), pattern: '{index}' } });
+    const job = (prompt: string) => ({
+      request: { model: 'aurora-1', prompt, size: SMALL, seed: 1 },
+      output: { directory: path.join(dir, 'fp'), pattern: '{index}' },
+    });
     await rig.service.run(job('one'));
     await rig.service.run(job('one'));
     await rig.service.run(job('two'));

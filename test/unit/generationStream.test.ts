@@ -8,7 +8,6 @@ import { prng } from '../../tools/emulator/png';
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-
 function randomBytes(rng: () => number, n: number): Buffer {
   const b = Buffer.allocUnsafe(n);
   for (let i = 0; i < n; i++) b[i] = Math.floor(rng() * 256);
@@ -179,10 +178,12 @@ class RecordingWriter implements ImageWriter {
     this.chunks.push(Buffer.from(bytes)); // copy: the decoder must not rely on this
     if (!this.asyncWrites) return;
     this.inFlight++;
-    return new Promise<void>((resolve) => setImmediate(() => {
-      this.inFlight--;
-      resolve();
-    }));
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.inFlight--;
+        resolve();
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -235,11 +236,7 @@ function assertImages(sink: RecordingSink, images: Buffer[]): void {
   });
 }
 
-async function expectFormatError(
-  body: Buffer,
-  pattern: RegExp,
-  size: number | { seed: number; max: number } = 65536,
-): Promise<RecordingSink> {
+async function expectFormatError(body: Buffer, pattern: RegExp, size: number | { seed: number; max: number } = 65536): Promise<RecordingSink> {
   const sink = new RecordingSink();
   await assert.rejects(decodeGenerationStream(chunked(body, size), sink), (e: unknown) => {
     assert.ok(e instanceof ResponseFormatError, `ResponseFormatError expected, got ${String(e)}`);
@@ -283,7 +280,18 @@ describe('decodeGenerationStream', function () {
       ['spaces every 3', { lineBreaks: { every: 3, style: 'space' } }],
       ['\\u00XX escapes of base64 characters', { uEscape: 0.05 }],
       ['pretty-printed', { pretty: true, unknown: true }],
-      ['everything at once', { pretty: true, unknown: true, slashEscape: true, uEscape: 0.01, lineBreaks: { every: 76, style: 'escaped-n' }, mediaType: 'first', topOrder: ['usage', 'data', 'model', 'created'] }],
+      [
+        'everything at once',
+        {
+          pretty: true,
+          unknown: true,
+          slashEscape: true,
+          uEscape: 0.01,
+          lineBreaks: { every: 76, style: 'escaped-n' },
+          mediaType: 'first',
+          topOrder: ['usage', 'data', 'model', 'created'],
+        },
+      ],
     ];
 
     for (const [name, layout] of layouts) {
@@ -336,7 +344,14 @@ describe('decodeGenerationStream', function () {
     });
 
     it('unpadded base64 and padding followed by whitespace', async () => {
-      for (const [b64, hex] of [['YQ', '61'], ['YWI', '6162'], ['YQ==  ', '61'], ['YWI=\\n', '6162'], ['Y Q = =', '61'], ['\\u0059Q\\u003d=', '61']]) {
+      for (const [b64, hex] of [
+        ['YQ', '61'],
+        ['YWI', '6162'],
+        ['YQ==  ', '61'],
+        ['YWI=\\n', '6162'],
+        ['Y Q = =', '61'],
+        ['\\u0059Q\\u003d=', '61'],
+      ]) {
         const body = Buffer.from(`{"data":[{"b64_json":"${b64}"}]}`);
         for (const size of [1, 100]) {
           const { sink } = await decodeAll(body, size);
@@ -347,9 +362,7 @@ describe('decodeGenerationStream', function () {
 
     it('fields of unexpected types are ignored (usage, created, model, media_type)', async () => {
       const img = crypto.randomBytes(5);
-      const body = Buffer.from(
-        `{"usage":"free","created":"today","model":{"id":"m"},"data":[{"media_type":7,"b64_json":"${img.toString('base64')}"}]}`,
-      );
+      const body = Buffer.from(`{"usage":"free","created":"today","model":{"id":"m"},"data":[{"media_type":7,"b64_json":"${img.toString('base64')}"}]}`);
       const { meta, sink } = await decodeAll(body, 3);
       assert.deepEqual(meta, { images: [{ index: 0 }] });
       assertImages(sink, [img]);
@@ -794,7 +807,7 @@ describe('decodeGenerationStream', function () {
         const rng = prng(9);
         // Yields `buf` in random chunks (1 B .. 128 KiB).
         function* pieces(buf: Buffer): Generator<Buffer> {
-          for (let i = 0; i < buf.length; ) {
+          for (let i = 0; i < buf.length;) {
             const n = 1 + Math.floor(rng() * 128 * 1024);
             yield buf.subarray(i, i + n);
             i += n;
@@ -843,7 +856,10 @@ describe('decodeGenerationStream', function () {
         usage: { cost_rub: 3, balance: 4 },
         images: [0, 1, 2].map((index) => ({ index, mediaType: 'image/png' })),
       });
-      assert.deepEqual(counts, [0, 1, 2].map(() => REPEATS * blockBytes.length));
+      assert.deepEqual(
+        counts,
+        [0, 1, 2].map(() => REPEATS * blockBytes.length),
+      );
       assert.deepEqual(hashes, [expected, expected, expected]);
       const growth = (peak - baseline) / (1 << 20);
       assert.ok(growth < 100, `RSS grew by ${growth.toFixed(1)} MiB`);

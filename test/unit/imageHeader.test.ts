@@ -18,8 +18,18 @@ function rgbPngWithTrns(): Buffer {
 
 describe('imageHeader', () => {
   it('reads size and alpha of real RGBA and RGB PNGs', async () => {
-    assert.deepEqual(await imageHeaderOf(paintPng({ width: 40, height: 30, transparent: true, identity: 'a' })), { mediaType: 'image/png', width: 40, height: 30, alpha: true });
-    assert.deepEqual(await imageHeaderOf(paintPng({ width: 40, height: 30, transparent: false, identity: 'a' })), { mediaType: 'image/png', width: 40, height: 30, alpha: false });
+    assert.deepEqual(await imageHeaderOf(paintPng({ width: 40, height: 30, transparent: true, identity: 'a' })), {
+      mediaType: 'image/png',
+      width: 40,
+      height: 30,
+      alpha: true,
+    });
+    assert.deepEqual(await imageHeaderOf(paintPng({ width: 40, height: 30, transparent: false, identity: 'a' })), {
+      mediaType: 'image/png',
+      width: 40,
+      height: 30,
+      alpha: false,
+    });
   });
 
   it('takes a tRNS chunk before IDAT as alpha (RGB and palette PNG)', async () => {

@@ -60,7 +60,10 @@ describe('imageStore', () => {
         await w.write(TINY_PNG);
         await w.close();
       }
-      assert.deepEqual(sink.images.map((i) => i.index), [0, 1]);
+      assert.deepEqual(
+        sink.images.map((i) => i.index),
+        [0, 1],
+      );
       await sink.discard();
       assert.deepEqual(await listFiles(dir), []);
     });
@@ -114,12 +117,32 @@ describe('imageStore', () => {
       await writeFile(img, TINY_PNG);
       const base = { prompt: 'p', model: 'm', intendedDirectory: '/x', reason: 'r' };
       await writeRecoveryManifest(dir, { ...base, jobId: 'late', createdAt: '2030-01-02T00:00:00Z', files: [{ path: img, suggestedName: 'a.png' }] });
-      await writeRecoveryManifest(dir, { ...base, jobId: 'early', createdAt: '2030-01-01T00:00:00Z', files: [{ path: img, suggestedName: 'a.png' }, { path: path.join(dir, 'gone.img'), suggestedName: 'b.png' }] });
-      await writeRecoveryManifest(dir, { ...base, jobId: 'empty', createdAt: '2030-01-03T00:00:00Z', files: [{ path: path.join(dir, 'gone2.img'), suggestedName: 'c.png' }] });
+      await writeRecoveryManifest(dir, {
+        ...base,
+        jobId: 'early',
+        createdAt: '2030-01-01T00:00:00Z',
+        files: [
+          { path: img, suggestedName: 'a.png' },
+          { path: path.join(dir, 'gone.img'), suggestedName: 'b.png' },
+        ],
+      });
+      await writeRecoveryManifest(dir, {
+        ...base,
+        jobId: 'empty',
+        createdAt: '2030-01-03T00:00:00Z',
+        files: [{ path: path.join(dir, 'gone2.img'), suggestedName: 'c.png' }],
+      });
       await writeFile(path.join(dir, 'broken.json'), '{not json');
       const list = await listRecoverable(dir);
-      assert.deepEqual(list.map((m) => m.jobId), ['early', 'late']);
-      assert.deepEqual(list[0]!.files.map((f) => f.suggestedName), ['a.png'], 'missing files are left out');
+      assert.deepEqual(
+        list.map((m) => m.jobId),
+        ['early', 'late'],
+      );
+      assert.deepEqual(
+        list[0]!.files.map((f) => f.suggestedName),
+        ['a.png'],
+        'missing files are left out',
+      );
       assert.deepEqual(await listRecoverable(path.join(dir, 'none')), []);
     });
   });

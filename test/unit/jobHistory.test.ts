@@ -34,7 +34,10 @@ describe('JobHistoryRecord', () => {
   it('a job that failed after saving an image keeps that image in the history', async () => {
     const history = new HistoryStore(memoryStore());
     await new JobHistoryRecord(history, details).saved('/w/b-1.png');
-    assert.deepEqual(history.list().map((e) => e.files), [['/w/b-1.png']]);
+    assert.deepEqual(
+      history.list().map((e) => e.files),
+      [['/w/b-1.png']],
+    );
   });
 
   it('nothing saved: no entry', async () => {

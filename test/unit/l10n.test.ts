@@ -34,8 +34,8 @@ describe('l10n: manifest strings (package.nls)', () => {
     const used = [...referencedKeys(pkg)];
     assert.ok(used.length > 30, `only ${used.length} keys are used`);
     for (const key of used) {
-      assert.ok(typeof en[key] === 'string' && (en[key]).trim(), `package.nls.json lacks ${key}`);
-      assert.ok(typeof ru[key] === 'string' && (ru[key]).trim(), `package.nls.ru.json lacks ${key}`);
+      assert.ok(typeof en[key] === 'string' && en[key].trim(), `package.nls.json lacks ${key}`);
+      assert.ok(typeof ru[key] === 'string' && ru[key].trim(), `package.nls.ru.json lacks ${key}`);
     }
   });
 
@@ -103,7 +103,10 @@ describe('l10n: runtime messages (l10n bundle)', () => {
   });
 
   it('the Russian bundle has no keys the English one lacks', () => {
-    assert.deepEqual(Object.keys(ru).filter((k) => !(k in en)), []);
+    assert.deepEqual(
+      Object.keys(ru).filter((k) => !(k in en)),
+      [],
+    );
   });
 });
 
@@ -124,7 +127,7 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
     assert.equal(l10n.t('Not in any bundle: {0}', 1), 'Not in any bundle: 1');
   });
 
-  it('errors about the gateway\'s answer and about command arguments are translated, and name the field', async () => {
+  it("errors about the gateway's answer and about command arguments are translated, and name the field", async () => {
     const { decodeGenerationStream } = await import('../../src/core/generationStream');
     const { toGenerateArgs } = await import('../../src/commands/commandArgs');
     const sink = { open: () => ({ write: () => undefined, close: async () => undefined, abort: async () => undefined }) };
@@ -151,8 +154,9 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
     l10n.config({ contents: ru });
     setPluralLanguage('ru');
     assert.equal(await failure('{"data": 5}'), '`data` в ответе шлюза — число, а не массив (байт 9).');
-    assert.equal(await failure('{"data" 1}'), 'Ответ шлюза — некорректный JSON: ожидалось :, а найдено \'1\' (байт 8).');
-    const padding = 'Изображение в data[0].b64_json ответа шлюза — некорректный base64: неверное дополнение в конце (1 \'=\' после группы из 2 символов) (декодировано байт: 0).';
+    assert.equal(await failure('{"data" 1}'), "Ответ шлюза — некорректный JSON: ожидалось :, а найдено '1' (байт 8).");
+    const padding =
+      "Изображение в data[0].b64_json ответа шлюза — некорректный base64: неверное дополнение в конце (1 '=' после группы из 2 символов) (декодировано байт: 0).";
     assert.equal(await failure('{"data":[{"b64_json":"YW="}]}'), padding);
     assert.equal(argumentError({ prompt: 1, model: 'm' }), '"prompt" должен быть текстом.');
     l10n.config({ contents: {} });
@@ -165,7 +169,10 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
     const { collectIssues } = await import('../../src/core/validation');
     l10n.config({ contents: ru });
     const issues = collectIssues({ model: '', prompt: '' }, { models: [] });
-    assert.ok(issues.some((i) => i.message === 'Выберите модель: "model" обязателен.'), JSON.stringify(issues));
+    assert.ok(
+      issues.some((i) => i.message === 'Выберите модель: "model" обязателен.'),
+      JSON.stringify(issues),
+    );
     l10n.config({ contents: {} });
     assert.ok(collectIssues({ model: '', prompt: '' }, { models: [] }).some((i) => i.message === 'Choose a model: "model" is required.'));
   });

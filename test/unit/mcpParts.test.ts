@@ -85,7 +85,10 @@ describe('MCP argument checker', () => {
   it('checks list lengths of edit_image', () => {
     const edit = toolSchema('edit_image')!.inputSchema;
     assert.throws(() => checkArguments(edit, { prompt: 'p', images: [] }), /"images" must have from 1 to 16 items; got 0/);
-    assert.throws(() => checkArguments(edit, { prompt: 'p', images: [3] }), (e: ValidationError) => e.field === 'images');
+    assert.throws(
+      () => checkArguments(edit, { prompt: 'p', images: [3] }),
+      (e: ValidationError) => e.field === 'images',
+    );
   });
 });
 
@@ -101,7 +104,10 @@ describe('MCP configuration', () => {
   });
 
   it('names the variable that is wrong', () => {
-    assert.throws(() => readConfig({}, '/w', real), (e: ConfigError) => e.variable === 'GATEWAY_IMAGES_BASE_URL');
+    assert.throws(
+      () => readConfig({}, '/w', real),
+      (e: ConfigError) => e.variable === 'GATEWAY_IMAGES_BASE_URL',
+    );
     assert.throws(
       () => readConfig({ GATEWAY_IMAGES_BASE_URL: 'https://g', GATEWAY_IMAGES_MAX_COST_PER_SESSION: 'lots' }, '/w', real),
       (e: ConfigError) => e.variable === 'GATEWAY_IMAGES_MAX_COST_PER_SESSION' && /got "lots"/.test(e.message),
@@ -150,7 +156,8 @@ describe('PNG thumbnail', () => {
     const scaled = decode(pngThumbnail(source, 16)!);
     const mean = (d: ReturnType<typeof decode>) => {
       const sum = [0, 0, 0];
-      for (let y = 0; y < d.height; y++) for (let x = 0; x < d.width; x++) for (let c = 0; c < 3; c++) sum[c]! += d.rows[y * (d.width * 4 + 1) + 1 + x * 4 + c]!;
+      for (let y = 0; y < d.height; y++)
+        for (let x = 0; x < d.width; x++) for (let c = 0; c < 3; c++) sum[c]! += d.rows[y * (d.width * 4 + 1) + 1 + x * 4 + c]!;
       return sum.map((s) => s / (d.width * d.height));
     };
     mean(same).forEach((v, c) => assert.ok(Math.abs(v - mean(scaled)[c]!) < 2, `channel ${c}: ${v} vs ${mean(scaled)[c]}`));
@@ -189,7 +196,12 @@ describe('PNG thumbnail', () => {
     ihdr.writeUInt32BE(width, 0);
     ihdr.writeUInt32BE(height, 4);
     ihdr.set([8, 2, 0, 0, 0], 8);
-    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(filtered)), chunk('IEND', Buffer.alloc(0))]);
+    const png = Buffer.concat([
+      Buffer.from('89504e470d0a1a0a', 'hex'),
+      chunk('IHDR', ihdr),
+      chunk('IDAT', deflateSync(filtered)),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
     const thumb = decode(pngThumbnail(png, 5)!);
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
@@ -207,7 +219,12 @@ describe('PNG thumbnail', () => {
 });
 
 describe('MCP client snippets', () => {
-  const input = { serverPath: "/home/me/.vscode/extensions/gateway images/dist/mcp.js", baseUrl: 'https://gw.example/', maxCostPerCall: 20, maxCostPerSession: 80 };
+  const input = {
+    serverPath: '/home/me/.vscode/extensions/gateway images/dist/mcp.js',
+    baseUrl: 'https://gw.example/',
+    maxCostPerCall: 20,
+    maxCostPerSession: 80,
+  };
 
   it('Cursor: valid JSON with the path, the address, the caps, and the key only as a reference', () => {
     const server = JSON.parse(mcpClientSnippet('cursor', input)).mcpServers['gateway-images'];

@@ -12,7 +12,10 @@ import { launch, SERVER, type ServerOutput, type ToolResult } from './support/mc
 
 /** The PNG the emulator renders for a 64×64 request without options (its renderer is deterministic for a seed). */
 function emulatorPng(model: string, prompt: string, seed: number, index: number): Buffer {
-  return renderImage({ model: findImageModel(model)!, prompt, seed, width: 64, height: 64, transparent: false, referencesDigest: '', extra: JSON.stringify(['', {}]) }, index);
+  return renderImage(
+    { model: findImageModel(model)!, prompt, seed, width: 64, height: 64, transparent: false, referencesDigest: '', extra: JSON.stringify(['', {}]) },
+    index,
+  );
 }
 
 describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function () {
@@ -27,7 +30,11 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
   const sentinel = `gw-sentinel-${randomBytes(12).toString('hex')}`;
 
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
-  const textOf = (result: ToolResult) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  const textOf = (result: ToolResult) =>
+    result.content
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text)
+      .join('\n');
   const invalidParams = async (name: string, args: Record<string, unknown>) => {
     try {
       await client.callTool({ name, arguments: args });
@@ -67,7 +74,10 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
 
   it('lists the five tools, each with a JSON schema that refuses unknown arguments', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account'],
+    );
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object');
       assert.equal((tool.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, tool.name);
@@ -94,11 +104,15 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     assert.equal(emu.state.requests.filter((r) => r.path.startsWith('/v1/images')).length, 0);
   });
 
-  it('generate_image saves a file byte-equal to the emulator\'s image and reports cost, balance and allowance', async () => {
+  it("generate_image saves a file byte-equal to the emulator's image and reports cost, balance and allowance", async () => {
     const notes: string[] = [];
-    const result = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'A red fox in snow', model: 'aurora-1', size: '64x64', seed: 7 } }, undefined, {
-      onprogress: (p) => notes.push(p.message ?? ''),
-    })) as ToolResult;
+    const result = (await client.callTool(
+      { name: 'generate_image', arguments: { prompt: 'A red fox in snow', model: 'aurora-1', size: '64x64', seed: 7 } },
+      undefined,
+      {
+        onprogress: (p) => notes.push(p.message ?? ''),
+      },
+    )) as ToolResult;
     assert.ok(!result.isError, textOf(result));
     assert.deepEqual(notes, ['Sending to aurora-1; the gateway reserves ₽4.00.', 'Image 1 of 1 received.']);
     const files = result.structuredContent?.files as { path: string; uri: string }[];
@@ -106,7 +120,7 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     assert.match(files[0]!.path, /^generated-images\/\d{4}-\d{2}-\d{2}-a-red-fox-in-snow-aurora-1-1\.png$/);
     const saved = path.join(workspace, files[0]!.path);
     assert.equal(files[0]!.uri, `file://${saved}`);
-    assert.ok((await fs.readFile(saved)).equals(emulatorPng('aurora-1', 'A red fox in snow', 7, 0)), 'the saved image differs from the emulator\'s');
+    assert.ok((await fs.readFile(saved)).equals(emulatorPng('aurora-1', 'A red fox in snow', 7, 0)), "the saved image differs from the emulator's");
     const paid = paidRequests(emu);
     assert.equal(paid.length, 1);
     assert.equal(result.structuredContent?.cost_rub, paid[0]!.chargedRub);
@@ -116,7 +130,10 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     assert.equal(Math.round(cap.remainingThisSession * 100), 1200 - Math.round(paid[0]!.chargedRub * 100));
     assert.match(textOf(result), new RegExp(`Cost ₽${paid[0]!.chargedRub.toFixed(2).replace('.', '\\.')}`));
     // A clickable link to the saved file (the SDK's client speaks a protocol with resource links).
-    assert.deepEqual(result.content.filter((c) => c.type === 'resource_link'), [{ type: 'resource_link', uri: files[0]!.uri, name: files[0]!.path, mimeType: 'image/png' }]);
+    assert.deepEqual(
+      result.content.filter((c) => c.type === 'resource_link'),
+      [{ type: 'resource_link', uri: files[0]!.uri, name: files[0]!.path, mimeType: 'image/png' }],
+    );
     // A small preview, not the image itself.
     const preview = result.content.find((c) => c.type === 'image');
     assert.equal(preview?.mimeType, 'image/png');
@@ -130,7 +147,10 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     const before = paidRequests(emu).length;
     const result = await call('edit_image', { prompt: 'Make it night', images: ['art/photo.png'], model: 'aurora-1', size: '64x64' });
     assert.ok(!result.isError, textOf(result));
-    assert.deepEqual((result.structuredContent?.files as { path: string }[]).map((f) => f.path), ['art/photo.edit-1.png']);
+    assert.deepEqual(
+      (result.structuredContent?.files as { path: string }[]).map((f) => f.path),
+      ['art/photo.edit-1.png'],
+    );
     assert.equal(paidRequests(emu).length, before + 1);
   });
 
@@ -197,7 +217,7 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     assert.match(textOf(result), /Spending cap:/);
   });
 
-  it('the key appears nowhere in the server\'s stderr, its output or the files it wrote', async () => {
+  it("the key appears nowhere in the server's stderr, its output or the files it wrote", async () => {
     const { stderr, received } = output;
     assert.ok(stderr.includes('POST /v1/images/generations 200'), 'stderr was not captured');
     assert.ok(received.length > 10, 'stdout was not captured');

@@ -53,7 +53,7 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
     assert.equal(await spent(), 12);
   });
 
-  it('an error answer of the gateway is not counted against the cap; a proxy\'s 502 is (the gateway may have charged)', async () => {
+  it("an error answer of the gateway is not counted against the cap; a proxy's 502 is (the gateway may have charged)", async () => {
     const before = await spent();
     const paidBefore = paidRequests(emu).length;
     emu.state.armFault({ fault: 'html-500' });
@@ -70,7 +70,13 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
 
   it('a client of an older protocol (2025-03-26) gets no resource links, only text and the preview', async () => {
     const child = spawn(process.execPath, [SERVER], {
-      env: { PATH: process.env.PATH ?? '', GATEWAY_IMAGES_BASE_URL: emu.url, GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited, GATEWAY_IMAGES_WORKSPACE: workspace, GATEWAY_IMAGES_RECOVERY_DIR: recovery },
+      env: {
+        PATH: process.env.PATH ?? '',
+        GATEWAY_IMAGES_BASE_URL: emu.url,
+        GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
+        GATEWAY_IMAGES_WORKSPACE: workspace,
+        GATEWAY_IMAGES_RECOVERY_DIR: recovery,
+      },
       stdio: ['pipe', 'pipe', 'ignore'],
     });
     const lines = createInterface({ input: child.stdout });
@@ -92,7 +98,10 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
       send({ id: 2, method: 'tools/call', params: { name: 'generate_image', arguments: { prompt: 'old client', model: 'aurora-1', size: '64x64' } } });
       const result = (await answer(2))?.result;
       assert.ok(result && !result.isError, JSON.stringify(result));
-      assert.deepEqual(result.content.map((c) => c.type), ['text', 'image']);
+      assert.deepEqual(
+        result.content.map((c) => c.type),
+        ['text', 'image'],
+      );
     } finally {
       child.kill();
     }
@@ -102,11 +111,16 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
     emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
     const before = await spent();
     await assert.rejects(
-      client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, { signal: AbortSignal.timeout(500) }),
+      client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, {
+        signal: AbortSignal.timeout(500),
+      }),
     );
     const end = Date.now() + 5_000;
     while (!paidRequests(emu).some((r) => r.clientAborted) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(paidRequests(emu).some((r) => r.clientAborted), 'the server did not abort the request');
+    assert.ok(
+      paidRequests(emu).some((r) => r.clientAborted),
+      'the server did not abort the request',
+    );
     assert.equal(paidRequests(emu).filter((r) => r.clientAborted).length, 1);
     assert.equal(await spent(), before + 4);
   });

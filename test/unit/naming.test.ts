@@ -32,10 +32,7 @@ describe('naming', () => {
     });
 
     it('transliterates the whole Russian alphabet', () => {
-      assert.equal(
-        slugify('абвгдеёжзийклмнопрстуфхцчшщъыьэюя', 200),
-        'abvgdeyozhziyklmnoprstufkhtschshshchyeyuya',
-      );
+      assert.equal(slugify('абвгдеёжзийклмнопрстуфхцчшщъыьэюя', 200), 'abvgdeyozhziyklmnoprstufkhtschshshchyeyuya');
     });
 
     it('strips Latin accents and drops other scripts', () => {

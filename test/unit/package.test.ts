@@ -10,7 +10,23 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const MAX_BYTES = 1024 * 1024;
-const COPIED = ['package.json', 'scripts', 'docs', 'package.nls.json', 'package.nls.ru.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'src', 'media', 'l10n', 'images'];
+const COPIED = [
+  'package.json',
+  'scripts',
+  'docs',
+  'package.nls.json',
+  'package.nls.ru.json',
+  '.vscodeignore',
+  'esbuild.mjs',
+  'tsconfig.json',
+  'README.md',
+  'CHANGELOG.md',
+  'LICENSE',
+  'src',
+  'media',
+  'l10n',
+  'images',
+];
 
 /** Paths inside the .vsix (zip) that may ship; everything else fails the test. */
 const ALLOWED: RegExp[] = [
@@ -89,7 +105,10 @@ describe('packaging: the .vsix', function () {
   it('contains nothing outside the allow-list (no sources, no source maps, no tests)', () => {
     const unexpected = entries.filter((e) => !ALLOWED.some((re) => re.test(e)));
     assert.deepEqual(unexpected, []);
-    assert.deepEqual(entries.filter((e) => /\.(ts|map)$/.test(e)), []);
+    assert.deepEqual(
+      entries.filter((e) => /\.(ts|map)$/.test(e)),
+      [],
+    );
   });
 
   it('contains everything that runs', () => {
@@ -120,8 +139,14 @@ describe('packaging: the .vsix', function () {
     }
     const lower = new Set(entries.map((e) => e.toLowerCase()));
     for (const file of required) assert.ok(lower.has(file.toLowerCase()), `${file} is missing from the .vsix`);
-    assert.ok(entries.some((e) => /^extension\/readme\.md$/i.test(e)), 'README is missing');
-    assert.ok(entries.some((e) => /^extension\/license/i.test(e)), 'LICENSE is missing');
+    assert.ok(
+      entries.some((e) => /^extension\/readme\.md$/i.test(e)),
+      'README is missing',
+    );
+    assert.ok(
+      entries.some((e) => /^extension\/license/i.test(e)),
+      'LICENSE is missing',
+    );
   });
 
   it('has one translation state: every host bundle requires dist/l10n.js and dist/plural.js, none inlines a copy', () => {
@@ -139,7 +164,10 @@ describe('packaging: the .vsix', function () {
   it('ships the README screenshots it shows, and no others', () => {
     const shown = readmeImages().map((p) => `extension/${p.replace(/^\.\//, '')}`);
     for (const image of shown) assert.ok(entries.includes(image), `${image} (shown by the README) is missing`);
-    assert.deepEqual(entries.filter((e) => e.startsWith('extension/docs/') && !shown.includes(e)), []);
+    assert.deepEqual(
+      entries.filter((e) => e.startsWith('extension/docs/') && !shown.includes(e)),
+      [],
+    );
   });
 
   it('is smaller than 1 MB', () => {

@@ -24,8 +24,23 @@ describe('baseUrl', () => {
     for (const [input, expected] of cases) assert.equal(normalizeBaseUrl(input), expected, input);
   });
   it('refuses http off loopback, other schemes, credentials, junk and empty', () => {
-    for (const input of ['http://gw.example', 'http://192.168.1.2', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io', 'ftp://gw.example', 'ws://localhost', 'https://user:pw@gw.example', 'gw.example', '', '   ']) {
-      assert.throws(() => normalizeBaseUrl(input), (e: unknown) => e instanceof ValidationError && e.field === 'baseUrl', input);
+    for (const input of [
+      'http://gw.example',
+      'http://192.168.1.2',
+      'http://localhost.evil.example',
+      'http://127.0.0.1.nip.io',
+      'ftp://gw.example',
+      'ws://localhost',
+      'https://user:pw@gw.example',
+      'gw.example',
+      '',
+      '   ',
+    ]) {
+      assert.throws(
+        () => normalizeBaseUrl(input),
+        (e: unknown) => e instanceof ValidationError && e.field === 'baseUrl',
+        input,
+      );
     }
   });
   it('isLoopbackHost', () => {
@@ -38,7 +53,8 @@ describe('outputPath', () => {
   const root = path.resolve('/work/ws');
   const resolve = (configured: string, trustedSource = false, workspaceFolder: string | null = root) =>
     resolveOutputDirectory({ configured, trustedSource, workspaceFolder: workspaceFolder ?? undefined });
-  const refuses = (fn: () => unknown, what: RegExp) => assert.throws(fn, (e: unknown) => e instanceof ValidationError && e.field === 'outputDirectory' && what.test(e.message));
+  const refuses = (fn: () => unknown, what: RegExp) =>
+    assert.throws(fn, (e: unknown) => e instanceof ValidationError && e.field === 'outputDirectory' && what.test(e.message));
 
   it('relative folders resolve inside the workspace', () => {
     assert.equal(resolve('generated-images'), path.join(root, 'generated-images'));

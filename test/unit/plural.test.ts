@@ -27,7 +27,10 @@ describe('plural forms', () => {
   it('Intl.PluralRules categories: Russian one/few/many, English one/other', () => {
     const ruCategories = [1, 2, 5, 11, 21, 22, 25, 0, 101, 111, 1.5].map((n) => pluralCategory(n, 'ru'));
     assert.deepEqual(ruCategories, ['one', 'few', 'many', 'many', 'one', 'few', 'many', 'many', 'one', 'many', 'other']);
-    assert.deepEqual([0, 1, 2, 21].map((n) => pluralCategory(n, 'en')), ['other', 'one', 'other', 'other']);
+    assert.deepEqual(
+      [0, 1, 2, 21].map((n) => pluralCategory(n, 'en')),
+      ['other', 'one', 'other', 'other'],
+    );
     assert.equal(pluralCategory(3, 'not a language tag!'), 'other');
   });
 
@@ -72,7 +75,9 @@ describe('plural forms', () => {
   });
 
   it('the bundles carry all four forms of every counted message, and no "(s)" message is left', () => {
-    const families = Object.keys(en).filter((k) => k.endsWith(' [few]')).map((k) => k.slice(0, -' [few]'.length));
+    const families = Object.keys(en)
+      .filter((k) => k.endsWith(' [few]'))
+      .map((k) => k.slice(0, -' [few]'.length));
     assert.ok(families.length >= 14, `only ${families.length} counted messages`);
     for (const other of families) {
       assert.ok(`${other} [many]` in en, `${other} has no [many] form`);

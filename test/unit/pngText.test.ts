@@ -37,7 +37,13 @@ function chunks(png: Buffer): Chunk[] {
 
 /** The decompressed image data (what a decoder inflates). */
 function pixels(png: Buffer): Buffer {
-  return inflateSync(Buffer.concat(chunks(png).filter((c) => c.type === 'IDAT').map((c) => c.data)));
+  return inflateSync(
+    Buffer.concat(
+      chunks(png)
+        .filter((c) => c.type === 'IDAT')
+        .map((c) => c.data),
+    ),
+  );
 }
 
 const KEY = 'gateway-images';
@@ -72,8 +78,14 @@ describe('pngText', () => {
 
     const changed = await readFile(file);
     const list = chunks(changed);
-    assert.deepEqual(list.map((c) => c.type), ['IHDR', 'IDAT', 'iTXt', 'IEND']);
-    assert.ok(list.every((c) => c.crcOk), 'every CRC is valid');
+    assert.deepEqual(
+      list.map((c) => c.type),
+      ['IHDR', 'IDAT', 'iTXt', 'IEND'],
+    );
+    assert.ok(
+      list.every((c) => c.crcOk),
+      'every CRC is valid',
+    );
     assert.ok(changed.subarray(changed.length - 12).equals(IEND_CHUNK), 'IEND is last');
     assert.ok(changed.subarray(0, original.length - 12).equals(original.subarray(0, original.length - 12)), 'the bytes before IEND are untouched');
     assert.ok(pixels(changed).equals(pixels(original)), 'the same pixels decode');
@@ -185,7 +197,7 @@ describe('pngText', () => {
   });
 
   describe('through the job service (provenance port)', () => {
-    it('on: each saved PNG holds its request; the pixels are the gateway\'s; off or absent: the file is untouched', async function () {
+    it("on: each saved PNG holds its request; the pixels are the gateway's; off or absent: the file is untouched", async function () {
       this.timeout(30_000);
       const emu = await startEmulator();
       const client = newClient(emu, DEMO_KEYS.unlimited);

@@ -26,7 +26,15 @@ describe('proxy support (createDispatcher)', function () {
   const clientVia = (settings: Omit<ProxySettings, 'timeoutMs'> & { timeoutMs?: number }, baseUrl = emu.url) => {
     const dispatcher = createDispatcher({ timeoutMs: 15_000, env: {}, ...settings });
     dispatchers.push(dispatcher);
-    return new GatewayClient({ baseUrl, getApiKey: () => DEMO_KEYS.unlimited, dispatcher, retryBaseDelayMs: 5, maxRetries: 0, freeTimeoutMs: 5_000, paidTimeoutMs: 15_000 });
+    return new GatewayClient({
+      baseUrl,
+      getApiKey: () => DEMO_KEYS.unlimited,
+      dispatcher,
+      retryBaseDelayMs: 5,
+      maxRetries: 0,
+      freeTimeoutMs: 5_000,
+      paidTimeoutMs: 15_000,
+    });
   };
 
   before(async () => {
@@ -144,7 +152,10 @@ describe('proxy support (createDispatcher)', function () {
     // paid for); what was cut off mid-image never counts as an image.
     assert.ok(sink.images.size < 2, 'the cut image was presented as complete');
     for (const png of sink.images.values()) {
-      assert.ok(png.subarray(-12, -8).equals(Buffer.alloc(4)) && png.toString('latin1', png.length - 8, png.length - 4) === 'IEND', 'a kept image is a whole PNG');
+      assert.ok(
+        png.subarray(-12, -8).equals(Buffer.alloc(4)) && png.toString('latin1', png.length - 8, png.length - 4) === 'IEND',
+        'a kept image is a whole PNG',
+      );
     }
   });
 
@@ -167,8 +178,27 @@ describe('proxy support (createDispatcher)', function () {
     before(function () {
       try {
         certDir = mkdtempSync(path.join(tmpdir(), 'gwi-proxy-cert-'));
-        execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-          '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem')], { stdio: 'ignore' });
+        execFileSync(
+          'openssl',
+          [
+            'req',
+            '-x509',
+            '-newkey',
+            'rsa:2048',
+            '-nodes',
+            '-days',
+            '1',
+            '-subj',
+            '/CN=127.0.0.1',
+            '-addext',
+            'subjectAltName=IP:127.0.0.1',
+            '-keyout',
+            path.join(certDir, 'key.pem'),
+            '-out',
+            path.join(certDir, 'cert.pem'),
+          ],
+          { stdio: 'ignore' },
+        );
       } catch {
         this.skip(); // no openssl: these cases cannot run here
       }

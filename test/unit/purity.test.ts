@@ -57,7 +57,11 @@ describe('purity: no vscode in the core', () => {
     // @vscode/l10n is the exception: a plain library (no vscode API) that translates in plain Node too.
     const isVscode = (m: string) => m === 'vscode' || m.startsWith('vscode/') || (m.startsWith('@vscode/') && m !== '@vscode/l10n');
     const offenders = PURE.flatMap(sourceFiles).filter((file) => importedModules(readFileSync(file, 'utf8')).some(isVscode));
-    assert.deepEqual(offenders.map((f) => path.relative(ROOT, f)), [], `these files import vscode:\n${offenders.join('\n')}`);
+    assert.deepEqual(
+      offenders.map((f) => path.relative(ROOT, f)),
+      [],
+      `these files import vscode:\n${offenders.join('\n')}`,
+    );
   });
 
   it('relative imports stay inside the pure set (no reaching into commands, host or studio)', () => {

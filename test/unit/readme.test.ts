@@ -78,7 +78,17 @@ describe('README commands', () => {
   const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
   it('the parser finds npm commands in shell blocks and inline code, not in other code', () => {
-    const sample = ['```sh', 'npm ci', 'npm run demo -- --port 1', 'npm test   # all', '```', '```ts', "exec('npm run hidden')", '```', 'Run `npm run l10n` then.'].join('\n');
+    const sample = [
+      '```sh',
+      'npm ci',
+      'npm run demo -- --port 1',
+      'npm test   # all',
+      '```',
+      '```ts',
+      "exec('npm run hidden')",
+      '```',
+      'Run `npm run l10n` then.',
+    ].join('\n');
     assert.deepEqual(readmeCommands(sample), ['npm ci', 'npm run demo', 'npm run l10n', 'npm test']);
   });
 
@@ -117,7 +127,8 @@ describe('README commands', () => {
     const dir = copyRepo(['package.json', 'package.nls.json', 'package.nls.ru.json', 'l10n', 'scripts', 'src']);
     try {
       execFileSync(NPM, ['run', '--silent', 'l10n'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
-      for (const file of files) assert.equal(readFileSync(path.join(dir, file), 'utf8'), readFileSync(path.join(ROOT, file), 'utf8'), `npm run l10n changed ${file}`);
+      for (const file of files)
+        assert.equal(readFileSync(path.join(dir, file), 'utf8'), readFileSync(path.join(ROOT, file), 'utf8'), `npm run l10n changed ${file}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

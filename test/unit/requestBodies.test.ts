@@ -5,13 +5,7 @@ import { appendFile, mkdtemp, open, rm, truncate, unlink, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ValidationError } from '../../src/core/errors';
-import {
-  base64Chunks,
-  jsonBodyWithReferences,
-  multipartEditBody,
-  type ReferenceFile,
-  ReferenceFileChangedError,
-} from '../../src/core/requestBodies';
+import { base64Chunks, jsonBodyWithReferences, multipartEditBody, type ReferenceFile, ReferenceFileChangedError } from '../../src/core/requestBodies';
 
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -269,7 +263,12 @@ describe('requestBodies', function () {
     });
 
     it('rejects when a file grows or shrinks while it is streamed (multipart and JSON)', async () => {
-      for (const [change, kind] of [['grow', 'multipart'], ['shrink', 'multipart'], ['grow', 'json'], ['shrink', 'json']] as const) {
+      for (const [change, kind] of [
+        ['grow', 'multipart'],
+        ['shrink', 'multipart'],
+        ['grow', 'json'],
+        ['shrink', 'json'],
+      ] as const) {
         const path = join(dir, `changing-${change}-${kind}.png`);
         const data = randomBytes(2 * 1024 * 1024);
         await writeFile(path, data);

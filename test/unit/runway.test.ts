@@ -21,10 +21,20 @@ describe('runway projection', () => {
   });
 
   it('says whether a budget runs out before its reset (reset_at)', () => {
-    const soon = projectRunway({ budget: 20, key: { budget: { remaining: 20, initial: 100, reset_interval: 'weekly', reset_at: new Date(now.getTime() + 5 * DAY).toISOString() } }, stats: { avg_daily_spend: 10 }, now })!;
+    const soon = projectRunway({
+      budget: 20,
+      key: { budget: { remaining: 20, initial: 100, reset_interval: 'weekly', reset_at: new Date(now.getTime() + 5 * DAY).toISOString() } },
+      stats: { avg_daily_spend: 10 },
+      now,
+    })!;
     assert.equal(soon.budget!.daysLeft, 2);
     assert.equal(soon.budget!.runsOutBeforeReset, true);
-    const late = projectRunway({ budget: 80, key: { budget: { remaining: 80, initial: 100, reset_at: new Date(now.getTime() + 5 * DAY).toISOString() } }, stats: { avg_daily_spend: 10 }, now })!;
+    const late = projectRunway({
+      budget: 80,
+      key: { budget: { remaining: 80, initial: 100, reset_at: new Date(now.getTime() + 5 * DAY).toISOString() } },
+      stats: { avg_daily_spend: 10 },
+      now,
+    })!;
     assert.equal(late.budget!.runsOutBeforeReset, false);
   });
 
@@ -41,7 +51,16 @@ describe('runway projection', () => {
   });
 
   it('describes it for people', () => {
-    const lines = describeRunway(projectRunway({ balance: 125, budget: 20, key: { budget: { remaining: 20, initial: 100, reset_at: new Date(now.getTime() + 5 * DAY).toISOString() } }, stats: { avg_daily_spend: 10 }, now }), 'en');
+    const lines = describeRunway(
+      projectRunway({
+        balance: 125,
+        budget: 20,
+        key: { budget: { remaining: 20, initial: 100, reset_at: new Date(now.getTime() + 5 * DAY).toISOString() } },
+        stats: { avg_daily_spend: 10 },
+        now,
+      }),
+      'en',
+    );
     assert.equal(lines.length, 3);
     assert.match(lines[0]!, /^Balance lasts ≈ 13 days at/);
     assert.match(lines[1]!, /^Budget lasts ≈ 2 days/);

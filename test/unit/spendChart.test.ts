@@ -36,7 +36,13 @@ describe('spend chart', () => {
   });
 
   it('draws one bar per day with spend, labelled axes and theme colours', () => {
-    const series = dailySpend([{ createdAt: at(0), costRub: 4 }, { createdAt: at(5), costRub: 2 }], now);
+    const series = dailySpend(
+      [
+        { createdAt: at(0), costRub: 4 },
+        { createdAt: at(5), costRub: 2 },
+      ],
+      now,
+    );
     const svg = spendChartSvg(series, 'en');
     assert.equal((svg.match(/<rect /g) ?? []).length, 2);
     assert.match(svg, /var\(--vscode-charts-blue/);

@@ -26,7 +26,10 @@ describe('studio: errors on a blank form', () => {
 
   it('editing the prompt shows the prompt’s error only while the model is untouched', () => {
     const result = evaluate({ ...blank, prompt: '   ' }, { edited: ['prompt'], submitted: false });
-    assert.deepEqual(result.issues.map((i) => i.field), ['prompt']);
+    assert.deepEqual(
+      result.issues.map((i) => i.field),
+      ['prompt'],
+    );
     assert.equal(result.hint, undefined, 'no hint next to a shown error');
     assert.ok(result.hiddenIssues >= 1);
   });
@@ -48,7 +51,10 @@ describe('studio: errors on a blank form', () => {
 
   it('a bad value typed into an option field shows at once (it was edited)', () => {
     const form = { ...blank, model: 'aurora-1', prompt: 'x', seed: 'abc' };
-    assert.deepEqual(evaluate(form, { edited: ['seed'], submitted: false }).issues.map((i) => i.field), ['seed']);
+    assert.deepEqual(
+      evaluate(form, { edited: ['seed'], submitted: false }).issues.map((i) => i.field),
+      ['seed'],
+    );
     // …but not when it came from somewhere else (a restored or regenerated form) and nobody touched it.
     assert.deepEqual(evaluate(form, untouched).issues, []);
   });

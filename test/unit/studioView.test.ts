@@ -35,12 +35,30 @@ describe('studio view: toRequest (the page’s form as a request)', () => {
   });
 
   it('passes the optional text fields on, trimmed', () => {
-    const request = toRequest(form({ resolution: ' 2K ', aspect_ratio: '16:9', background: 'opaque', quality: 'high', output_format: 'webp', size: '1024x1024' }));
-    assert.deepEqual(request, { model: 'test-model', prompt: 'A kite', n: 1, resolution: '2K', aspect_ratio: '16:9', background: 'opaque', quality: 'high', output_format: 'webp', size: '1024x1024' });
+    const request = toRequest(
+      form({ resolution: ' 2K ', aspect_ratio: '16:9', background: 'opaque', quality: 'high', output_format: 'webp', size: '1024x1024' }),
+    );
+    assert.deepEqual(request, {
+      model: 'test-model',
+      prompt: 'A kite',
+      n: 1,
+      resolution: '2K',
+      aspect_ratio: '16:9',
+      background: 'opaque',
+      quality: 'high',
+      output_format: 'webp',
+      size: '1024x1024',
+    });
   });
 
   it('whole numbers for seed and compression become numbers; anything else stays text so validation names it', () => {
-    assert.deepEqual(toRequest(form({ seed: ' 42 ', output_compression: '-5' })), { model: 'test-model', prompt: 'A kite', n: 1, seed: 42, output_compression: -5 });
+    assert.deepEqual(toRequest(form({ seed: ' 42 ', output_compression: '-5' })), {
+      model: 'test-model',
+      prompt: 'A kite',
+      n: 1,
+      seed: 42,
+      output_compression: -5,
+    });
     const typo = toRequest(form({ seed: '4.2', output_compression: '80%' }));
     assert.equal(typo.seed, '4.2' as unknown as number);
     assert.equal(typo.output_compression, '80%' as unknown as number);
@@ -62,7 +80,15 @@ describe('studio view: toRequest (the page’s form as a request)', () => {
   });
 
   it('toFormValues and toRequest round-trip a past request; a bad n becomes 1', () => {
-    const past = { model: 'test-model', prompt: 'A kite', n: 2, resolution: '2K', seed: 7, output_compression: 50, params: { steps: 30, raw: false, style: 'vivid' } };
+    const past = {
+      model: 'test-model',
+      prompt: 'A kite',
+      n: 2,
+      resolution: '2K',
+      seed: 7,
+      output_compression: 50,
+      params: { steps: 30, raw: false, style: 'vivid' },
+    };
     assert.deepEqual(toRequest(toFormValues(past, [])), past);
     assert.equal(toFormValues({ ...past, n: 0 }, []).n, 1);
     assert.equal(toFormValues({ ...past, n: 11 }, []).n, 1);
@@ -79,7 +105,10 @@ describe('studio view: evaluateForm (issues and the estimate)', () => {
     assert.equal(result.type, 'evaluation');
     assert.equal(result.requestId, 7);
     assert.equal(result.estimate, undefined);
-    assert.ok(result.issues.some((i) => i.field === 'model'), JSON.stringify(result.issues));
+    assert.ok(
+      result.issues.some((i) => i.field === 'model'),
+      JSON.stringify(result.issues),
+    );
   });
 
   it('the estimate: reservation max × n, expected min..max × n, funds after the reservation', () => {
@@ -121,6 +150,9 @@ describe('studio view: evaluateForm (issues and the estimate)', () => {
     const fields = result.issues.map((i) => i.field);
     assert.ok(fields.includes('n'), fields.join());
     assert.ok(fields.includes('resolution'), fields.join());
-    assert.ok(fields.some((f) => f.startsWith('input_references') || f === 'images' || f === 'references'), fields.join());
+    assert.ok(
+      fields.some((f) => f.startsWith('input_references') || f === 'images' || f === 'references'),
+      fields.join(),
+    );
   });
 });

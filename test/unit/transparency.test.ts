@@ -32,6 +32,9 @@ describe('transparency', () => {
   it('is part of request validation', () => {
     const model = testModel({ id: 'clear', supported_background: ['auto', 'transparent'], supported_output_formats: ['png', 'jpeg'] });
     const issues = collectIssues({ model: 'clear', prompt: 'a logo', background: 'transparent', output_format: 'jpeg' }, { models: [model] });
-    assert.deepEqual(issues.map((i) => i.field), ['output_format']);
+    assert.deepEqual(
+      issues.map((i) => i.field),
+      ['output_format'],
+    );
   });
 });

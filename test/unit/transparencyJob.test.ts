@@ -41,7 +41,10 @@ describe('transparency through the job service', () => {
 
   const run = (request: Partial<GenerationRequest>, out: string) => {
     const rig = newService(client, models, path.join(dir, 'recovery'), { api: async () => api });
-    const job = { request: { model: 'prism-2', prompt: 'a logo', size: SMALL, ...request }, output: { directory: path.join(dir, out), pattern: 'img-{index}' } };
+    const job = {
+      request: { model: 'prism-2', prompt: 'a logo', size: SMALL, ...request },
+      output: { directory: path.join(dir, out), pattern: 'img-{index}' },
+    };
     return { rig, result: rig.service.run(job) };
   };
 
@@ -69,7 +72,10 @@ describe('transparency through the job service', () => {
     assert.deepEqual(opaque, files);
     assert.ok(existsSync(files[0]!));
     assert.equal((await readImageHeaderFile(files[0]!))?.alpha, false);
-    assert.deepEqual(rig.events.find((e) => e.type === 'opaque-result'), { type: 'opaque-result', files });
+    assert.deepEqual(
+      rig.events.find((e) => e.type === 'opaque-result'),
+      { type: 'opaque-result', files },
+    );
   });
 
   it('does not judge requests that did not ask for transparency', async () => {

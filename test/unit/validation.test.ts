@@ -8,7 +8,20 @@ import { ValidationError } from '../../src/core/errors';
 import type { GenerationRequest, ImageModel } from '../../src/core/types';
 import { collectIssues, validateRequest } from '../../src/core/validation';
 import type { ImageJob } from '../../src/jobs/jobTypes';
-import { caught, newClient, newService, paidRequests, removeDir, type RunningEmulator, type ServiceRig, SMALL, startEmulator, tempDir, TINY_PNG, writePng } from './support/gateway';
+import {
+  caught,
+  newClient,
+  newService,
+  paidRequests,
+  removeDir,
+  type RunningEmulator,
+  type ServiceRig,
+  SMALL,
+  startEmulator,
+  tempDir,
+  TINY_PNG,
+  writePng,
+} from './support/gateway';
 
 interface Case {
   name: string;
@@ -46,10 +59,21 @@ const INVALID: Case[] = [
   { name: 'n as a string', request: { n: '2' as unknown as number }, field: 'n' },
   // capability fields
   { name: 'resolution not supported', request: { size: undefined, resolution: '4K' }, field: 'resolution', allowed: ['1K', '2K'] },
-  { name: 'aspect_ratio not supported', request: { size: undefined, aspect_ratio: '21:9' }, field: 'aspect_ratio', allowed: ['1:1', '16:9', '9:16', '4:3', '3:4'] },
+  {
+    name: 'aspect_ratio not supported',
+    request: { size: undefined, aspect_ratio: '21:9' },
+    field: 'aspect_ratio',
+    allowed: ['1:1', '16:9', '9:16', '4:3', '3:4'],
+  },
   { name: 'aspect_ratio with a slash', request: { size: undefined, aspect_ratio: '16/9' }, field: 'aspect_ratio' },
   { name: 'background not supported', request: { background: 'transparent' }, field: 'background', allowed: ['auto', 'opaque'] },
-  { name: 'transparent background in JPEG', request: { model: 'prism-2', background: 'transparent', output_format: 'jpeg' }, field: 'output_format', allowed: ['png', 'webp'], says: /alpha/ },
+  {
+    name: 'transparent background in JPEG',
+    request: { model: 'prism-2', background: 'transparent', output_format: 'jpeg' },
+    field: 'output_format',
+    allowed: ['png', 'webp'],
+    says: /alpha/,
+  },
   { name: 'background on a model that supports only auto', request: { model: 'sketch-mini', background: 'opaque' }, field: 'background', allowed: ['auto'] },
   // size
   { name: 'size with a Cyrillic х', request: { size: '1024х1024' }, field: 'size', says: /write "1024x1024"/ },
@@ -68,7 +92,12 @@ const INVALID: Case[] = [
   { name: 'quality unknown', request: { quality: 'ultra' }, field: 'quality', allowed: ['low', 'medium', 'high', 'auto'] },
   { name: 'output_format gif', request: { output_format: 'gif' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
   { name: 'output_format jpg', request: { output_format: 'jpg' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
-  { name: 'output_format JPG (a case change does not make it jpeg)', request: { output_format: 'JPG' }, field: 'output_format', allowed: ['png', 'jpeg', 'webp', 'svg'] },
+  {
+    name: 'output_format JPG (a case change does not make it jpeg)',
+    request: { output_format: 'JPG' },
+    field: 'output_format',
+    allowed: ['png', 'jpeg', 'webp', 'svg'],
+  },
   { name: 'seed as text', request: { seed: 'abc' as unknown as number }, field: 'seed' },
   { name: 'seed fractional', request: { seed: 1.25 }, field: 'seed' },
   { name: 'seed beyond safe integers', request: { seed: 2 ** 60 }, field: 'seed' },
@@ -76,11 +105,27 @@ const INVALID: Case[] = [
   { name: 'output_compression -1', request: { output_compression: -1 }, field: 'output_compression' },
   { name: 'output_compression fractional', request: { output_compression: 50.5 }, field: 'output_compression' },
   // provider parameters
-  { name: 'passthrough not allowed for the model', request: { params: { moderation: 'low' } }, field: 'moderation', says: /accepts no provider-specific parameters/ },
-  { name: 'unknown passthrough on a model that allows others', request: { model: 'prism-2', params: { style: 'vivid' } }, field: 'style', allowed: ['moderation'] },
+  {
+    name: 'passthrough not allowed for the model',
+    request: { params: { moderation: 'low' } },
+    field: 'moderation',
+    says: /accepts no provider-specific parameters/,
+  },
+  {
+    name: 'unknown passthrough on a model that allows others',
+    request: { model: 'prism-2', params: { style: 'vivid' } },
+    field: 'style',
+    allowed: ['moderation'],
+  },
   { name: 'standard field smuggled as a provider parameter', request: { params: { n: 3 } }, field: 'n', says: /standard parameter/ },
   // references
-  { name: 'references on a model without editing (files)', request: { model: 'sketch-mini' }, references: ['png'], field: 'input_references', says: /does not support editing/ },
+  {
+    name: 'references on a model without editing (files)',
+    request: { model: 'sketch-mini' },
+    references: ['png'],
+    field: 'input_references',
+    says: /does not support editing/,
+  },
   { name: 'references on a model without editing (URLs)', request: { model: 'sketch-mini', input_references: [ref()] }, field: 'input_references' },
   { name: 'too many reference files', request: {}, references: ['png', 'png'], field: 'input_references', says: /at most 1 reference image; got 2/ },
   { name: 'too many reference URLs', request: { model: 'lumen-xl', input_references: [ref(), ref(), ref()] }, field: 'input_references', says: /at most 2/ },
@@ -206,11 +251,21 @@ describe('validation matrix', function () {
   describe('unambiguous input is normalised, sent normalised, and the user is told', () => {
     afterEach(() => emu.state.reset());
     const CASES: { name: string; request: Record<string, unknown>; sent: Record<string, unknown>; notes: RegExp[] }[] = [
-      { name: '1024X1024 → 1024x1024', request: { size: '1024X1024' }, sent: { size: '1024x1024' }, notes: [/"size" was changed from "1024X1024" to "1024x1024"/] },
+      {
+        name: '1024X1024 → 1024x1024',
+        request: { size: '1024X1024' },
+        sent: { size: '1024x1024' },
+        notes: [/"size" was changed from "1024X1024" to "1024x1024"/],
+      },
       { name: '2k → 2K', request: { size: '2k' }, sent: { size: '2K' }, notes: [/"size" was changed from "2k" to "2K"/] },
       { name: 'model id with spaces around it', request: { model: '  aurora-1 \n' }, sent: { model: 'aurora-1' }, notes: [/"model" was changed/] },
       { name: 'resolution 1k → 1K (listed by the model)', request: { size: undefined, resolution: '1k' }, sent: { resolution: '1K' }, notes: [/"resolution"/] },
-      { name: 'quality High → high, output_format PNG → png', request: { quality: 'High', output_format: 'PNG' }, sent: { quality: 'high', output_format: 'png' }, notes: [/"quality"/, /"output_format"/] },
+      {
+        name: 'quality High → high, output_format PNG → png',
+        request: { quality: 'High', output_format: 'PNG' },
+        sent: { quality: 'high', output_format: 'png' },
+        notes: [/"quality"/, /"output_format"/],
+      },
     ];
     for (const c of CASES) {
       it(c.name, async () => {
@@ -262,7 +317,10 @@ describe('validation matrix', function () {
     });
     it('referenceCount overrides input_references', () => {
       const issues = collectIssues({ model: 'aurora-1', prompt: 'p' }, { models, referenceCount: 3 });
-      assert.deepEqual(issues.map((i) => i.field), ['input_references']);
+      assert.deepEqual(
+        issues.map((i) => i.field),
+        ['input_references'],
+      );
     });
     it('an empty catalog refuses every model', () => {
       assert.equal(collectIssues({ model: 'aurora-1', prompt: 'p' }, { models: [] })[0]?.field, 'model');

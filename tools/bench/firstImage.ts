@@ -44,7 +44,7 @@ export async function firstImageLimitRow(task: WorkerTask, started: () => number
       let quoteAt = -1;
       if (firstImageMs === undefined) {
         // Is there a quote ending a long run of non-quote characters in this chunk?
-        for (let from = 0; ; ) {
+        for (let from = 0; ;) {
           const q = buf.indexOf(0x22, from);
           if (q === -1) {
             run += buf.length - from;
@@ -58,7 +58,7 @@ export async function firstImageLimitRow(task: WorkerTask, started: () => number
           from = q + 1;
         }
       }
-      for (let off = 0; off < buf.length; ) {
+      for (let off = 0; off < buf.length;) {
         const n = buf.copy(staging, filled, off);
         filled += n;
         off += n;
@@ -102,12 +102,24 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
       for (const kind of ['first-limit', 'first-extension'] as const) {
         const workDir = path.join(ctx.tmp, `${kind}-${run}`);
         ctx.takeExpected();
-        const result = await ctx.runWorker({ kind, baseUrl: ctx.emulator.url, apiKey: ctx.emulator.keys.unlimited, workDir, model: 'prism-2', prompt: 'benchmark: first image', n: IMAGES, size: '256x256' });
+        const result = await ctx.runWorker({
+          kind,
+          baseUrl: ctx.emulator.url,
+          apiKey: ctx.emulator.keys.unlimited,
+          workDir,
+          model: 'prism-2',
+          prompt: 'benchmark: first image',
+          n: IMAGES,
+          size: '256x256',
+        });
         const expected = ctx.takeExpected();
-        if (kind === 'first-extension' && result.ok && (result.sha256?.length !== IMAGES || result.sha256.some((h, i) => h !== expected[i]))) wrong.push(`run ${run + 1}: saved images differ from the emulator's`);
+        if (kind === 'first-extension' && result.ok && (result.sha256?.length !== IMAGES || result.sha256.some((h, i) => h !== expected[i])))
+          wrong.push(`run ${run + 1}: saved images differ from the emulator's`);
         results[kind].push(result);
         await fs.rm(workDir, { recursive: true, force: true });
-        ctx.log(`  ${kind} ${IMAGES}x${imageMiB} MiB run ${run + 1}: ${runNote(result, (r) => `first image ${fmtMs(r.firstImageMs ?? NaN)}, all ${fmtS(r.wallMs)}`)}`);
+        ctx.log(
+          `  ${kind} ${IMAGES}x${imageMiB} MiB run ${run + 1}: ${runNote(result, (r) => `first image ${fmtMs(r.firstImageMs ?? NaN)}, all ${fmtS(r.wallMs)}`)}`,
+        );
       }
     }
   } finally {
@@ -120,7 +132,14 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
     const good = results[kind].filter((r) => r.ok && r.firstImageMs !== undefined);
     const label = kind === 'first-limit' ? 'limit (first base64 string ended, decoded, written)' : 'extension (first image-saved: in the output folder)';
     if (!good.length) {
-      lines.push(`${pad(label, 52)}FAILED: ${results[kind].find((r) => !r.ok)?.error?.split('\n')[0]!.slice(0, 100) ?? 'no first image'}`);
+      lines.push(
+        `${pad(label, 52)}FAILED: ${
+          results[kind]
+            .find((r) => !r.ok)
+            ?.error?.split('\n')[0]!
+            .slice(0, 100) ?? 'no first image'
+        }`,
+      );
       continue;
     }
     const first = median(good.map((r) => r.firstImageMs!));
@@ -133,10 +152,20 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
   const name = `first image of ${IMAGES}: extension − limit`;
   if (summary['first-limit'] !== undefined && summary['first-extension'] !== undefined) {
     const over = summary['first-extension'] - summary['first-limit'];
-    targets.push({ name, value: `${over >= 0 ? '+' : '−'}${Math.abs(over).toFixed(0)} ms`, target: `≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms`, pass: over <= TARGET_FIRST_IMAGE_OVER_LIMIT_MS });
+    targets.push({
+      name,
+      value: `${over >= 0 ? '+' : '−'}${Math.abs(over).toFixed(0)} ms`,
+      target: `≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms`,
+      pass: over <= TARGET_FIRST_IMAGE_OVER_LIMIT_MS,
+    });
   } else {
     targets.push({ name, value: 'failed', target: `≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms`, pass: false });
   }
-  targets.push({ name: `first image of ${IMAGES}: extension images correct`, value: wrong[0] ?? 'all images match', target: 'SHA-256 equal', pass: wrong.length === 0 && results['first-extension'].every((r) => r.ok) });
+  targets.push({
+    name: `first image of ${IMAGES}: extension images correct`,
+    value: wrong[0] ?? 'all images match',
+    target: 'SHA-256 equal',
+    pass: wrong.length === 0 && results['first-extension'].every((r) => r.ok),
+  });
   return { lines, targets, json: { imageMiB, summary, results } };
 }

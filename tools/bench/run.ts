@@ -94,7 +94,15 @@ function runWorker(task: WorkerTask, timeoutMs = 180_000): Promise<WorkerResult>
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       resolve(
-        result ?? { ok: false, error: `worker exited (${signal ?? code}) without a result`, wallMs: 0, idleRssMb: 0, peakRssMb: 0, maxLoopDelayMs: 0, probeLagMs: 0 },
+        result ?? {
+          ok: false,
+          error: `worker exited (${signal ?? code}) without a result`,
+          wallMs: 0,
+          idleRssMb: 0,
+          peakRssMb: 0,
+          maxLoopDelayMs: 0,
+          probeLagMs: 0,
+        },
       );
     });
   });
@@ -170,7 +178,14 @@ const NAIVE_LABEL = 'naive (json() + Buffer.from + writeFile)';
 const LIMIT_LABEL = 'limit (drain + decode + write, no parsing)';
 const EXTENSION_LABEL = 'extension (ImageJobService.run, streaming)';
 
-async function generationScenario(emulator: RunningEmulator, tmp: string, images: number, imageMiB: number, runs: number, naiveRuns: number): Promise<GenerationScenario> {
+async function generationScenario(
+  emulator: RunningEmulator,
+  tmp: string,
+  images: number,
+  imageMiB: number,
+  runs: number,
+  naiveRuns: number,
+): Promise<GenerationScenario> {
   const imageBytes = imageMiB * MiB;
   emulator.state.clearFaults();
   emulator.state.armFault({ fault: 'large', times: -1, imageBytes });
@@ -201,7 +216,9 @@ async function generationScenario(emulator: RunningEmulator, tmp: string, images
         checks[kind].push(result.ok ? compareHashes(result, expected) : undefined);
       }
       rmSync(workDir, { recursive: true, force: true });
-      process.stderr.write(`  ${kind} ${images}x${imageMiB} MiB run ${run + 1}: ${result.ok ? `${(result.wallMs / 1000).toFixed(2)} s, peak ${result.peakRssMb.toFixed(0)} MB` : `failed: ${result.error?.slice(0, 100)}`}\n`);
+      process.stderr.write(
+        `  ${kind} ${images}x${imageMiB} MiB run ${run + 1}: ${result.ok ? `${(result.wallMs / 1000).toFixed(2)} s, peak ${result.peakRssMb.toFixed(0)} MB` : `failed: ${result.error?.slice(0, 100)}`}\n`,
+      );
     }
   }
   const bodyBytes = images * 4 * Math.ceil(imageBytes / 3);
@@ -224,7 +241,7 @@ async function makeReference(file: string, size: number): Promise<void> {
   const handle = await fs.open(file, 'w');
   try {
     await handle.write(head);
-    for (let left = size - head.length; left > 0; ) {
+    for (let left = size - head.length; left > 0;) {
       const n = Math.min(left, 4 * MiB);
       await handle.write(randomBytes(n));
       left -= n;
@@ -272,7 +289,9 @@ async function uploadScenario(emulator: RunningEmulator, tmp: string, runs: numb
       }
       results.push(result);
       rmSync(workDir, { recursive: true, force: true });
-      process.stderr.write(`  upload ${transport} run ${run + 1}: ${result.ok ? `${(result.wallMs / 1000).toFixed(2)} s, +${(result.peakRssMb - result.idleRssMb).toFixed(0)} MB` : `failed: ${result.error}`}\n`);
+      process.stderr.write(
+        `  upload ${transport} run ${run + 1}: ${result.ok ? `${(result.wallMs / 1000).toFixed(2)} s, +${(result.peakRssMb - result.idleRssMb).toFixed(0)} MB` : `failed: ${result.error}`}\n`,
+      );
     }
     const label = transport === 'input_references' ? 'generateWithReferences (JSON, data: URLs from disk)' : 'edit (multipart from disk)';
     const stats = summarise(label, results, []);
@@ -293,7 +312,8 @@ interface BundleInfo {
 
 function productionBundle(): BundleInfo {
   const build = spawnSync(process.execPath, ['esbuild.mjs', '--production'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) return { ok: false, error: (build.stderr || build.stdout || `exit ${build.status}`).trim().slice(0, 500), files: {}, activationBytes: 0 };
+  if (build.status !== 0)
+    return { ok: false, error: (build.stderr || build.stdout || `exit ${build.status}`).trim().slice(0, 500), files: {}, activationBytes: 0 };
   const files: Record<string, number> = {};
   for (const name of readdirSync(path.join(ROOT, 'dist'))) {
     if (name.endsWith('.js')) files[name] = statSync(path.join(ROOT, 'dist', name)).size;
@@ -310,7 +330,13 @@ function packageVsixRow(tmp: string): { ok: boolean; bytes?: number; error?: str
   try {
     packageVsix({ out, timeoutMs: 120_000 });
   } catch (error) {
-    return { ok: false, error: String(error instanceof Error ? error.message : error).split('\n').slice(-3).join(' | ') };
+    return {
+      ok: false,
+      error: String(error instanceof Error ? error.message : error)
+        .split('\n')
+        .slice(-3)
+        .join(' | '),
+    };
   }
   return existsSync(out) ? { ok: true, bytes: statSync(out).size } : { ok: false, error: 'no .vsix was written' };
 }
@@ -350,7 +376,9 @@ const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 function generationTable(s: GenerationScenario, runs: number): string[] {
   const lines: string[] = [];
   const limit = s.rows.limit;
-  lines.push(`${pad(s.title, 50)}${lpad('wall', 9)}${lpad('CPU', 9)}${lpad('peak RSS', 10)}${lpad('idle RSS', 10)}${lpad('RSS-limit', 11)}${lpad('max loop delay (p99)', 22)}${lpad('probe lag (own)', 17)}${lpad('CPU wait', 10)}${lpad('wall/limit', 12)}`);
+  lines.push(
+    `${pad(s.title, 50)}${lpad('wall', 9)}${lpad('CPU', 9)}${lpad('peak RSS', 10)}${lpad('idle RSS', 10)}${lpad('RSS-limit', 11)}${lpad('max loop delay (p99)', 22)}${lpad('probe lag (own)', 17)}${lpad('CPU wait', 10)}${lpad('wall/limit', 12)}`,
+  );
   for (const row of [s.rows.limit, s.rows.naive, s.rows.extension]) {
     const n = `${row.runs.length} run${row.runs.length === 1 ? '' : 's'}`;
     if (!row.ok && row.runs.every((r) => !r.ok)) {
@@ -373,7 +401,9 @@ function generationTable(s: GenerationScenario, runs: number): string[] {
     if (!row.ok) line += `   (${row.runs.filter((r) => !r.ok).length} of ${row.runs.length} runs failed: ${row.error?.slice(0, 80)})`;
     lines.push(line);
   }
-  lines.push(`  (median of ${runs} runs per row; the naive row ran ${s.rows.naive.runs.length} time(s). Peak RSS: the row's process only (VmHWM reset at idle).`);
+  lines.push(
+    `  (median of ${runs} runs per row; the naive row ran ${s.rows.naive.runs.length} time(s). Peak RSS: the row's process only (VmHWM reset at idle).`,
+  );
   lines.push("   CPU: user+system time of the row's process. Loop delay: monitorEventLoopDelay({resolution: 10}), so ~10-11 ms is the floor.");
   lines.push('   Probe lag: a setInterval(5 ms) probe; (own) = minus the time its main thread was runnable but waiting for a CPU (schedstat),');
   lines.push('   CPU wait = that waiting in total: the share of the delays a loaded machine adds, not the row.)');
@@ -406,7 +436,15 @@ async function main(): Promise<void> {
     // The naive row cannot succeed above ~512 MiB of text: one run shows how it fails.
     const huge = await generationScenario(emulator, tmp, ...sizes.huge, Math.min(args.runs, 2), 1);
     const uploads = await uploadScenario(emulator, tmp, args.runs, sizes.uploadBytes);
-    const context: BenchContext = { emulator, tmp, runs: args.runs, quick: args.quick, runWorker, takeExpected, log: (line) => process.stderr.write(`${line}\n`) };
+    const context: BenchContext = {
+      emulator,
+      tmp,
+      runs: args.runs,
+      quick: args.quick,
+      runWorker,
+      takeExpected,
+      log: (line) => process.stderr.write(`${line}\n`),
+    };
     const newer: ScenarioReport[] = [];
     for (const scenario of [uploadLimitScenario, firstImageScenario, concurrentScenario]) newer.push(await scenario(context));
     await emulator.close();
@@ -437,31 +475,75 @@ async function main(): Promise<void> {
       const limit = s.rows.limit;
       const tag = `${s.images} x ${s.imageBytes / MiB} MiB`;
       if (ext.ok && limit.ok) {
-        targets.push({ name: `[${tag}] extension wall / limit`, value: (ext.wallMs / limit.wallMs).toFixed(2), target: `≤ ${TARGET_WALL_RATIO}`, pass: ext.wallMs <= TARGET_WALL_RATIO * limit.wallMs });
-        targets.push({ name: `[${tag}] extension peak RSS − limit peak RSS`, value: fmtDelta(ext.peakRssMb - limit.peakRssMb), target: `≤ +${TARGET_RSS_OVER_LIMIT_MB} MB`, pass: ext.peakRssMb - limit.peakRssMb <= TARGET_RSS_OVER_LIMIT_MB });
-        targets.push({ name: `[${tag}] extension max event-loop delay`, value: `${ext.maxLoopDelayMs.toFixed(0)} ms (limit row ${limit.maxLoopDelayMs.toFixed(0)})`, target: `≤ ${TARGET_LOOP_DELAY_MS} ms`, pass: ext.maxLoopDelayMs <= TARGET_LOOP_DELAY_MS });
+        targets.push({
+          name: `[${tag}] extension wall / limit`,
+          value: (ext.wallMs / limit.wallMs).toFixed(2),
+          target: `≤ ${TARGET_WALL_RATIO}`,
+          pass: ext.wallMs <= TARGET_WALL_RATIO * limit.wallMs,
+        });
+        targets.push({
+          name: `[${tag}] extension peak RSS − limit peak RSS`,
+          value: fmtDelta(ext.peakRssMb - limit.peakRssMb),
+          target: `≤ +${TARGET_RSS_OVER_LIMIT_MB} MB`,
+          pass: ext.peakRssMb - limit.peakRssMb <= TARGET_RSS_OVER_LIMIT_MB,
+        });
+        targets.push({
+          name: `[${tag}] extension max event-loop delay`,
+          value: `${ext.maxLoopDelayMs.toFixed(0)} ms (limit row ${limit.maxLoopDelayMs.toFixed(0)})`,
+          target: `≤ ${TARGET_LOOP_DELAY_MS} ms`,
+          pass: ext.maxLoopDelayMs <= TARGET_LOOP_DELAY_MS,
+        });
         if (ext.selfLagMs !== undefined) {
-          targets.push({ name: `[${tag}]   info: own loop delay, CPU waits removed`, value: `${Math.max(0, ext.selfLagMs).toFixed(0)} ms (+5 ms probe)`, target: `(≤ ${TARGET_LOOP_DELAY_MS} ms)`, pass: undefined });
+          targets.push({
+            name: `[${tag}]   info: own loop delay, CPU waits removed`,
+            value: `${Math.max(0, ext.selfLagMs).toFixed(0)} ms (+5 ms probe)`,
+            target: `(≤ ${TARGET_LOOP_DELAY_MS} ms)`,
+            pass: undefined,
+          });
         }
       } else {
         targets.push({ name: `[${tag}] extension row`, value: ext.error ?? limit.error ?? 'failed', target: 'succeeds', pass: false });
       }
       if (s === huge) {
-        targets.push({ name: `[${tag}] ${(s.bodyBytes / 1e6).toFixed(0)} MB response saved correctly`, value: ext.ok && ext.verified ? 'all images match' : ext.verifyNote ?? ext.error ?? 'not verified', target: 'SHA-256 equal', pass: ext.ok && ext.verified === true });
+        targets.push({
+          name: `[${tag}] ${(s.bodyBytes / 1e6).toFixed(0)} MB response saved correctly`,
+          value: ext.ok && ext.verified ? 'all images match' : (ext.verifyNote ?? ext.error ?? 'not verified'),
+          target: 'SHA-256 equal',
+          pass: ext.ok && ext.verified === true,
+        });
       } else {
-        targets.push({ name: `[${tag}] extension images correct`, value: ext.ok && ext.verified ? 'all images match' : ext.verifyNote ?? ext.error ?? 'not verified', target: 'SHA-256 equal', pass: ext.ok && ext.verified === true });
+        targets.push({
+          name: `[${tag}] extension images correct`,
+          value: ext.ok && ext.verified ? 'all images match' : (ext.verifyNote ?? ext.error ?? 'not verified'),
+          target: 'SHA-256 equal',
+          pass: ext.ok && ext.verified === true,
+        });
       }
     }
 
-    lines.push(`${pad(uploads.title, 56)}${lpad('wall', 9)}${lpad('idle RSS', 10)}${lpad('peak RSS', 11)}${lpad('peak−idle', 11)}${lpad('max loop delay', 16)}`);
+    lines.push(
+      `${pad(uploads.title, 56)}${lpad('wall', 9)}${lpad('idle RSS', 10)}${lpad('peak RSS', 11)}${lpad('peak−idle', 11)}${lpad('max loop delay', 16)}`,
+    );
     for (const row of uploads.rows) {
       if (!row.ok && row.runs.every((r) => !r.ok)) {
         lines.push(`${pad(row.label, 56)}FAILED: ${row.error?.split('\n')[0]!.slice(0, 120)}`);
         targets.push({ name: `upload ${row.transport}: peak RSS − idle`, value: 'failed', target: `≤ ${TARGET_UPLOAD_RSS_MB} MB`, pass: false });
         continue;
       }
-      lines.push(pad(row.label, 56) + lpad(fmtS(row.wallMs), 9) + lpad(fmtMb(row.idleRssMb), 10) + lpad(fmtMb(row.peakRssMb), 11) + lpad(fmtDelta(row.overIdleMb), 11) + lpad(`${row.maxLoopDelayMs.toFixed(0)} ms`, 16));
-      targets.push({ name: `upload ${row.transport}: peak RSS − idle`, value: fmtDelta(row.overIdleMb), target: `≤ ${TARGET_UPLOAD_RSS_MB} MB`, pass: row.ok && row.overIdleMb <= TARGET_UPLOAD_RSS_MB });
+      lines.push(
+        pad(row.label, 56) +
+          lpad(fmtS(row.wallMs), 9) +
+          lpad(fmtMb(row.idleRssMb), 10) +
+          lpad(fmtMb(row.peakRssMb), 11) +
+          lpad(fmtDelta(row.overIdleMb), 11) +
+          lpad(`${row.maxLoopDelayMs.toFixed(0)} ms`, 16),
+      );
+      targets.push({
+        name: `upload ${row.transport}: peak RSS − idle`,
+        value: fmtDelta(row.overIdleMb),
+        target: `≤ ${TARGET_UPLOAD_RSS_MB} MB`,
+        pass: row.ok && row.overIdleMb <= TARGET_UPLOAD_RSS_MB,
+      });
     }
     lines.push(`  (median of ${args.runs} runs; wall includes the emulator buffering, parsing and checking the upload)`, '');
     for (const report of newer) {
@@ -471,21 +553,41 @@ async function main(): Promise<void> {
 
     if (bundle) {
       if (bundle.ok) {
-        lines.push(`Bundles (node esbuild.mjs --production): ${Object.entries(bundle.files).map(([f, b]) => `${f} ${(b / 1000).toFixed(1)} KB`).join(', ')}`);
+        lines.push(
+          `Bundles (node esbuild.mjs --production): ${Object.entries(bundle.files)
+            .map(([f, b]) => `${f} ${(b / 1000).toFixed(1)} KB`)
+            .join(', ')}`,
+        );
         lines.push(`  loaded at activation: extension.js + errors.js = ${bundle.activationBytes} bytes (${(bundle.activationBytes / 1000).toFixed(1)} KB)`);
-        targets.push({ name: 'activation bundle (extension.js + errors.js)', value: `${(bundle.activationBytes / 1000).toFixed(1)} KB`, target: `≤ ${TARGET_BUNDLE_BYTES / 1000} KB`, pass: bundle.activationBytes <= TARGET_BUNDLE_BYTES });
+        targets.push({
+          name: 'activation bundle (extension.js + errors.js)',
+          value: `${(bundle.activationBytes / 1000).toFixed(1)} KB`,
+          target: `≤ ${TARGET_BUNDLE_BYTES / 1000} KB`,
+          pass: bundle.activationBytes <= TARGET_BUNDLE_BYTES,
+        });
       } else {
         lines.push(`Bundles: the production build failed: ${bundle.error}`);
         targets.push({ name: 'activation bundle', value: 'build failed', target: `≤ ${TARGET_BUNDLE_BYTES / 1000} KB`, pass: false });
       }
-      lines.push(vsix?.ok ? `.vsix (scripts/package-vsix.mjs, as npm run package): ${vsix.bytes} bytes (${((vsix.bytes ?? 0) / 1000).toFixed(1)} KB)` : `.vsix: not packaged (${vsix?.error ?? 'build failed'})`);
+      lines.push(
+        vsix?.ok
+          ? `.vsix (scripts/package-vsix.mjs, as npm run package): ${vsix.bytes} bytes (${((vsix.bytes ?? 0) / 1000).toFixed(1)} KB)`
+          : `.vsix: not packaged (${vsix?.error ?? 'build failed'})`,
+      );
     }
 
     if (catalog.ok && catalog.catalog) {
       const c = catalog.catalog;
-      lines.push(`Catalog from a warm cache (CatalogCache.get() in Node): first ${c.firstMs.toFixed(3)} ms, median ${c.medianMs.toFixed(4)} ms, max ${c.maxMs.toFixed(3)} ms over ${c.samples} calls`);
+      lines.push(
+        `Catalog from a warm cache (CatalogCache.get() in Node): first ${c.firstMs.toFixed(3)} ms, median ${c.medianMs.toFixed(4)} ms, max ${c.maxMs.toFixed(3)} ms over ${c.samples} calls`,
+      );
       lines.push('  (the quick pick itself is measured in the real VS Code elsewhere)');
-      targets.push({ name: 'catalog from cache (CatalogCache.get, first call)', value: `${c.firstMs.toFixed(2)} ms`, target: `≤ ${TARGET_CATALOG_MS} ms`, pass: c.firstMs <= TARGET_CATALOG_MS });
+      targets.push({
+        name: 'catalog from cache (CatalogCache.get, first call)',
+        value: `${c.firstMs.toFixed(2)} ms`,
+        target: `≤ ${TARGET_CATALOG_MS} ms`,
+        pass: c.firstMs <= TARGET_CATALOG_MS,
+      });
     } else {
       lines.push(`Catalog from cache: failed (${catalog.error})`);
     }
@@ -493,14 +595,22 @@ async function main(): Promise<void> {
       lines.push(
         `activate(): ${activation.ms.toFixed(1)} ms (activationMs from the extension's API; ${activation.note}: ${activation.samples?.map((v) => v.toFixed(1)).join(', ')} ms; ${args.bundle ? 'production' : 'current'} bundle)`,
       );
-      targets.push({ name: 'activate()', value: `${activation.ms.toFixed(1)} ms`, target: `≤ ${TARGET_ACTIVATION_MS} ms`, pass: activation.ms <= TARGET_ACTIVATION_MS });
+      targets.push({
+        name: 'activate()',
+        value: `${activation.ms.toFixed(1)} ms`,
+        target: `≤ ${TARGET_ACTIVATION_MS} ms`,
+        pass: activation.ms <= TARGET_ACTIVATION_MS,
+      });
     } else {
       lines.push(`activate(): not measured (${activation.note})`);
       targets.push({ name: 'activate()', value: 'not measured', target: `≤ ${TARGET_ACTIVATION_MS} ms`, pass: undefined });
     }
     lines.push('');
     lines.push('Targets');
-    for (const t of targets) lines.push(`  ${pad(t.pass === undefined ? (t.name.includes('info:') ? 'info' : '----') : verdict(t.pass), 5)} ${pad(t.name, 52)} ${pad(t.value, 22)} ${t.target}`);
+    for (const t of targets)
+      lines.push(
+        `  ${pad(t.pass === undefined ? (t.name.includes('info:') ? 'info' : '----') : verdict(t.pass), 5)} ${pad(t.name, 52)} ${pad(t.value, 22)} ${t.target}`,
+      );
     const failed = targets.filter((t) => t.pass === false).length;
     lines.push(`  ${failed ? `${failed} target(s) FAIL` : 'all measured targets PASS'}; total bench time ${((Date.now() - started) / 1000).toFixed(0)} s`);
 

@@ -117,7 +117,7 @@ async function makeReference(file: string, size: number): Promise<void> {
   const handle = await fs.open(file, 'w');
   try {
     await handle.write(head);
-    for (let left = size - head.length; left > 0; ) {
+    for (let left = size - head.length; left > 0;) {
       const n = Math.min(left, 4 * MiB);
       await handle.write(randomBytes(n));
       left -= n;
@@ -169,7 +169,9 @@ export async function uploadLimitScenario(ctx: BenchContext): Promise<ScenarioRe
           f.bodyBytes = drain.lastBodyBytes;
           (kind === 'upload' ? f.extension : f.limit).push(result);
           await fs.rm(workDir, { recursive: true, force: true });
-          ctx.log(`  ${kind === 'upload' ? 'extension' : 'limit'} upload ${transport} (draining server) run ${run + 1}: ${runNote(result, (r) => `${fmtS(r.wallMs)}, ${drain.lastBodyBytes} body bytes`)}`);
+          ctx.log(
+            `  ${kind === 'upload' ? 'extension' : 'limit'} upload ${transport} (draining server) run ${run + 1}: ${runNote(result, (r) => `${fmtS(r.wallMs)}, ${drain.lastBodyBytes} body bytes`)}`,
+          );
         }
       }
       figures.push(f);
@@ -203,8 +205,21 @@ function report(ctx: BenchContext, size: number, figures: TransportFigures[]): S
     const ratio = ext / limit;
     // CPU time of the row's process: less at the mercy of a loaded machine than wall time.
     const cpu = `${fmtS(median(extOk.map((r) => r.cpuMs ?? 0)))}/${fmtS(median(limitOk.map((r) => r.cpuMs ?? 0)))}`;
-    lines.push(pad(label, 62) + lpad(`${(f.bodyBytes / 1e6).toFixed(1)} MB`, 11) + lpad(fmtS(limit), 9) + lpad(fmtS(ext), 11) + lpad(ratio.toFixed(2), 11) + lpad(cpu, 15) + lpad(`${loop.toFixed(0)} ms`, 20));
-    targets.push({ name, value: `${ratio.toFixed(2)} (${fmtS(ext)} / ${fmtS(limit)})`, target: `≤ ${TARGET_UPLOAD_RATIO}`, pass: ratio <= TARGET_UPLOAD_RATIO && extOk.length === f.extension.length });
+    lines.push(
+      pad(label, 62) +
+        lpad(`${(f.bodyBytes / 1e6).toFixed(1)} MB`, 11) +
+        lpad(fmtS(limit), 9) +
+        lpad(fmtS(ext), 11) +
+        lpad(ratio.toFixed(2), 11) +
+        lpad(cpu, 15) +
+        lpad(`${loop.toFixed(0)} ms`, 20),
+    );
+    targets.push({
+      name,
+      value: `${ratio.toFixed(2)} (${fmtS(ext)} / ${fmtS(limit)})`,
+      target: `≤ ${TARGET_UPLOAD_RATIO}`,
+      pass: ratio <= TARGET_UPLOAD_RATIO && extOk.length === f.extension.length,
+    });
     json[f.transport] = { bodyBytes: f.bodyBytes, limitMs: limit, extensionMs: ext, ratio, limitRuns: f.limit, extensionRuns: f.extension };
   }
   lines.push(

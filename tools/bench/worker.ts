@@ -167,7 +167,7 @@ async function limitRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
     if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${await response.body.text()}`);
     for await (const chunk of response.body) {
       const buf = chunk as Buffer;
-      for (let off = 0; off < buf.length; ) {
+      for (let off = 0; off < buf.length;) {
         const n = buf.copy(staging, filled, off);
         filled += n;
         off += n;
@@ -288,7 +288,9 @@ async function main(): Promise<WorkerResult> {
         const m = process.memoryUsage();
         if (m.rss <= traceMax) return;
         traceMax = m.rss;
-        process.stderr.write(`${(performance.now() - traceStart).toFixed(0)} ms: rss ${(m.rss / MB).toFixed(0)} heap ${(m.heapUsed / MB).toFixed(0)}/${(m.heapTotal / MB).toFixed(0)} ab ${(m.arrayBuffers / MB).toFixed(0)}\n`);
+        process.stderr.write(
+          `${(performance.now() - traceStart).toFixed(0)} ms: rss ${(m.rss / MB).toFixed(0)} heap ${(m.heapUsed / MB).toFixed(0)}/${(m.heapTotal / MB).toFixed(0)} ab ${(m.arrayBuffers / MB).toFixed(0)}\n`,
+        );
       }, 1)
     : undefined;
   histogram.enable();
@@ -348,7 +350,24 @@ async function main(): Promise<WorkerResult> {
     }
   }
   const cpuMs = (cpu.user + cpu.system) / 1000;
-  return { ok: error === undefined, error, wallMs, cpuMs, idleRssMb, peakRssMb, peakSource, maxRssMb, sampledPeakRssMb, maxLoopDelayMs, p99LoopDelayMs, probeLagMs, ...runqueue, ...rest, bytesWritten, sha256 };
+  return {
+    ok: error === undefined,
+    error,
+    wallMs,
+    cpuMs,
+    idleRssMb,
+    peakRssMb,
+    peakSource,
+    maxRssMb,
+    sampledPeakRssMb,
+    maxLoopDelayMs,
+    p99LoopDelayMs,
+    probeLagMs,
+    ...runqueue,
+    ...rest,
+    bytesWritten,
+    sha256,
+  };
 }
 
 /** Files named …-<index>.<ext>: numeric order. */
@@ -360,6 +379,8 @@ function byIndexSuffix(a: string, b: string): number {
 main().then(
   (result) => process.send!(result, () => process.exit(0)),
   (error) => {
-    process.send!({ ok: false, error: String((error as Error)?.stack ?? error), wallMs: 0, idleRssMb: 0, peakRssMb: 0, maxLoopDelayMs: 0, probeLagMs: 0 }, () => process.exit(1));
+    process.send!({ ok: false, error: String((error as Error)?.stack ?? error), wallMs: 0, idleRssMb: 0, peakRssMb: 0, maxLoopDelayMs: 0, probeLagMs: 0 }, () =>
+      process.exit(1),
+    );
   },
 );

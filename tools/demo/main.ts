@@ -98,10 +98,14 @@ async function main(): Promise<void> {
     const keySetter = await packageKeySetter(path.join(root, 'demo-key-setter.vsix'));
     const env = serverEnv(dirs.home, dirs.tmp);
     for (const extension of [vsix, keySetter]) {
-      execFileSync(process.execPath, [CODE_SERVER_ENTRY, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--install-extension', extension], {
-        env,
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      execFileSync(
+        process.execPath,
+        [CODE_SERVER_ENTRY, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--install-extension', extension],
+        {
+          env,
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
     }
     const settings = { 'gatewayImages.baseUrl': emulator.url, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' };
     writeJson(path.join(dirs.userData, 'User', 'settings.json'), settings);
@@ -122,7 +126,12 @@ async function main(): Promise<void> {
     let serverExited: string | undefined;
     server.on('exit', (code, signal) => (serverExited = `code-server exited (${signal ?? code})`));
     // Print the URL only once it answers: a browser opened at once must not meet a refused connection.
-    await waitForCodeServer(`http://127.0.0.1:${port}`, 120_000, () => serverExited, () => '(its output went to this terminal)');
+    await waitForCodeServer(
+      `http://127.0.0.1:${port}`,
+      120_000,
+      () => serverExited,
+      () => '(its output went to this terminal)',
+    );
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`;
     log(`gateway emulator: ${emulator.url} (demo key with a budget: ${emulator.keys.budget})`);
     log(`temporary folder: ${root} (workspace: ${dirs.workspace})`);

@@ -80,7 +80,7 @@ export function parseFaultSpec(body: unknown): FaultSpec | string {
 export function faultsFromHeaders(headers: IncomingHttpHeaders): ActiveFaults {
   const active = emptyFaults();
   const raw = headers['x-emulator-fault'];
-  const list = (Array.isArray(raw) ? raw.join(',') : raw ?? '').split(',').map((s) => s.trim());
+  const list = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).split(',').map((s) => s.trim());
   for (const name of list) if (isFaultName(name)) active.names.add(name);
   active.latencyMs = numberHeader(headers['x-emulator-latency-ms']);
   active.imageBytes = numberHeader(headers['x-emulator-image-bytes']);

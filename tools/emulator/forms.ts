@@ -29,7 +29,13 @@ export function isFormName(value: unknown): value is FormName {
 
 /** Checks a list of form names (admin body or CLI); returns an error message or the list. */
 export function parseForms(value: unknown): FormName[] | string {
-  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+  const list =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : value;
   if (!Array.isArray(list)) return '"forms" must be a list of form names.';
   for (const name of list) if (!isFormName(name)) return `Unknown form ${JSON.stringify(name)}. Allowed: ${FORM_NAMES.join(', ')}.`;
   return [...new Set(list as FormName[])];

@@ -11,7 +11,6 @@ import { sleep, streamBody, type RequestContext, type Segment } from './respond'
 import type { EmulatorState } from './state';
 import { validateImageRequest, type RawImageRequest, type ValidImageRequest } from './validate';
 
-
 export interface ImageHandlerOptions {
   state: EmulatorState;
   /** Baseline "generation time" of every paid request. */
@@ -60,11 +59,20 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   const request = validateImageRequest(raw);
   // The moderation-403 form: refused before anything is reserved, in the gateway's own words.
   if (state.forms.has('moderation-403') && /\bblocked\b/i.test(request.prompt)) {
-    throw new ApiFailure(403, 'content_policy_violation', 'Your request was rejected by the safety system: the prompt is not allowed.', 'prompt', 'moderation_error');
+    throw new ApiFailure(
+      403,
+      'content_policy_violation',
+      'Your request was rejected by the safety system: the prompt is not allowed.',
+      'prompt',
+      'moderation_error',
+    );
   }
   const { model: m, editing: _e, ...asked } = request;
   ctx.entry.prompt = request.prompt;
-  ctx.entry.fingerprint = createHash('sha256').update(JSON.stringify({ model: m.id, ...asked })).digest('hex').slice(0, 32);
+  ctx.entry.fingerprint = createHash('sha256')
+    .update(JSON.stringify({ model: m.id, ...asked }))
+    .digest('hex')
+    .slice(0, 32);
   const reserveKop = rubToKop(request.model.max_price_per_image) * request.n;
   const reserved = state.reserve(key, reserveKop);
   if (!reserved.ok) {
@@ -78,7 +86,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   // "Generation": the provider's time. A client that hangs up before the answer starts cancels the
   // provider call and the reservation is returned, unless `charge-on-disconnect` models a gateway
   // that charges anyway.
-  const delay = opts.latencyMs + (ctx.faults.names.has('latency') ? ctx.faults.latencyMs ?? DEFAULT_LATENCY_MS : 0);
+  const delay = opts.latencyMs + (ctx.faults.names.has('latency') ? (ctx.faults.latencyMs ?? DEFAULT_LATENCY_MS) : 0);
   const { width, height } = pixelSize(request.model, request);
   const chargeAnyway = ctx.faults.names.has('charge-on-disconnect');
   const clientGone = new AbortController();
@@ -100,7 +108,9 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
     const finished = await sleep(delay, chargeAnyway ? ctx.shutdown : AbortSignal.any([ctx.shutdown, clientGone.signal]));
     if (!finished) throw new Error(ctx.shutdown.aborted ? 'emulator closing' : 'client disconnected');
     const svg = state.forms.has('svg-prolog') && raw.fields.output_format === 'svg';
-    pngs = Array.from({ length: request.n }, (_, i) => (svg ? inkscapeSvg(width, height, `#${createHash('sha256').update(`${request.prompt}\u0000${i}`).digest('hex').slice(0, 6)}`) : renderImage(input, i)));
+    pngs = Array.from({ length: request.n }, (_, i) =>
+      svg ? inkscapeSvg(width, height, `#${createHash('sha256').update(`${request.prompt}\u0000${i}`).digest('hex').slice(0, 6)}`) : renderImage(input, i),
+    );
   } catch (error) {
     state.release(reservation);
     throw error;
@@ -124,7 +134,9 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   }
   if (raw.endpoint === 'edits' && state.forms.has('url-edits')) {
     const data = pngs.map((_, i) => ({ url: `https://images.gateway.example/${ctx.entry.id}/${i}.png` }));
-    await streamBody(ctx, 200, [JSON.stringify({ created: Math.floor(Date.now() / 1000), data, usage: { cost_rub: kopToRub(costKop), balance: state.balanceRub } })]);
+    await streamBody(ctx, 200, [
+      JSON.stringify({ created: Math.floor(Date.now() / 1000), data, usage: { cost_rub: kopToRub(costKop), balance: state.balanceRub } }),
+    ]);
     return;
   }
   const mediaType = state.forms.has('svg-prolog') && raw.fields.output_format === 'svg' ? '' : undefined;
@@ -142,7 +154,7 @@ function responseSegments(
 ): Segment[] {
   const { balanceRub, defaultImageBytes, imageGapMs } = state;
   const f = ctx.faults.names;
-  const padTo = f.has('large') ? ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES : 0;
+  const padTo = f.has('large') ? (ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES) : 0;
   const figures = form.stringUsage ? { cost_rub: costRub.toFixed(2), balance: balanceRub.toFixed(2) } : { cost_rub: costRub, balance: balanceRub };
   const usage = `"usage":${JSON.stringify(figures)}`;
   const mediaType = f.has('no-media-type') || form.mediaType === '' ? '' : '"media_type":"image/png"';

@@ -81,12 +81,16 @@ async function main(): Promise<void> {
   const emulator = await startEmulator(options);
 
   console.log(`Gateway emulator listening on ${emulator.url}`);
-  console.log(`Balance ${emulator.state.balanceRub} RUB${options.latencyMs ? `, generation latency ${options.latencyMs} ms` : ''}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${options.forms?.length ? `, forms: ${options.forms.join(', ')}` : ''}`);
+  console.log(
+    `Balance ${emulator.state.balanceRub} RUB${options.latencyMs ? `, generation latency ${options.latencyMs} ms` : ''}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${options.forms?.length ? `, forms: ${options.forms.join(', ')}` : ''}`,
+  );
   console.log('Demo API keys:');
   for (const name of Object.keys(DEMO_KEYS) as (keyof typeof DEMO_KEYS)[]) {
     console.log(`  ${DEMO_KEYS[name].padEnd(20)} ${DEMO_KEY_DESCRIPTIONS[name]}`);
   }
-  console.log(`Admin: GET ${emulator.url}/__emulator/requests, POST /__emulator/reset, POST|DELETE /__emulator/faults, POST|DELETE /__emulator/forms, POST /__emulator/state, POST /__emulator/keys`);
+  console.log(
+    `Admin: GET ${emulator.url}/__emulator/requests, POST /__emulator/reset, POST|DELETE /__emulator/faults, POST|DELETE /__emulator/forms, POST /__emulator/state, POST /__emulator/keys`,
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

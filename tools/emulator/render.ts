@@ -34,7 +34,7 @@ export function pixelSize(model: EmulatorImageModel, input: SizeInput): { width:
   const explicit = input.size ? /^(\d+)x(\d+)$/.exec(input.size) : null;
   if (explicit) return { width: clampSide(Number(explicit[1])), height: clampSide(Number(explicit[2])) };
   const sizeTier = input.size && /^\d+K$/.test(input.size) ? input.size : undefined;
-  const defaultTier = model.supported_resolutions.includes('1K') ? '1K' : model.supported_resolutions[0] ?? '1K';
+  const defaultTier = model.supported_resolutions.includes('1K') ? '1K' : (model.supported_resolutions[0] ?? '1K');
   const long = clampSide(tierSide(input.resolution ?? sizeTier ?? defaultTier));
   const ratio = /^(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)$/.exec(input.aspect_ratio ?? '1:1');
   const rw = ratio ? Number(ratio[1]) : 1;
@@ -64,7 +64,9 @@ let cachedBytes = 0;
 /** The PNG of image `index`; the same inputs (with a seed) give identical bytes. */
 export function renderImage(input: RenderInput, index: number): Buffer {
   const seed = input.seed ?? randomInt(0, 2 ** 32);
-  const identity = [input.model.id, input.prompt, seed, index, input.width, input.height, input.transparent, input.referencesDigest, input.extra].join('\u0000');
+  const identity = [input.model.id, input.prompt, seed, index, input.width, input.height, input.transparent, input.referencesDigest, input.extra].join(
+    '\u0000',
+  );
   const hit = cache.get(identity);
   if (hit) {
     cache.delete(identity); // refresh LRU position

@@ -125,14 +125,16 @@ export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req
 function applyStateBody(state: EmulatorState, body: unknown): void {
   if (typeof body !== 'object' || body === null) throw badRequest('invalid_value', 'Body must be a JSON object.');
   const b = body as { balance?: unknown; keyBudgets?: unknown; imageGapMs?: unknown };
-  if (b.balance !== undefined && (typeof b.balance !== 'number' || !Number.isFinite(b.balance))) throw badRequest('invalid_value', '"balance" must be a number.', 'balance');
+  if (b.balance !== undefined && (typeof b.balance !== 'number' || !Number.isFinite(b.balance)))
+    throw badRequest('invalid_value', '"balance" must be a number.', 'balance');
   if (b.imageGapMs !== undefined && (typeof b.imageGapMs !== 'number' || !(b.imageGapMs >= 0) || b.imageGapMs > 60_000)) {
     throw badRequest('invalid_value', '"imageGapMs" must be a number from 0 to 60000.', 'imageGapMs');
   }
   const budgets = (b.keyBudgets ?? {}) as Record<string, unknown>;
   if (typeof budgets !== 'object' || budgets === null) throw badRequest('invalid_value', '"keyBudgets" must be an object.', 'keyBudgets');
   for (const [key, value] of Object.entries(budgets)) {
-    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value))) throw badRequest('invalid_value', `keyBudgets["${key}"] must be a number or null.`, 'keyBudgets');
+    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value)))
+      throw badRequest('invalid_value', `keyBudgets["${key}"] must be a number or null.`, 'keyBudgets');
     if (!state.findKey(key)) throw badRequest('invalid_value', `Unknown key "${key}".`, 'keyBudgets');
   }
   // Everything checked: apply.

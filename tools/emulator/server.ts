@@ -95,7 +95,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (faults.names.has('html-500') || faults.names.has('html-502')) return sendHtml(ctx, faults.names.has('html-502') ? 502 : 500);
     if (faults.names.has('rate-limit')) {
       const seconds = faults.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
-      return sendError(ctx, new ApiFailure(429, 'rate_limit_exceeded', `Too many requests. Retry after ${seconds} s.`), { 'retry-after': String(Math.ceil(seconds)) });
+      return sendError(ctx, new ApiFailure(429, 'rate_limit_exceeded', `Too many requests. Retry after ${seconds} s.`), {
+        'retry-after': String(Math.ceil(seconds)),
+      });
     }
     if (faults.names.has('slow-headers')) {
       // Stop waiting as soon as the client gives up, so no timer outlives the test.
@@ -132,7 +134,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const admin = path.startsWith('/__emulator/');
     const paid = req.method === 'POST' && (path === '/v1/images/generations' || path === '/v1/images/edits');
     const entry: RecordedRequest = admin
-      ? { id: `req_admin_${(++adminCounter).toString(16)}`, method: req.method ?? '', path, status: 0, paid: false, reservedRub: 0, chargedRub: 0, faults: [], at: new Date().toISOString() }
+      ? {
+          id: `req_admin_${(++adminCounter).toString(16)}`,
+          method: req.method ?? '',
+          path,
+          status: 0,
+          paid: false,
+          reservedRub: 0,
+          chargedRub: 0,
+          faults: [],
+          at: new Date().toISOString(),
+        }
       : state.record(req.method ?? '', path, paid);
     const faults = admin ? emptyFaults() : faultsFromHeaders(req.headers);
     if (paid) state.faults.take('front', faults);
@@ -150,7 +162,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     };
     socket.once('end', onClientEnd);
     res.once('close', () => socket.off('end', onClientEnd));
-    if (options.quiet === false && !admin) res.on('close', () => console.error(`${entry.method} ${entry.path} -> ${entry.status}${entry.faults.length ? ` [${entry.faults.join(',')}]` : ''}${entry.chargedRub ? ` charged ${entry.chargedRub}` : ''}`));
+    if (options.quiet === false && !admin)
+      res.on('close', () =>
+        console.error(
+          `${entry.method} ${entry.path} -> ${entry.status}${entry.faults.length ? ` [${entry.faults.join(',')}]` : ''}${entry.chargedRub ? ` charged ${entry.chargedRub}` : ''}`,
+        ),
+      );
 
     try {
       const body = await readBody(req);

@@ -52,9 +52,7 @@ export interface Reservation {
   epoch: number;
 }
 
-export type ReserveResult =
-  | { ok: true; reservation: Reservation }
-  | { ok: false; scope: 'balance' | 'budget'; neededKop: number; availableKop: number };
+export type ReserveResult = { ok: true; reservation: Reservation } | { ok: false; scope: 'balance' | 'budget'; neededKop: number; availableKop: number };
 
 const DAY_MS = 86_400_000;
 const MAX_LOG = 10_000;
@@ -106,7 +104,10 @@ export class EmulatorState {
     this.epoch += 1;
     const recent = history.filter((e) => e.at >= now - 30 * DAY_MS);
     this.balanceKop = rubToKop(this.initialBalanceRub);
-    this.keys = initialKeys(now, recent.reduce((s, e) => s + e.costKop, 0));
+    this.keys = initialKeys(
+      now,
+      recent.reduce((s, e) => s + e.costKop, 0),
+    );
     for (const extra of this.extraKeys) this.keys.set(extra.key, copyOf(this.keys.get(DEMO_KEYS[extra.like])!, extra.key));
     this.usage = new Map([[DEMO_KEYS.budget, history]]);
     this.log = [];
@@ -285,7 +286,14 @@ export class EmulatorState {
     const now = Date.now();
     const keys: Record<string, unknown> = {};
     for (const k of this.keys.values()) keys[k.key] = { ...keyRecord(k, now), revoked: k.revoked, expired: k.expiresAt !== undefined && k.expiresAt <= now };
-    return { balance: this.balanceRub, keys, faults: this.faults.list(), forms: [...this.forms], totalReservations: this.reservations, totalCharges: this.charges };
+    return {
+      balance: this.balanceRub,
+      keys,
+      faults: this.faults.list(),
+      forms: [...this.forms],
+      totalReservations: this.reservations,
+      totalCharges: this.charges,
+    };
   }
 }
 

@@ -8,8 +8,18 @@ export const MAX_FILE_BYTES = 25 * 1024 * 1024;
 const SPEC_MAX_N = 10;
 
 const KNOWN_FIELDS = new Set([
-  'model', 'prompt', 'n', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format',
-  'background', 'output_compression', 'seed', 'input_references',
+  'model',
+  'prompt',
+  'n',
+  'resolution',
+  'aspect_ratio',
+  'size',
+  'quality',
+  'output_format',
+  'background',
+  'output_compression',
+  'seed',
+  'input_references',
 ]);
 
 /** A request as received: JSON values, or the text fields and files of a form. */
@@ -64,7 +74,9 @@ export function validateImageRequest(raw: RawImageRequest): ValidImageRequest {
     if (raw.fromForm && (name === 'image' || name === 'image[]')) {
       throw badRequest('invalid_value', `"${name}" must be sent as a file.`, name);
     }
-    const allowed = model.allowed_passthrough_parameters.length ? ` Provider parameters allowed for ${model.id}: ${model.allowed_passthrough_parameters.join(', ')}.` : '';
+    const allowed = model.allowed_passthrough_parameters.length
+      ? ` Provider parameters allowed for ${model.id}: ${model.allowed_passthrough_parameters.join(', ')}.`
+      : '';
     throw badRequest('unknown_parameter', `Unknown parameter "${name}".${allowed}`, name);
   }
 
@@ -88,7 +100,11 @@ export function validateImageRequest(raw: RawImageRequest): ValidImageRequest {
     const tier = typeof v === 'string' && /^[1-9]\d*K$/.test(v);
     const pixels = typeof v === 'string' && /^[1-9]\d*x[1-9]\d*$/.test(v);
     if (!(tier || pixels || v === 'auto')) {
-      throw badRequest('invalid_value', `"size" must be a tier label such as 2K, <WIDTH>x<HEIGHT> with the Latin letter x (for example 1024x768), or auto; got ${JSON.stringify(v)}.`, 'size');
+      throw badRequest(
+        'invalid_value',
+        `"size" must be a tier label such as 2K, <WIDTH>x<HEIGHT> with the Latin letter x (for example 1024x768), or auto; got ${JSON.stringify(v)}.`,
+        'size',
+      );
     }
     if (pixels && (resolution !== undefined || aspect_ratio !== undefined)) {
       throw badRequest('conflicting_parameters', 'An explicit pixel "size" cannot be combined with "resolution" or "aspect_ratio".', 'size');
@@ -124,7 +140,11 @@ export function validateImageRequest(raw: RawImageRequest): ValidImageRequest {
     throw badRequest('missing_required_parameter', 'The edits endpoint needs at least one file in "image" or "image[]".', 'image');
   }
   if (!references.length && !model.supports_generation) {
-    throw badRequest('generation_not_supported', `The model ${model.id} only edits images: send reference images (input_references, or the edits endpoint).`, 'model');
+    throw badRequest(
+      'generation_not_supported',
+      `The model ${model.id} only edits images: send reference images (input_references, or the edits endpoint).`,
+      'model',
+    );
   }
 
   return {
@@ -189,7 +209,11 @@ function referenceDigests(raw: RawImageRequest, model: EmulatorImageModel): stri
     throw badRequest('edit_not_supported', `${model.id} does not support editing, so "${param}" cannot be used. Choose a model with supports_edit.`, param);
   }
   if (count > model.max_input_references) {
-    throw badRequest('too_many_input_references', `${model.id} accepts at most ${model.max_input_references} reference image(s) in "${param}"; got ${count}.`, param);
+    throw badRequest(
+      'too_many_input_references',
+      `${model.id} accepts at most ${model.max_input_references} reference image(s) in "${param}"; got ${count}.`,
+      param,
+    );
   }
   const digests = raw.files.map((file, i) => checkImageBytes(file, 'image', `image file ${i + 1}`));
   list.forEach((ref, i) => digests.push(checkReference(ref, i)));
@@ -216,8 +240,10 @@ function checkReference(ref: unknown, i: number): string {
   const url = imageUrl.url;
   if (url.startsWith('data:')) {
     const m = /^data:([^;,]*)((?:;[^;,]*)*),/.exec(url.slice(0, 256));
-    if (!m || !m[2]!.split(';').includes('base64')) throw badRequest('invalid_value', `input_references[${i}]: a data: URL must be base64 (data:image/png;base64,...).`, param);
-    if (m[1] && !m[1].toLowerCase().startsWith('image/')) throw badRequest('invalid_image', `input_references[${i}]: the data: URL is ${m[1]}, not an image.`, param);
+    if (!m || !m[2]!.split(';').includes('base64'))
+      throw badRequest('invalid_value', `input_references[${i}]: a data: URL must be base64 (data:image/png;base64,...).`, param);
+    if (m[1] && !m[1].toLowerCase().startsWith('image/'))
+      throw badRequest('invalid_image', `input_references[${i}]: the data: URL is ${m[1]}, not an image.`, param);
     const b64 = url.slice(m[0].length);
     if (b64.length % 4 === 1 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) {
       throw badRequest('invalid_value', `input_references[${i}]: the data: URL does not hold valid base64.`, param);

@@ -142,7 +142,9 @@ export class ImageTools {
         `${m.supported_aspect_ratios.length ? `, aspect ratios ${m.supported_aspect_ratios.join('/')}` : ''}` +
         `${m.supported_background.length ? `, background ${m.supported_background.join('/')}` : ''}`,
     );
-    const head = models.length ? `${models.length} image model(s). Prices are per image in rubles; a request reserves max price × n.` : 'No image model matches these filters.';
+    const head = models.length
+      ? `${models.length} image model(s). Prices are per image in rubles; a request reserves max price × n.`
+      : 'No image model matches these filters.';
     return this.answer([head, ...lines].join('\n'), { models });
   }
 
@@ -152,7 +154,10 @@ export class ImageTools {
     const { model, estimate } = await this.jobs.prepare({ request, references, output: { directory: '', pattern: '' } });
     const decision = this.cap.check(estimate.reservation, false);
     const verdict = decision.ok ? 'Within the spending cap: generate_image/edit_image would be sent.' : decision.message;
-    const text = [`${model.id}, n=${estimate.n}: the gateway reserves ${rub(estimate.reservation)} and charges the actual cost, expected ${range(estimate)}. Nothing was sent.`, verdict].join('\n');
+    const text = [
+      `${model.id}, n=${estimate.n}: the gateway reserves ${rub(estimate.reservation)} and charges the actual cost, expected ${range(estimate)}. Nothing was sent.`,
+      verdict,
+    ].join('\n');
     return this.answer(text, { model: model.id, estimate, allowed: decision.ok, ...(decision.ok ? {} : { refusedBy: decision.field }) });
   }
 
@@ -160,7 +165,8 @@ export class ImageTools {
     const references = edit ? await this.resolveImages(args.images) : [];
     const request = await this.requestOf(args, references.length);
     const first = references[0];
-    const outputInput = typeof args.output_directory === 'string' ? args.output_directory : first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory;
+    const outputInput =
+      typeof args.output_directory === 'string' ? args.output_directory : first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory;
     const directory = await this.paths.resolve('output_directory', outputInput);
     const job: ImageJob = {
       request,
@@ -212,7 +218,10 @@ export class ImageTools {
       'Saved (workspace-relative paths):',
       ...files.map((f) => `- ${f.path} (${f.uri})`),
     ];
-    if (result.recovered) lines.push(`Could not save ${result.recovered.files.length} paid image(s) into the workspace (${result.recovered.reason}); they are kept in ${result.recovered.manifestPath}.`);
+    if (result.recovered)
+      lines.push(
+        `Could not save ${result.recovered.files.length} paid image(s) into the workspace (${result.recovered.reason}); they are kept in ${result.recovered.manifestPath}.`,
+      );
     const preview = result.files[0] ? await previewOf(result.files[0]) : undefined;
     lines.push(preview ? `Preview: the first image, at most ${PREVIEW_SIDE} px.` : 'No preview: only PNG results get one.');
     return {
@@ -239,7 +248,9 @@ export class ImageTools {
       lines.push(`Key "${key.name ?? ''}": budget ${rub(key.budget.remaining)} left of ${rub(key.budget.initial)}${reset}.`);
     } else lines.push(`Key "${key.name ?? ''}": no budget.`);
     lines.push(key.expires_at ? `The key expires on ${key.expires_at}.` : 'The key does not expire.');
-    lines.push(`Today: ${rub(stats.today_spend)} in ${stats.today_requests} request(s); 30 days: ${rub(stats.month_spend)} in ${stats.month_requests}, ${rub(stats.avg_daily_spend)} a day on average.`);
+    lines.push(
+      `Today: ${rub(stats.today_spend)} in ${stats.today_requests} request(s); 30 days: ${rub(stats.month_spend)} in ${stats.month_requests}, ${rub(stats.avg_daily_spend)} a day on average.`,
+    );
     if (stats.top_model_by_spend) lines.push(`Top model by spend: ${stats.top_model_by_spend}.`);
     return this.answer(lines.join('\n'), { balance, key, stats });
   }
@@ -251,7 +262,8 @@ export class ImageTools {
   }
 
   private paidApi(): GatewayApi {
-    if (!this.config.apiKey) throw new NotConfiguredError('apiKey', 'No API key: set GATEWAY_IMAGES_API_KEY (in VS Code: Gateway Images: Set API Key). Nothing was sent.');
+    if (!this.config.apiKey)
+      throw new NotConfiguredError('apiKey', 'No API key: set GATEWAY_IMAGES_API_KEY (in VS Code: Gateway Images: Set API Key). Nothing was sent.');
     return this.api();
   }
 
@@ -274,7 +286,11 @@ export class ImageTools {
   private async defaultModel(references: number): Promise<string> {
     const fits = (m: ImageModel) => (references ? canEdit(m) && m.max_input_references >= references : m.supports_generation);
     const [cheapest] = (await this.catalog.get()).filter(fits).sort((a, b) => a.max_price_per_image - b.max_price_per_image || a.id.localeCompare(b.id));
-    if (!cheapest) throw new ValidationError('model', references ? `No model edits with ${references} reference image(s).` : 'The gateway lists no model that generates images.');
+    if (!cheapest)
+      throw new ValidationError(
+        'model',
+        references ? `No model edits with ${references} reference image(s).` : 'The gateway lists no model that generates images.',
+      );
     return cheapest.id;
   }
 }

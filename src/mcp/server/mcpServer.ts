@@ -13,7 +13,12 @@ export const SERVER_NAME = 'gateway-images';
 const RESOURCE_LINKS_SINCE = '2025-06-18';
 
 /** `clientProtocol` is the protocol version the client asked for in `initialize`. */
-export function createMcpServer(tools: ImageTools, version: string, redact: (text: string) => string, clientProtocol: () => string | undefined = () => undefined): Server {
+export function createMcpServer(
+  tools: ImageTools,
+  version: string,
+  redact: (text: string) => string,
+  clientProtocol: () => string | undefined = () => undefined,
+): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Gateway Images', version },
     {
@@ -22,12 +27,18 @@ export function createMcpServer(tools: ImageTools, version: string, redact: (tex
       // bundle leaves ajv, the SDK's default, out: see esbuild.mjs).
       jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server requests no elicitation.' }) },
       instructions:
-        'Image generation and editing through the user\'s API gateway, billed in rubles. Call estimate_cost before generate_image or edit_image; every paid call is held against a per-call and per-session spending cap. Paths are relative to the workspace folder.',
+        "Image generation and editing through the user's API gateway, billed in rubles. Call estimate_cost before generate_image or edit_image; every paid call is held against a per-call and per-session spending cap. Paths are relative to the workspace folder.",
     },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOL_SCHEMAS.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations: { title, ...annotations } })),
+    tools: TOOL_SCHEMAS.map(({ name, title, description, inputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      annotations: { title, ...annotations },
+    })),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -78,7 +89,11 @@ function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => s
   const recovered = thrown instanceof FailureWithRecovery ? thrown.recovered : undefined;
   const error = thrown instanceof FailureWithRecovery ? thrown.error : thrown;
   if (error instanceof CapRefusal) {
-    return { isError: true, content: [{ type: 'text', text: `${error.message}\n${capLine(cap)}` }], structuredContent: { ...error.details, sent: false, spendingCap: cap } };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `${error.message}\n${capLine(cap)}` }],
+      structuredContent: { ...error.details, sent: false, spendingCap: cap },
+    };
   }
   const summary = summarizeError(error);
   const notSent = summary.kind === 'cannot-afford' || summary.kind === 'not-configured' || summary.kind === 'cancelled';
@@ -92,12 +107,21 @@ function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => s
   const saved = thrown instanceof FailureWithRecovery ? thrown.saved : [];
   const kept = [
     saved.length ? `${saved.length} paid image(s) arrived whole before the failure and are saved in the workspace: ${saved.join(', ')}` : '',
-    recovered ? `${recovered.files.length} paid image(s) arrived before the failure; they are kept in ${recovered.manifestPath} (Gateway Images: Recover Unsaved Images in VS Code).` : '',
-  ].filter(Boolean).join('\n');
+    recovered
+      ? `${recovered.files.length} paid image(s) arrived before the failure; they are kept in ${recovered.manifestPath} (Gateway Images: Recover Unsaved Images in VS Code).`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   const text = [`Failed: ${summary.message}`, sent, kept, capLine(cap)].filter(Boolean).join('\n');
   return {
     isError: true,
     content: [{ type: 'text', text: redact(text) }],
-    structuredContent: { error: { ...summary, message: redact(summary.message) }, ...(recovered ? { recovered } : {}), ...(saved.length ? { saved } : {}), spendingCap: cap },
+    structuredContent: {
+      error: { ...summary, message: redact(summary.message) },
+      ...(recovered ? { recovered } : {}),
+      ...(saved.length ? { saved } : {}),
+      spendingCap: cap,
+    },
   };
 }

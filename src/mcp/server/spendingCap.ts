@@ -13,8 +13,7 @@ export interface CapStatus {
 }
 
 export type CapDecision =
-  | { ok: true; hold: CapHold }
-  | { ok: false; field: 'maxCostPerCall' | 'maxCostPerSession'; message: string; reservation: number; limit: number };
+  { ok: true; hold: CapHold } | { ok: false; field: 'maxCostPerCall' | 'maxCostPerSession'; message: string; reservation: number; limit: number };
 
 export interface CapHold {
   /** Settles the hold with what was charged; `undefined` when unknown (the whole reservation counts). */

@@ -34,11 +34,14 @@ export type ToolName = 'list_models' | 'estimate_cost' | 'generate_image' | 'edi
 
 const options: Record<string, PropertySchema> = {
   model: { type: 'string', description: 'Image model id from list_models, without a provider prefix. Omit for the cheapest model that fits.' },
-  n: { type: 'integer', minimum: 1, maximum: 10, description: 'Number of images (default 1; at most the model\'s max_n). Cost grows with n.' },
-  resolution: { type: 'string', description: 'Resolution tier such as 1K, 2K, 4K; must be in the model\'s supported_resolutions.' },
-  aspect_ratio: { type: 'string', description: 'Aspect ratio such as 1:1, 16:9, 9:16; must be in the model\'s supported_aspect_ratios.' },
-  background: { type: 'string', description: 'auto, transparent or opaque; must be in the model\'s supported_background.' },
-  size: { type: 'string', description: 'A tier label (2K), exact pixels WIDTHxHEIGHT with the Latin letter x, or auto. Not together with resolution or aspect_ratio when in pixels.' },
+  n: { type: 'integer', minimum: 1, maximum: 10, description: "Number of images (default 1; at most the model's max_n). Cost grows with n." },
+  resolution: { type: 'string', description: "Resolution tier such as 1K, 2K, 4K; must be in the model's supported_resolutions." },
+  aspect_ratio: { type: 'string', description: "Aspect ratio such as 1:1, 16:9, 9:16; must be in the model's supported_aspect_ratios." },
+  background: { type: 'string', description: "auto, transparent or opaque; must be in the model's supported_background." },
+  size: {
+    type: 'string',
+    description: 'A tier label (2K), exact pixels WIDTHxHEIGHT with the Latin letter x, or auto. Not together with resolution or aspect_ratio when in pixels.',
+  },
   quality: { type: 'string', enum: QUALITY_VALUES },
   output_format: { type: 'string', enum: OUTPUT_FORMAT_VALUES },
   output_compression: { type: 'integer', minimum: 0, maximum: 100, description: 'jpeg/webp compression, 0 to 100.' },
@@ -46,13 +49,14 @@ const options: Record<string, PropertySchema> = {
   params: {
     type: 'object',
     additionalProperties: { type: ['string', 'number', 'boolean'] },
-    description: 'Provider-specific parameters; names must be in the model\'s allowed_passthrough_parameters.',
+    description: "Provider-specific parameters; names must be in the model's allowed_passthrough_parameters.",
   },
 };
 const prompt: PropertySchema = { type: 'string', description: 'What the image should show (for edits: the change to make). Any language.' };
 const outputDirectory: PropertySchema = {
   type: 'string',
-  description: 'Folder for the results, relative to the workspace folder (default: the configured output folder; for edits, next to the first image). Paths outside the workspace are refused.',
+  description:
+    'Folder for the results, relative to the workspace folder (default: the configured output folder; for edits, next to the first image). Paths outside the workspace are refused.',
 };
 const images: PropertySchema = {
   type: 'array',
@@ -69,7 +73,7 @@ export const TOOL_SCHEMAS: readonly ToolSchema[] = [
     name: 'list_models',
     title: 'List image models',
     description:
-      'Lists the gateway\'s image models with their price range per image (rubles), max_n, editing support and option lists. Free. Filters: supports_edit, max_price_per_image, resolution, aspect_ratio, background, min_n, supports_seed, parameter.',
+      "Lists the gateway's image models with their price range per image (rubles), max_n, editing support and option lists. Free. Filters: supports_edit, max_price_per_image, resolution, aspect_ratio, background, min_n, supports_seed, parameter.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -107,13 +111,18 @@ export const TOOL_SCHEMAS: readonly ToolSchema[] = [
     title: 'Edit images',
     description:
       'Edits workspace images (references) according to a prompt and saves the results next to the first image (originals are never changed). COSTS MONEY (rubles): call estimate_cost with the same images first. Same spending cap as generate_image.',
-    inputSchema: { type: 'object', properties: { prompt, images, ...options, output_directory: outputDirectory }, required: ['prompt', 'images'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { prompt, images, ...options, output_directory: outputDirectory },
+      required: ['prompt', 'images'],
+      additionalProperties: false,
+    },
     annotations: paid,
   },
   {
     name: 'get_account',
     title: 'Account, budget and usage',
-    description: 'Balance, the key\'s budget and expiry, usage statistics, and the spending cap of this session. Free.',
+    description: "Balance, the key's budget and expiry, usage statistics, and the spending cap of this session. Free.",
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     annotations: readOnly,
   },
@@ -186,10 +195,7 @@ function checkValue(field: string, value: unknown, schema: PropertySchema): void
     case 'object': {
       const allowed = schema.additionalProperties?.type ?? [];
       const ok =
-        typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value) &&
-        Object.values(value).every((v) => allowed.includes(typeof v as 'string'));
+        typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => allowed.includes(typeof v as 'string'));
       if (!ok) throw new ValidationError(field, `"${field}" must be an object whose values are ${allowed.join(', ')}; ${got}.`);
       return;
     }

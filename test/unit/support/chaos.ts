@@ -118,7 +118,9 @@ export async function checkInvariants(world: SoakWorld, cancelledBeforeImages: R
       } else if (request.clientAborted || cancelledBeforeImages.has(request.prompt ?? '')) {
         figures.deliveredToGoneClient++;
       } else {
-        figures.missing.push(`${request.id} image ${image.index + 1} of ${request.images!.length} (${image.sha256.slice(0, 12)}; status ${request.status}${request.faults.length ? `, faults ${request.faults.join('+')}` : ''})`);
+        figures.missing.push(
+          `${request.id} image ${image.index + 1} of ${request.images!.length} (${image.sha256.slice(0, 12)}; status ${request.status}${request.faults.length ? `, faults ${request.faults.join('+')}` : ''})`,
+        );
       }
     }
   }

@@ -17,15 +17,16 @@ import type { RecordedRequest } from '../../../tools/emulator/state';
 export { DEMO_KEYS, startEmulator, type RunningEmulator };
 
 /** A 1×1 PNG. */
-export const TINY_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 /** Small explicit pixels: renders in milliseconds. */
 export const SMALL = '64x64';
 
-export function newClient(emu: { url: string }, key: string | null = DEMO_KEYS.unlimited, extra: Partial<GatewayClientConfig> = {}): GatewayClient & { calls: RequestLogEntry[] } {
+export function newClient(
+  emu: { url: string },
+  key: string | null = DEMO_KEYS.unlimited,
+  extra: Partial<GatewayClientConfig> = {},
+): GatewayClient & { calls: RequestLogEntry[] } {
   const log: RequestLogEntry[] = [];
   const client = new GatewayClient({
     baseUrl: emu.url,
@@ -67,7 +68,10 @@ export async function removeDir(dir: string | undefined): Promise<void> {
 export async function listFiles(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-    return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))).sort();
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => path.relative(dir, path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)))
+      .sort();
   } catch {
     return [];
   }

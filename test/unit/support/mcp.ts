@@ -7,7 +7,11 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export const SERVER = path.resolve(__dirname, '../../../../dist/mcp.js');
 
-export type ToolResult = { content: { type: string; text?: string; data?: string; mimeType?: string; uri?: string; name?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+export type ToolResult = {
+  content: { type: string; text?: string; data?: string; mimeType?: string; uri?: string; name?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
 
 export interface ServerOutput {
   stderr: string;
@@ -18,7 +22,13 @@ export interface ServerOutput {
 /** Starts dist/mcp.js with exactly this environment (plus PATH) and connects the SDK's client. */
 export async function launch(env: Record<string, string>): Promise<{ client: Client; output: ServerOutput }> {
   const output: ServerOutput = { stderr: '', received: [] };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], cwd: env.GATEWAY_IMAGES_WORKSPACE, stderr: 'pipe', env: { PATH: process.env.PATH ?? '', ...env } });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER],
+    cwd: env.GATEWAY_IMAGES_WORKSPACE,
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   transport.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'gateway-images-test', version: '1.0.0' });
   await client.connect(transport);
@@ -29,4 +39,3 @@ export async function launch(env: Record<string, string>): Promise<{ client: Cli
   };
   return { client, output };
 }
-
