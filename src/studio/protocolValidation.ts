@@ -38,21 +38,8 @@ function hasOnlyKeys(value: Json, keys: readonly string[]): boolean {
   return Object.keys(value).every((k) => keys.includes(k));
 }
 
-const FORM_KEYS = [
-  'model',
-  'prompt',
-  'n',
-  'resolution',
-  'aspect_ratio',
-  'background',
-  'quality',
-  'output_format',
-  'size',
-  'seed',
-  'output_compression',
-  'params',
-  'references',
-] as const;
+/** The keys of a form are exactly its fields. */
+const FORM_KEYS = FORM_FIELDS;
 const OPTIONAL_FORM_TEXT = ['resolution', 'aspect_ratio', 'background', 'quality', 'output_format', 'size', 'seed', 'output_compression'] as const;
 
 export function parseFormValues(value: unknown): FormValues | undefined {
