@@ -140,6 +140,7 @@ export class StudioForm {
     for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = form[key] ?? '';
     this.render();
     this.syncReferences();
+    this.changed(); // kept across a reload, and the estimate follows the filled values
     this.setStatus(t('filledFromHistory'), false);
     this.generateButton.scrollIntoView({ block: 'nearest' });
     this.prompt.focus();

@@ -59,11 +59,10 @@ describe('Provenance: PNG record, Regenerate and Variations', function () {
       await waitUntil(() => studioTabs().length === 1);
       await waitUntil(() => studioTabs()[0]!.isActive);
       // The page holds the prefilled form and has had it evaluated: had it sent anything, it would have by now.
-      await waitUntil(
-        () => ui.records.some((r) => r.kind === 'webview-message' && r.text.includes('"type":"evaluation"')),
-        15_000,
-        'the prefilled form evaluated',
-      );
+      const seen = () => ui.records.filter((r) => r.kind === 'webview-message').map((r) => (JSON.parse(r.text) as { type: string }).type);
+      await waitUntil(() => seen().includes('evaluation'), 30_000, 'the prefilled form evaluated').catch((error: unknown) => {
+        throw new Error(`${String(error)} (panels captured: ${ui.panels.length}; messages: ${seen().join(', ')})`, { cause: error });
+      });
     } finally {
       ui.restore();
     }
