@@ -38,12 +38,10 @@ function hasOnlyKeys(value: Json, keys: readonly string[]): boolean {
   return Object.keys(value).every((k) => keys.includes(k));
 }
 
-/** The keys of a form are exactly its fields. */
-const FORM_KEYS = FORM_FIELDS;
 const OPTIONAL_FORM_TEXT = ['resolution', 'aspect_ratio', 'background', 'quality', 'output_format', 'size', 'seed', 'output_compression'] as const;
 
 export function parseFormValues(value: unknown): FormValues | undefined {
-  if (!isRecord(value) || !hasOnlyKeys(value, FORM_KEYS)) return undefined;
+  if (!isRecord(value) || !hasOnlyKeys(value, FORM_FIELDS)) return undefined;
   if (!isText(value.model, LIMITS.id) || !isText(value.prompt, LIMITS.prompt)) return undefined;
   if (typeof value.n !== 'number' || !Number.isInteger(value.n) || value.n < 1 || value.n > 10) return undefined;
   for (const key of OPTIONAL_FORM_TEXT) if (!isOptionalText(value[key], LIMITS.value)) return undefined;

@@ -6,7 +6,7 @@
 //   node out/tools/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick]
 // --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds).
 import { fork, spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { promises as fs, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,7 +16,7 @@ import type { WorkerResult, WorkerTask } from './worker';
 import { concurrentScenario } from './concurrent';
 import { firstImageScenario } from './firstImage';
 import type { BenchContext, ScenarioReport } from './scenario';
-import { uploadLimitScenario } from './uploadLimit';
+import { makeReference, uploadLimitScenario } from './uploadLimit';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const WORKER = path.join(__dirname, 'worker.js');
@@ -233,22 +233,6 @@ async function generationScenario(
       extension: summarise(EXTENSION_LABEL, results.extension, checks.extension),
     },
   };
-}
-
-/** A PNG signature and IHDR-like header, then random bytes: an image by its magic bytes, exactly `size` bytes. */
-async function makeReference(file: string, size: number): Promise<void> {
-  const head = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
-  const handle = await fs.open(file, 'w');
-  try {
-    await handle.write(head);
-    for (let left = size - head.length; left > 0;) {
-      const n = Math.min(left, 4 * MiB);
-      await handle.write(randomBytes(n));
-      left -= n;
-    }
-  } finally {
-    await handle.close();
-  }
 }
 
 interface UploadRow extends RowStats {

@@ -112,7 +112,8 @@ export async function uploadLimitRow(task: WorkerTask, clock: { start(): void })
   return { bytesWritten: head.length + body.length };
 }
 
-async function makeReference(file: string, size: number): Promise<void> {
+/** A PNG signature and IHDR-like header, then random bytes: an image by its magic bytes, exactly `size` bytes. */
+export async function makeReference(file: string, size: number): Promise<void> {
   const head = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
   const handle = await fs.open(file, 'w');
   try {
