@@ -101,6 +101,9 @@ function reportProgress(services: Services, progress: vscode.Progress<{ message?
         ),
       });
       break;
+    case 'answered':
+      progress.report({ message: vscode.l10n.t('The gateway answered; receiving the images…') });
+      break;
     case 'image-received':
       progress.report({ message: vscode.l10n.t('Image {0} received ({1} KB)', event.index + 1, Math.round(event.bytes / 1024).toLocaleString(locale)) });
       break;
@@ -116,7 +119,7 @@ function reportProgress(services: Services, progress: vscode.Progress<{ message?
       void vscode.window.showInformationMessage(event.message);
       break;
     case 'cancel-after-charge':
-      services.log.info('Cancel came after the gateway had charged and the images had started to arrive: they are saved whole.');
+      services.log.info('Cancel came after the gateway had answered (and charged): the images are received and saved whole.');
       break;
   }
 }

@@ -61,6 +61,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** This key instead of getApiKey(): calls that must all use one key (an account refresh) pass it. */
   apiKey?: string;
+  /**
+   * Paid calls: called when a success answer's headers arrive. The gateway has charged by then
+   * (it answers once the provider did), so a cancel from here on must not drop the answer.
+   */
+  onPaidAnswer?: () => void;
 }
 
 const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
@@ -180,6 +185,7 @@ export class GatewayClient {
       status = response.statusCode;
       requestId = requestIdOf(response.headers);
       if (status < 200 || status >= 300) throw await apiErrorOf(response);
+      options?.onPaidAnswer?.();
       const meta = await decodePaidAnswer(response.body, headerValue(response.headers, 'content-type'), guardSink(sink), { signal: deadline.signal });
       // The usage belongs to the key this request was sent with, whatever the key is by now.
       if (key) meta.identity = accountIdentity(this.baseUrl, key);

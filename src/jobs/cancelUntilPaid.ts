@@ -1,7 +1,7 @@
 // Pure: no vscode import.
 /**
- * The caller's cancel, until the answer's images start to arrive. From then on the gateway has
- * charged for them: stopping would throw paid images away (the rest of the body is often already
+ * The caller's cancel, until the paid answer arrives (its success headers, or failing that its
+ * first image). From then on the gateway has charged for it: stopping would throw paid images away (the rest of the body is often already
  * in the socket), so they are received and saved whole and the cancel is only reported.
  */
 export class CancelUntilPaid {

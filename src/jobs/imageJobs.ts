@@ -129,7 +129,13 @@ export class ImageJobService {
     const api = await this.deps.api();
     let meta: GenerationResponseMeta;
     try {
-      meta = await this.send(api, job, references, sink, { signal: cancel.signal });
+      meta = await this.send(api, job, references, sink, {
+        signal: cancel.signal,
+        onPaidAnswer: () => {
+          cancel.paidImagesArriving();
+          emit({ type: 'answered' });
+        },
+      });
     } catch (error) {
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
       await this.afterFailure(job, sink.staging, await settle(early), error, emit);

@@ -38,6 +38,8 @@ export interface ConfirmRequest {
 
 export type JobEvent =
   | { type: 'sending'; estimate: CostEstimate; model: ImageModel }
+  /** The gateway answered with success: it has charged, and the images follow (a cancel no longer stops them). */
+  | { type: 'answered' }
   | { type: 'image-received'; index: number; bytes: number }
   /** An image was placed into the output folder while the response may still be streaming. */
   | { type: 'image-saved'; index: number; file: string }
@@ -46,7 +48,7 @@ export type JobEvent =
   | { type: 'provenance-failed'; file: string; reason: string }
   /** Something the user should know that does not stop the job: inputs normalised, a budget shortfall. */
   | { type: 'notice'; message: string }
-  /** Cancel came after the paid images had started to arrive: they are received and saved whole. */
+  /** Cancel came after the gateway answered (and charged): the images are received and saved whole. */
   | { type: 'cancel-after-charge' }
   /** Transparency was asked for and these saved files have no alpha channel (they are kept). */
   | { type: 'opaque-result'; files: string[] };

@@ -121,6 +121,49 @@ describe('images are saved as they land', () => {
     );
   });
 
+  it('a cancel after the answer arrived but before its first image: the paid images are still received and saved', async () => {
+    // The gateway answers once the provider did, so its success headers mean it has charged.
+    emu.state.headGapMs = 400;
+    const out = path.join(dir, 'head-gap-cancel');
+    const controller = new AbortController();
+    const rig = newService(client, models, path.join(dir, 'recovery-head-gap'), {
+      onEvent: (event: JobEvent) => {
+        rig.events.push(event);
+        if (event.type === 'answered') controller.abort();
+      },
+    });
+    const result = await rig.service.run(
+      { request: { model: 'aurora-1', prompt: 'charged, not yet sent', n: 2, size: SMALL, seed: 8 }, output: { directory: out, pattern: '{index}' } },
+      { signal: controller.signal },
+    );
+    assert.ok(controller.signal.aborted);
+    const types = rig.events.map((e) => e.type);
+    assert.ok(types.indexOf('answered') < types.indexOf('image-received'), `answered before the first image: ${types.join(', ')}`);
+    assert.equal(types.filter((t) => t === 'cancel-after-charge').length, 1);
+    assert.equal(result.files.length, 2);
+    const [paid] = paidRequests(emu);
+    assert.equal(paid!.clientAborted, undefined, 'the answer was read to its end');
+    assert.deepEqual(
+      await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))),
+      paid!.images!.map((i) => i.sha256),
+    );
+  });
+
+  it('a cancel before the answer arrives stops the request', async () => {
+    emu.state.armFault({ fault: 'slow-headers', latencyMs: 600 });
+    const controller = new AbortController();
+    const rig = newService(client, models, path.join(dir, 'recovery-early-cancel'));
+    setTimeout(() => controller.abort(), 150);
+    const error = await caught(() =>
+      rig.service.run(
+        { request: { model: 'aurora-1', prompt: 'stopped in time', size: SMALL }, output: { directory: path.join(dir, 'early-cancel'), pattern: '{index}' } },
+        { signal: controller.signal },
+      ),
+    );
+    assert.ok(error instanceof Error && /cancel/i.test(error.name + error.message), String(error));
+    assert.equal(rig.events.filter((e) => e.type === 'answered' || e.type === 'cancel-after-charge').length, 0);
+  });
+
   it('the same request twice has the same fingerprint, a different prompt another', async () => {
     const rig = newService(client, models, path.join(dir, 'recovery-fp'));
     const job = (prompt: string) => ({

@@ -152,13 +152,14 @@ function responseSegments(
   state: EmulatorState,
   form: { mediaType?: string; stringUsage?: boolean } = {},
 ): Segment[] {
-  const { balanceRub, defaultImageBytes, imageGapMs } = state;
+  const { balanceRub, defaultImageBytes, imageGapMs, headGapMs } = state;
   const f = ctx.faults.names;
   const padTo = f.has('large') ? (ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES) : 0;
   const figures = form.stringUsage ? { cost_rub: costRub.toFixed(2), balance: balanceRub.toFixed(2) } : { cost_rub: costRub, balance: balanceRub };
   const usage = `"usage":${JSON.stringify(figures)}`;
   const mediaType = f.has('no-media-type') || form.mediaType === '' ? '' : '"media_type":"image/png"';
   const segments: Segment[] = [`{"created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(model)},`];
+  if (headGapMs > 0) segments.push({ pauseMs: headGapMs });
   if (f.has('usage-first')) segments.push(`${usage},`);
   segments.push('"data":[');
   pngs.forEach((png, i) => {

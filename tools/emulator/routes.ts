@@ -124,11 +124,14 @@ export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req
 
 function applyStateBody(state: EmulatorState, body: unknown): void {
   if (typeof body !== 'object' || body === null) throw badRequest('invalid_value', 'Body must be a JSON object.');
-  const b = body as { balance?: unknown; keyBudgets?: unknown; imageGapMs?: unknown };
+  const b = body as { balance?: unknown; keyBudgets?: unknown; imageGapMs?: unknown; headGapMs?: unknown };
   if (b.balance !== undefined && (typeof b.balance !== 'number' || !Number.isFinite(b.balance)))
     throw badRequest('invalid_value', '"balance" must be a number.', 'balance');
   if (b.imageGapMs !== undefined && (typeof b.imageGapMs !== 'number' || !(b.imageGapMs >= 0) || b.imageGapMs > 60_000)) {
     throw badRequest('invalid_value', '"imageGapMs" must be a number from 0 to 60000.', 'imageGapMs');
+  }
+  if (b.headGapMs !== undefined && (typeof b.headGapMs !== 'number' || !(b.headGapMs >= 0) || b.headGapMs > 60_000)) {
+    throw badRequest('invalid_value', '"headGapMs" must be a number from 0 to 60000.', 'headGapMs');
   }
   const budgets = (b.keyBudgets ?? {}) as Record<string, unknown>;
   if (typeof budgets !== 'object' || budgets === null) throw badRequest('invalid_value', '"keyBudgets" must be an object.', 'keyBudgets');
@@ -140,5 +143,6 @@ function applyStateBody(state: EmulatorState, body: unknown): void {
   // Everything checked: apply.
   if (typeof b.balance === 'number') state.setBalance(b.balance);
   if (typeof b.imageGapMs === 'number') state.imageGapMs = b.imageGapMs;
+  if (typeof b.headGapMs === 'number') state.headGapMs = b.headGapMs;
   for (const [key, value] of Object.entries(budgets)) state.setKeyBudget(key, value as number | null);
 }

@@ -83,6 +83,8 @@ export class EmulatorState {
   recordImages = false;
   /** A pause between the images of one answer, in ms (POST /__emulator/state {"imageGapMs"}): the first image lands early. */
   imageGapMs = 0;
+  /** A pause between the answer's headers and its first image, in ms (POST /__emulator/state {"headGapMs"}): charged, nothing to save yet. */
+  headGapMs = 0;
   private balanceKop = 0;
   private keys = new Map<string, KeyState>();
   private usage = new Map<string, UsageEvent[]>();
@@ -116,6 +118,7 @@ export class EmulatorState {
     this.faults.clear();
     for (const spec of this.initialFaults) this.faults.arm(spec);
     this.imageGapMs = 0;
+    this.headGapMs = 0;
     this.forms = new Set(this.initialForms);
   }
 
