@@ -3,8 +3,7 @@
 // Content-Length is known in advance from the file sizes.
 
 import { randomBytes } from 'node:crypto';
-import type { ReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from './errors';
@@ -37,6 +36,18 @@ export class ReferenceFileChangedError extends Error {
 const RAW_CHUNK_BYTES = 3 * 512 * 1024;
 const BASE64_CHUNK_BYTES = 3 * 128 * 1024;
 
+/**
+ * Chunks of at least this many bytes are handed over in a buffer that is reused for the next one.
+ * undici writes each chunk with socket.write() and, when that returns false, waits for 'drain'
+ * before it asks for the next; write() returns false for any chunk at or above the socket's
+ * highWaterMark (16 KiB in Node 20, 64 KiB in Node 22), and 'drain' comes only once every byte
+ * was handed to the kernel. So a reused chunk is never overwritten while it is being sent.
+ * Smaller chunks (a file's tail) are copies. A fresh 1.5 MiB buffer per chunk cost the first
+ * upload of a session ~2x the time of the raw socket limit in page faults alone (npm run bench);
+ * test/unit/requestBodies.test.ts checks the bytes through undici against a slow reader.
+ */
+const REUSE_MIN_BYTES = 256 * 1024;
+
 type Piece = Uint8Array | { file: ReferenceFile; base64: boolean };
 
 const text = (s: string): Uint8Array => Buffer.from(s, 'utf8');
@@ -50,71 +61,96 @@ function checkFiles(files: readonly ReferenceFile[], field: string): void {
   }
 }
 
-/** Raw bytes of a file, checked against its announced size; opened only when first pulled. */
-async function* fileBytes(file: ReferenceFile, chunkBytes: number): AsyncGenerator<Buffer> {
-  const handle = await open(file.path, 'r');
-  let stream: ReadStream | undefined;
-  try {
-    // Checked before the first byte so a changed file fails early rather than mid-body.
-    if ((await handle.stat()).size !== file.size) throw new ReferenceFileChangedError(file.path, file.size);
-    stream = handle.createReadStream({ highWaterMark: chunkBytes });
-    let total = 0;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      total += chunk.length;
-      if (total > file.size) throw new ReferenceFileChangedError(file.path, file.size);
-      yield chunk;
-    }
-    if (total !== file.size) throw new ReferenceFileChangedError(file.path, file.size);
-    // Bytes appended after the stream read ahead to the old end are not seen by the reads (the stream closed the handle).
-    if ((await stat(file.path)).size !== file.size) throw new ReferenceFileChangedError(file.path, file.size);
-  } finally {
-    // Also runs when the consumer stops early (return()): the descriptor must not leak.
-    if (stream) {
-      stream.destroy();
-      // Wait for the descriptor to be closed, so return() resolving means it is released.
-      if (!stream.closed) await new Promise<void>((resolve) => stream?.once('close', () => resolve()));
-    } else {
-      await handle.close();
-    }
-  }
+/** A chunk of a reused buffer: itself when it is large (see REUSE_MIN_BYTES), otherwise a copy. */
+function handOver(buffer: Buffer, length: number): Buffer {
+  return length >= REUSE_MIN_BYTES ? buffer.subarray(0, length) : Buffer.from(buffer.subarray(0, length));
 }
 
 /**
- * Raw bytes of a file read into ONE reused buffer: each chunk is only valid until the next is asked
- * for. For base64Chunks, which turns a chunk into a string before asking again; it halves the
- * memory that must be garbage collected per uploaded byte (a 100 MB body otherwise churns through
- * 100 MB of read buffers besides its base64 text).
+ * Raw bytes of a file, checked against its announced size; opened only when first pulled. Read
+ * into two buffers in turn: while the consumer sends one chunk, the next is read into the other.
+ * A chunk is only valid until the next is asked for (see REUSE_MIN_BYTES).
  */
-async function* fileBytesReusingBuffer(file: ReferenceFile, chunkBytes: number): AsyncGenerator<Buffer> {
+async function* fileBytes(file: ReferenceFile, chunkBytes: number): AsyncGenerator<Buffer> {
   const handle = await open(file.path, 'r');
+  let ahead: Promise<number> | undefined;
   try {
+    // Checked before the first byte so a changed file fails early rather than mid-body.
     if ((await handle.stat()).size !== file.size) throw new ReferenceFileChangedError(file.path, file.size);
-    const buffer = Buffer.allocUnsafe(chunkBytes);
+    const size = Math.min(chunkBytes, Math.max(file.size, 1));
+    const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)] as const;
+    const readInto = (buffer: Buffer, position: number) => handle.read(buffer, 0, buffer.length, position).then((r) => r.bytesRead);
     let total = 0;
+    let turn = 0;
+    ahead = readInto(buffers[0], 0);
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, total);
+      const bytesRead = await ahead;
+      ahead = undefined;
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > file.size) throw new ReferenceFileChangedError(file.path, file.size);
-      yield buffer.subarray(0, bytesRead);
+      const current = buffers[turn]!;
+      turn ^= 1;
+      // The other buffer is free: the consumer asked for this chunk, so it is done with the one before.
+      ahead = readInto(buffers[turn]!, total);
+      ahead.catch(() => undefined); // awaited on the next turn, or in finally
+      yield handOver(current, bytesRead);
     }
+    // Bytes appended after the last read are seen by the size check.
     if (total !== file.size || (await handle.stat()).size !== file.size) throw new ReferenceFileChangedError(file.path, file.size);
   } finally {
+    // Also runs when the consumer stops early (return()): no read in flight, and the descriptor released.
+    await ahead?.catch(() => undefined);
     await handle.close();
   }
 }
 
-/** Base64 of a byte stream, encoded in runs of whole 3-byte groups; a 1–2 byte carry joins the next chunk. Keeps no chunk it was given. */
+/**
+ * Base64 of a byte stream, encoded in runs of whole 3-byte groups; a 1–2 byte carry joins the next
+ * chunk. Keeps no chunk it was given. The next chunk is encoded while the consumer sends this one
+ * (the main thread is idle then, waiting for the socket), into two output buffers in turn.
+ */
 export async function* base64Chunks(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const iterator = source[Symbol.asyncIterator]();
+  const outputs = [Buffer.alloc(0), Buffer.alloc(0)];
+  let turn = 0;
   let carry: Buffer = Buffer.alloc(0);
-  for await (const chunk of source) {
+  let finished = false;
+  /** The next encoded chunk (empty when a source chunk held less than 3 bytes), or undefined at the end. */
+  const encodeNext = async (): Promise<Buffer | undefined> => {
+    if (finished) return undefined;
+    const step = await iterator.next();
+    if (step.done) {
+      finished = true;
+      return carry.length > 0 ? Buffer.from(carry.toString('base64'), 'latin1') : undefined;
+    }
+    const chunk = step.value;
     const view = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const data = carry.length > 0 ? Buffer.concat([carry, view]) : view;
     const whole = data.length - (data.length % 3);
-    if (whole > 0) yield Buffer.from(data.toString('base64', 0, whole), 'latin1');
     carry = Buffer.from(data.subarray(whole)); // a copy, so the big chunk is not retained
+    if (whole === 0) return Buffer.alloc(0);
+    const encoded = data.toString('base64', 0, whole);
+    if (outputs[turn]!.length < encoded.length) outputs[turn] = Buffer.allocUnsafe(encoded.length);
+    const out = outputs[turn]!;
+    turn ^= 1;
+    return handOver(out, out.write(encoded, 0, 'latin1'));
+  };
+  let ahead: Promise<Buffer | undefined> | undefined = encodeNext();
+  try {
+    for (;;) {
+      const chunk = await ahead;
+      ahead = undefined;
+      if (chunk === undefined) break;
+      // The output buffer of the chunk before is free now: encode the next one into it meanwhile.
+      ahead = encodeNext();
+      ahead.catch(() => undefined); // awaited on the next turn, or in finally
+      if (chunk.length > 0) yield chunk;
+    }
+  } finally {
+    await ahead?.catch(() => undefined);
+    if (!finished) await iterator.return?.();
   }
-  if (carry.length > 0) yield Buffer.from(carry.toString('base64'), 'latin1');
 }
 
 function streamPieces(pieces: readonly Piece[]): AsyncIterable<Uint8Array> {
@@ -123,7 +159,7 @@ function streamPieces(pieces: readonly Piece[]): AsyncIterable<Uint8Array> {
     async *[Symbol.asyncIterator]() {
       for (const piece of pieces) {
         if (piece instanceof Uint8Array) yield piece;
-        else yield* piece.base64 ? base64Chunks(fileBytesReusingBuffer(piece.file, BASE64_CHUNK_BYTES)) : fileBytes(piece.file, RAW_CHUNK_BYTES);
+        else yield* piece.base64 ? base64Chunks(fileBytes(piece.file, BASE64_CHUNK_BYTES)) : fileBytes(piece.file, RAW_CHUNK_BYTES);
       }
     },
   };

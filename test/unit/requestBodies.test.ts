@@ -1,9 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, readdirSync } from 'node:fs';
 import { appendFile, mkdtemp, open, rm, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { ValidationError } from '../../src/core/errors';
 import { base64Chunks, jsonBodyWithReferences, multipartEditBody, type ReferenceFile, ReferenceFileChangedError } from '../../src/core/requestBodies';
 
@@ -331,6 +334,55 @@ describe('requestBodies', function () {
       await assert.rejects(collect(jsonBodyWithReferences({}, [{ ...refs[0]!, size: 5 }]).body));
       assert.equal(openFds(), before, 'error');
     });
+  });
+
+  describe('through undici, against a server that reads slowly', () => {
+    // Large chunks are handed over in one reused buffer (requestBodies.ts, REUSE_MIN_BYTES): this
+    // proves undici is done with each before the next is read, with the socket's buffers full.
+    let server: Server;
+    let url: string;
+    before(async () => {
+      server = createServer((req, res) => {
+        const hash = createHash('sha256');
+        let bytes = 0;
+        req.on('data', (chunk: Buffer) => {
+          hash.update(chunk);
+          bytes += chunk.length;
+          req.pause();
+          setTimeout(() => req.resume(), 1);
+        });
+        req.on('end', () => res.end(JSON.stringify({ sha256: hash.digest('hex'), bytes })));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    });
+    after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    for (const transport of ['multipart', 'JSON'] as const) {
+      it(`${transport}: the server receives exactly the bytes of the body`, async () => {
+        const files: ReferenceFile[] = [];
+        for (let f = 0; f < 2; f++) {
+          const path = join(dir, `slow-${transport}-${f}.png`);
+          // Not a multiple of the read size, so each file also ends in a short (copied) chunk.
+          await writeFile(path, randomBytes(3 * 1024 * 1024 + 1000 * (f + 1)));
+          files.push({ path, mediaType: 'image/png', size: 3 * 1024 * 1024 + 1000 * (f + 1) });
+        }
+        const made = () =>
+          transport === 'multipart'
+            ? multipartEditBody({ model: 'm', prompt: 'p' }, files, 'slow-reader-boundary')
+            : { ...jsonBodyWithReferences({ model: 'm', prompt: 'p' }, files), contentType: 'application/json' };
+        const expected = await collect(made().body);
+        const { body, contentLength, contentType } = made();
+        const response = await request(url, {
+          method: 'POST',
+          headers: { 'content-type': contentType, 'content-length': String(contentLength) },
+          body: body as unknown as Uint8Array,
+        });
+        const got = (await response.body.json()) as { sha256: string; bytes: number };
+        assert.equal(got.bytes, expected.length);
+        assert.equal(got.sha256, createHash('sha256').update(expected).digest('hex'));
+      });
+    }
   });
 
   describe('memory', () => {
