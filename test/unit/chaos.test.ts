@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { writeFile, mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { GatewayError } from '../../src/core/errors';
 import type { ImageModel } from '../../src/core/types';
@@ -16,7 +16,8 @@ import type { ImageJob } from '../../src/jobs/jobTypes';
 import { FAULT_NAMES, type FaultName, type FaultSpec } from '../../tools/emulator/faults';
 import { paintPng, prng } from '../../tools/emulator/png';
 import { checkInvariants, RECONCILE_MS, SOAK_KEYS, soakWorld, type SoakWorld } from './support/chaos';
-import { newClient, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { type EmulatorProcess, startEmulatorProcess } from './support/emulatorProcess';
+import { newClient, removeDir, tempDir } from './support/gateway';
 
 const OPS = Number(process.env.GATEWAY_IMAGES_SOAK_OPS) || 300;
 const SEED = Number(process.env.GATEWAY_IMAGES_SOAK_SEED) || Date.now() % 2 ** 31;
@@ -26,13 +27,14 @@ const RSS_AT = 50;
 const RSS_CHECK_AT = 300;
 /** A longer run also checks the JS heap at its end (RSS there includes V8's reserved pages and keep-alive sockets). */
 const HEAP_GROWTH_LIMIT_MB = 32;
-/** The issue's target for RSS growth from operation 50 to 300: printed as PASS/FAIL. */
-const RSS_GROWTH_TARGET_MB = 32;
 /**
- * What fails the test. Native (non-heap) RSS drifts +17 to +35 MB between runs of the same seed
- * while the JS heap and descriptors stay flat; a per-operation leak would pass this bound quickly.
+ * The issue's bound for RSS growth from operation 50 to 300, and what fails the test. Measured on the
+ * extension's side only: the emulator runs in a process of its own. V8's young generation starts at
+ * its default maximum (.mocharc.unit.json: --min-semi-space-size=16, the same 2 x 16 MB it would
+ * otherwise grow to somewhere in the run): without that, its one-time ramp from 16 to 32 MB landed
+ * between the two readings and read as growth.
  */
-const RSS_GROWTH_LIMIT_MB = 48;
+const RSS_GROWTH_LIMIT_MB = 32;
 
 /** Each fault with parameters that keep one operation under a second. */
 function faultSpec(name: FaultName): FaultSpec {
@@ -61,7 +63,11 @@ function collectGarbage(): void {
 }
 
 const rssMb = () => process.memoryUsage.rss() / 1024 / 1024;
+/** The size V8 gives its young generation (both semi-spaces) at the moment. */
+const youngMb = () => (getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0) / 1024 / 1024;
 const heapMb = () => process.memoryUsage().heapUsed / 1024 / 1024;
+/** Memory of ArrayBuffers (Buffers included) outside the JS heap: a leaked Buffer shows here. */
+const arrayBuffersMb = () => process.memoryUsage().arrayBuffers / 1024 / 1024;
 /** Open file descriptors of this process (sockets included); -1 where /proc is not there. */
 const openFds = () => {
   try {
@@ -83,7 +89,7 @@ const MIX: [OpKind, number][] = [
 
 describe(`chaos soak (${OPS} operations)`, function () {
   this.timeout(OPS * 2_000);
-  let emu: RunningEmulator;
+  let emu: EmulatorProcess;
   let dir: string;
   let world: SoakWorld;
   let models: ImageModel[];
@@ -93,11 +99,11 @@ describe(`chaos soak (${OPS} operations)`, function () {
   const outcomes = { ok: 0, failed: 0, outcomeUnknown: 0, cancelled: 0, faults: 0, requests: 0 };
   let references: string[] = [];
   let job = 0;
-  const cancelledBeforeImages = new Set<string>();
+  const cancelledBeforeAnswer = new Set<string>();
 
   before(async () => {
-    emu = await startEmulator({ balance: 10_000_000 });
-    emu.state.recordImages = true;
+    emu = await startEmulatorProcess({ balance: 10_000_000 });
+    await emu.set('recordImages', true);
     dir = await tempDir('gwi-soak-');
     const lookup = newClient(emu);
     models = await lookup.imageModels();
@@ -121,16 +127,16 @@ describe(`chaos soak (${OPS} operations)`, function () {
   async function runJob(request: Partial<ImageJob['request']>, extra: Partial<ImageJob> = {}, signal?: AbortSignal): Promise<void> {
     const id = ++job;
     const prompt = `soak ${SEED} job ${id}`;
-    let imagesArrived = false;
+    let answered = false;
     outcomes.requests++;
     if (random() < FAULT_SHARE) {
       outcomes.faults++;
-      emu.state.armFault(faultSpec(pick(FAULT_NAMES)!));
+      await emu.call('armFault', faultSpec(pick(FAULT_NAMES)!));
     }
     try {
       await world.service.run(
         { request: { model: 'aurora-1', prompt, size: '64x64', seed: id, ...request }, output: { directory: world.out, pattern: '{model}-{index}' }, ...extra },
-        { signal, onEvent: (event) => void (event.type === 'image-received' && (imagesArrived = true)) },
+        { signal, onEvent: (event) => void ((event.type === 'answered' || event.type === 'image-received') && (answered = true)) },
       );
       outcomes.ok++;
     } catch (error) {
@@ -140,11 +146,11 @@ describe(`chaos soak (${OPS} operations)`, function () {
       if (error.name === 'CancelledError') {
         outcomes.cancelled++;
         assert.equal(error.outcomeUnknown || !signal, true, `job ${id}: a cancel that may have crossed the answer says the outcome is unknown`);
-        if (!imagesArrived) cancelledBeforeImages.add(prompt);
+        if (!answered) cancelledBeforeAnswer.add(prompt);
       }
     } finally {
       // A fault that found no request (the job failed before sending) must not hit the next operation.
-      emu.state.clearFaults();
+      await emu.call('clearFaults');
     }
   }
 
@@ -157,16 +163,19 @@ describe(`chaos soak (${OPS} operations)`, function () {
       ),
     'edit-json': () => runJob({ model: 'mosaic-edit', n: 1 }, { references: references.slice(0, 1 + Math.floor(random() * 3)), transport: 'input_references' }),
     cancel: async () => {
-      // A pause between images so a cancel can land before sending, during "generation" or mid-stream.
-      emu.state.imageGapMs = 60;
-      if (random() < 0.5) emu.state.armFault({ fault: 'latency', latencyMs: 100 });
+      // Pauses so a cancel can land before sending, during "generation", between the answer's
+      // headers and its first image (charged: the images must still be kept) or mid-stream.
+      await emu.set('imageGapMs', 60);
+      await emu.set('headGapMs', random() < 0.5 ? 80 : 0);
+      if (random() < 0.5) await emu.call('armFault', { fault: 'latency', latencyMs: 100 });
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), Math.floor(random() * 250));
       try {
         await runJob({ n: 3 }, {}, controller.signal);
       } finally {
         clearTimeout(timer);
-        emu.state.imageGapMs = 0;
+        await emu.set('imageGapMs', 0);
+        await emu.set('headGapMs', 0);
       }
     },
     'switch-key': async () => {
@@ -195,6 +204,8 @@ describe(`chaos soak (${OPS} operations)`, function () {
     let rssAt50 = 0;
     let heapAt50 = 0;
     let fdsAt50 = 0;
+    let buffersAt50 = 0;
+    let youngAt50 = 0;
     let rssAt300 = 0;
     for (let op = 1; op <= OPS; op++) {
       // The last operations run on the key with a budget, so the final budget is a real figure.
@@ -205,6 +216,8 @@ describe(`chaos soak (${OPS} operations)`, function () {
         collectGarbage();
         rssAt50 = rssMb();
         heapAt50 = heapMb();
+        buffersAt50 = arrayBuffersMb();
+        youngAt50 = youngMb();
         fdsAt50 = openFds();
       }
       if (op === RSS_CHECK_AT) {
@@ -218,10 +231,11 @@ describe(`chaos soak (${OPS} operations)`, function () {
     collectGarbage();
     const rssAtEnd = rssMb();
     const heapAtEnd = heapMb();
+    const buffersAtEnd = arrayBuffersMb();
     const fdsAtEnd = openFds();
-    const figures = await checkInvariants(world, cancelledBeforeImages);
-    const balance = emu.state.balanceRub;
-    const budget = emu.state.keyBudgetRub(world.key);
+    const figures = await checkInvariants(world, cancelledBeforeAnswer);
+    const balance = await emu.get('balanceRub');
+    const budget = await emu.call('keyBudgetRub', world.key);
 
     console.log(
       [
@@ -234,7 +248,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
         `      kept: ${figures.savedOrRecovered} in the workspace or recovery folder byte-equal, ${figures.missing.length} missing, ${figures.deliveredToGoneClient} charged for a job cancelled before its answer arrived (outcome unknown told)`,
         `      resends: ${figures.duplicateSends}; leftovers: ${figures.leftovers.length} .part, ${figures.orphanStaged.length} staged without manifest`,
         `      balance: extension ${world.account.snapshot.balance} / emulator ${balance}; budget (${world.key}): extension ${world.account.snapshot.budget} / emulator ${budget}`,
-        `      RSS: ${rssAt50.toFixed(1)} MB after operation ${Math.min(RSS_AT, OPS)}, ${rssAt300 ? `${rssAt300.toFixed(1)} MB after operation ${RSS_CHECK_AT} (${signed(rssAt300 - rssAt50)} MB)` : ''}${OPS === RSS_CHECK_AT ? '' : `, ${rssAtEnd.toFixed(1)} MB after operation ${OPS}`}; JS heap ${heapAt50.toFixed(1)} -> ${heapAtEnd.toFixed(1)} MB; open descriptors ${fdsAt50} -> ${fdsAtEnd}`,
+        `      RSS: ${rssAt50.toFixed(1)} MB after operation ${Math.min(RSS_AT, OPS)}, ${rssAt300 ? `${rssAt300.toFixed(1)} MB after operation ${RSS_CHECK_AT} (${signed(rssAt300 - rssAt50)} MB)` : ''}${OPS === RSS_CHECK_AT ? '' : `, ${rssAtEnd.toFixed(1)} MB after operation ${OPS}`}; JS heap ${heapAt50.toFixed(1)} -> ${heapAtEnd.toFixed(1)} MB; ArrayBuffers ${buffersAt50.toFixed(1)} -> ${buffersAtEnd.toFixed(1)} MB; open descriptors ${fdsAt50} -> ${fdsAtEnd}; V8 young generation ${youngAt50.toFixed(0)} -> ${youngMb().toFixed(0)} MB`,
       ].join('\n'),
     );
 
@@ -249,9 +263,7 @@ describe(`chaos soak (${OPS} operations)`, function () {
     assert.ok(fdsAtEnd <= fdsAt50 + 8, `open file descriptors grew from ${fdsAt50} to ${fdsAtEnd}`);
     if (rssAt300) {
       const growth = rssAt300 - rssAt50;
-      process.stdout.write(
-        `      RSS growth target (<= +${RSS_GROWTH_TARGET_MB} MB): ${growth <= RSS_GROWTH_TARGET_MB ? 'PASS' : 'FAIL'} (${signed(growth)} MB; the test fails above +${RSS_GROWTH_LIMIT_MB} MB)\n`,
-      );
+      process.stdout.write(`      RSS growth (<= +${RSS_GROWTH_LIMIT_MB} MB): ${growth <= RSS_GROWTH_LIMIT_MB ? 'PASS' : 'FAIL'} (${signed(growth)} MB)\n`);
     }
     if (rssAt300)
       assert.ok(rssAt300 - rssAt50 <= RSS_GROWTH_LIMIT_MB, `RSS grew by ${(rssAt300 - rssAt50).toFixed(1)} MB from operation ${RSS_AT} to ${RSS_CHECK_AT}`);

@@ -9,13 +9,13 @@ import type { GatewayClient } from '../../../src/core/client';
 import type { RecoveryManifest } from '../../../src/core/imageStore';
 import type { ImageModel } from '../../../src/core/types';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
-import type { RunningEmulator } from '../../../tools/emulator';
+import type { EmulatorProcess } from './emulatorProcess';
 import { newClient } from './gateway';
 
 export const SOAK_KEYS = { plain: 'gw-soak-plain', budget: 'gw-soak-budget' } as const;
 
 export interface SoakWorld {
-  emu: RunningEmulator;
+  emu: EmulatorProcess;
   client: GatewayClient;
   account: AccountModel;
   service: ImageJobService;
@@ -26,10 +26,10 @@ export interface SoakWorld {
 }
 
 /** The job service and account wired like src/services.ts, over a client whose key can change. */
-export async function soakWorld(emu: RunningEmulator, dir: string, models: ImageModel[]): Promise<SoakWorld> {
-  emu.state.addKey(SOAK_KEYS.plain, 'unlimited');
-  emu.state.addKey(SOAK_KEYS.budget, 'budget');
-  emu.state.setKeyBudget(SOAK_KEYS.budget, 500_000);
+export async function soakWorld(emu: EmulatorProcess, dir: string, models: ImageModel[]): Promise<SoakWorld> {
+  await emu.call('addKey', SOAK_KEYS.plain, 'unlimited');
+  await emu.call('addKey', SOAK_KEYS.budget, 'budget');
+  await emu.call('setKeyBudget', SOAK_KEYS.budget, 500_000);
   const world = { emu, key: SOAK_KEYS.plain, out: path.join(dir, 'workspace'), recovery: path.join(dir, 'global-storage', 'recovery') } as SoakWorld;
   // Paid requests wait for the slowest fault (slow-headers at 400 ms), never for minutes.
   world.client = newClient(emu, null, { getApiKey: () => world.key, paidTimeoutMs: 30_000 });
@@ -86,8 +86,8 @@ export interface InvariantFigures {
 }
 
 /** Checks the money invariants against the emulator's own record. */
-export async function checkInvariants(world: SoakWorld, cancelledBeforeImages: ReadonlySet<string>): Promise<InvariantFigures> {
-  const paid = world.emu.state.requests.filter((r) => r.paid);
+export async function checkInvariants(world: SoakWorld, cancelledBeforeAnswer: ReadonlySet<string>): Promise<InvariantFigures> {
+  const paid = (await world.emu.get('requests')).filter((r) => r.paid);
   const onDisk = new Map<string, number>();
   const files = [...(await filesUnder(world.out)), ...(await filesUnder(world.recovery))];
   for (const file of files.filter((f) => !f.endsWith('.json') && !f.endsWith('.part'))) {
@@ -115,7 +115,9 @@ export async function checkInvariants(world: SoakWorld, cancelledBeforeImages: R
       if (left > 0) {
         onDisk.set(image.sha256, left - 1);
         figures.savedOrRecovered++;
-      } else if (request.clientAborted || cancelledBeforeImages.has(request.prompt ?? '')) {
+      } else if (cancelledBeforeAnswer.has(request.prompt ?? '')) {
+        // Cancelled before the answer's headers: the connection was closed while the gateway was
+        // still working; the job told "outcome unknown" and the account reconciles the charge.
         figures.deliveredToGoneClient++;
       } else {
         figures.missing.push(
