@@ -130,6 +130,8 @@ export async function makeReference(file: string, size: number): Promise<void> {
 
 interface TransportFigures {
   transport: 'input_references' | 'multipart';
+  /** Warm: the second upload of its process (the first one ran before the clock). */
+  warm: boolean;
   limit: WorkerResult[];
   extension: WorkerResult[];
   bodyBytes: number;
@@ -149,8 +151,13 @@ export async function uploadLimitScenario(ctx: BenchContext): Promise<ScenarioRe
   const drain = await startDrainServer();
   const figures: TransportFigures[] = [];
   try {
-    for (const transport of ['input_references', 'multipart'] as const) {
-      const f: TransportFigures = { transport, limit: [], extension: [], bodyBytes: 0 };
+    for (const [transport, warm] of [
+      ['input_references', false],
+      ['multipart', false],
+      ['input_references', true],
+      ['multipart', true],
+    ] as const) {
+      const f: TransportFigures = { transport, warm, limit: [], extension: [], bodyBytes: 0 };
       for (let run = 0; run < ctx.runs; run++) {
         for (const kind of ['upload-limit', 'upload'] as const) {
           const workDir = path.join(ctx.tmp, `${kind}-drain-${transport}-${run}`);
@@ -165,13 +172,14 @@ export async function uploadLimitScenario(ctx: BenchContext): Promise<ScenarioRe
             n: 1,
             references,
             transport,
+            warm,
           });
           if (result.ok && kind === 'upload' && result.files !== 1) Object.assign(result, { ok: false, error: `expected 1 saved image, got ${result.files}` });
           f.bodyBytes = drain.lastBodyBytes;
           (kind === 'upload' ? f.extension : f.limit).push(result);
           await fs.rm(workDir, { recursive: true, force: true });
           ctx.log(
-            `  ${kind === 'upload' ? 'extension' : 'limit'} upload ${transport} (draining server) run ${run + 1}: ${runNote(result, (r) => `${fmtS(r.wallMs)}, ${drain.lastBodyBytes} body bytes`)}`,
+            `  ${kind === 'upload' ? 'extension' : 'limit'} upload ${transport}${warm ? ' (warm)' : ''} (draining server) run ${run + 1}: ${runNote(result, (r) => `${fmtS(r.wallMs)}, ${drain.lastBodyBytes} body bytes`)}`,
           );
         }
       }
@@ -190,14 +198,14 @@ function report(ctx: BenchContext, size: number, figures: TransportFigures[]): S
   const targets: BenchTarget[] = [];
   const json: Record<string, unknown> = {};
   for (const f of figures) {
-    const label = f.transport === 'input_references' ? 'JSON body, data: URLs (generateWithReferences)' : 'multipart body (edit)';
+    const label = `${f.transport === 'input_references' ? 'JSON body, data: URLs (generateWithReferences)' : 'multipart body (edit)'}${f.warm ? ', warm' : ''}`;
     const limitOk = f.limit.filter((r) => r.ok);
     const extOk = f.extension.filter((r) => r.ok);
-    const name = `upload ${f.transport}: extension / limit (draining server)`;
+    const name = f.warm ? `upload ${f.transport}:   info: warm (2nd upload of the process)` : `upload ${f.transport}: extension / limit (draining server)`;
     if (!limitOk.length || !extOk.length) {
       const error = (f.limit.find((r) => !r.ok) ?? f.extension.find((r) => !r.ok))?.error ?? 'failed';
       lines.push(`${pad(label, 62)}FAILED: ${error.split('\n')[0]!.slice(0, 110)}`);
-      targets.push({ name, value: 'failed', target: `≤ ${TARGET_UPLOAD_RATIO}`, pass: false });
+      targets.push({ name, value: 'failed', target: `≤ ${TARGET_UPLOAD_RATIO}`, pass: f.warm ? undefined : false });
       continue;
     }
     const limit = median(limitOk.map((r) => r.wallMs));
@@ -218,14 +226,23 @@ function report(ctx: BenchContext, size: number, figures: TransportFigures[]): S
     targets.push({
       name,
       value: `${ratio.toFixed(2)} (${fmtS(ext)} / ${fmtS(limit)})`,
-      target: `≤ ${TARGET_UPLOAD_RATIO}`,
-      pass: ratio <= TARGET_UPLOAD_RATIO && extOk.length === f.extension.length,
+      target: f.warm ? `(≤ ${TARGET_UPLOAD_RATIO})` : `≤ ${TARGET_UPLOAD_RATIO}`,
+      // The target is judged on the first upload of a process (a user's first edit of a session).
+      pass: f.warm ? undefined : ratio <= TARGET_UPLOAD_RATIO && extOk.length === f.extension.length,
     });
-    json[f.transport] = { bodyBytes: f.bodyBytes, limitMs: limit, extensionMs: ext, ratio, limitRuns: f.limit, extensionRuns: f.extension };
+    json[`${f.transport}${f.warm ? '-warm' : ''}`] = {
+      bodyBytes: f.bodyBytes,
+      limitMs: limit,
+      extensionMs: ext,
+      ratio,
+      limitRuns: f.limit,
+      extensionRuns: f.extension,
+    };
   }
   lines.push(
     `  (median of ${ctx.runs} run(s). limit: the exact bytes the extension sends (built from the same files before the clock starts),`,
-    '   written raw to a socket; extension: ImageJobService.run reading the files from disk. The server only drains and answers one tiny image.)',
+    '   written raw to a socket; extension: ImageJobService.run reading the files from disk. The server only drains and answers one tiny image.',
+    '   Cold: the first upload of a fresh process (the target); warm: the second, after one whole upload before the clock.)',
   );
   return { lines, targets, json };
 }

@@ -35,6 +35,8 @@ export interface WorkerTask {
   transport?: EditTransport;
   /** Upload rows: send the paid request here (a draining server) instead of baseUrl. */
   uploadUrl?: string;
+  /** Upload rows: one whole upload before the clock starts, so the measured one is the second of the process. */
+  warm?: boolean;
   /** Concurrent row: how many jobs at once. */
   jobs?: number;
 }
@@ -265,6 +267,8 @@ async function main(): Promise<WorkerResult> {
   await fetchModels(task);
   const apiClient = task.uploadUrl ? new GatewayClient({ baseUrl: task.uploadUrl, getApiKey: () => task.apiKey }) : client;
   const service = jobService(task, apiClient, models);
+  if (task.warm && task.kind === 'upload') await extensionRow({ ...task, workDir: path.join(task.workDir, 'warm-up') }, service);
+  if (task.warm && task.kind === 'upload-limit') await uploadLimitRow(task, { start: () => undefined });
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 50));
   const idleRssMb = rssMb();
