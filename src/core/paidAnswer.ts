@@ -11,9 +11,9 @@ import type { GenerationResponseMeta } from './types';
 
 /**
  * At most this much of an answer that could not be read is kept for the user. It is held in memory
- * while every answer streams: at 4 MiB, 20 jobs at once held 80 MB of it (npm run bench).
+ * while every answer streams, and copied: at 4 MiB, 20 jobs at once held 80 MB of it (npm run bench).
  */
-export const MAX_KEPT_BYTES = 1024 * 1024;
+export const MAX_KEPT_BYTES = 256 * 1024;
 /** After a failure, the rest of the answer is read for at most this long (to keep it whole). */
 const DRAIN_MS = 5000;
 
