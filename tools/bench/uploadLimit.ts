@@ -13,6 +13,8 @@ import { type BenchContext, type BenchTarget, fmtS, lpad, median, MiB, pad, runN
 import type { WorkerResult, WorkerTask } from './worker';
 
 const TARGET_UPLOAD_RATIO = 1.3;
+/** Each run is ~0.2 s, so a few tens of ms of a busy machine swing one run's ratio by 0.2: more runs. */
+const runsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 5));
 const FULL_REFERENCE_BYTES = 25_000_000;
 const QUICK_REFERENCE_BYTES = 2_500_000;
 
@@ -158,7 +160,7 @@ export async function uploadLimitScenario(ctx: BenchContext): Promise<ScenarioRe
       ['multipart', true],
     ] as const) {
       const f: TransportFigures = { transport, warm, limit: [], extension: [], bodyBytes: 0 };
-      for (let run = 0; run < ctx.runs; run++) {
+      for (let run = 0; run < runsOf(ctx); run++) {
         for (const kind of ['upload-limit', 'upload'] as const) {
           const workDir = path.join(ctx.tmp, `${kind}-drain-${transport}-${run}`);
           const result = await ctx.runWorker({
@@ -240,7 +242,7 @@ function report(ctx: BenchContext, size: number, figures: TransportFigures[]): S
     };
   }
   lines.push(
-    `  (median of ${ctx.runs} run(s). limit: the exact bytes the extension sends (built from the same files before the clock starts),`,
+    `  (median of ${runsOf(ctx)} run(s). limit: the exact bytes the extension sends (built from the same files before the clock starts),`,
     '   written raw to a socket; extension: ImageJobService.run reading the files from disk. The server only drains and answers one tiny image.',
     '   Cold: the first upload of a fresh process (the target); warm: the second, after one whole upload before the clock.)',
   );
