@@ -11,13 +11,28 @@
 // --restore-dev-bundle rebuilds the development bundles (source maps) into dist/ afterwards, for
 // callers that leave the working tree as they found it (the demo, the bench).
 import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const VSCE_ARGS = ['package', '--no-dependencies', '--no-rewrite-relative-links'];
+
+/**
+ * Top-level folders vsce must not walk. It lists every file of the folder before .vscodeignore
+ * applies: with the harness's code-servers in .cache that took 22 s instead of 4.
+ */
+const NOT_STAGED = new Set(['node_modules', '.cache', '.git', 'out', '.vscode-test', 'test-results']);
+
+/** A copy of the repository without NOT_STAGED, where vsce packages (.vscodeignore still decides). */
+function stage(root) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-images-vsix-'));
+  cpSync(root, dir, { recursive: true, filter: (source) => !NOT_STAGED.has(path.relative(root, source).split(path.sep)[0]) });
+  return dir;
+}
 
 function run(args, cwd, what) {
   const result = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', input: '', stdio: ['pipe', 'pipe', 'pipe'] });
@@ -36,13 +51,16 @@ export function packageVsix(options = {}) {
   const root = options.root ?? ROOT;
   const vsce = createRequire(path.join(root, 'package.json')).resolve('@vscode/vsce/vsce');
   run(['esbuild.mjs', '--production'], root, 'the production build (node esbuild.mjs --production)');
+  const staged = stage(root);
   try {
-    const args = [vsce, ...VSCE_ARGS];
-    if (options.out) args.push('--out', path.resolve(options.out));
-    const output = run(args, root, `vsce ${args.slice(1).join(' ')}`);
-    const match = /Packaged: (.+?\.vsix)/.exec(output);
-    return options.out ? path.resolve(options.out) : match ? match[1].trim() : path.join(root, '(see vsce output)');
+    const { name, version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    // vsce's own default name, in the repository (it would write into the staging copy).
+    const out = path.resolve(options.out ?? path.join(root, `${name}-${version}.vsix`));
+    const args = [vsce, ...VSCE_ARGS, '--out', out];
+    run(args, staged, `vsce ${args.slice(1).join(' ')}`);
+    return out;
   } finally {
+    rmSync(staged, { recursive: true, force: true });
     if (options.restoreDevBundle) run(['esbuild.mjs'], root, 'the development build (node esbuild.mjs)');
   }
 }
