@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { request } from 'undici';
 import type { ImageJobService } from '../../src/jobs/imageJobs';
+import { Base64ToFile } from './base64ToFile';
 import { type BenchContext, type BenchTarget, fmtMs, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 
@@ -16,22 +17,9 @@ const LONG_STRING = 4096;
 /** Worker side, the limit: as the generation limit row, plus the moment the first long string ends. */
 export async function firstImageLimitRow(task: WorkerTask, started: () => number): Promise<Partial<WorkerResult>> {
   const handle = await fs.open(path.join(task.workDir, 'limit.bin'), 'w');
-  const staging = Buffer.allocUnsafe(MiB);
-  let filled = 0;
-  let written = 0;
+  const decoder = new Base64ToFile(handle);
   let run = 0;
   let firstImageMs: number | undefined;
-  const flush = async (final: boolean) => {
-    const whole = final ? filled : filled - (filled % 4);
-    if (whole === 0) return;
-    const bytes = Buffer.from(staging.toString('latin1', 0, whole), 'base64');
-    staging.copy(staging, 0, whole, filled);
-    filled -= whole;
-    if (bytes.length) {
-      await handle.write(bytes);
-      written += bytes.length;
-    }
-  };
   try {
     const response = await request(`${task.baseUrl}/v1/images/generations`, {
       method: 'POST',
@@ -58,23 +46,18 @@ export async function firstImageLimitRow(task: WorkerTask, started: () => number
           from = q + 1;
         }
       }
-      for (let off = 0; off < buf.length;) {
-        const n = buf.copy(staging, filled, off);
-        filled += n;
-        off += n;
-        if (filled === staging.length) await flush(false);
-      }
+      await decoder.push(buf);
       if (quoteAt !== -1) {
-        await flush(false);
+        await decoder.flush(false);
         firstImageMs = started();
       }
     }
-    await flush(true);
+    await decoder.flush(true);
   } finally {
     await handle.close();
   }
   if (firstImageMs === undefined) throw new Error('no image string seen');
-  return { bytesWritten: written, firstImageMs };
+  return { bytesWritten: decoder.written, firstImageMs };
 }
 
 /** Worker side, the extension: ImageJobService.run; the first image-saved event. */

@@ -12,6 +12,7 @@ import { parseImageModels } from '../../src/core/catalog';
 import type { ImageModel } from '../../src/core/types';
 import { ImageJobService } from '../../src/jobs/imageJobs';
 import type { EditTransport } from '../../src/jobs/jobTypes';
+import { Base64ToFile } from './base64ToFile';
 import { concurrentRow } from './concurrent';
 import { firstImageExtensionRow, firstImageLimitRow } from './firstImage';
 import { uploadLimitRow } from './uploadLimit';
@@ -149,47 +150,19 @@ async function fetchModels(task: WorkerTask): Promise<ImageModel[]> {
   return parseImageModels(await response.body.json());
 }
 
-/**
- * The physical limit: drain the body, base64-decode it with no JSON parsing and append the bytes to
- * one file. Chunks are gathered (memcpy) into a 1 MiB staging buffer; each full buffer is decoded by
- * Node's native decoder, which skips characters outside the alphabet (JSON keys and punctuation
- * decode to a few junk bytes: irrelevant here), and written with one awaited write (~768 KiB).
- */
+/** The physical limit: drain the body and base64-decode it into one file, no JSON parsing (Base64ToFile). */
 async function limitRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
-  const file = path.join(task.workDir, 'limit.bin');
-  const handle = await fs.open(file, 'w');
-  const staging = Buffer.allocUnsafe(1024 * 1024);
-  let filled = 0;
-  let written = 0;
-  const flush = async (final: boolean) => {
-    // Whole 4-character groups only, except at the very end; the rest moves to the front.
-    const whole = final ? filled : filled - (filled % 4);
-    if (whole === 0) return;
-    const bytes = Buffer.from(staging.toString('latin1', 0, whole), 'base64');
-    staging.copy(staging, 0, whole, filled);
-    filled -= whole;
-    if (bytes.length) {
-      await handle.write(bytes);
-      written += bytes.length;
-    }
-  };
+  const handle = await fs.open(path.join(task.workDir, 'limit.bin'), 'w');
+  const decoder = new Base64ToFile(handle);
   try {
     const response = await request(`${task.baseUrl}/v1/images/generations`, { method: 'POST', headers: headers(task), body: generationBody(task) });
     if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${await response.body.text()}`);
-    for await (const chunk of response.body) {
-      const buf = chunk as Buffer;
-      for (let off = 0; off < buf.length;) {
-        const n = buf.copy(staging, filled, off);
-        filled += n;
-        off += n;
-        if (filled === staging.length) await flush(false);
-      }
-    }
-    await flush(true);
+    for await (const chunk of response.body) await decoder.push(chunk as Buffer);
+    await decoder.flush(true);
   } finally {
     await handle.close();
   }
-  return { bytesWritten: written };
+  return { bytesWritten: decoder.written };
 }
 
 /** What most clients do: json(), then Buffer.from(b64, 'base64'), then writeFile per image. */
