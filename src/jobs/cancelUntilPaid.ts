@@ -1,14 +1,15 @@
 // Pure: no vscode import.
 /**
- * The caller's cancel, until the paid answer arrives (its success headers, or failing that its
- * first image). From then on the gateway has charged for it: stopping would throw paid images away (the rest of the body is often already
- * in the socket), so they are received and saved whole and the cancel is only reported.
+ * The caller's cancel, until the paid answer arrives (its success headers: ImageApi's onPaidAnswer).
+ * From then on the gateway has charged for it: stopping would throw paid images away (the rest of
+ * the body is often already in the socket), so they are received and saved whole and the cancel
+ * is only reported.
  */
 export class CancelUntilPaid {
   private readonly controller = new AbortController();
-  private arriving = false;
+  private answered = false;
   private readonly onAbort = () => {
-    if (this.arriving) this.onLateCancel();
+    if (this.answered) this.onLateCancel();
     else this.controller.abort(this.caller?.reason);
   };
 
@@ -24,8 +25,8 @@ export class CancelUntilPaid {
     return this.controller.signal;
   }
 
-  paidImagesArriving(): void {
-    this.arriving = true;
+  paidAnswerArrived(): void {
+    this.answered = true;
   }
 
   dispose(): void {

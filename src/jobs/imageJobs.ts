@@ -116,15 +116,10 @@ export class ImageJobService {
     const date = this.deps.now?.() ?? new Date();
     const early = new Map<number, Promise<Placement>>();
     const cancel = new CancelUntilPaid(options.signal, () => emit({ type: 'cancel-after-charge' }));
-    const sink = new ReportingSink(
-      new StagingSink(this.deps.recoveryDir),
-      emit,
-      (image) => {
-        // Without magic bytes the extension waits for the response's media_type (placed at the end).
-        if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit));
-      },
-      () => cancel.paidImagesArriving(),
-    );
+    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), emit, (image) => {
+      // Without magic bytes the extension waits for the response's media_type (placed at the end).
+      if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit));
+    });
     emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
     let meta: GenerationResponseMeta;
@@ -132,7 +127,7 @@ export class ImageJobService {
       meta = await this.send(api, job, references, sink, {
         signal: cancel.signal,
         onPaidAnswer: () => {
-          cancel.paidImagesArriving();
+          cancel.paidAnswerArrived();
           emit({ type: 'answered' });
         },
       });

@@ -68,11 +68,9 @@ export class ReportingSink implements ImageSink {
     private readonly onEvent?: (event: JobEvent) => void,
     /** Called once per complete image; must not block the stream (placement runs beside it). */
     private readonly onComplete?: (image: StagedImage) => void,
-    private readonly onOpen?: () => void,
   ) {}
 
   async open(index: number) {
-    this.onOpen?.();
     const writer = await this.staging.open(index);
     let bytes = 0;
     return {

@@ -24,6 +24,7 @@ export interface ImageJob {
 }
 
 /** The paid part of the gateway client. */
+/** The paid calls a job makes. Each calls `options.onPaidAnswer` once a success answer arrives, before any image. */
 export interface ImageApi {
   generate(request: GenerationRequest, sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta>;
   generateWithReferences(request: GenerationRequest, files: ReferenceFile[], sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta>;
