@@ -73,14 +73,12 @@ function handOver(buffer: Buffer, length: number): Buffer {
  * into two buffers in turn: while the consumer sends one chunk, the next is read into the other.
  * A chunk is only valid until the next is asked for (see REUSE_MIN_BYTES).
  */
-async function* fileBytes(file: ReferenceFile, chunkBytes: number): AsyncGenerator<Buffer> {
+async function* fileBytes(file: ReferenceFile, buffers: ReadBuffers): AsyncGenerator<Buffer> {
   const handle = await open(file.path, 'r');
   let ahead: Promise<number> | undefined;
   try {
     // Checked before the first byte so a changed file fails early rather than mid-body.
     if ((await handle.stat()).size !== file.size) throw new ReferenceFileChangedError(file.path, file.size);
-    const size = Math.min(chunkBytes, Math.max(file.size, 1));
-    const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)] as const;
     const readInto = (buffer: Buffer, position: number) => handle.read(buffer, 0, buffer.length, position).then((r) => r.bytesRead);
     let total = 0;
     let turn = 0;
@@ -160,13 +158,28 @@ export async function* base64Chunks(source: AsyncIterable<Uint8Array>): AsyncGen
   }
 }
 
+/** Two read buffers in turn (see fileBytes), shared by every file of one body. */
+type ReadBuffers = readonly [Buffer, Buffer];
+
+function readBuffers(pieces: readonly Piece[], chunkBytes: number): ReadBuffers {
+  const largest = pieces.reduce((max, p) => (p instanceof Uint8Array ? max : Math.max(max, p.file.size)), 1);
+  const size = Math.min(chunkBytes, largest);
+  return [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
+}
+
 function streamPieces(pieces: readonly Piece[]): AsyncIterable<Uint8Array> {
   // A fresh generator per iteration: the body can be read again and files reopen lazily.
   return {
     async *[Symbol.asyncIterator]() {
+      // Allocated once per body, not per file: fresh memory is paid for in page faults as it is first read into.
+      let buffers: ReadBuffers | undefined;
       for (const piece of pieces) {
-        if (piece instanceof Uint8Array) yield piece;
-        else yield* piece.base64 ? base64Chunks(fileBytes(piece.file, BASE64_CHUNK_BYTES)) : fileBytes(piece.file, RAW_CHUNK_BYTES);
+        if (piece instanceof Uint8Array) {
+          yield piece;
+          continue;
+        }
+        buffers ??= readBuffers(pieces, piece.base64 ? BASE64_CHUNK_BYTES : RAW_CHUNK_BYTES);
+        yield* piece.base64 ? base64Chunks(fileBytes(piece.file, buffers)) : fileBytes(piece.file, buffers);
       }
     },
   };
