@@ -2,7 +2,7 @@
 // delay are its own. Receives a WorkerTask as JSON in argv[2]; sends back one WorkerResult over IPC.
 // The emulator runs in the parent process, never here.
 import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, promises as fs, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -38,6 +38,8 @@ export interface WorkerTask {
   uploadUrl?: string;
   /** Upload rows: one whole upload before the clock starts, so the measured one is the second of the process. */
   warm?: boolean;
+  /** Upload limit: send the bytes read from the files (the target), or prepared in memory (the send alone). */
+  limitFrom?: 'files' | 'memory';
   /** Concurrent row: how many jobs at once. */
   jobs?: number;
 }
@@ -62,6 +64,8 @@ export interface WorkerResult {
   sampledPeakRssMb?: number;
   /** User + system CPU time of this process while the row ran. */
   cpuMs?: number;
+  /** The row's CPU split by thread: the main (JavaScript) thread, and all others together. */
+  threadCpuMs?: { main: number; other: number };
   /**
    * The longest the event loop was late while the request ran, in ms: monitorEventLoopDelay's max
    * minus its 10 ms resolution. The histogram records the whole interval between its timer's runs,
@@ -226,6 +230,26 @@ async function catalogRow(task: WorkerTask): Promise<Partial<WorkerResult>> {
   return { catalog: { firstMs, medianMs: samples[samples.length >> 1]!, maxMs: samples[samples.length - 1]!, samples: samples.length } };
 }
 
+/** CPU time (ms) of each thread of this process, from /proc (Linux); undefined elsewhere. */
+function threadCpuMs(): Map<string, number> | undefined {
+  try {
+    const times = new Map<string, number>();
+    for (const thread of readdirSync('/proc/self/task')) {
+      times.set(thread, Number(readFileSync(`/proc/self/task/${thread}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+    }
+    return times;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The main thread's CPU and the other threads' (libuv's pool, V8's helpers) between two readings. */
+function threadSplit(before: Map<string, number> | undefined, after: Map<string, number> | undefined): WorkerResult['threadCpuMs'] {
+  if (!before || !after) return undefined;
+  let other = 0;
+  for (const [thread, ms] of after) if (thread !== String(process.pid)) other += ms - (before.get(thread) ?? 0);
+  return { main: after.get(String(process.pid))! - before.get(String(process.pid))!, other };
+}
 async function main(): Promise<WorkerResult> {
   const arg = process.argv[2];
   if (arg === undefined) throw new Error('usage: worker <task JSON>');
@@ -282,12 +306,14 @@ async function main(): Promise<WorkerResult> {
   histogram.enable();
   let started = performance.now();
   let cpuBefore = process.cpuUsage();
+  let threadsBefore = threadCpuMs();
   // The upload limit builds its bytes first: its clock (wall, CPU, loop delay) starts when it starts sending.
   const clock = {
     start: () => {
       started = performance.now();
       cpuBefore = process.cpuUsage();
       histogram.reset();
+      threadsBefore = threadCpuMs();
     },
   };
   const elapsed = () => performance.now() - started;
@@ -307,6 +333,7 @@ async function main(): Promise<WorkerResult> {
     outcome = {};
   }
   const wallMs = performance.now() - started;
+  const threadCpu = threadSplit(threadsBefore, threadCpuMs());
   const cpu = process.cpuUsage(cpuBefore);
   const waitAtEnd = runqueueWaitMs();
   const runqueue = waitAtStart !== undefined && waitAtEnd !== undefined ? { selfLagMs, runqueueWaitMs: waitAtEnd - waitAtStart } : {};
@@ -342,6 +369,7 @@ async function main(): Promise<WorkerResult> {
     error,
     wallMs,
     cpuMs,
+    threadCpuMs: threadCpu,
     idleRssMb,
     peakRssMb,
     peakSource,
