@@ -1,32 +1,17 @@
 // The account model against the emulator: status from errors, usage applied without a request, reconcile deltas.
 import * as assert from 'node:assert/strict';
-import type { GatewayClient } from '../../src/core/client';
 import { toKopecks } from '../../src/core/cost';
 import { ValidationError } from '../../src/core/errors';
 import { AccountModel, type AccountSnapshot, budgetLow, expiresWithin } from '../../src/account/accountModel';
-import { DEMO_KEYS, localServer, MemorySink, newClient, type RunningEmulator, SMALL, startEmulator } from './support/gateway';
+import { DEMO_KEYS, gatewaySuite, localServer, MemorySink, SMALL } from './support/gateway';
 
 describe('AccountModel', function () {
-  let emu: RunningEmulator;
-  const clients: GatewayClient[] = [];
-  const clientFor = (key: string | null, url = emu.url) => {
-    const c = newClient({ url }, key, { maxRetries: 0 });
-    clients.push(c);
-    return c;
-  };
+  const gw = gatewaySuite({ client: { maxRetries: 0 }, dir: false });
+  const clientFor = (key: string | null, url = gw.emu.url) => gw.newClient(key, { baseUrl: url });
   const modelFor = (key: string | null) => {
     const client = clientFor(key);
     return { client, account: new AccountModel(async () => client) };
   };
-
-  before(async () => {
-    emu = await startEmulator();
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await emu.close();
-  });
-  beforeEach(() => emu.state.reset());
 
   it('ready: user, balance, budget, key and stats of the calling key', async () => {
     const { account } = modelFor(DEMO_KEYS.budget);
@@ -36,7 +21,7 @@ describe('AccountModel', function () {
     assert.equal(snap.status, 'ready');
     assert.equal(snap.user?.email, 'demo@example.com');
     assert.equal(snap.balance, 5000);
-    assert.equal(snap.budget, emu.state.keyBudgetRub(DEMO_KEYS.budget));
+    assert.equal(snap.budget, gw.emu.state.keyBudgetRub(DEMO_KEYS.budget));
     assert.equal(snap.key?.budget?.initial, 1000);
     assert.equal(snap.stats?.month_requests, 5);
     assert.ok(snap.updatedAt);
@@ -62,7 +47,7 @@ describe('AccountModel', function () {
     const server = await localServer(() => undefined);
     const url = server.url;
     await server.close();
-    let target = emu.url;
+    let target = gw.emu.url;
     const account = new AccountModel(async () => clientFor(DEMO_KEYS.unlimited, target));
     await account.refresh();
     target = url;
@@ -70,7 +55,7 @@ describe('AccountModel', function () {
     assert.equal(snap.status, 'offline');
     assert.equal(snap.error?.kind, 'connection');
     assert.equal(snap.balance, 5000, 'last known balance kept');
-    target = emu.url;
+    target = gw.emu.url;
     const back = await account.refresh();
     assert.equal(back.status, 'ready');
     assert.equal(back.error, undefined, 'the error is cleared');
@@ -93,20 +78,20 @@ describe('AccountModel', function () {
   it('concurrent refreshes share one set of requests', async () => {
     const { account } = modelFor(DEMO_KEYS.unlimited);
     await Promise.all([account.refresh(), account.refresh(), account.refresh()]);
-    assert.equal(emu.state.requests.length, 4, 'me, balance, key, stats once');
+    assert.equal(gw.emu.state.requests.length, 4, 'me, balance, key, stats once');
   });
 
   it('applyUsage updates balance and budget without a request', async () => {
     const { client, account } = modelFor(DEMO_KEYS.budget);
     await account.refresh();
     const budget = account.snapshot.budget!;
-    const requests = emu.state.requests.length;
+    const requests = gw.emu.state.requests.length;
     const meta = await client.generate({ model: 'sketch-mini', prompt: 'apply', size: SMALL }, new MemorySink());
     account.applyUsage(meta.usage!);
-    assert.equal(emu.state.requests.length, requests + 1, 'only the generation itself');
+    assert.equal(gw.emu.state.requests.length, requests + 1, 'only the generation itself');
     assert.equal(account.snapshot.balance, meta.usage!.balance);
     assert.equal(toKopecks(account.snapshot.budget!), toKopecks(budget) - toKopecks(meta.usage!.cost_rub!));
-    assert.equal(account.snapshot.budget, emu.state.keyBudgetRub(DEMO_KEYS.budget), 'matches the gateway');
+    assert.equal(account.snapshot.budget, gw.emu.state.keyBudgetRub(DEMO_KEYS.budget), 'matches the gateway');
   });
 
   it('applyUsage leaves an absent budget absent', () => {
@@ -161,11 +146,11 @@ describe('AccountModel', function () {
     account.reconcileSoon(20);
     account.reconcileSoon(20);
     await new Promise((r) => setTimeout(r, 80));
-    assert.equal(emu.state.requests.length, 4);
+    assert.equal(gw.emu.state.requests.length, 4);
     account.reconcileSoon(20);
     account.dispose();
     await new Promise((r) => setTimeout(r, 60));
-    assert.equal(emu.state.requests.length, 4);
+    assert.equal(gw.emu.state.requests.length, 4);
   });
 
   it('expiresWithin and budgetLow', () => {

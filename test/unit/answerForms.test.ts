@@ -4,60 +4,36 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { GatewayClient } from '../../src/core/client';
 import { ApiError, AuthenticationError, InsufficientFundsError, ResponseFormatError, UnknownModelError } from '../../src/core/errors';
 import { UnreadableAnswerError } from '../../src/core/paidAnswer';
-import type { ImageModel } from '../../src/core/types';
 import {
   caught,
   DEMO_KEYS,
+  gatewaySuite,
   listFiles,
   localServer,
   MemorySink,
-  newClient,
   newService,
   paidRequests,
-  removeDir,
-  type RunningEmulator,
   SMALL,
   startEmulator,
-  tempDir,
   writePng,
 } from './support/gateway';
 
 describe('answer forms of a real gateway (emulator forms)', () => {
-  let emu: RunningEmulator;
-  let dir: string;
-  let models: ImageModel[];
-  const clients: GatewayClient[] = [];
-  const client = (key: string | null = DEMO_KEYS.unlimited) => {
-    const c = newClient(emu, key, { maxRetries: 0 });
-    clients.push(c);
-    return c;
-  };
-
-  before(async () => {
-    emu = await startEmulator();
-    dir = await tempDir('gwi-forms-');
-    models = await client().imageModels();
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await emu.close();
-    await removeDir(dir);
-  });
-  beforeEach(() => emu.state.reset());
+  const gw = gatewaySuite({ client: { maxRetries: 0 }, dir: 'gwi-forms-', models: true });
+  const client = (key: string | null = DEMO_KEYS.unlimited) => gw.newClient(key);
 
   it('the forms switch: admin API sets, lists and refuses unknown names; reset restores the start forms', async () => {
     const post = (forms: unknown) =>
-      fetch(`${emu.url}/__emulator/forms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ forms }) });
+      fetch(`${gw.emu.url}/__emulator/forms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ forms }) });
     assert.equal((await post(['string-usage', 'svg-prolog'])).status, 200);
-    assert.deepEqual(((await (await fetch(`${emu.url}/__emulator/forms`)).json()) as { forms: string[] }).forms, ['string-usage', 'svg-prolog']);
+    assert.deepEqual(((await (await fetch(`${gw.emu.url}/__emulator/forms`)).json()) as { forms: string[] }).forms, ['string-usage', 'svg-prolog']);
     const bad = await post(['no-such-form']);
     assert.equal(bad.status, 400);
     assert.match(await bad.text(), /Unknown form/);
-    emu.state.reset();
-    assert.deepEqual([...emu.state.forms], []);
+    gw.emu.state.reset();
+    assert.deepEqual([...gw.emu.state.forms], []);
     const own = await startEmulator({ forms: ['ru-errors'] });
     try {
       own.state.setForms([]);
@@ -69,17 +45,17 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   });
 
   it('string-usage: cost_rub and balance as numeric strings are read as numbers', async () => {
-    emu.state.setForms(['string-usage']);
+    gw.emu.state.setForms(['string-usage']);
     const meta = await client().generate({ model: 'sketch-mini', prompt: 'strings', size: SMALL }, new MemorySink());
-    const [paid] = paidRequests(emu);
+    const [paid] = paidRequests(gw.emu);
     assert.equal(meta.usage?.cost_rub, paid!.chargedRub);
-    assert.equal(meta.usage?.balance, emu.state.balanceRub);
+    assert.equal(meta.usage?.balance, gw.emu.state.balanceRub);
   });
 
   it('svg-prolog: an Inkscape-style SVG without media_type is saved as .svg', async () => {
-    emu.state.setForms(['svg-prolog']);
-    const rig = newService(client(), models, path.join(dir, 'rec-svg'));
-    const out = path.join(dir, 'out-svg');
+    gw.emu.state.setForms(['svg-prolog']);
+    const rig = newService(client(), gw.models, path.join(gw.dir, 'rec-svg'));
+    const out = path.join(gw.dir, 'out-svg');
     const result = await rig.service.run({
       request: { model: 'vector-forge', prompt: 'logo', size: SMALL, output_format: 'svg' },
       output: { directory: out, pattern: 'logo-{index}' },
@@ -96,7 +72,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   describe('edits answers', () => {
     let reference: string;
     before(async () => {
-      reference = await writePng(dir, 'ref.png');
+      reference = await writePng(gw.dir, 'ref.png');
     });
     const editJob = (out: string) => ({
       request: { model: 'aurora-1', prompt: 'make it blue', size: SMALL },
@@ -106,9 +82,9 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     });
 
     it('binary-edits: an image/png body is saved, and the account is reconciled (no usage in it)', async () => {
-      emu.state.setForms(['binary-edits']);
-      const rig = newService(client(), models, path.join(dir, 'rec-bin'));
-      const out = path.join(dir, 'out-bin');
+      gw.emu.state.setForms(['binary-edits']);
+      const rig = newService(client(), gw.models, path.join(gw.dir, 'rec-bin'));
+      const out = path.join(gw.dir, 'out-bin');
       const result = await rig.service.run(editJob(out));
       assert.deepEqual(
         result.files.map((f) => path.basename(f)),
@@ -119,24 +95,24 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       assert.equal(rig.reconciles, 1, 'figures come from a refresh instead');
       const bytes = await readFile(result.files[0]!);
       assert.equal(bytes.readUInt32BE(0), 0x89504e47);
-      assert.equal(paidRequests(emu).length, 1);
+      assert.equal(paidRequests(gw.emu).length, 1);
     });
 
     it('binary-edits with svg-prolog: an image/svg+xml body is saved as .svg', async () => {
-      emu.state.setForms(['binary-edits', 'svg-prolog']);
-      const rig = newService(client(), models, path.join(dir, 'rec-bin-svg'));
+      gw.emu.state.setForms(['binary-edits', 'svg-prolog']);
+      const rig = newService(client(), gw.models, path.join(gw.dir, 'rec-bin-svg'));
       const result = await rig.service.run({
-        ...editJob(path.join(dir, 'out-bin-svg')),
+        ...editJob(path.join(gw.dir, 'out-bin-svg')),
         request: { model: 'vector-forge', prompt: 'trace', size: SMALL, output_format: 'svg' },
       });
       assert.match(result.files[0]!, /edit-1\.svg$/);
     });
 
     it('url-edits: reported with its content type, outcome unknown, the answer kept in the recovery folder', async () => {
-      emu.state.setForms(['url-edits']);
-      const recovery = path.join(dir, 'rec-url');
-      const rig = newService(client(), models, recovery);
-      const out = path.join(dir, 'out-url');
+      gw.emu.state.setForms(['url-edits']);
+      const recovery = path.join(gw.dir, 'rec-url');
+      const rig = newService(client(), gw.models, recovery);
+      const out = path.join(gw.dir, 'out-url');
       const error = await caught(() => rig.service.run(editJob(out)));
       assert.ok(error instanceof UnreadableAnswerError, String(error));
       assert.ok(error instanceof ResponseFormatError);
@@ -160,11 +136,10 @@ describe('answer forms of a real gateway (emulator forms)', () => {
         void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Image ready: <a href="/x.png">x.png</a></body></html>'),
     );
     try {
-      const c = newClient(server, 'k', { maxRetries: 0 });
-      clients.push(c);
-      const rig = newService(c, models, path.join(dir, 'rec-html'));
+      const c = gw.newClient('k', { baseUrl: server.url });
+      const rig = newService(c, gw.models, path.join(gw.dir, 'rec-html'));
       const error = await caught(() =>
-        rig.service.run({ request: { model: 'sketch-mini', prompt: 'html', size: SMALL }, output: { directory: path.join(dir, 'out-html'), pattern: 'x' } }),
+        rig.service.run({ request: { model: 'sketch-mini', prompt: 'html', size: SMALL }, output: { directory: path.join(gw.dir, 'out-html'), pattern: 'x' } }),
       );
       assert.ok(error instanceof UnreadableAnswerError, String(error));
       assert.match(error.message, /text\/html/);
@@ -186,8 +161,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
         setTimeout(() => res.end(json), 30);
       });
       try {
-        const c = newClient(server, 'k', { maxRetries: 0 });
-        clients.push(c);
+        const c = gw.newClient('k', { baseUrl: server.url });
         const meta = await c.generate({ model: 'm', prompt: 'p' }, new MemorySink());
         assert.equal(meta.images.length, 1, JSON.stringify(headers));
         assert.deepEqual(meta.usage, { cost_rub: 1, balance: 2 });
@@ -201,8 +175,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     const { TINY_PNG } = await import('./support/gateway');
     const server = await localServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(TINY_PNG));
     try {
-      const c = newClient(server, 'k', { maxRetries: 0 });
-      clients.push(c);
+      const c = gw.newClient('k', { baseUrl: server.url });
       const sink = new MemorySink();
       const meta = await c.generate({ model: 'm', prompt: 'p' }, sink);
       assert.deepEqual(meta.images, [{ index: 0, mediaType: 'image/png' }]);
@@ -212,7 +185,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   });
 
   it("moderation-403: the gateway's words, no authentication error, nothing reserved or charged", async () => {
-    emu.state.setForms(['moderation-403']);
+    gw.emu.state.setForms(['moderation-403']);
     const error = await caught(() => client().generate({ model: 'sketch-mini', prompt: 'something blocked', size: SMALL }, new MemorySink()));
     assert.ok(error instanceof ApiError);
     assert.ok(!(error instanceof AuthenticationError));
@@ -220,12 +193,12 @@ describe('answer forms of a real gateway (emulator forms)', () => {
     assert.equal(error.status, 403);
     assert.match(error.message, /rejected by the safety system/);
     assert.equal(error.outcomeUnknown, false);
-    assert.equal(emu.state.totalReservations, 0);
-    assert.equal(emu.state.totalCharges, 0);
+    assert.equal(gw.emu.state.totalReservations, 0);
+    assert.equal(gw.emu.state.totalCharges, 0);
   });
 
   it('invalid-key-400: an unknown key answered with 400 is an authentication error (invalid)', async () => {
-    emu.state.setForms(['invalid-key-400']);
+    gw.emu.state.setForms(['invalid-key-400']);
     const error = await caught(() => client('gw-no-such-key').balance());
     assert.ok(error instanceof AuthenticationError, String(error));
     assert.equal(error.reason, 'invalid');
@@ -233,7 +206,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   });
 
   describe('ru-errors', () => {
-    beforeEach(() => emu.state.setForms(['ru-errors']));
+    beforeEach(() => gw.emu.state.setForms(['ru-errors']));
     it('a key budget shortfall is 403 "Лимит ключа исчерпан": funds (budget), in those words', async () => {
       const error = await caught(() => client(DEMO_KEYS.lowBudget).generate({ model: 'lumen-xl', prompt: 'too dear', size: SMALL }, new MemorySink()));
       assert.ok(error instanceof InsufficientFundsError, String(error));
@@ -242,7 +215,7 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       assert.equal(error.message, 'Лимит ключа исчерпан.');
     });
     it('a balance shortfall, an unknown model, an expired key', async () => {
-      emu.state.setBalance(1);
+      gw.emu.state.setBalance(1);
       const funds = await caught(() => client().generate({ model: 'lumen-xl', prompt: 'poor', size: SMALL }, new MemorySink()));
       assert.ok(funds instanceof InsufficientFundsError);
       assert.equal(funds.scope, 'balance');
@@ -255,11 +228,11 @@ describe('answer forms of a real gateway (emulator forms)', () => {
   });
 
   it('budget-reset: a budget due for its reset is refilled before the reservation', async () => {
-    const before = emu.state.keyBudgetRub(DEMO_KEYS.lowBudget)!;
+    const before = gw.emu.state.keyBudgetRub(DEMO_KEYS.lowBudget)!;
     assert.ok(before < 12.5, `the low-budget key starts low (${before})`);
-    emu.state.setForms(['budget-reset']);
+    gw.emu.state.setForms(['budget-reset']);
     const meta = await client(DEMO_KEYS.lowBudget).generate({ model: 'lumen-xl', prompt: 'after reset', size: SMALL }, new MemorySink());
     assert.equal(meta.images.length, 1);
-    assert.equal(emu.state.totalCharges, 1);
+    assert.equal(gw.emu.state.totalCharges, 1);
   });
 });

@@ -2,38 +2,20 @@
 // (lines not started are never sent), resume, and the Markdown report.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { GatewayClient } from '../../src/core/client';
 import { parseBatchFile } from '../../src/core/batchFile';
-import type { ImageModel } from '../../src/core/types';
 import { type LineOutcome, planResume, runBatch, summarize } from '../../src/jobs/batch';
 import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
 import { runBounded } from '../../src/jobs/pool';
 import type { HistoryEntry } from '../../src/jobs/history';
-import { newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 const FIVE = ['a cat', 'a dog', 'a fox', 'an owl', 'a bee'].join('\n');
 
 describe('batch runs', () => {
-  let emu: RunningEmulator;
-  let client: GatewayClient;
-  let dir: string;
-  let models: ImageModel[];
-
-  before(async () => {
-    emu = await startEmulator();
-    client = newClient(emu);
-    dir = await tempDir();
-    models = await client.imageModels();
-  });
-  after(async () => {
-    await client.close();
-    await emu.close();
-    await removeDir(dir);
-  });
-  beforeEach(() => emu.state.reset());
+  const gw = gatewaySuite({ models: true });
 
   const lines = () => parseBatchFile(FIVE, 'txt', { model: 'aurora-1', options: { size: SMALL } }).lines;
-  const rig = () => newService(client, models, path.join(dir, 'recovery'));
+  const rig = () => newService(gw.client, gw.models, path.join(gw.dir, 'recovery'));
 
   it('the pool never runs more than the limit and starts nothing after an abort', async () => {
     let running = 0;
@@ -64,7 +46,7 @@ describe('batch runs', () => {
     let spent = 0;
     const outcomes = await runBatch(lines(), {
       jobs: rig().service,
-      output: { directory: path.join(dir, 'all'), pattern: 'line-{index}-{slug}' },
+      output: { directory: path.join(gw.dir, 'all'), pattern: 'line-{index}-{slug}' },
       concurrency: 2,
       onProgress: (_o, p) => {
         progress.push(p.finished);
@@ -75,7 +57,7 @@ describe('batch runs', () => {
       outcomes.map((o) => o.status),
       ['done', 'done', 'done', 'done', 'done'],
     );
-    assert.equal(paidRequests(emu).length, 5);
+    assert.equal(paidRequests(gw.emu).length, 5);
     assert.deepEqual(progress, [1, 2, 3, 4, 5]);
     assert.equal(spent, summarize(outcomes).spent);
     assert.ok(spent > 0);
@@ -85,7 +67,7 @@ describe('batch runs', () => {
     const controller = new AbortController();
     const outcomes = await runBatch(lines(), {
       jobs: rig().service,
-      output: { directory: path.join(dir, 'cancel'), pattern: 'line-{index}-{slug}' },
+      output: { directory: path.join(gw.dir, 'cancel'), pattern: 'line-{index}-{slug}' },
       concurrency: 1,
       signal: controller.signal,
       onProgress: (_o, p) => p.finished === 2 && controller.abort(),
@@ -94,14 +76,14 @@ describe('batch runs', () => {
       outcomes.map((o) => o.status),
       ['done', 'done', 'not-sent', 'not-sent', 'not-sent'],
     );
-    assert.equal(paidRequests(emu).length, 2);
+    assert.equal(paidRequests(gw.emu).length, 2);
   });
 
   it('a failing line fails alone', async () => {
-    emu.state.armFault({ fault: 'html-500' });
+    gw.emu.state.armFault({ fault: 'html-500' });
     const outcomes = await runBatch(lines().slice(0, 3), {
       jobs: rig().service,
-      output: { directory: path.join(dir, 'fail'), pattern: 'x-{index}' },
+      output: { directory: path.join(gw.dir, 'fail'), pattern: 'x-{index}' },
       concurrency: 1,
     });
     assert.deepEqual(

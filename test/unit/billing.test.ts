@@ -5,40 +5,19 @@
 // tested in emulator.test.ts, not here.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { GatewayClient } from '../../src/core/client';
 import { estimateCost, toKopecks } from '../../src/core/cost';
 import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors';
-import type { ImageModel } from '../../src/core/types';
 import { AccountModel } from '../../src/account/accountModel';
 import type { ImageJob } from '../../src/jobs/jobTypes';
-import { caught, DEMO_KEYS, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { caught, DEMO_KEYS, gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 describe('billing through the balance', function () {
-  let emu: RunningEmulator;
-  let dir: string;
-  let models: ImageModel[];
-  const clients: GatewayClient[] = [];
-  const clientFor = (key: string) => {
-    const c = newClient(emu, key);
-    clients.push(c);
-    return c;
-  };
+  const gw = gatewaySuite({ models: true });
+  const clientFor = (key: string) => gw.newClient(key);
   const job = (model: string, n: number, prompt = 'billing test'): ImageJob => ({
     request: { model, prompt, n, size: SMALL },
-    output: { directory: path.join(dir, 'out'), pattern: '{model}-{index}' },
+    output: { directory: path.join(gw.dir, 'out'), pattern: '{model}-{index}' },
   });
-
-  before(async () => {
-    emu = await startEmulator();
-    dir = await tempDir();
-    models = await clientFor(DEMO_KEYS.unlimited).imageModels();
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await emu.close();
-    await removeDir(dir);
-  });
-  beforeEach(() => emu.state.reset());
 
   for (const [model, n] of [
     ['aurora-1', 3],
@@ -52,7 +31,7 @@ describe('billing through the balance', function () {
       const budgetBefore = account.snapshot.budget!;
       assert.ok(budgetBefore !== undefined, 'the budget key has a budget');
 
-      const rig = newService(client, models, path.join(dir, 'recovery'), {
+      const rig = newService(client, gw.models, path.join(gw.dir, 'recovery'), {
         funds: () => ({ balance: account.snapshot.balance, budget: account.snapshot.budget }),
         applyUsage: (usage) => account.applyUsage(usage),
       });
@@ -61,23 +40,23 @@ describe('billing through the balance', function () {
 
       // The estimate is ours: the reservation is max price × n, the expected range min..max × n, from
       // the catalog as the client read it (whatever prices the gateway lists).
-      const listed = models.find((m) => m.id === model)!;
+      const listed = gw.models.find((m) => m.id === model)!;
       assert.equal(toKopecks(result.estimate.reservation), toKopecks(listed.max_price_per_image) * n, 'reservation = max price × n');
       assert.equal(toKopecks(result.estimate.expectedMin), toKopecks(listed.min_price_per_image) * n);
       assert.equal(toKopecks(result.estimate.expectedMax), toKopecks(listed.max_price_per_image) * n);
 
       // The usage is the gateway's, passed on unchanged: what it charged and the balance it reported.
-      const [paid] = paidRequests(emu);
-      assert.equal(paidRequests(emu).length, 1, 'sent once');
+      const [paid] = paidRequests(gw.emu);
+      assert.equal(paidRequests(gw.emu).length, 1, 'sent once');
       const cost = result.usage!.cost_rub!;
       assert.equal(cost, paid!.chargedRub, 'usage.cost_rub is what the gateway charged');
 
       // The account model followed from the answer alone, without a request: the balance the gateway
       // reported, and the budget lowered by the cost in kopecks (no float drift).
-      const requestsBefore = emu.state.requests.length;
+      const requestsBefore = gw.emu.state.requests.length;
       assert.equal(account.snapshot.balance, result.usage!.balance);
       assert.equal(toKopecks(account.snapshot.budget!), toKopecks(budgetBefore) - toKopecks(cost), 'budget − cost');
-      assert.equal(emu.state.requests.length, requestsBefore, 'no request to follow the charge');
+      assert.equal(gw.emu.state.requests.length, requestsBefore, 'no request to follow the charge');
       // ...and agrees with what the gateway says when asked afterwards.
       assert.equal((await client.balance()).balance, account.snapshot.balance);
       assert.equal((await client.key()).budget!.remaining, account.snapshot.budget);
@@ -113,37 +92,37 @@ describe('billing through the balance', function () {
 
   describe('refused by the gateway (402): nothing charged', () => {
     it('balance below the reservation', async () => {
-      emu.state.setBalance(10);
+      gw.emu.state.setBalance(10);
       const client = clientFor(DEMO_KEYS.unlimited);
-      const rig = newService(client, models, path.join(dir, 'recovery')); // funds unknown: the gateway decides
+      const rig = newService(client, gw.models, path.join(gw.dir, 'recovery')); // funds unknown: the gateway decides
       const error = await caught(() => rig.service.run(job('lumen-xl', 1)));
       assert.ok(error instanceof InsufficientFundsError, String(error));
       assert.equal(error.scope, 'balance');
       assert.equal(error.outcomeUnknown, false, 'a refusal proves nothing was charged');
-      assert.equal(paidRequests(emu).length, 1, 'sent once, never resent');
+      assert.equal(paidRequests(gw.emu).length, 1, 'sent once, never resent');
     });
 
     it('key budget below the reservation', async () => {
       const client = clientFor(DEMO_KEYS.lowBudget);
-      const rig = newService(client, models, path.join(dir, 'recovery'));
+      const rig = newService(client, gw.models, path.join(gw.dir, 'recovery'));
       const error = await caught(() => rig.service.run(job('aurora-1', 2)));
       assert.ok(error instanceof InsufficientFundsError, String(error));
       assert.equal(error.scope, 'budget');
       assert.equal(error.outcomeUnknown, false);
-      assert.equal(paidRequests(emu).length, 1, 'sent once, never resent');
+      assert.equal(paidRequests(gw.emu).length, 1, 'sent once, never resent');
     });
 
     it('exactly enough balance is accepted locally', async () => {
       const client = clientFor(DEMO_KEYS.unlimited);
       const reservation = estimateCost(
-        models.find((m) => m.id === 'aurora-1')!,
+        gw.models.find((m) => m.id === 'aurora-1')!,
         2,
       ).reservation;
-      emu.state.setBalance(reservation);
-      const rig = newService(client, models, path.join(dir, 'recovery'), { funds: () => ({ balance: reservation }) });
+      gw.emu.state.setBalance(reservation);
+      const rig = newService(client, gw.models, path.join(gw.dir, 'recovery'), { funds: () => ({ balance: reservation }) });
       const result = await rig.service.run(job('aurora-1', 2));
       assert.equal(result.files.length, 2);
-      assert.equal(paidRequests(emu).length, 1);
+      assert.equal(paidRequests(gw.emu).length, 1);
     });
   });
 
@@ -156,20 +135,20 @@ describe('billing through the balance', function () {
     for (const [name, funds, model, n, scope] of cases) {
       it(name, async () => {
         const client = clientFor(DEMO_KEYS.budget);
-        const rig = newService(client, models, path.join(dir, 'recovery'), { funds: () => funds, locale: 'ru' });
+        const rig = newService(client, gw.models, path.join(gw.dir, 'recovery'), { funds: () => funds, locale: 'ru' });
         const error = await caught(() => rig.service.run(job(model, n)));
         assert.ok(error instanceof CannotAffordError, String(error));
         assert.equal(error.scope, scope);
         assert.equal(
           error.needed,
           estimateCost(
-            models.find((m) => m.id === model)!,
+            gw.models.find((m) => m.id === model)!,
             n,
           ).reservation,
         );
         assert.equal(error.available, scope === 'balance' ? funds.balance : funds.budget);
         assert.match(error.message, /₽/);
-        assert.equal(emu.state.requests.length, 0, 'nothing sent at all');
+        assert.equal(gw.emu.state.requests.length, 0, 'nothing sent at all');
         assert.equal(rig.confirms, 0, 'not even asked');
       });
     }
@@ -177,15 +156,15 @@ describe('billing through the balance', function () {
 
   it('a budget that looks short only warns: sent, and the gateway decides (it had reset the budget)', async () => {
     const client = clientFor(DEMO_KEYS.lowBudget);
-    emu.state.setForms(['budget-reset']);
+    gw.emu.state.setForms(['budget-reset']);
     try {
-      const rig = newService(client, models, path.join(dir, 'recovery'), { funds: () => ({ balance: 5000, budget: 5 }), locale: 'en' });
+      const rig = newService(client, gw.models, path.join(gw.dir, 'recovery'), { funds: () => ({ balance: 5000, budget: 5 }), locale: 'en' });
       const result = await rig.service.run(job('lumen-xl', 1));
       assert.equal(result.files.length, 1);
-      assert.equal(paidRequests(emu).length, 1);
+      assert.equal(paidRequests(gw.emu).length, 1);
       assert.equal(result.notes?.length, 1);
       const reservation = estimateCost(
-        models.find((m) => m.id === 'lumen-xl')!,
+        gw.models.find((m) => m.id === 'lumen-xl')!,
         1,
       ).reservation.toFixed(2);
       assert.match(
@@ -197,18 +176,18 @@ describe('billing through the balance', function () {
         'told as a notice',
       );
     } finally {
-      emu.state.setForms([]);
+      gw.emu.state.setForms([]);
     }
   });
 
   it('confirmation above the threshold: declining sends nothing', async () => {
     const client = clientFor(DEMO_KEYS.unlimited);
     const reservation = estimateCost(
-      models.find((m) => m.id === 'aurora-1')!,
+      gw.models.find((m) => m.id === 'aurora-1')!,
       2,
     ).reservation;
     let asked: number | undefined;
-    const rig = newService(client, models, path.join(dir, 'recovery'), {
+    const rig = newService(client, gw.models, path.join(gw.dir, 'recovery'), {
       confirmAbove: () => reservation - 0.01,
       confirm: async (info) => {
         asked = info.estimate.reservation;
@@ -218,8 +197,8 @@ describe('billing through the balance', function () {
     const error = await caught(() => rig.service.run(job('aurora-1', 2)));
     assert.equal((error as { kind?: string }).kind, 'cancelled');
     assert.equal(asked, reservation);
-    assert.equal(emu.state.requests.length, 0);
-    const below = newService(client, models, path.join(dir, 'recovery'), { confirmAbove: () => reservation });
+    assert.equal(gw.emu.state.requests.length, 0);
+    const below = newService(client, gw.models, path.join(gw.dir, 'recovery'), { confirmAbove: () => reservation });
     await below.service.run(job('aurora-1', 2));
     assert.equal(below.confirms, 0, 'a reservation equal to the threshold is not asked');
   });

@@ -5,40 +5,11 @@ import * as path from 'node:path';
 import { Agent, buildConnector } from 'undici';
 import { GatewayClient } from '../../src/core/client';
 import { CancelledError } from '../../src/core/errors';
-import type { ImageModel } from '../../src/core/types';
-import {
-  caught,
-  DEMO_KEYS,
-  listFiles,
-  MemorySink,
-  newService,
-  paidRequests,
-  removeDir,
-  type RunningEmulator,
-  SMALL,
-  startEmulator,
-  tempDir,
-  waitFor,
-} from './support/gateway';
+import { caught, DEMO_KEYS, gatewaySuite, listFiles, MemorySink, newService, paidRequests, SMALL, waitFor } from './support/gateway';
 
 describe('cancel before sending', () => {
-  let emu: RunningEmulator;
-  let dir: string;
-  let models: ImageModel[];
+  const gw = gatewaySuite({ dir: 'gwi-cancel-', models: true });
   const request = { model: 'aurora-1', prompt: 'cancel early', size: SMALL };
-
-  before(async () => {
-    emu = await startEmulator();
-    dir = await tempDir('gwi-cancel-');
-    const c = new GatewayClient({ baseUrl: emu.url, getApiKey: () => DEMO_KEYS.unlimited });
-    models = await c.imageModels();
-    await c.close();
-  });
-  after(async () => {
-    await emu.close();
-    await removeDir(dir);
-  });
-  beforeEach(() => emu.state.reset());
 
   /** A client whose connections open only after `connectDelayMs`, and whose key is read after `keyDelayMs`. */
   function slowClient(connectDelayMs: number, keyDelayMs = 0): GatewayClient {
@@ -49,7 +20,7 @@ describe('cancel before sending', () => {
       },
     });
     return new GatewayClient({
-      baseUrl: emu.url,
+      baseUrl: gw.emu.url,
       getApiKey: () => new Promise((resolve) => setTimeout(() => resolve(DEMO_KEYS.unlimited), keyDelayMs)),
       dispatcher,
       closeDispatcher: true,
@@ -71,7 +42,7 @@ describe('cancel before sending', () => {
     assert.ok(error instanceof CancelledError, String(error));
     assert.equal(error.outcomeUnknown, false);
     assert.match(error.message, /before the request was sent: nothing was charged/);
-    assert.equal(emu.state.requests.length, 0);
+    assert.equal(gw.emu.state.requests.length, 0);
   });
 
   it('cancelled while connecting: not sent', async () => {
@@ -79,7 +50,7 @@ describe('cancel before sending', () => {
     assert.ok(error instanceof CancelledError, String(error));
     assert.equal(error.outcomeUnknown, false);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.equal(emu.state.requests.length, 0, 'nothing reached the gateway');
+    assert.equal(gw.emu.state.requests.length, 0, 'nothing reached the gateway');
   });
 
   it('a signal aborted before the call: not sent', async () => {
@@ -89,15 +60,15 @@ describe('cancel before sending', () => {
     const error = await caught<CancelledError>(() => client.generate(request, new MemorySink(), { signal: controller.signal }));
     await client.close();
     assert.equal(error.outcomeUnknown, false);
-    assert.equal(emu.state.requests.length, 0);
+    assert.equal(gw.emu.state.requests.length, 0);
   });
 
   it('through the job service: no outcome-unknown event, no reconcile, nothing in the recovery folder', async () => {
     const client = slowClient(400);
-    const recovery = path.join(dir, 'recovery');
-    const rig = newService(client, models, recovery);
+    const recovery = path.join(gw.dir, 'recovery');
+    const rig = newService(client, gw.models, recovery);
     const controller = new AbortController();
-    const running = rig.service.run({ request, output: { directory: path.join(dir, 'out'), pattern: 'x' } }, { signal: controller.signal });
+    const running = rig.service.run({ request, output: { directory: path.join(gw.dir, 'out'), pattern: 'x' } }, { signal: controller.signal });
     await waitFor(() => rig.events.some((e) => e.type === 'sending'));
     controller.abort();
     const error = await caught<CancelledError>(() => running);
@@ -107,15 +78,15 @@ describe('cancel before sending', () => {
     assert.equal(rig.reconciles, 0);
     assert.ok(!rig.events.some((e) => e.type === 'outcome-unknown'));
     assert.deepEqual(await listFiles(recovery), []);
-    assert.equal(paidRequests(emu).length, 0);
+    assert.equal(paidRequests(gw.emu).length, 0);
   });
 
   it('cancelled after the body went out (the gateway is generating): outcome unknown, as before', async () => {
-    emu.state.armFault({ fault: 'latency', latencyMs: 3000 });
+    gw.emu.state.armFault({ fault: 'latency', latencyMs: 3000 });
     const client = slowClient(0);
     const controller = new AbortController();
     const running = caught<CancelledError>(() => client.generate(request, new MemorySink(), { signal: controller.signal }));
-    await waitFor(() => paidRequests(emu).length === 1);
+    await waitFor(() => paidRequests(gw.emu).length === 1);
     controller.abort();
     const error = await running;
     await client.close();

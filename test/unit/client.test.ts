@@ -9,21 +9,7 @@ import { CATALOG_GROUPS } from '../../src/core/types';
 import { findImageModel, IMAGE_MODELS } from '../../tools/emulator';
 import { parseMultipart, multipartBoundary } from '../../tools/emulator/multipart';
 import { renderImage } from '../../tools/emulator/render';
-import {
-  caught,
-  DEMO_KEYS,
-  localServer,
-  MemorySink,
-  newClient,
-  paidRequests,
-  removeDir,
-  type RunningEmulator,
-  SMALL,
-  startEmulator,
-  tempDir,
-  TINY_PNG,
-  writePng,
-} from './support/gateway';
+import { caught, DEMO_KEYS, gatewaySuite, localServer, MemorySink, paidRequests, SMALL, TINY_PNG, writePng } from './support/gateway';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -37,25 +23,8 @@ function expectedPng(model: string, prompt: string, seed: number, index: number,
 }
 
 describe('GatewayClient against the emulator', function () {
-  let emu: RunningEmulator;
-  let dir: string;
-  const clients: GatewayClient[] = [];
-  const client = (key: string | null = DEMO_KEYS.unlimited) => {
-    const c = newClient(emu, key);
-    clients.push(c);
-    return c;
-  };
-
-  before(async () => {
-    emu = await startEmulator();
-    dir = await tempDir();
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await emu.close();
-    await removeDir(dir);
-  });
-  beforeEach(() => emu.state.reset());
+  const gw = gatewaySuite();
+  const client = (key: string | null = DEMO_KEYS.unlimited) => gw.newClient(key);
 
   describe('account endpoints', () => {
     it('me returns the user record', async () => {
@@ -63,7 +32,7 @@ describe('GatewayClient against the emulator', function () {
     });
 
     it('balance without a key budget has no budget field', async () => {
-      emu.state.setBalance(1234.5);
+      gw.emu.state.setBalance(1234.5);
       const balance = await client(DEMO_KEYS.unlimited).balance();
       assert.deepEqual(balance, { balance: 1234.5 });
     });
@@ -72,7 +41,7 @@ describe('GatewayClient against the emulator', function () {
       const balance = await client(DEMO_KEYS.budget).balance();
       assert.equal(balance.balance, 5000);
       assert.equal(typeof balance.budget, 'number');
-      assert.equal(balance.budget, emu.state.keyBudgetRub(DEMO_KEYS.budget));
+      assert.equal(balance.budget, gw.emu.state.keyBudgetRub(DEMO_KEYS.budget));
       assert.ok(balance.budget! < 1000, 'the seeded history spent part of the budget');
     });
 
@@ -85,7 +54,7 @@ describe('GatewayClient against the emulator', function () {
       assert.equal(key.name, 'demo-budget');
       assert.ok(key.budget);
       assert.equal(key.budget.initial, 1000);
-      assert.equal(key.budget.remaining, emu.state.keyBudgetRub(DEMO_KEYS.budget));
+      assert.equal(key.budget.remaining, gw.emu.state.keyBudgetRub(DEMO_KEYS.budget));
       assert.equal(key.budget.reset_interval, 'monthly');
       assert.ok(!Number.isNaN(Date.parse(key.budget.reset_at!)), 'reset_at is an ISO date');
       assert.ok(key.budget.reset_in_seconds! > 0);
@@ -176,9 +145,9 @@ describe('GatewayClient against the emulator', function () {
       assert.ok(sink.images.get(0)!.equals(expectedPng('aurora-1', 'a red fox', 7, 0)));
       assert.ok(sink.images.get(1)!.equals(expectedPng('aurora-1', 'a red fox', 7, 1)));
       assert.ok(!sink.images.get(0)!.equals(sink.images.get(1)!));
-      const [paid] = paidRequests(emu);
+      const [paid] = paidRequests(gw.emu);
       assert.equal(meta.usage!.cost_rub, paid!.chargedRub);
-      assert.equal(meta.usage!.balance, emu.state.balanceRub);
+      assert.equal(meta.usage!.balance, gw.emu.state.balanceRub);
 
       const again = new MemorySink();
       await client().generate({ model: 'aurora-1', prompt: 'a red fox', n: 2, seed: 7, size: SMALL }, again);
@@ -196,7 +165,7 @@ describe('GatewayClient against the emulator', function () {
 
     it('generateWithReferences streams files as data: URLs', async () => {
       const other = expectedPng('sketch-mini', 'a reference', 2, 0);
-      const file = await writePng(dir, 'ref.png', other);
+      const file = await writePng(gw.dir, 'ref.png', other);
       const refs: ReferenceFile[] = [{ path: file, mediaType: 'image/png', size: (await stat(file)).size }];
       const sink = new MemorySink();
       await client().generateWithReferences({ model: 'aurora-1', prompt: 'edit me', seed: 3, size: SMALL }, refs, sink);
@@ -205,18 +174,18 @@ describe('GatewayClient against the emulator', function () {
     });
 
     it('edit with one file equals generateWithReferences with the same file', async () => {
-      const file = await writePng(dir, 'one.png');
+      const file = await writePng(gw.dir, 'one.png');
       const refs: ReferenceFile[] = [{ path: file, mediaType: 'image/png', size: TINY_PNG.length }];
       const viaEdit = new MemorySink();
       await client().edit({ model: 'aurora-1', prompt: 'same', seed: 11, size: SMALL }, refs, viaEdit);
       assert.ok(viaEdit.images.get(0)!.equals(expectedPng('aurora-1', 'same', 11, 0, [TINY_PNG])));
-      assert.equal(paidRequests(emu)[0]!.path, '/v1/images/edits');
+      assert.equal(paidRequests(gw.emu)[0]!.path, '/v1/images/edits');
     });
 
     it('edit with several files uses image[] and all files count', async () => {
-      const a = await writePng(dir, 'a.png');
+      const a = await writePng(gw.dir, 'a.png');
       const second = expectedPng('sketch-mini', 'another picture', 1, 0);
-      const b = await writePng(dir, 'b.png', second);
+      const b = await writePng(gw.dir, 'b.png', second);
       const refs: ReferenceFile[] = [
         { path: a, mediaType: 'image/png', size: TINY_PNG.length },
         { path: b, mediaType: 'image/png', size: second.length },
@@ -235,10 +204,9 @@ describe('GatewayClient against the emulator', function () {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"usage":{"cost_rub":0,"balance":1}}');
       });
       try {
-        const local = newClient(server, 'k');
-        clients.push(local);
-        const a = await writePng(dir, 'm1.png');
-        const b = await writePng(dir, 'm2.png');
+        const local = gw.newClient('k', { baseUrl: server.url });
+        const a = await writePng(gw.dir, 'm1.png');
+        const b = await writePng(gw.dir, 'm2.png');
         const ref = (p: string) => ({ path: p, mediaType: 'image/png', size: TINY_PNG.length });
         await local.edit({ model: 'aurora-1', prompt: 'x', n: 1, seed: 9 }, [ref(a)], new MemorySink());
         await local.edit({ model: 'aurora-1', prompt: 'x' }, [ref(a), ref(b)], new MemorySink());
@@ -265,8 +233,7 @@ describe('GatewayClient against the emulator', function () {
         res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       });
       try {
-        const local = newClient(server, 'secret-key');
-        clients.push(local);
+        const local = gw.newClient('secret-key', { baseUrl: server.url });
         await local.catalog();
         await local.catalogGroup('images');
         await local.imageModels();
@@ -288,10 +255,9 @@ describe('GatewayClient against the emulator', function () {
 
   describe('base URL', () => {
     it('accepts a trailing slash and a /v1 suffix', async () => {
-      for (const url of [`${emu.url}/`, `${emu.url}/v1`, `${emu.url}/v1/`, `  ${emu.url}  `]) {
-        const c = newClient({ url });
-        clients.push(c);
-        assert.equal(c.baseUrl, emu.url, url);
+      for (const url of [`${gw.emu.url}/`, `${gw.emu.url}/v1`, `${gw.emu.url}/v1/`, `  ${gw.emu.url}  `]) {
+        const c = gw.newClient(DEMO_KEYS.unlimited, { baseUrl: url });
+        assert.equal(c.baseUrl, gw.emu.url, url);
         assert.equal((await c.me()).id, 42, url);
       }
     });

@@ -2,56 +2,44 @@
 // each fails on its own, Cancel stops all; the catalog offers only models that accept the request.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { GatewayClient } from '../../src/core/client';
 import type { ImageModel } from '../../src/core/types';
 import { type CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
 import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';
-import { newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 describe('compare models', () => {
-  let emu: RunningEmulator;
-  let client: GatewayClient;
-  let dir: string;
-  let models: ImageModel[];
-
-  before(async () => {
-    emu = await startEmulator();
-    client = newClient(emu);
-    dir = await tempDir();
-    models = await client.imageModels();
-  });
-  after(async () => {
-    await client.close();
-    await emu.close();
-    await removeDir(dir);
-  });
-  beforeEach(() => emu.state.reset());
+  const gw = gatewaySuite({ models: true });
 
   const jobsFor = (ids: string[], out: string) =>
-    ids.map((model) => ({ request: { model, prompt: 'a lighthouse', size: SMALL }, output: { directory: path.join(dir, out), pattern: '{model}-{index}' } }));
+    ids.map((model) => ({
+      request: { model, prompt: 'a lighthouse', size: SMALL },
+      output: { directory: path.join(gw.dir, out), pattern: '{model}-{index}' },
+    }));
 
   it('offers only models that accept the request (generation, editing, the options set)', () => {
     const ids = (list: ImageModel[]) => list.map((m) => m.id);
-    const generating = ids(eligibleModels(models, 'p', {}, 0));
-    assert.deepEqual(generating, ids(models.filter((m) => m.supports_generation)));
-    const transparent = ids(eligibleModels(models, 'p', { background: 'transparent' }, 0));
-    assert.deepEqual(transparent, ids(models.filter((m) => m.supports_generation && m.supported_background.includes('transparent'))));
-    const editingTwo = eligibleModels(models, 'p', {}, 2);
+    const generating = ids(eligibleModels(gw.models, 'p', {}, 0));
+    assert.deepEqual(generating, ids(gw.models.filter((m) => m.supports_generation)));
+    const transparent = ids(eligibleModels(gw.models, 'p', { background: 'transparent' }, 0));
+    assert.deepEqual(transparent, ids(gw.models.filter((m) => m.supports_generation && m.supported_background.includes('transparent'))));
+    const editingTwo = eligibleModels(gw.models, 'p', {}, 2);
     assert.ok(editingTwo.length > 0);
     assert.ok(editingTwo.every((m) => m.supports_edit && m.max_input_references >= 2));
     assert.ok(
-      ids(eligibleModels(models, 'p', { aspect_ratio: '21:9' }, 0)).every((id) => models.find((m) => m.id === id)!.supported_aspect_ratios.includes('21:9')),
+      ids(eligibleModels(gw.models, 'p', { aspect_ratio: '21:9' }, 0)).every((id) =>
+        gw.models.find((m) => m.id === id)!.supported_aspect_ratios.includes('21:9'),
+      ),
     );
   });
 
   it('sends one paid request per model, saves each model its images, and reports cost and time', async () => {
     const updates: (readonly CompareEntry[])[] = [];
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini', 'prism-2'], 'three'), {
-      jobs: newService(client, models, path.join(dir, 'recovery')).service,
+      jobs: newService(gw.client, gw.models, path.join(gw.dir, 'recovery')).service,
       concurrency: 2,
       onUpdate: (e) => updates.push(e),
     });
-    assert.equal(paidRequests(emu).length, 3);
+    assert.equal(paidRequests(gw.emu).length, 3);
     assert.deepEqual(
       entries.map((e) => [e.model, e.status, e.files.length]),
       [
@@ -71,9 +59,9 @@ describe('compare models', () => {
   });
 
   it('a model fails on its own with its own message', async () => {
-    emu.state.armFault({ fault: 'html-500' });
+    gw.emu.state.armFault({ fault: 'html-500' });
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini'], 'fail'), {
-      jobs: newService(client, models, path.join(dir, 'recovery')).service,
+      jobs: newService(gw.client, gw.models, path.join(gw.dir, 'recovery')).service,
       concurrency: 1,
     });
     assert.deepEqual(
@@ -86,7 +74,7 @@ describe('compare models', () => {
   it('Cancel stops all: models not started are never sent', async () => {
     const controller = new AbortController();
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini', 'prism-2'], 'cancel'), {
-      jobs: newService(client, models, path.join(dir, 'recovery')).service,
+      jobs: newService(gw.client, gw.models, path.join(gw.dir, 'recovery')).service,
       concurrency: 1,
       signal: controller.signal,
       onUpdate: (e) => e[0]!.status === 'done' && controller.abort(),
@@ -95,7 +83,7 @@ describe('compare models', () => {
       entries.map((e) => e.status),
       ['done', 'not-sent', 'not-sent'],
     );
-    assert.equal(paidRequests(emu).length, 1);
+    assert.equal(paidRequests(gw.emu).length, 1);
   });
 
   it('the studio accepts only well-formed comparison messages', () => {

@@ -11,54 +11,25 @@ import {
   UnknownModelError,
 } from '../../src/core/errors';
 import type { GenerationRequest } from '../../src/core/types';
-import type { GatewayClient } from '../../src/core/client';
-import {
-  caught,
-  DEMO_KEYS,
-  MemorySink,
-  newClient,
-  paidRequests,
-  removeDir,
-  type RunningEmulator,
-  SMALL,
-  startEmulator,
-  tempDir,
-  writePng,
-} from './support/gateway';
+import { caught, DEMO_KEYS, gatewaySuite, MemorySink, paidRequests, SMALL, writePng } from './support/gateway';
 
 const dataUrl = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const ref = { type: 'image_url' as const, image_url: { url: dataUrl } };
 
 describe('spec Errors table through the client', function () {
-  let emu: RunningEmulator;
-  let client: GatewayClient;
-  let dir: string;
-  const others: GatewayClient[] = [];
-
-  before(async () => {
-    emu = await startEmulator();
-    client = newClient(emu);
-    dir = await tempDir();
-  });
-  after(async () => {
-    await client.close();
-    await Promise.all(others.map((c) => c.close()));
-    await emu.close();
-    await removeDir(dir);
-  });
+  const gw = gatewaySuite();
   let balanceBefore: number;
   beforeEach(() => {
-    emu.state.reset();
-    balanceBefore = emu.state.balanceRub;
+    balanceBefore = gw.emu.state.balanceRub;
   });
   afterEach(function () {
     // No error row may leave a charge behind.
     if (this.currentTest?.title.startsWith('accepts')) return;
-    assert.equal(emu.state.totalCharges, 0, 'nothing charged');
-    assert.equal(emu.state.balanceRub, balanceBefore, 'balance unchanged');
+    assert.equal(gw.emu.state.totalCharges, 0, 'nothing charged');
+    assert.equal(gw.emu.state.balanceRub, balanceBefore, 'balance unchanged');
   });
 
-  const generate = (request: Record<string, unknown>) => client.generate(request as unknown as GenerationRequest, new MemorySink());
+  const generate = (request: Record<string, unknown>) => gw.client.generate(request as unknown as GenerationRequest, new MemorySink());
 
   const rejectsWith = async (request: Record<string, unknown>, cls: new (...args: never[]) => ApiError, param?: string) => {
     const error = await caught<ApiError>(() => generate(request));
@@ -67,7 +38,7 @@ describe('spec Errors table through the client', function () {
     assert.equal(error.outcomeUnknown, false, 'an error answer proves nothing was charged');
     assert.match(error.message, /[.!?…]$/);
     // The id the gateway sent in x-request-id, whatever its form, is kept on the error.
-    assert.equal(error.requestId, emu.state.requests.at(-1)?.id, 'the request id header is kept');
+    assert.equal(error.requestId, gw.emu.state.requests.at(-1)?.id, 'the request id header is kept');
     return error;
   };
 
@@ -93,9 +64,9 @@ describe('spec Errors table through the client', function () {
       assert.ok(!(error instanceof EditNotSupportedError));
     });
     it('multipart edit on a model without editing: EditNotSupportedError', async () => {
-      const file = await writePng(dir, 'ref.png');
+      const file = await writePng(gw.dir, 'ref.png');
       const error = await caught(() =>
-        client.edit({ model: 'sketch-mini', prompt: 'x', size: SMALL }, [{ path: file, mediaType: 'image/png', size: 70 }], new MemorySink()),
+        gw.client.edit({ model: 'sketch-mini', prompt: 'x', size: SMALL }, [{ path: file, mediaType: 'image/png', size: 70 }], new MemorySink()),
       );
       assert.ok(error instanceof EditNotSupportedError, String(error));
     });
@@ -121,7 +92,7 @@ describe('spec Errors table through the client', function () {
     const ok = async (request: Record<string, unknown>) => {
       const meta = await generate(request);
       assert.equal(meta.images.length, 1);
-      assert.equal(paidRequests(emu).at(-1)!.status, 200);
+      assert.equal(paidRequests(gw.emu).at(-1)!.status, 200);
     };
     it('accepts quality on a model with empty supported_quality', () => ok({ ...base, model: 'lumen-xl', quality: 'high' }));
     it('accepts output_format on a model with empty supported_output_formats', () => ok({ ...base, model: 'lumen-xl', output_format: 'webp' }));
@@ -145,8 +116,7 @@ describe('spec Errors table through the client', function () {
 
   describe('authentication', () => {
     const authError = async (key: string | null, reason: string) => {
-      const c = newClient(emu, key);
-      others.push(c);
+      const c = gw.newClient(key);
       for (const call of [() => c.balance(), () => c.generate({ ...base }, new MemorySink())]) {
         const error = await caught(call);
         assert.ok(error instanceof AuthenticationError, String(error));
@@ -162,22 +132,21 @@ describe('spec Errors table through the client', function () {
 
   describe('insufficient funds', () => {
     it('balance below the reservation: 402, scope balance, no reservation', async () => {
-      emu.state.setBalance(3);
+      gw.emu.state.setBalance(3);
       balanceBefore = 3;
       const error = await rejectsWith({ ...base }, InsufficientFundsError);
       assert.equal((error as InsufficientFundsError).scope, 'balance');
       assert.equal(error.status, 402);
-      assert.equal(emu.state.totalReservations, 0);
+      assert.equal(gw.emu.state.totalReservations, 0);
     });
     it('key budget below the reservation: 402, scope budget', async () => {
-      const c = newClient(emu, DEMO_KEYS.lowBudget);
-      others.push(c);
-      const budgetBefore = emu.state.keyBudgetRub(DEMO_KEYS.lowBudget);
+      const c = gw.newClient(DEMO_KEYS.lowBudget);
+      const budgetBefore = gw.emu.state.keyBudgetRub(DEMO_KEYS.lowBudget);
       const error = await caught(() => c.generate({ ...base, model: 'lumen-xl' }, new MemorySink()));
       assert.ok(error instanceof InsufficientFundsError, String(error));
       assert.equal(error.scope, 'budget');
-      assert.equal(emu.state.keyBudgetRub(DEMO_KEYS.lowBudget), budgetBefore);
-      assert.equal(emu.state.totalReservations, 0);
+      assert.equal(gw.emu.state.keyBudgetRub(DEMO_KEYS.lowBudget), budgetBefore);
+      assert.equal(gw.emu.state.totalReservations, 0);
     });
   });
 });

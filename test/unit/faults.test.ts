@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
-import type { GatewayClient, GatewayClientConfig } from '../../src/core/client';
+import type { GatewayClientConfig } from '../../src/core/client';
 import {
   ConnectionError,
   GatewayError,
@@ -17,23 +17,20 @@ import {
   AuthenticationError,
 } from '../../src/core/errors';
 import type { RecoveryManifest } from '../../src/core/imageStore';
-import type { ImageModel } from '../../src/core/types';
 import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../../tools/emulator';
 import {
   caught,
   DEMO_KEYS,
+  gatewaySuite,
   listFiles,
   localServer,
   newClient,
   newService,
   paidRequests,
-  removeDir,
-  type RunningEmulator,
   type ServiceRig,
   SMALL,
   startEmulator,
-  tempDir,
   waitFor,
 } from './support/gateway';
 
@@ -65,29 +62,13 @@ interface Outcome {
 const stats = { injected: 0, survived: 0, lost: 0, resends: 0 };
 
 describe('faults through the job service', function () {
-  let emu: RunningEmulator;
-  let dir: string;
-  let models: ImageModel[];
+  const gw = gatewaySuite({ models: true });
   let jobCounter = 0;
-  const clients: GatewayClient[] = [];
-  const client = (extra: Partial<GatewayClientConfig> = {}, key: string | null = DEMO_KEYS.unlimited) => {
-    const c = newClient(emu, key, extra);
-    clients.push(c);
-    return c;
-  };
+  const client = (extra: Partial<GatewayClientConfig> = {}, key: string | null = DEMO_KEYS.unlimited) => gw.newClient(key, extra);
 
-  before(async () => {
-    emu = await startEmulator();
-    dir = await tempDir();
-    models = await client().imageModels();
-  });
-  after(async () => {
+  after(() => {
     console.log(`      faults: ${stats.injected} injected, ${stats.survived} survived, ${stats.lost} paid images lost, ${stats.resends} automatic resends`);
-    await Promise.all(clients.map((c) => c.close()));
-    await emu.close();
-    await removeDir(dir);
   });
-  beforeEach(() => emu.state.reset());
 
   /** Runs one job; checks the money invariants every job must keep whatever happened. */
   async function runJob(
@@ -98,10 +79,10 @@ describe('faults through the job service', function () {
     signal?: AbortSignal,
   ): Promise<Outcome> {
     const id = ++jobCounter;
-    const out = output ?? path.join(dir, `out-${id}`);
-    const recovery = path.join(dir, `recovery-${id}`);
-    const rig = newService(client(extra), models, recovery);
-    const paidBefore = paidRequests(emu).length;
+    const out = output ?? path.join(gw.dir, `out-${id}`);
+    const recovery = path.join(gw.dir, `recovery-${id}`);
+    const rig = newService(client(extra), gw.models, recovery);
+    const paidBefore = paidRequests(gw.emu).length;
     const outcome: Outcome = { rig, out, recovery };
     try {
       outcome.result = await rig.service.run(
@@ -112,7 +93,7 @@ describe('faults through the job service', function () {
       assert.ok(error instanceof GatewayError, `a typed error, got ${String(error)}`);
       outcome.error = error;
     }
-    const sent = paidRequests(emu).length - paidBefore;
+    const sent = paidRequests(gw.emu).length - paidBefore;
     stats.resends += Math.max(0, sent - 1);
     assert.equal(sent, 1, 'exactly one paid request per job');
     // Every image that fully arrived is saved or waiting in the recovery folder with a manifest.
@@ -180,11 +161,11 @@ describe('faults through the job service', function () {
   for (const c of CASES) {
     it(`${c.spec.fault}: ${c.error ? `${c.error.name}, outcomeUnknown ${c.outcomeUnknown}` : 'succeeds'}`, async () => {
       stats.injected++;
-      emu.state.armFault(c.spec);
+      gw.emu.state.armFault(c.spec);
       const outcome = await runJob({}, c.n, c.client);
-      const [paid] = paidRequests(emu);
+      const [paid] = paidRequests(gw.emu);
       assert.ok(paid!.faults.includes(c.spec.fault), `the fault was applied: ${paid!.faults.join(',')}`);
-      assert.equal(emu.state.totalCharges, c.charged ? 1 : 0, 'charged as expected');
+      assert.equal(gw.emu.state.totalCharges, c.charged ? 1 : 0, 'charged as expected');
       if (c.error) {
         assert.ok(outcome.error instanceof c.error, `${c.spec.fault}: ${outcome.error?.constructor.name}: ${outcome.error?.message}`);
         assert.equal(outcome.error.outcomeUnknown, c.outcomeUnknown);
@@ -213,9 +194,9 @@ describe('faults through the job service', function () {
   it('escaped slashes give the same bytes as a clean answer', async () => {
     stats.injected++;
     const clean = await runJob({ seed: 77, prompt: 'slashes' }, 1);
-    emu.state.armFault({ fault: 'escaped-slashes' });
+    gw.emu.state.armFault({ fault: 'escaped-slashes' });
     const escaped = await runJob({ seed: 77, prompt: 'slashes' }, 1);
-    assert.ok(paidRequests(emu)[1]!.faults.includes('escaped-slashes'));
+    assert.ok(paidRequests(gw.emu)[1]!.faults.includes('escaped-slashes'));
     assert.ok((await readFile(clean.result!.files[0]!)).equals(await readFile(escaped.result!.files[0]!)));
     stats.survived++;
   });
@@ -230,7 +211,7 @@ describe('faults through the job service', function () {
         return dispatch({ ...opts, headers: { ...(opts.headers as Record<string, string>), ...extra } }, handler);
       });
     }
-    const gets = () => emu.state.requests.filter((r) => r.method === 'GET');
+    const gets = () => gw.emu.state.requests.filter((r) => r.method === 'GET');
 
     for (const fault of ['html-502', 'html-500', 'kill', 'drop-mid-body'] as const) {
       it(`${fault} twice, then success`, async () => {
@@ -288,12 +269,10 @@ describe('faults through the job service', function () {
         else res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1}');
       });
       try {
-        const short = newClient(server, 'k', { maxRetryDelayMs: 100 });
-        clients.push(short);
+        const short = gw.newClient('k', { baseUrl: server.url, maxRetryDelayMs: 100 });
         assert.ok((await caught(() => short.balance())) instanceof RateLimitedError, '150 ms > 100 ms: not retried');
         count = 0;
-        const long = newClient(server, 'k', { maxRetryDelayMs: 1000 });
-        clients.push(long);
+        const long = gw.newClient('k', { baseUrl: server.url, maxRetryDelayMs: 1000 });
         assert.deepEqual(await long.balance(), { balance: 1 });
         assert.equal(count, 2);
       } finally {
@@ -311,8 +290,7 @@ describe('faults through the job service', function () {
       const server = await localServer(() => undefined);
       const url = server.url;
       await server.close();
-      const c = newClient({ url }, 'k', { maxRetries: 2 });
-      clients.push(c);
+      const c = gw.newClient('k', { baseUrl: url, maxRetries: 2 });
       const error = await caught(() => c.balance());
       assert.ok(error instanceof ConnectionError, String(error));
       assert.equal(c.calls.length, 3);
@@ -325,9 +303,9 @@ describe('faults through the job service', function () {
   it('cancel aborts the socket: the emulator sees the close, no file is left', async () => {
     const own = await startEmulator();
     const c = newClient(own);
-    const recovery = path.join(dir, 'recovery-cancel');
-    const out = path.join(dir, 'out-cancel');
-    const rig = newService(c, models, recovery);
+    const recovery = path.join(gw.dir, 'recovery-cancel');
+    const out = path.join(gw.dir, 'out-cancel');
+    const rig = newService(c, gw.models, recovery);
     own.state.armFault({ fault: 'latency', latencyMs: 5_000 });
     const controller = new AbortController();
     const running = rig.service.run(
@@ -352,7 +330,7 @@ describe('faults through the job service', function () {
 
   it('an output folder that cannot be created (a file stands in the way): images go to recovery with a manifest', async () => {
     stats.injected++;
-    const blocker = path.join(dir, 'a-file');
+    const blocker = path.join(gw.dir, 'a-file');
     await writeFile(blocker, 'not a folder');
     const outcome = await runJob({}, 2, {}, path.join(blocker, 'images'));
     const result = outcome.result!;
@@ -371,13 +349,13 @@ describe('faults through the job service', function () {
   });
 
   it('10 jobs at once into one folder: distinct names, nothing overwritten', async () => {
-    const out = path.join(dir, 'together');
-    const recovery = path.join(dir, 'recovery-together');
+    const out = path.join(gw.dir, 'together');
+    const recovery = path.join(gw.dir, 'recovery-together');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(out, { recursive: true });
     await writeFile(path.join(out, 'aurora-1-1.png'), 'precious');
     const c = client();
-    const rig = newService(c, models, recovery);
+    const rig = newService(c, gw.models, recovery);
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         rig.service.run({
@@ -392,7 +370,7 @@ describe('faults through the job service', function () {
     const contents = await Promise.all(files.map((f) => readFile(f)));
     assert.equal(new Set(contents.map((b) => b.toString('base64'))).size, 10, 'each file holds its own image');
     assert.equal((await listFiles(out)).length, 11);
-    assert.equal(paidRequests(emu).length, 10);
+    assert.equal(paidRequests(gw.emu).length, 10);
     assert.deepEqual(await listFiles(recovery), [], 'staging emptied');
   });
 });

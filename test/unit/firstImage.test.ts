@@ -6,41 +6,23 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { GatewayClient } from '../../src/core/client';
-import type { ImageModel } from '../../src/core/types';
 import type { JobEvent } from '../../src/jobs/jobTypes';
 import { ConnectionError } from '../../src/core/errors';
-import { caught, listFiles, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { caught, gatewaySuite, listFiles, newService, paidRequests, SMALL } from './support/gateway';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('images are saved as they land', () => {
-  let emu: RunningEmulator;
-  let client: GatewayClient;
-  let models: ImageModel[];
-  let dir: string;
-
-  before(async () => {
-    emu = await startEmulator();
-    client = newClient(emu);
-    models = await client.imageModels();
-    dir = await tempDir();
-  });
-  after(async () => {
-    await client.close();
-    await emu.close();
-    await removeDir(dir);
-  });
+  const gw = gatewaySuite({ models: true });
   beforeEach(() => {
-    emu.state.reset();
-    emu.state.recordImages = true;
+    gw.emu.state.recordImages = true;
   });
 
   it('the first image is in the output folder while the answer is still streaming', async () => {
-    emu.state.imageGapMs = 400;
-    const out = path.join(dir, 'early');
+    gw.emu.state.imageGapMs = 400;
+    const out = path.join(gw.dir, 'early');
     const saved: { file: string; at: number; onDisk: boolean }[] = [];
-    const rig = newService(client, models, path.join(dir, 'recovery-early'), {
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery-early'), {
       onEvent: (event: JobEvent) => {
         if (event.type === 'image-saved') saved.push({ file: event.file, at: performance.now(), onDisk: existsSync(event.file) });
       },
@@ -61,7 +43,7 @@ describe('images are saved as they land', () => {
     );
     // Two gaps of 400 ms follow the first image: it was saved at least ~0.7 s before the job ended.
     assert.ok(done - saved[0]!.at > 700, `first image saved ${(done - saved[0]!.at).toFixed(0)} ms before the end`);
-    const [paid] = paidRequests(emu);
+    const [paid] = paidRequests(gw.emu);
     assert.deepEqual(
       await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))),
       paid!.images!.map((i) => i.sha256),
@@ -72,17 +54,17 @@ describe('images are saved as they land', () => {
   });
 
   it('a connection cut after the first image: that image stays saved, nothing needs recovering', async () => {
-    emu.state.imageGapMs = 300;
-    emu.state.armFault({ fault: 'drop-mid-body' });
-    const out = path.join(dir, 'dropped');
-    const recovery = path.join(dir, 'recovery-dropped');
-    const rig = newService(client, models, recovery);
+    gw.emu.state.imageGapMs = 300;
+    gw.emu.state.armFault({ fault: 'drop-mid-body' });
+    const out = path.join(gw.dir, 'dropped');
+    const recovery = path.join(gw.dir, 'recovery-dropped');
+    const rig = newService(gw.client, gw.models, recovery);
     const error = await caught(() =>
       rig.service.run({ request: { model: 'aurora-1', prompt: 'cut short', n: 3, size: SMALL, seed: 6 }, output: { directory: out, pattern: '{index}' } }),
     );
     assert.ok(error instanceof ConnectionError, String(error));
     const saved = rig.events.flatMap((e) => (e.type === 'image-saved' ? [e.file] : []));
-    const [paid] = paidRequests(emu);
+    const [paid] = paidRequests(gw.emu);
     const delivered = paid!.images!.filter((i) => i.delivered);
     assert.ok(delivered.length >= 1, 'the emulator sent at least one whole image');
     assert.deepEqual(
@@ -97,10 +79,10 @@ describe('images are saved as they land', () => {
   });
 
   it('a cancel after the paid images started to arrive: they are received and saved whole', async () => {
-    emu.state.imageGapMs = 300;
-    const out = path.join(dir, 'late-cancel');
+    gw.emu.state.imageGapMs = 300;
+    const out = path.join(gw.dir, 'late-cancel');
     const controller = new AbortController();
-    const rig = newService(client, models, path.join(dir, 'recovery-late-cancel'), {
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery-late-cancel'), {
       onEvent: (event: JobEvent) => {
         rig.events.push(event);
         if (event.type === 'image-saved') controller.abort();
@@ -113,7 +95,7 @@ describe('images are saved as they land', () => {
     assert.ok(controller.signal.aborted);
     assert.equal(result.files.length, 3);
     assert.equal(rig.events.filter((e) => e.type === 'cancel-after-charge').length, 1);
-    const [paid] = paidRequests(emu);
+    const [paid] = paidRequests(gw.emu);
     assert.equal(paid!.clientAborted, undefined, 'the answer was read to its end');
     assert.deepEqual(
       await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))),
@@ -123,10 +105,10 @@ describe('images are saved as they land', () => {
 
   it('a cancel after the answer arrived but before its first image: the paid images are still received and saved', async () => {
     // The gateway answers once the provider did, so its success headers mean it has charged.
-    emu.state.headGapMs = 400;
-    const out = path.join(dir, 'head-gap-cancel');
+    gw.emu.state.headGapMs = 400;
+    const out = path.join(gw.dir, 'head-gap-cancel');
     const controller = new AbortController();
-    const rig = newService(client, models, path.join(dir, 'recovery-head-gap'), {
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery-head-gap'), {
       onEvent: (event: JobEvent) => {
         rig.events.push(event);
         if (event.type === 'answered') controller.abort();
@@ -141,7 +123,7 @@ describe('images are saved as they land', () => {
     assert.ok(types.indexOf('answered') < types.indexOf('image-received'), `answered before the first image: ${types.join(', ')}`);
     assert.equal(types.filter((t) => t === 'cancel-after-charge').length, 1);
     assert.equal(result.files.length, 2);
-    const [paid] = paidRequests(emu);
+    const [paid] = paidRequests(gw.emu);
     assert.equal(paid!.clientAborted, undefined, 'the answer was read to its end');
     assert.deepEqual(
       await Promise.all(result.files.map(async (f) => sha256(await readFile(f)))),
@@ -150,13 +132,16 @@ describe('images are saved as they land', () => {
   });
 
   it('a cancel before the answer arrives stops the request', async () => {
-    emu.state.armFault({ fault: 'slow-headers', latencyMs: 600 });
+    gw.emu.state.armFault({ fault: 'slow-headers', latencyMs: 600 });
     const controller = new AbortController();
-    const rig = newService(client, models, path.join(dir, 'recovery-early-cancel'));
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery-early-cancel'));
     setTimeout(() => controller.abort(), 150);
     const error = await caught(() =>
       rig.service.run(
-        { request: { model: 'aurora-1', prompt: 'stopped in time', size: SMALL }, output: { directory: path.join(dir, 'early-cancel'), pattern: '{index}' } },
+        {
+          request: { model: 'aurora-1', prompt: 'stopped in time', size: SMALL },
+          output: { directory: path.join(gw.dir, 'early-cancel'), pattern: '{index}' },
+        },
         { signal: controller.signal },
       ),
     );
@@ -165,15 +150,15 @@ describe('images are saved as they land', () => {
   });
 
   it('the same request twice has the same fingerprint, a different prompt another', async () => {
-    const rig = newService(client, models, path.join(dir, 'recovery-fp'));
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery-fp'));
     const job = (prompt: string) => ({
       request: { model: 'aurora-1', prompt, size: SMALL, seed: 1 },
-      output: { directory: path.join(dir, 'fp'), pattern: '{index}' },
+      output: { directory: path.join(gw.dir, 'fp'), pattern: '{index}' },
     });
     await rig.service.run(job('one'));
     await rig.service.run(job('one'));
     await rig.service.run(job('two'));
-    const [a, b, c] = paidRequests(emu).map((r) => r.fingerprint);
+    const [a, b, c] = paidRequests(gw.emu).map((r) => r.fingerprint);
     assert.equal(a, b);
     assert.notEqual(a, c);
   });

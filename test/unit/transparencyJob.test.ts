@@ -3,47 +3,31 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import type { GatewayClient } from '../../src/core/client';
 import { ValidationError } from '../../src/core/errors';
 import { readImageHeaderFile } from '../../src/core/imageHeader';
-import type { GenerationRequest, ImageModel } from '../../src/core/types';
+import type { GenerationRequest } from '../../src/core/types';
 import type { ImageApi } from '../../src/jobs/jobTypes';
-import { caught, newClient, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir } from './support/gateway';
+import { caught, gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 describe('transparency through the job service', () => {
-  let emu: RunningEmulator;
-  let client: GatewayClient;
-  let dir: string;
-  let models: ImageModel[];
+  const gw = gatewaySuite({ models: true });
   const sent: GenerationRequest[] = [];
-  /** The real client, recording what is sent. */
+  /** The real gw.client, recording what is sent. */
   const api: ImageApi = {
-    generate: (request, sink, options) => (sent.push(request), client.generate(request, sink, options)),
-    generateWithReferences: (request, files, sink, options) => client.generateWithReferences(request, files, sink, options),
-    edit: (request, files, sink, options) => client.edit(request, files, sink, options),
+    generate: (request, sink, options) => (sent.push(request), gw.client.generate(request, sink, options)),
+    generateWithReferences: (request, files, sink, options) => gw.client.generateWithReferences(request, files, sink, options),
+    edit: (request, files, sink, options) => gw.client.edit(request, files, sink, options),
   };
 
-  before(async () => {
-    emu = await startEmulator();
-    client = newClient(emu);
-    dir = await tempDir();
-    models = await client.imageModels();
-  });
-  after(async () => {
-    await client.close();
-    await emu.close();
-    await removeDir(dir);
-  });
   beforeEach(() => {
-    emu.state.reset();
     sent.length = 0;
   });
 
   const run = (request: Partial<GenerationRequest>, out: string) => {
-    const rig = newService(client, models, path.join(dir, 'recovery'), { api: async () => api });
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery'), { api: async () => api });
     const job = {
       request: { model: 'prism-2', prompt: 'a logo', size: SMALL, ...request },
-      output: { directory: path.join(dir, out), pattern: 'img-{index}' },
+      output: { directory: path.join(gw.dir, out), pattern: 'img-{index}' },
     };
     return { rig, result: rig.service.run(job) };
   };
@@ -62,11 +46,11 @@ describe('transparency through the job service', () => {
     const error = await caught<ValidationError>(() => result);
     assert.ok(error instanceof ValidationError);
     assert.equal(error.field, 'output_format');
-    assert.equal(paidRequests(emu).length, 0);
+    assert.equal(paidRequests(gw.emu).length, 0);
   });
 
   it('reports an opaque result of a transparent request and keeps the file', async () => {
-    emu.state.armFault({ fault: 'opaque-image' });
+    gw.emu.state.armFault({ fault: 'opaque-image' });
     const { rig, result } = run({ background: 'transparent' }, 'opaque');
     const { files, opaque } = await result;
     assert.deepEqual(opaque, files);

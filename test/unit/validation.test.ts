@@ -3,25 +3,11 @@
 import * as assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { GatewayClient } from '../../src/core/client';
 import { ValidationError } from '../../src/core/errors';
-import type { GenerationRequest, ImageModel } from '../../src/core/types';
+import type { GenerationRequest } from '../../src/core/types';
 import { collectIssues, validateRequest } from '../../src/core/validation';
 import type { ImageJob } from '../../src/jobs/jobTypes';
-import {
-  caught,
-  newClient,
-  newService,
-  paidRequests,
-  removeDir,
-  type RunningEmulator,
-  type ServiceRig,
-  SMALL,
-  startEmulator,
-  tempDir,
-  TINY_PNG,
-  writePng,
-} from './support/gateway';
+import { caught, gatewaySuite, newService, paidRequests, type ServiceRig, SMALL, TINY_PNG, writePng } from './support/gateway';
 
 interface Case {
   name: string;
@@ -152,38 +138,35 @@ const VALID: Partial<GenerationRequest>[] = [
 ];
 
 describe('validation matrix', function () {
-  let emu: RunningEmulator;
-  let client: GatewayClient;
-  let models: ImageModel[];
-  let dir: string;
+  // No reset before each, as before: the cases count from where they start; the blocks that send reset after.
+  const gw = gatewaySuite({ models: true, reset: false });
   let rig: ServiceRig;
   let refused = 0;
   let sent = 0;
   let reserved = 0;
 
   before(async () => {
-    emu = await startEmulator();
-    client = newClient(emu);
-    models = await client.imageModels();
-    dir = await tempDir();
-    rig = newService(client, models, path.join(dir, 'recovery'));
-    await writePng(dir, 'ref.png');
-    await writeFile(path.join(dir, 'notes.txt'), 'not an image at all');
+    rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery'));
+    await writePng(gw.dir, 'ref.png');
+    await writeFile(path.join(gw.dir, 'notes.txt'), 'not an image at all');
   });
   after(async () => {
     console.log(`      validation: ${refused} invalid inputs refused before sending, ${sent} requests, ${reserved} reservations`);
-    await client.close();
-    await emu.close();
-    await removeDir(dir);
   });
 
   const fileFor = (kind: string) =>
-    kind === 'png' ? path.join(dir, 'ref.png') : kind === 'text' ? path.join(dir, 'notes.txt') : kind === 'folder' ? dir : path.join(dir, 'nope.png');
+    kind === 'png'
+      ? path.join(gw.dir, 'ref.png')
+      : kind === 'text'
+        ? path.join(gw.dir, 'notes.txt')
+        : kind === 'folder'
+          ? gw.dir
+          : path.join(gw.dir, 'nope.png');
 
   const job = (request: Record<string, unknown>, references?: string[]): ImageJob => ({
     request: { model: 'aurora-1', prompt: 'a quiet harbour at dawn', size: SMALL, ...request },
     references: references?.map(fileFor),
-    output: { directory: path.join(dir, 'out'), pattern: '{slug}-{index}' },
+    output: { directory: path.join(gw.dir, 'out'), pattern: '{slug}-{index}' },
   });
 
   it('has at least 40 invalid cases', () => assert.ok(INVALID.length >= 40, String(INVALID.length)));
@@ -191,12 +174,12 @@ describe('validation matrix', function () {
   describe('invalid inputs: refused locally, nothing sent, nothing reserved', () => {
     for (const c of INVALID) {
       it(c.name, async () => {
-        const before = emu.state.requests.length;
-        const paidBefore = paidRequests(emu).length;
-        const reservationsBefore = emu.state.totalReservations;
+        const before = gw.emu.state.requests.length;
+        const paidBefore = paidRequests(gw.emu).length;
+        const reservationsBefore = gw.emu.state.totalReservations;
         const error = await caught(() => rig.service.run(job(c.request, c.references)));
-        const paidNow = paidRequests(emu).length - paidBefore;
-        const reservedNow = emu.state.totalReservations - reservationsBefore;
+        const paidNow = paidRequests(gw.emu).length - paidBefore;
+        const reservedNow = gw.emu.state.totalReservations - reservationsBefore;
         sent += paidNow;
         reserved += reservedNow;
         assert.ok(error instanceof ValidationError, `${c.name}: ${String(error)}`);
@@ -205,7 +188,7 @@ describe('validation matrix', function () {
         if (c.says) assert.match(error.message, c.says);
         assert.match(error.message, /[.!?]$/);
         assert.equal(paidNow, 0, 'no request to a paid endpoint');
-        assert.equal(emu.state.requests.length, before, 'no request at all');
+        assert.equal(gw.emu.state.requests.length, before, 'no request at all');
         assert.equal(reservedNow, 0, 'no reservation');
         refused++;
       });
@@ -213,14 +196,14 @@ describe('validation matrix', function () {
   });
 
   describe('a model missing from the cached catalog', () => {
-    afterEach(() => emu.state.reset());
+    afterEach(() => gw.emu.state.reset());
     const staleRig = () => {
       const counts = { refreshes: 0 };
-      const stale = models.filter((m) => m.id !== 'lumen-xl');
-      const service = newService(client, stale, path.join(dir, 'recovery'), {
+      const stale = gw.models.filter((m) => m.id !== 'lumen-xl');
+      const service = newService(gw.client, stale, path.join(gw.dir, 'recovery'), {
         refreshModels: async () => {
           counts.refreshes++;
-          return client.imageModels();
+          return gw.client.imageModels();
         },
       });
       return { service, counts };
@@ -230,7 +213,7 @@ describe('validation matrix', function () {
       const result = await service.service.run(job({ model: 'lumen-xl' }));
       assert.equal(result.files.length, 1);
       assert.equal(counts.refreshes, 1);
-      assert.equal(paidRequests(emu).length, 1);
+      assert.equal(paidRequests(gw.emu).length, 1);
     });
     it('still unknown after the fresh read: refused, 0 paid requests, nothing reserved', async () => {
       const { service, counts } = staleRig();
@@ -238,8 +221,8 @@ describe('validation matrix', function () {
       assert.ok(error instanceof ValidationError);
       assert.equal(error.field, 'model');
       assert.equal(counts.refreshes, 1, 'exactly one fresh read');
-      assert.equal(paidRequests(emu).length, 0);
-      assert.equal(emu.state.totalReservations, 0);
+      assert.equal(paidRequests(gw.emu).length, 0);
+      assert.equal(gw.emu.state.totalReservations, 0);
     });
     it('a model in the cache is not looked up again', async () => {
       const { service, counts } = staleRig();
@@ -249,7 +232,7 @@ describe('validation matrix', function () {
   });
 
   describe('unambiguous input is normalised, sent normalised, and the user is told', () => {
-    afterEach(() => emu.state.reset());
+    afterEach(() => gw.emu.state.reset());
     const CASES: { name: string; request: Record<string, unknown>; sent: Record<string, unknown>; notes: RegExp[] }[] = [
       {
         name: '1024X1024 → 1024x1024',
@@ -269,10 +252,10 @@ describe('validation matrix', function () {
     ];
     for (const c of CASES) {
       it(c.name, async () => {
-        const paidBefore = paidRequests(emu).length;
+        const paidBefore = paidRequests(gw.emu).length;
         const notices: string[] = [];
         const result = await rig.service.run(job(c.request), { onEvent: (e) => e.type === 'notice' && notices.push(e.message) });
-        assert.equal(paidRequests(emu).length - paidBefore, 1, 'sent once');
+        assert.equal(paidRequests(gw.emu).length - paidBefore, 1, 'sent once');
         for (const [field, value] of Object.entries(c.sent)) assert.equal((result.request as unknown as Record<string, unknown>)[field], value, field);
         assert.equal(result.notes?.length, c.notes.length, String(result.notes));
         c.notes.forEach((note, i) => assert.match(result.notes![i]!, note));
@@ -290,33 +273,33 @@ describe('validation matrix', function () {
       it(JSON.stringify(request).slice(0, 90), () => {
         const full = { model: 'aurora-1', prompt: 'ok', size: SMALL, ...request } as GenerationRequest;
         if ('size' in request && request.size === undefined) delete full.size;
-        assert.deepEqual(collectIssues(full, { models }), []);
-        assert.equal(validateRequest(full, { models }).id, full.model);
+        assert.deepEqual(collectIssues(full, { models: gw.models }), []);
+        assert.equal(validateRequest(full, { models: gw.models }).id, full.model);
       });
     }
 
     it('a valid request goes through the service and the gateway accepts it', async () => {
       const result = await rig.service.run(job({ n: 2, seed: 3 }));
       assert.equal(result.files.length, 2);
-      assert.equal(paidRequests(emu).length, 1);
-      emu.state.reset();
+      assert.equal(paidRequests(gw.emu).length, 1);
+      gw.emu.state.reset();
     });
 
     it('a valid edit with one reference file goes through', async () => {
       const result = await rig.service.run(job({}, ['png']));
       assert.equal(result.files.length, 1);
-      assert.equal(paidRequests(emu).length, 1);
-      emu.state.reset();
+      assert.equal(paidRequests(gw.emu).length, 1);
+      gw.emu.state.reset();
     });
   });
 
   describe('collectIssues reports every problem at once', () => {
     it('lists several fields', () => {
-      const issues = collectIssues({ model: 'aurora-1', prompt: '', n: 9, quality: 'x', size: '5х5' }, { models });
+      const issues = collectIssues({ model: 'aurora-1', prompt: '', n: 9, quality: 'x', size: '5х5' }, { models: gw.models });
       assert.deepEqual(issues.map((i) => i.field).sort(), ['n', 'prompt', 'quality', 'size']);
     });
     it('referenceCount overrides input_references', () => {
-      const issues = collectIssues({ model: 'aurora-1', prompt: 'p' }, { models, referenceCount: 3 });
+      const issues = collectIssues({ model: 'aurora-1', prompt: 'p' }, { models: gw.models, referenceCount: 3 });
       assert.deepEqual(
         issues.map((i) => i.field),
         ['input_references'],

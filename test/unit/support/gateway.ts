@@ -22,11 +22,10 @@ export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcS
 /** Small explicit pixels: renders in milliseconds. */
 export const SMALL = '64x64';
 
-export function newClient(
-  emu: { url: string },
-  key: string | null = DEMO_KEYS.unlimited,
-  extra: Partial<GatewayClientConfig> = {},
-): GatewayClient & { calls: RequestLogEntry[] } {
+/** A client of the tests: it logs every request it makes in `calls`. */
+export type TestClient = GatewayClient & { calls: RequestLogEntry[] };
+
+export function newClient(emu: { url: string }, key: string | null = DEMO_KEYS.unlimited, extra: Partial<GatewayClientConfig> = {}): TestClient {
   const log: RequestLogEntry[] = [];
   const client = new GatewayClient({
     baseUrl: emu.url,
@@ -38,6 +37,76 @@ export function newClient(
     ...extra,
   });
   return Object.assign(client, { calls: log });
+}
+
+export interface GatewaySuiteOptions {
+  /** Config of every client the suite makes, under each call's own `extra`. */
+  client?: Partial<GatewayClientConfig>;
+  /** Prefix of the suite's temp folder; false: no folder. */
+  dir?: string | false;
+  /** Read the image catalog once, before the tests. */
+  models?: boolean;
+  /** Reset the emulator's state before each test (default true). */
+  reset?: boolean;
+}
+
+/** What a describe block against the emulator shares; the fields are there once its `before` ran. */
+export interface GatewaySuite {
+  readonly emu: RunningEmulator;
+  /** The unlimited key's client, made on first use. */
+  readonly client: TestClient;
+  readonly dir: string;
+  readonly models: ImageModel[];
+  /** Another client (unlimited key unless given), closed after the suite. */
+  newClient(key?: string | null, extra?: Partial<GatewayClientConfig>): TestClient;
+}
+
+/**
+ * Registers the hooks most suites repeat: the emulator (and a temp folder) before the tests, a reset
+ * before each, every client, the emulator and the folder closed after. Call it first in `describe`:
+ * mocha runs hooks in the order they are registered, so the block's own hooks see a ready suite.
+ */
+export function gatewaySuite(options: GatewaySuiteOptions = {}): GatewaySuite {
+  let emu: RunningEmulator | undefined;
+  let dir: string | undefined;
+  let models: ImageModel[] | undefined;
+  let main: TestClient | undefined;
+  const clients: GatewayClient[] = [];
+  const ready = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`gatewaySuite: no ${name} (used before the suite's before hook, or not asked for)`);
+    return value;
+  };
+  const suite: GatewaySuite = {
+    get emu() {
+      return ready(emu, 'emulator');
+    },
+    get client() {
+      return (main ??= suite.newClient());
+    },
+    get dir() {
+      return ready(dir, 'temp folder');
+    },
+    get models() {
+      return ready(models, 'models');
+    },
+    newClient(key: string | null = DEMO_KEYS.unlimited, extra: Partial<GatewayClientConfig> = {}) {
+      const client = newClient(suite.emu, key, { ...options.client, ...extra });
+      clients.push(client);
+      return client;
+    },
+  };
+  before(async () => {
+    emu = await startEmulator();
+    if (options.dir !== false) dir = await tempDir(options.dir);
+    if (options.models) models = await suite.client.imageModels();
+  });
+  if (options.reset !== false) beforeEach(() => suite.emu.state.reset());
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await emu?.close();
+    await removeDir(dir);
+  });
+  return suite;
 }
 
 /** Collects every image in memory. */
