@@ -178,6 +178,12 @@ function npmEnv(t: VscodeTarget): NodeJS.ProcessEnv {
     // Never let anything download a browser or an Electron binary.
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
     ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
+    // The test VS Code's native modules only need to load and work, not to be fast: built without
+    // optimization (@vscode/sqlite3's one big C file: 104 s at node-gyp's -O3, 33 s at -O0; later
+    // flags win) and with node-gyp's make running on every core (@vscode/spdlog: 40 s, 20 s).
+    CFLAGS: '-O0',
+    CXXFLAGS: '-O0',
+    JOBS: 'max',
   };
   if (t.node) {
     // npm, its scripts and node-gyp run on that Node; node-gyp takes the headers shipped inside
