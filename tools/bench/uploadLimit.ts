@@ -14,8 +14,8 @@ import { type BenchContext, type BenchTarget, fmtS, lpad, median, MiB, pad, runN
 import type { WorkerResult, WorkerTask } from './worker';
 
 const TARGET_UPLOAD_RATIO = 1.3;
-/** Each run is ~0.2 s, so a few tens of ms of a busy machine swing one run's ratio by 0.2: more runs. */
-const runsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 5));
+/** Each run is 0.1-0.2 s, so a few tens of ms of a busy machine swing one run's ratio by 0.2-0.3: more runs. */
+const runsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 9));
 const FULL_REFERENCE_BYTES = 25_000_000;
 const QUICK_REFERENCE_BYTES = 2_500_000;
 
