@@ -3,7 +3,7 @@
 // reads the files and encodes them as it goes, the least work an upload of files needs; "send
 // alone" writes the same bytes prepared in memory. The extension's own upload rows run against the
 // same draining server, so the emulator's buffering and parsing of 100+ MB stays out of the comparison.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -33,17 +33,26 @@ export interface DrainServer {
   port: number;
   /** Body bytes received by the last request. */
   lastBodyBytes: number;
+  /** Hash the bodies (SHA-256 costs more than draining: only for the untimed check of the limit's bytes). */
+  hashing: boolean;
+  /** SHA-256 of the last body, when hashing. */
+  lastSha256?: string;
   close(): Promise<void>;
 }
 
 /** Reads every body byte and throws it away, then answers with one tiny image. */
 export async function startDrainServer(): Promise<DrainServer> {
-  const drain: DrainServer = { url: '', port: 0, lastBodyBytes: 0, close: async () => undefined };
+  const drain: DrainServer = { url: '', port: 0, lastBodyBytes: 0, hashing: false, close: async () => undefined };
   const server: Server = createServer((req, res) => {
     let bytes = 0;
-    req.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    const hash = drain.hashing ? createHash('sha256') : undefined;
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      hash?.update(chunk);
+    });
     req.on('end', () => {
       drain.lastBodyBytes = bytes;
+      drain.lastSha256 = hash?.digest('hex');
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) });
       res.end(ANSWER);
     });
@@ -138,6 +147,7 @@ async function sendFiles(socket: Socket, head: Buffer, segments: Segment[]): Pro
   /** When the socket is done with pair i: read buffer i (raw) or output buffer i (base64). */
   const sent: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];
   let last = written(socket, head);
+  let turn = 0;
   for (const segment of segments) {
     if (Buffer.isBuffer(segment)) {
       last = written(socket, segment);
@@ -147,8 +157,8 @@ async function sendFiles(socket: Socket, head: Buffer, segments: Segment[]): Pro
     try {
       const { size } = await handle.stat();
       let position = 0;
-      let turn = 0;
-      let reading = handle.read(reads[0]!, 0, LIMIT_CHUNK_BYTES, 0);
+      if (!segment.base64) await sent[turn]; // the file before may have ended in this buffer
+      let reading = handle.read(reads[turn]!, 0, LIMIT_CHUNK_BYTES, 0);
       for (;;) {
         const { bytesRead } = await reading;
         if (bytesRead === 0) break;
@@ -200,7 +210,9 @@ export async function uploadLimitRow(task: WorkerTask, clock: { start(): void })
     socket.on('error', reject);
   });
   if (!answer.startsWith('HTTP/1.1 200')) throw new Error(`unexpected answer: ${answer.slice(0, 80)}`);
-  return { bytesWritten: head.length + body.length };
+  // After the clock: what the server must have received, for the untimed check of the bytes.
+  const bodySha256 = task.verifyBytes ? createHash('sha256').update(body).digest('hex') : undefined;
+  return { bytesWritten: head.length + body.length, bodySha256 };
 }
 
 /** A PNG signature and IHDR-like header, then random bytes: an image by its magic bytes, exactly `size` bytes. */
@@ -253,6 +265,8 @@ export async function uploadLimitScenario(ctx: BenchContext): Promise<ScenarioRe
   const drain = await startDrainServer();
   const figures: TransportFigures[] = [];
   try {
+    const wrongBytes = await checkLimitBytes(ctx, drain, references);
+    if (wrongBytes) throw new Error(wrongBytes);
     for (const [transport, warm] of [
       ['input_references', false],
       ['multipart', false],
@@ -263,20 +277,7 @@ export async function uploadLimitScenario(ctx: BenchContext): Promise<ScenarioRe
       for (let run = 0; run < runsOf(ctx); run++) {
         for (const row of ROWS) {
           const workDir = path.join(ctx.tmp, `${row.name}-drain-${transport}-${run}`);
-          const result = await ctx.runWorker({
-            kind: row.kind,
-            limitFrom: row.limitFrom,
-            baseUrl: ctx.emulator.url,
-            uploadUrl: drain.url,
-            apiKey: ctx.emulator.keys.unlimited,
-            workDir,
-            model: 'mosaic-edit',
-            prompt: 'benchmark: combine these',
-            n: 1,
-            references,
-            transport,
-            warm,
-          });
+          const result = await ctx.runWorker({ ...uploadTask(ctx, drain, references, transport), kind: row.kind, limitFrom: row.limitFrom, workDir, warm });
           if (result.ok && row.kind === 'upload' && result.files !== 1)
             Object.assign(result, { ok: false, error: `expected 1 saved image, got ${result.files}` });
           f.bodyBytes[row.name] = drain.lastBodyBytes;
@@ -293,6 +294,54 @@ export async function uploadLimitScenario(ctx: BenchContext): Promise<ScenarioRe
     await drain.close();
   }
   return report(ctx, size, figures);
+}
+
+/**
+ * Untimed, once per transport: the limit reading the files sends exactly the bytes of the body the
+ * extension's builders make (SHA-256 at the server against the prepared body). Returns what is wrong.
+ */
+async function checkLimitBytes(ctx: BenchContext, drain: DrainServer, references: string[]): Promise<string | undefined> {
+  drain.hashing = true;
+  try {
+    for (const transport of ['input_references', 'multipart'] as const) {
+      const workDir = path.join(ctx.tmp, `limit-bytes-${transport}`);
+      const result = await ctx.runWorker({
+        ...uploadTask(ctx, drain, references, transport),
+        kind: 'upload-limit',
+        limitFrom: 'files',
+        verifyBytes: true,
+        workDir,
+      });
+      await fs.rm(workDir, { recursive: true, force: true });
+      if (!result.ok) return `the limit failed: ${result.error}`;
+      const same = result.bodySha256 !== undefined && result.bodySha256 === drain.lastSha256;
+      ctx.log(
+        `  limit, read from the files, ${transport}: the server received ${same ? 'the same bytes (SHA-256)' : 'OTHER bytes'} as the body built by the extension`,
+      );
+      if (!same) return `the limit read from the files sent other bytes than the ${transport} body (SHA-256 ${drain.lastSha256} != ${result.bodySha256})`;
+    }
+    return undefined;
+  } finally {
+    drain.hashing = false;
+  }
+}
+
+function uploadTask(
+  ctx: BenchContext,
+  drain: DrainServer,
+  references: string[],
+  transport: 'input_references' | 'multipart',
+): Omit<WorkerTask, 'kind' | 'workDir'> {
+  return {
+    baseUrl: ctx.emulator.url,
+    uploadUrl: drain.url,
+    apiKey: ctx.emulator.keys.unlimited,
+    model: 'mosaic-edit',
+    prompt: 'benchmark: combine these',
+    n: 1,
+    references,
+    transport,
+  };
 }
 
 function report(ctx: BenchContext, size: number, figures: TransportFigures[]): ScenarioReport {

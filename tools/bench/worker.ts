@@ -40,6 +40,8 @@ export interface WorkerTask {
   warm?: boolean;
   /** Upload limit: send the bytes read from the files (the target), or prepared in memory (the send alone). */
   limitFrom?: 'files' | 'memory';
+  /** Upload limit: return the SHA-256 of the body it sent (computed after the clock). */
+  verifyBytes?: boolean;
   /** Concurrent row: how many jobs at once. */
   jobs?: number;
 }
@@ -64,6 +66,8 @@ export interface WorkerResult {
   sampledPeakRssMb?: number;
   /** User + system CPU time of this process while the row ran. */
   cpuMs?: number;
+  /** Upload limit with verifyBytes: SHA-256 of the body it meant to send. */
+  bodySha256?: string;
   /** The row's CPU split by thread: the main (JavaScript) thread, and all others together. */
   threadCpuMs?: { main: number; other: number };
   /**
