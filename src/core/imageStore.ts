@@ -15,6 +15,12 @@ export interface StagedImage {
   bytes: number;
   /** From the image's magic bytes. */
   sniffed?: ImageKind;
+  /**
+   * Settles once the bytes are on disk (fsync) and the file is closed. The sync runs beside what
+   * follows (the next image of the answer, placing this one): whoever finishes with the image
+   * awaits it, so a job still ends only once its images are durable. Absent: nothing to wait for.
+   */
+  durable?: Promise<void>;
 }
 
 const SNIFF_BYTES = SNIFF_HEAD_BYTES;
@@ -97,11 +103,21 @@ export class StagingSink implements ImageSink {
       },
       close: async () => {
         await flush();
-        await handle.sync().catch(() => undefined);
-        await finish();
+        // Not awaited here: the stream would stop for it (~45 ms per 24 MiB on the bench machine,
+        // 0.4-0.6 s over ten images) and the first image would be shown that much later.
+        const durable = handle
+          .sync()
+          .catch(() => undefined)
+          .then(finish)
+          .catch(() => undefined);
         const donePath = path.join(this.dir, `${this.jobId}-${index}.img`);
-        await fs.rename(partPath, donePath);
-        this.completed.set(index, { index, path: donePath, bytes, sniffed: sniffImage(head) });
+        try {
+          await fs.rename(partPath, donePath);
+        } catch (error) {
+          await durable;
+          throw error;
+        }
+        this.completed.set(index, { index, path: donePath, bytes, sniffed: sniffImage(head), durable });
       },
       abort: async () => {
         // A partly written file is never presented as an image.
@@ -111,6 +127,11 @@ export class StagingSink implements ImageSink {
         await fs.rm(partPath, { force: true }).catch(() => undefined);
       },
     };
+  }
+
+  /** Settles once every complete image is on disk and closed (see StagedImage.durable). */
+  async durable(): Promise<void> {
+    await Promise.all([...this.completed.values()].map((image) => image.durable ?? Promise.resolve()));
   }
 
   /** Removes every file of this job from the staging folder (after all were placed). */

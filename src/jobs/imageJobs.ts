@@ -169,6 +169,8 @@ export class ImageJobService {
     try {
       const file = await placeWithoutOverwrite(image.path, job.output.directory, baseName, ext);
       emit({ type: 'image-saved', index: image.index, file });
+      // Shown at once; the job goes on only once the bytes are on disk (the link shares them).
+      await image.durable;
       return { image, name: baseName, ext, file };
     } catch (error) {
       return { image, name: baseName, ext, reason: describeFsError(error, job.output.directory) };
@@ -269,6 +271,7 @@ export class ImageJobService {
     emit: (event: JobEvent) => void,
   ): Promise<{ manifestPath: string; files: string[]; reason: string }> {
     const files = left.map((l) => l.image.path);
+    await staging.durable();
     const manifestPath = await writeRecoveryManifest(staging.dir, {
       jobId: staging.jobId,
       createdAt: new Date().toISOString(),

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JobEvent } from '../../src/jobs/jobTypes';
@@ -51,6 +51,40 @@ describe('images are saved as they land', () => {
     );
     assert.ok(paid!.images!.every((i) => i.delivered));
     assert.match(paid!.fingerprint ?? '', /^[0-9a-f]{32}$/);
+  });
+
+  // The staging file's fsync runs beside the stream (StagedImage.durable); the job must still end
+  // only after it, and the descriptor is closed after the sync: none may be open when run() returns.
+  it('a job ends only once its images are synced and closed, placed or kept for recovery', async function () {
+    if (!existsSync('/proc/self/fd')) this.skip();
+    const openFilesUnder = async (...dirs: string[]) => {
+      const open: string[] = [];
+      for (const fd of await readdir('/proc/self/fd')) {
+        const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+        if (dirs.some((dir) => target.startsWith(dir))) open.push(target);
+      }
+      return open;
+    };
+    // Large enough that a sync takes a while (tiny ones are done before anyone could notice).
+    gw.emu.state.armFault({ fault: 'large', times: -1, imageBytes: 8 * 1024 * 1024 });
+    const recovery = path.join(gw.dir, 'recovery-durable');
+    const out = path.join(gw.dir, 'durable');
+    const rig = newService(gw.client, gw.models, recovery);
+    const placed = await rig.service.run({
+      request: { model: 'aurora-1', prompt: 'on disk', n: 3, size: SMALL, seed: 7 },
+      output: { directory: out, pattern: '{index}' },
+    });
+    assert.equal(placed.files.length, 3);
+    assert.deepEqual(await openFilesUnder(recovery, out), []);
+    // The output folder is a file: nothing can be placed, all three are kept for recovery.
+    const blocked = path.join(gw.dir, 'blocked');
+    await writeFile(blocked, 'not a folder');
+    const kept = await rig.service.run({
+      request: { model: 'aurora-1', prompt: 'kept', n: 3, size: SMALL, seed: 8 },
+      output: { directory: blocked, pattern: '{index}' },
+    });
+    assert.equal(kept.recovered?.files.length, 3);
+    assert.deepEqual(await openFilesUnder(recovery), []);
   });
 
   it('a connection cut after the first image: that image stays saved, nothing needs recovering', async () => {
