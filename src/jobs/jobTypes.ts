@@ -23,7 +23,6 @@ export interface ImageJob {
   };
 }
 
-/** The paid part of the gateway client. */
 /** The paid calls a job makes. Each calls `options.onPaidAnswer` once a success answer arrives, before any image. */
 export interface ImageApi {
   generate(request: GenerationRequest, sink: ImageSink, options?: CallOptions): Promise<GenerationResponseMeta>;

@@ -8,7 +8,7 @@ import { promises as fs, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import * as path from 'node:path';
-import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requestBodies';
+import { base64Into, jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requestBodies';
 import { checkReferenceFiles } from '../../src/jobs/jobFiles';
 import { type BenchContext, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
@@ -130,16 +130,13 @@ const PROBE_OFFSET = 48;
 /** The limit's read size, a multiple of 3 so that each chunk's base64 joins the next without a carry. */
 const LIMIT_CHUNK_BYTES = 3 * 512 * 1024;
 
-const written = (socket: Socket, data: Buffer | string): Promise<void> =>
-  new Promise((resolve, reject) => socket.write(data, 'latin1', (error) => (error ? reject(error) : resolve())));
-
-/** Base64 is encoded in slices of this many bytes into an output buffer, as the extension does (64 KiB strings). */
-const LIMIT_BASE64_SLICE_BYTES = 3 * 16 * 1024;
+const written = (socket: Socket, data: Buffer): Promise<void> =>
+  new Promise((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve())));
 
 /**
  * The least work that sends files: each one read into two buffers in turn (the next read while the
  * current chunk is written), written raw. For the JSON body each chunk is base64-encoded into one of
- * two output buffers, with the same primitive as the extension (Buffer#toString in slices).
+ * two output buffers with the extension's own primitive (base64Into).
  */
 async function sendFiles(socket: Socket, head: Buffer, segments: Segment[]): Promise<void> {
   const reads = [Buffer.allocUnsafe(LIMIT_CHUNK_BYTES), Buffer.allocUnsafe(LIMIT_CHUNK_BYTES)];
@@ -172,12 +169,7 @@ async function sendFiles(socket: Socket, head: Buffer, segments: Segment[]): Pro
         let chunk = reads[current]!.subarray(0, bytesRead);
         if (segment.base64) {
           await sent[current];
-          const out = outputs[current]!;
-          let length = 0;
-          for (let at = 0; at < bytesRead; at += LIMIT_BASE64_SLICE_BYTES) {
-            length += out.write(chunk.toString('base64', at, Math.min(at + LIMIT_BASE64_SLICE_BYTES, bytesRead)), length, 'latin1');
-          }
-          chunk = out.subarray(0, length);
+          chunk = outputs[current]!.subarray(0, base64Into(outputs[current]!, chunk, bytesRead));
         }
         last = sent[current] = written(socket, chunk);
       }

@@ -121,10 +121,16 @@ function resetPeakRss(): boolean {
 }
 
 /** Nanoseconds the main thread has waited on a run queue (runnable, not running), as ms; undefined when unknown. */
+/** A thread's schedstat (Linux) in ms: [time on a CPU, time runnable but waiting for one]. */
+function schedstatMs(thread: string | number): [number, number] {
+  const [onCpu, waiting] = readFileSync(`/proc/self/task/${thread}/schedstat`, 'latin1').split(' ').map(Number);
+  return [onCpu! / 1e6, waiting! / 1e6];
+}
+
 function runqueueWaitMs(): number | undefined {
   try {
-    const wait = Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1').split(' ')[1]);
-    return Number.isFinite(wait) ? wait / 1e6 : undefined;
+    const wait = schedstatMs(process.pid)[1];
+    return Number.isFinite(wait) ? wait : undefined;
   } catch {
     return undefined;
   }
@@ -239,7 +245,7 @@ function threadCpuMs(): Map<string, number> | undefined {
   try {
     const times = new Map<string, number>();
     for (const thread of readdirSync('/proc/self/task')) {
-      times.set(thread, Number(readFileSync(`/proc/self/task/${thread}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+      times.set(thread, schedstatMs(thread)[0]);
     }
     return times;
   } catch {
@@ -254,6 +260,7 @@ function threadSplit(before: Map<string, number> | undefined, after: Map<string,
   for (const [thread, ms] of after) if (thread !== String(process.pid)) other += ms - (before.get(thread) ?? 0);
   return { main: after.get(String(process.pid))! - before.get(String(process.pid))!, other };
 }
+
 async function main(): Promise<WorkerResult> {
   const arg = process.argv[2];
   if (arg === undefined) throw new Error('usage: worker <task JSON>');
