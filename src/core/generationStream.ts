@@ -13,6 +13,7 @@ import type { GenerationResponseMeta } from './types';
 import { CancelledError, GatewayError } from './errors';
 import { MAX_SLICE } from './base64Stream';
 import { GenerationParser, type ParserEvent } from './generationParser';
+import { sharedTurn, type TurnBudget } from './loopTurn';
 
 export interface ImageWriter {
   /** Decoded image bytes, in order. Awaited: this is the backpressure. The buffer is handed over (not reused). */
@@ -29,10 +30,9 @@ export interface ImageSink {
 
 export interface DecodeGenerationOptions {
   signal?: AbortSignal;
+  /** The work budget per event-loop turn; the process's shared one unless a test gives its own. */
+  turn?: TurnBudget;
 }
-
-/** Yield to the event loop (setImmediate) when this many ms of work ran without a macrotask boundary of ours. */
-const YIELD_AFTER_MS = 8;
 
 /**
  * Consumes a JSON generation response body; writes each data[i].b64_json, decoded, to sink.open(i);
@@ -55,7 +55,7 @@ export async function decodeGenerationStream(
   let writer: ImageWriter | undefined;
   let iterator: AsyncIterator<Uint8Array> | undefined;
   let iteratorDone = false;
-  let lastYield = performance.now();
+  const turn = options?.turn ?? sharedTurn;
 
   const drain = async (): Promise<void> => {
     // Events are few per slice (at most a handful of opens/closes and writes of ~36 KiB).
@@ -93,6 +93,12 @@ export async function decodeGenerationStream(
       const chunk = toBuffer(step.value);
       for (let off = 0; off < chunk.length; off += MAX_SLICE) {
         const slice = off === 0 && chunk.length <= MAX_SLICE ? chunk : chunk.subarray(off, off + MAX_SLICE);
+        // The budget is the process's, not this stream's: answers decoded at once share each turn.
+        // After waiting, the step is taken whatever the new turn has left, so that no stream starves.
+        if (turn.spent()) {
+          await turn.next();
+          if (signal?.aborted) throw abortReason(signal);
+        }
         let failure: { error: unknown } | undefined;
         try {
           parser.feed(slice);
@@ -103,12 +109,6 @@ export async function decodeGenerationStream(
         await drain();
         if (failure) throw failure.error;
         if (signal?.aborted) throw abortReason(signal);
-        const now = performance.now();
-        if (now - lastYield > YIELD_AFTER_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          lastYield = performance.now();
-          if (signal?.aborted) throw abortReason(signal);
-        }
       }
     }
     parser.finish();
