@@ -9,6 +9,8 @@ import type { WorkerResult, WorkerTask } from './worker';
 const JOBS = 20;
 const TARGET_RSS_OVER_IDLE_MB = 128;
 const TARGET_LOOP_DELAY_MS = 30;
+/** The max of one run is one tick: a single wait for a CPU moves it by 10 ms on a busy 2-core machine. */
+const runsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 5));
 
 /** Worker side: `task.jobs` jobs of one image each, started together. */
 export async function concurrentRow(task: WorkerTask, service: ImageJobService): Promise<Partial<WorkerResult>> {
@@ -36,7 +38,7 @@ export async function concurrentScenario(ctx: BenchContext): Promise<ScenarioRep
   const runs: WorkerResult[] = [];
   const wrong: string[] = [];
   try {
-    for (let run = 0; run < ctx.runs; run++) {
+    for (let run = 0; run < runsOf(ctx); run++) {
       const workDir = path.join(ctx.tmp, `concurrent-${run}`);
       ctx.takeExpected();
       const task: WorkerTask = {
@@ -90,7 +92,7 @@ export async function concurrentScenario(ctx: BenchContext): Promise<ScenarioRep
       lpad(`${loop.toFixed(0)} ms (${p99.toFixed(0)})`, 22) +
       lpad(`${median(good.map((r) => r.probeLagMs)).toFixed(0)} ms (${own === undefined ? '?' : Math.max(0, own).toFixed(0)})`, 17),
   );
-  lines.push(`  (median of ${ctx.runs} run(s); 20 paid requests in flight at once against the emulator in the bench process)`);
+  lines.push(`  (median of ${runsOf(ctx)} run(s); 20 paid requests in flight at once against the emulator in the bench process)`);
   targets.push({
     name: `${JOBS} concurrent jobs: peak RSS − idle`,
     value: `+${over.toFixed(0)} MB`,

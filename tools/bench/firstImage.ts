@@ -11,6 +11,12 @@ import type { WorkerResult, WorkerTask } from './worker';
 
 const TARGET_FIRST_IMAGE_OVER_LIMIT_MS = 50;
 const IMAGES = 10;
+/**
+ * A first image arrives after 0.3 s, and one run's time swings by ±40 ms on a busy 2-core machine
+ * (the emulator paints and encodes in the same machine): medians of 3 runs differed by up to 90 ms.
+ * Hence 9 pairs, each a limit run and an extension run side by side, in alternating order.
+ */
+const pairsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 9));
 /** A string of base64 longer than this is an image (JSON keys and values around it are short). */
 const LONG_STRING = 4096;
 
@@ -81,8 +87,9 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
   const results = { 'first-limit': [] as WorkerResult[], 'first-extension': [] as WorkerResult[] };
   const wrong: string[] = [];
   try {
-    for (let run = 0; run < ctx.runs; run++) {
-      for (const kind of ['first-limit', 'first-extension'] as const) {
+    for (let run = 0; run < pairsOf(ctx); run++) {
+      const order = run % 2 === 0 ? (['first-limit', 'first-extension'] as const) : (['first-extension', 'first-limit'] as const);
+      for (const kind of order) {
         const workDir = path.join(ctx.tmp, `${kind}-${run}`);
         ctx.takeExpected();
         const result = await ctx.runWorker({
@@ -131,15 +138,39 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
     summary[`${kind}-all`] = all;
     lines.push(pad(label, 52) + lpad(fmtMs(first), 13) + lpad(fmtS(all), 12));
   }
-  lines.push(`  (median of ${ctx.runs} run(s); both from sending the request; the emulator streams the images one after another)`);
+  // Judged on the pairs: extension − limit of the two runs side by side, then the median.
+  const pairs: number[] = [];
+  for (let i = 0; i < pairsOf(ctx); i++) {
+    const limit = results['first-limit'][i];
+    const extension = results['first-extension'][i];
+    if (limit?.ok && extension?.ok && limit.firstImageMs !== undefined && extension.firstImageMs !== undefined)
+      pairs.push(extension.firstImageMs - limit.firstImageMs);
+  }
+  const signed = (ms: number) => `${ms >= 0 ? '+' : '−'}${Math.abs(ms).toFixed(0)} ms`;
+  lines.push(
+    `  (median of ${pairsOf(ctx)} run(s) each, in pairs side by side, alternating which goes first; both from sending the request;`,
+    `   the emulator streams the images one after another)`,
+  );
+  if (pairs.length) {
+    const sorted = [...pairs].sort((a, b) => a - b);
+    lines.push(
+      `  extension − limit per pair: median ${signed(median(pairs))}, from ${signed(sorted[0]!)} to ${signed(sorted[sorted.length - 1]!)} over ${pairs.length} pairs`,
+    );
+  }
   const name = `first image of ${IMAGES}: extension − limit`;
-  if (summary['first-limit'] !== undefined && summary['first-extension'] !== undefined) {
-    const over = summary['first-extension'] - summary['first-limit'];
+  if (pairs.length && summary['first-limit'] !== undefined && summary['first-extension'] !== undefined) {
+    const over = median(pairs);
     targets.push({
       name,
-      value: `${over >= 0 ? '+' : '−'}${Math.abs(over).toFixed(0)} ms`,
+      value: `${signed(over)} (median of ${pairs.length} pairs)`,
       target: `≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms`,
       pass: over <= TARGET_FIRST_IMAGE_OVER_LIMIT_MS,
+    });
+    targets.push({
+      name: `first image of ${IMAGES}:   info: difference of the medians`,
+      value: signed(summary['first-extension'] - summary['first-limit']),
+      target: `(≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms)`,
+      pass: undefined,
     });
   } else {
     targets.push({ name, value: 'failed', target: `≤ +${TARGET_FIRST_IMAGE_OVER_LIMIT_MS} ms`, pass: false });
@@ -150,5 +181,5 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
     target: 'SHA-256 equal',
     pass: wrong.length === 0 && results['first-extension'].every((r) => r.ok),
   });
-  return { lines, targets, json: { imageMiB, summary, results } };
+  return { lines, targets, json: { imageMiB, summary, pairs, results } };
 }
