@@ -65,6 +65,11 @@ export function addPngTextChunkToBuffer(png: Buffer, keyword: string, text: stri
   return Buffer.concat([png.subarray(0, png.length - 12), buildITXtChunk(keyword, text), IEND_CHUNK]);
 }
 
+/** Throws PngFormatError unless `head` starts with the PNG signature and `tail` (the last 12 bytes of `size`) is IEND. */
+export function checkPngEnds(head: Buffer, tail: Buffer, size: number): void {
+  checkStructure(head.subarray(0, PNG_SIGNATURE.length), tail, size);
+}
+
 function checkStructure(head: Buffer, tail: Buffer, size: number): void {
   if (size < PNG_SIGNATURE.length + 12 + 12 || !head.equals(PNG_SIGNATURE)) throw new PngFormatError('Not a PNG file.');
   if (!tail.equals(IEND_CHUNK)) throw new PngFormatError('The PNG file does not end with an IEND chunk (damaged, or data after it).');

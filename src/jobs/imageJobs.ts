@@ -1,16 +1,17 @@
 // The ONE image job used by the palette, the explorer, the studio and the chat tool:
 // validate -> check references -> estimate -> confirm -> send once -> stream to files -> update account.
 // No vscode import: the UI is reached through the ports in JobDeps.
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
 import { checkAffordable, type CostEstimate, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
-import { extensionOf, keepReceivedAnswer, placeWithoutOverwrite, type StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
+import { extensionOf, keepReceivedAnswer, linkWithoutOverwrite, type StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
 import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
-import { addPngTextChunk } from '../core/pngText';
+import { buildITXtChunk, PngFormatError } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
 import * as l10n from '@vscode/l10n';
 import { wantsTransparency, withAlphaFormat } from '../core/transparency';
@@ -116,9 +117,14 @@ export class ImageJobService {
     const date = this.deps.now?.() ?? new Date();
     const early = new Map<number, Promise<Placement>>();
     const cancel = new CancelUntilPaid(options.signal, () => emit({ type: 'cancel-after-charge' }));
-    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir), emit, (image) => {
+    // Provenance goes into each PNG as it is written (StagingSink), not into the file afterwards.
+    const provenance = this.deps.provenance?.() ?? false;
+    const pngChunkFor = provenance
+      ? (index: number) => buildITXtChunk(PROVENANCE_KEYWORD, JSON.stringify(provenanceRecord(job, job.request.model, index + 1, date)))
+      : undefined;
+    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir, undefined, undefined, pngChunkFor), emit, (image) => {
       // Without magic bytes the extension waits for the response's media_type (placed at the end).
-      if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit));
+      if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit, provenance));
     });
     emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
@@ -140,12 +146,20 @@ export class ImageJobService {
     }
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
-    const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), emit);
+    const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), emit, provenance);
     return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };
   }
 
   /** Places one staged image; a failure leaves it staged (for recovery) and says why. */
-  private async placeOne(job: ImageJob, image: StagedImage, model: string, date: Date, ext: string, emit: (event: JobEvent) => void): Promise<Placement> {
+  private async placeOne(
+    job: ImageJob,
+    image: StagedImage,
+    model: string,
+    date: Date,
+    ext: string,
+    emit: (event: JobEvent) => void,
+    provenance: boolean,
+  ): Promise<Placement> {
     let baseName = path.basename(image.path, '.img');
     try {
       baseName = expandFileNamePattern(job.output.pattern, {
@@ -159,22 +173,27 @@ export class ImageJobService {
     } catch (error) {
       return { image, name: baseName, ext, reason: error instanceof Error ? error.message : String(error) };
     }
-    if (ext === 'png' && this.deps.provenance?.()) {
-      // Written into the staged file before it is placed. A failure only loses the record (history keeps it).
-      const record = provenanceRecord(job, model, image.index + 1, date);
-      await addPngTextChunk(image.path, PROVENANCE_KEYWORD, JSON.stringify(record)).catch((error: unknown) =>
-        emit({ type: 'provenance-failed', file: image.path, reason: error instanceof Error ? error.message : String(error) }),
-      );
+    if (ext === 'png' && provenance && image.pngChunk !== 'added') {
+      // Added while the image was written (StagingSink). A failure only loses the record (history keeps it).
+      emit({ type: 'provenance-failed', file: image.path, reason: image.pngChunk?.error ?? new PngFormatError('Not a PNG file.').message });
     }
+    let file: string;
     try {
-      const file = await placeWithoutOverwrite(image.path, job.output.directory, baseName, ext);
-      emit({ type: 'image-saved', index: image.index, file });
-      // Shown at once; the job goes on only once the bytes are on disk (the link shares them).
-      await image.durable;
-      return { image, name: baseName, ext, file };
+      file = await linkWithoutOverwrite(image.path, job.output.directory, baseName, ext);
     } catch (error) {
       return { image, name: baseName, ext, reason: describeFsError(error, job.output.directory) };
     }
+    // Shown as soon as it is linked; then the staged name goes, and the job goes on only once the
+    // bytes are on disk (the link shares them).
+    emit({ type: 'image-saved', index: image.index, file });
+    try {
+      await fs.rm(image.path, { force: true });
+    } catch (error) {
+      // Placed, but the staged copy could not be removed: it is kept for recovery, and says why.
+      return { image, name: baseName, ext, reason: describeFsError(error, path.dirname(image.path)) };
+    }
+    await image.durable;
+    return { image, name: baseName, ext, file };
   }
 
   private send(api: ImageApi, job: ImageJob, references: ReferenceFile[], sink: ImageSink, options: CallOptions) {
@@ -192,13 +211,15 @@ export class ImageJobService {
     date: Date,
     early: Map<number, Placement>,
     emit: (event: JobEvent) => void,
+    provenance: boolean,
   ): Promise<JobResult> {
     const files: string[] = [];
     const left: Placement[] = [];
     let reason = '';
     for (const image of staging.images) {
       const placement =
-        early.get(image.index) ?? (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), emit));
+        early.get(image.index) ??
+        (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), emit, provenance));
       if (placement.file) files.push(placement.file);
       else {
         reason ||= placement.reason ?? '';

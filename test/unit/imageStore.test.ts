@@ -3,7 +3,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { extensionOf, listRecoverable, placeWithoutOverwrite, StagingSink, writeRecoveryManifest } from '../../src/core/imageStore';
+import { extensionOf, linkWithoutOverwrite, listRecoverable, placeWithoutOverwrite, StagingSink, writeRecoveryManifest } from '../../src/core/imageStore';
+import { buildITXtChunk, IEND_CHUNK, readPngTextChunk } from '../../src/core/pngText';
 import { listFiles, removeDir, tempDir, TINY_PNG } from './support/gateway';
 
 describe('imageStore', () => {
@@ -67,6 +68,31 @@ describe('imageStore', () => {
       await sink.discard();
       assert.deepEqual(await listFiles(dir), []);
     });
+    it('adds the PNG chunk before IEND while writing; none to other images; says why when a PNG does not end in IEND', async () => {
+      const chunk = buildITXtChunk('gateway-images', '{"prompt":"кот"}');
+      const asked: number[] = [];
+      const sink = new StagingSink(dir, 'prov', undefined, (index) => (asked.push(index), chunk));
+      const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9]);
+      const damaged = Buffer.concat([TINY_PNG, Buffer.from('trailing bytes')]);
+      for (const [index, bytes] of [TINY_PNG, jpeg, damaged].entries()) {
+        const writer = await sink.open(index);
+        // Small pieces: IEND arrives split over writes.
+        for (let at = 0; at < bytes.length; at += 5) await writer.write(bytes.subarray(at, at + 5));
+        await writer.close();
+      }
+      const [png, other, bad] = sink.images;
+      assert.equal(png!.pngChunk, 'added');
+      const written = await readFile(png!.path);
+      assert.ok(written.equals(Buffer.concat([TINY_PNG.subarray(0, TINY_PNG.length - 12), chunk, IEND_CHUNK])), 'the chunk sits before IEND');
+      assert.equal(png!.bytes, written.length);
+      assert.equal(await readPngTextChunk(png!.path, 'gateway-images'), '{"prompt":"кот"}');
+      assert.equal(other!.pngChunk, undefined, 'a JPEG gets no PNG chunk');
+      assert.ok((await readFile(other!.path)).equals(jpeg));
+      assert.match((bad!.pngChunk as { error: string }).error, /IEND/);
+      assert.ok((await readFile(bad!.path)).equals(damaged), 'a PNG that cannot take the chunk is kept as it came');
+      assert.deepEqual(asked, [0, 2], 'only PNGs are asked for a chunk');
+      await sink.durable();
+    });
     it('job ids are unique', () => {
       const ids = new Set(Array.from({ length: 50 }, () => new StagingSink(dir).jobId));
       assert.equal(ids.size, 50);
@@ -88,6 +114,15 @@ describe('imageStore', () => {
       assert.equal(await readFile(first, 'utf8'), 'one');
       assert.equal(await readFile(second, 'utf8'), 'two');
       assert.ok(!existsSync(path.join(dir, 's1')), 'the source is gone');
+    });
+    it('linkWithoutOverwrite keeps the source, creates a missing folder, and fails on a missing source', async () => {
+      const out = path.join(dir, 'new', 'folder');
+      const s = await source('staged', 'bytes');
+      assert.equal(await linkWithoutOverwrite(s, out, 'pic', 'png'), path.join(out, 'pic.png'));
+      assert.equal(await readFile(s, 'utf8'), 'bytes', 'the source stays');
+      assert.equal(await linkWithoutOverwrite(s, out, 'pic', 'png'), path.join(out, 'pic-2.png'), 'a taken name gets the next suffix');
+      await assert.rejects(linkWithoutOverwrite(path.join(dir, 'gone'), out, 'pic', 'png'), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
+      assert.deepEqual((await listFiles(out)).sort(), ['pic-2.png', 'pic.png']);
     });
     it('a different extension is a different name', async () => {
       await writeFile(path.join(dir, 'pic.png'), 'x');
