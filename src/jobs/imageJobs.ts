@@ -8,7 +8,16 @@ import { checkAffordable, type CostEstimate, estimateCost, formatRubles } from '
 import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
-import { extensionOf, keepReceivedAnswer, linkWithoutOverwrite, type StagedImage, StagingSink, writeRecoveryManifest } from '../core/imageStore';
+import {
+  extensionOf,
+  keepReceivedAnswer,
+  linkWithoutOverwrite,
+  makeFolder,
+  removeEmptyFolders,
+  type StagedImage,
+  StagingSink,
+  writeRecoveryManifest,
+} from '../core/imageStore';
 import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
 import { buildITXtChunk, PngFormatError } from '../core/pngText';
@@ -122,9 +131,11 @@ export class ImageJobService {
     const pngChunkFor = provenance
       ? (index: number) => buildITXtChunk(PROVENANCE_KEYWORD, JSON.stringify(provenanceRecord(job, job.request.model, index + 1, date)))
       : undefined;
+    // The output folder is made while the answer's bytes arrive, not after the first image.
+    const placing: Placing = { provenance, emit };
     const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir, undefined, undefined, pngChunkFor), emit, (image) => {
       // Without magic bytes the extension waits for the response's media_type (placed at the end).
-      if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), emit, provenance));
+      if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });
     emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
@@ -134,32 +145,29 @@ export class ImageJobService {
         signal: cancel.signal,
         onPaidAnswer: () => {
           cancel.paidAnswerArrived();
+          placing.folder = makeFolder(job.output.directory);
           emit({ type: 'answered' });
         },
       });
     } catch (error) {
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
-      await this.afterFailure(job, sink.staging, await settle(early), error, emit);
+      const placed = await settle(early);
+      await this.afterFailure(job, sink.staging, placed, error, emit);
+      await removeUnusedFolder(job, placing, placed);
       throw error;
     } finally {
       cancel.dispose();
     }
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
-    const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), emit, provenance);
+    const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), placing);
+    if (!result.files.length) await removeUnusedFolder(job, placing);
     return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };
   }
 
   /** Places one staged image; a failure leaves it staged (for recovery) and says why. */
-  private async placeOne(
-    job: ImageJob,
-    image: StagedImage,
-    model: string,
-    date: Date,
-    ext: string,
-    emit: (event: JobEvent) => void,
-    provenance: boolean,
-  ): Promise<Placement> {
+  private async placeOne(job: ImageJob, image: StagedImage, model: string, date: Date, ext: string, placing: Placing): Promise<Placement> {
+    const { emit, provenance } = placing;
     let baseName = path.basename(image.path, '.img');
     try {
       baseName = expandFileNamePattern(job.output.pattern, {
@@ -179,6 +187,7 @@ export class ImageJobService {
     }
     let file: string;
     try {
+      await placing.folder;
       file = await linkWithoutOverwrite(image.path, job.output.directory, baseName, ext);
     } catch (error) {
       return { image, name: baseName, ext, reason: describeFsError(error, job.output.directory) };
@@ -210,16 +219,15 @@ export class ImageJobService {
     estimate: CostEstimate,
     date: Date,
     early: Map<number, Placement>,
-    emit: (event: JobEvent) => void,
-    provenance: boolean,
+    placing: Placing,
   ): Promise<JobResult> {
+    const { emit } = placing;
     const files: string[] = [];
     const left: Placement[] = [];
     let reason = '';
     for (const image of staging.images) {
       const placement =
-        early.get(image.index) ??
-        (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), emit, provenance));
+        early.get(image.index) ?? (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), placing));
       if (placement.file) files.push(placement.file);
       else {
         reason ||= placement.reason ?? '';
@@ -305,6 +313,21 @@ export class ImageJobService {
     emit({ type: 'recovered', manifestPath, files, reason });
     return { manifestPath, files, reason };
   }
+}
+
+/** What placing the images of one job needs. */
+interface Placing {
+  provenance: boolean;
+  emit: (event: JobEvent) => void;
+  /** The output folder being made since the answer arrived: the first folder created, if any. */
+  folder?: Promise<string | undefined>;
+}
+
+/** A job that placed nothing leaves no empty folder it made itself. */
+async function removeUnusedFolder(job: ImageJob, placing: Placing, placed?: Map<number, Placement>): Promise<void> {
+  if (placed && [...placed.values()].some((p) => p.file)) return;
+  const created = await placing.folder;
+  if (created) await removeEmptyFolders(job.output.directory, created);
 }
 
 interface Placement {

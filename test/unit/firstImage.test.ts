@@ -87,6 +87,30 @@ describe('images are saved as they land', () => {
     assert.deepEqual(await openFilesUnder(recovery), []);
   });
 
+  it('the output folder is made once the answer arrives; a job that then places nothing leaves none of the folders it made', async () => {
+    const parent = path.join(gw.dir, 'made-for-nothing');
+    const out = path.join(parent, 'images');
+    gw.emu.state.armFault({ fault: 'truncated-json' });
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery-truncated'));
+    await caught(() =>
+      rig.service.run({ request: { model: 'aurora-1', prompt: 'cut', n: 1, size: SMALL, seed: 3 }, output: { directory: out, pattern: '{index}' } }),
+    );
+    assert.ok(
+      rig.events.some((e) => e.type === 'answered'),
+      'the answer arrived (the folder was made then)',
+    );
+    assert.ok(!existsSync(parent), 'both new folders are gone again');
+    // A folder that was there before is kept, empty or not.
+    await rig.service
+      .run({ request: { model: 'aurora-1', prompt: 'fine', n: 1, size: SMALL, seed: 4 }, output: { directory: out, pattern: '{index}' } })
+      .then((r) => assert.equal(r.files.length, 1));
+    gw.emu.state.armFault({ fault: 'truncated-json' });
+    await caught(() =>
+      rig.service.run({ request: { model: 'aurora-1', prompt: 'cut again', n: 1, size: SMALL, seed: 5 }, output: { directory: out, pattern: '{index}' } }),
+    );
+    assert.deepEqual(await listFiles(out), ['1.png']);
+  });
+
   it('a connection cut after the first image: that image stays saved, nothing needs recovering', async () => {
     gw.emu.state.imageGapMs = 300;
     gw.emu.state.armFault({ fault: 'drop-mid-body' });

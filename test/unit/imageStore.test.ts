@@ -93,6 +93,20 @@ describe('imageStore', () => {
       assert.deepEqual(asked, [0, 2], 'only PNGs are asked for a chunk');
       await sink.durable();
     });
+    it('adds the PNG chunk also when the last batch was written before IEND ended (a positional write)', async () => {
+      const chunk = buildITXtChunk('gateway-images', 'late');
+      const sink = new StagingSink(dir, 'late', undefined, () => chunk);
+      // Over the 1 MiB batch: everything but the last 5 bytes goes out before close.
+      const png = Buffer.concat([TINY_PNG.subarray(0, TINY_PNG.length - 12), Buffer.alloc(1024 * 1024), IEND_CHUNK]);
+      const writer = await sink.open(0);
+      await writer.write(png.subarray(0, png.length - 5));
+      await writer.write(png.subarray(png.length - 5));
+      await writer.close();
+      const [image] = sink.images;
+      assert.equal(image!.pngChunk, 'added');
+      assert.ok((await readFile(image!.path)).equals(Buffer.concat([png.subarray(0, png.length - 12), chunk, IEND_CHUNK])));
+      await sink.durable();
+    });
     it('job ids are unique', () => {
       const ids = new Set(Array.from({ length: 50 }, () => new StagingSink(dir).jobId));
       assert.equal(ids.size, 50);
