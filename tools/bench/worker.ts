@@ -10,7 +10,9 @@ import { CatalogCache } from '../../src/core/catalogCache';
 import { GatewayClient } from '../../src/core/client';
 import { parseImageModels } from '../../src/core/catalog';
 import type { ImageModel } from '../../src/core/types';
+import { buildITXtChunk, IEND_CHUNK, readPngTextChunk } from '../../src/core/pngText';
 import { ImageJobService } from '../../src/jobs/imageJobs';
+import { PROVENANCE_KEYWORD } from '../../src/jobs/provenance';
 import type { EditTransport } from '../../src/jobs/jobTypes';
 import { Base64ToFile } from './base64ToFile';
 import { concurrentRow } from './concurrent';
@@ -145,10 +147,32 @@ function vmHwmMb(): number | undefined {
   }
 }
 
-async function sha256File(file: string): Promise<string> {
+/**
+ * SHA-256 of an image as the gateway sent it. The extension's rows run with provenance on (the
+ * default of gatewayImages.embedProvenance): their PNGs carry an iTXt chunk just before IEND, which
+ * must be exactly the chunk the text rebuilds. That chunk is left out of the hash.
+ */
+async function sha256AsSent(file: string): Promise<{ sha256: string; provenance: boolean }> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const text = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
+  if (text === undefined) {
+    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+    return { sha256: hash.digest('hex'), provenance: false };
+  }
+  const chunk = buildITXtChunk(PROVENANCE_KEYWORD, text);
+  const size = (await fs.stat(file)).size;
+  const chunkAt = size - IEND_CHUNK.length - chunk.length;
+  const handle = await fs.open(file, 'r');
+  try {
+    const end = Buffer.alloc(chunk.length + IEND_CHUNK.length);
+    await handle.read(end, 0, end.length, chunkAt);
+    if (!end.equals(Buffer.concat([chunk, IEND_CHUNK]))) throw new Error(`${path.basename(file)}: the provenance chunk is not just before IEND`);
+  } finally {
+    await handle.close();
+  }
+  if (chunkAt > 0) for await (const part of createReadStream(file, { start: 0, end: chunkAt - 1, highWaterMark: 1024 * 1024 })) hash.update(part as Buffer);
+  hash.update(IEND_CHUNK);
+  return { sha256: hash.digest('hex'), provenance: true };
 }
 
 function generationBody(task: WorkerTask): string {
@@ -206,6 +230,8 @@ function jobService(task: WorkerTask, client: GatewayClient, models: ImageModel[
     confirm: async () => true,
     confirmAbove: () => Number.POSITIVE_INFINITY,
     recoveryDir: path.join(task.workDir, 'global-storage', 'recovery'),
+    // As users run it: gatewayImages.embedProvenance is on by default.
+    provenance: () => true,
   });
 }
 
@@ -369,8 +395,12 @@ async function main(): Promise<WorkerResult> {
     sha256 = [];
     bytesWritten = 0;
     const sorted = task.kind === 'extension' || task.kind === 'first-extension' ? [..._files].sort(byIndexSuffix) : _files;
+    // The extension's own rows must have measured the default path, provenance included.
+    const byService = task.kind === 'extension' || task.kind === 'first-extension' || task.kind === 'concurrent';
     for (const file of sorted) {
-      sha256.push(await sha256File(file));
+      const asSent = await sha256AsSent(file);
+      if (byService && !asSent.provenance) error ??= `${path.basename(file)} has no provenance chunk (the default path was not measured)`;
+      sha256.push(asSent.sha256);
       bytesWritten += (await fs.stat(file)).size;
     }
   }
