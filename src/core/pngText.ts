@@ -1,6 +1,6 @@
 // PNG text chunks for provenance: an iTXt chunk (UTF-8 text, uncompressed) added before IEND, and
 // read back by walking chunk headers. Pure, no vscode import. Files may be tens of MiB: nothing here
-// reads image data. Adding rewrites only the file's last 12 bytes (IEND) and appends.
+// reads image data. The chunk is added while an image is written (StagingSink), before its IEND.
 import { promises as fs } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
@@ -61,45 +61,17 @@ export function parseTextChunkData(type: string, data: Buffer, keyword: string):
 
 /** Adds the chunk to an in-memory PNG (for small images and tests). */
 export function addPngTextChunkToBuffer(png: Buffer, keyword: string, text: string): Buffer {
-  checkStructure(png.subarray(0, 8), png.subarray(Math.max(0, png.length - 12)), png.length);
+  checkPngEnds(png, png.subarray(Math.max(0, png.length - 12)), png.length);
   return Buffer.concat([png.subarray(0, png.length - 12), buildITXtChunk(keyword, text), IEND_CHUNK]);
 }
 
-/** Throws PngFormatError unless `head` starts with the PNG signature and `tail` (the last 12 bytes of `size`) is IEND. */
-export function checkPngEnds(head: Buffer, tail: Buffer, size: number): void {
-  checkStructure(head.subarray(0, PNG_SIGNATURE.length), tail, size);
-}
-
-function checkStructure(head: Buffer, tail: Buffer, size: number): void {
-  if (size < PNG_SIGNATURE.length + 12 + 12 || !head.equals(PNG_SIGNATURE)) throw new PngFormatError('Not a PNG file.');
-  if (!tail.equals(IEND_CHUNK)) throw new PngFormatError('The PNG file does not end with an IEND chunk (damaged, or data after it).');
-}
-
 /**
- * Adds an iTXt chunk to a PNG file in place: checks the signature and that the last 12 bytes are
- * IEND, then writes the new chunk and IEND over the old IEND. Reads 20 bytes of the file.
+ * Throws PngFormatError unless `head` starts with the PNG signature and `tail` (the last 12 of
+ * `size` bytes) is IEND: what adding a chunk before IEND needs (StagingSink does, as it writes).
  */
-export async function addPngTextChunk(file: string, keyword: string, text: string): Promise<void> {
-  const chunk = buildITXtChunk(keyword, text);
-  const handle = await fs.open(file, 'r+');
-  try {
-    const { size } = await handle.stat();
-    const head = Buffer.alloc(8);
-    const tail = Buffer.alloc(12);
-    if (size >= 20) {
-      await readExactly(handle, head, 0);
-      await readExactly(handle, tail, size - 12);
-    }
-    checkStructure(head, tail, size);
-    const appended = Buffer.concat([chunk, IEND_CHUNK]);
-    let written = 0;
-    while (written < appended.length) {
-      written += (await handle.write(appended, written, appended.length - written, size - 12 + written)).bytesWritten;
-    }
-    await handle.sync().catch(() => undefined);
-  } finally {
-    await handle.close();
-  }
+export function checkPngEnds(head: Buffer, tail: Buffer, size: number): void {
+  if (size < PNG_SIGNATURE.length + 12 + 12 || !head.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)) throw new PngFormatError('Not a PNG file.');
+  if (!tail.equals(IEND_CHUNK)) throw new PngFormatError('The PNG file does not end with an IEND chunk (damaged, or data after it).');
 }
 
 /**

@@ -2,12 +2,13 @@
 // and that the result is still a valid PNG (IEND last, every CRC right, same pixels).
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open, readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { crc32, inflateSync } from 'node:zlib';
-import { addPngTextChunk, addPngTextChunkToBuffer, buildITXtChunk, IEND_CHUNK, PNG_SIGNATURE, PngFormatError, readPngTextChunk } from '../../src/core/pngText';
+import { StagingSink } from '../../src/core/imageStore';
+import { addPngTextChunkToBuffer, buildITXtChunk, IEND_CHUNK, PNG_SIGNATURE, PngFormatError, readPngTextChunk } from '../../src/core/pngText';
 import { PROVENANCE_KEYWORD } from '../../src/jobs/provenance';
 import { paddedPngParts, paintPng, pngChunk } from '../../tools/emulator/png';
 import { DEMO_KEYS, newClient, newService, removeDir, SMALL, startEmulator, tempDir, TINY_PNG } from './support/gateway';
@@ -48,6 +49,16 @@ function pixels(png: Buffer): Buffer {
 
 const KEY = 'gateway-images';
 
+/** Writes `parts` as one image through the staging sink, asking for the chunk of `text`, as a job does. */
+async function stagedWithText(dir: string, parts: Buffer[], text: string) {
+  const sink = new StagingSink(dir, { pngChunkFor: () => buildITXtChunk(KEY, text) });
+  const writer = await sink.open(0);
+  for (const part of parts) await writer.write(part);
+  await writer.close();
+  await sink.durable();
+  return sink.images[0]!;
+}
+
 describe('pngText', () => {
   let dir: string;
   beforeEach(async () => {
@@ -66,13 +77,17 @@ describe('pngText', () => {
     assert.throws(() => buildITXtChunk('ключ', 'x'), RangeError);
   });
 
-  it('round trip in a file: Cyrillic JSON comes back unchanged; the file is still a valid PNG with the same pixels', async () => {
+  it('round trip through the staging sink: Cyrillic JSON comes back unchanged; the file is still a valid PNG with the same pixels', async () => {
     const original = paintPng({ width: 64, height: 48, transparent: false, identity: 'round trip' });
-    const file = path.join(dir, 'a.png');
-    await writeFile(file, original);
+    const plain = path.join(dir, 'a.png');
+    await writeFile(plain, original);
+    assert.equal(await readPngTextChunk(plain, KEY), undefined, 'no record without the chunk');
     const record = JSON.stringify({ prompt: 'Маяк на скале на рассвете, акварель — «тест» 🐟', model: 'aurora-1', seed: 42 });
-    assert.equal(await readPngTextChunk(file, KEY), undefined, 'no record before');
-    await addPngTextChunk(file, KEY, record);
+    // In pieces that split IEND, as a decoder may hand them over.
+    const pieces = [original.subarray(0, original.length - 7), original.subarray(original.length - 7)];
+    const staged = await stagedWithText(path.join(dir, 'staging-a'), pieces, record);
+    assert.equal(staged.pngChunk, 'added');
+    const file = staged.path;
     assert.equal(await readPngTextChunk(file, KEY), record);
     assert.deepEqual(JSON.parse((await readPngTextChunk(file, KEY))!).prompt, 'Маяк на скале на рассвете, акварель — «тест» 🐟');
 
@@ -91,11 +106,9 @@ describe('pngText', () => {
     assert.ok(pixels(changed).equals(pixels(original)), 'the same pixels decode');
   });
 
-  it('the buffer variant gives the same bytes as the file variant', async () => {
-    const file = path.join(dir, 'b.png');
-    await writeFile(file, TINY_PNG);
-    await addPngTextChunk(file, KEY, 'тест');
-    assert.ok((await readFile(file)).equals(addPngTextChunkToBuffer(TINY_PNG, KEY, 'тест')));
+  it('the buffer variant gives the same bytes as the staging sink', async () => {
+    const staged = await stagedWithText(path.join(dir, 'staging-b'), [TINY_PNG], 'тест');
+    assert.ok((await readFile(staged.path)).equals(addPngTextChunkToBuffer(TINY_PNG, KEY, 'тест')));
   });
 
   it('reads the first chunk with the keyword, ignores other keywords, reads tEXt too', async () => {
@@ -117,7 +130,7 @@ describe('pngText', () => {
     assert.equal(await readPngTextChunk(file, KEY), undefined);
   });
 
-  it('refuses what is not a PNG ending in IEND, and leaves the file as it was', async () => {
+  it('adds nothing to what is not a PNG ending in IEND, and leaves the bytes as they came', async () => {
     const cases: [string, Buffer][] = [
       ['jpeg.png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Buffer.alloc(40)])],
       ['junk-after-iend.png', Buffer.concat([TINY_PNG, Buffer.from('trailing')])],
@@ -126,10 +139,10 @@ describe('pngText', () => {
       ['signature-only.png', PNG_SIGNATURE],
     ];
     for (const [name, bytes] of cases) {
-      const file = path.join(dir, name);
-      await writeFile(file, bytes);
-      await assert.rejects(addPngTextChunk(file, KEY, 'x'), PngFormatError, name);
-      assert.ok((await readFile(file)).equals(bytes), `${name} was modified`);
+      await writeFile(path.join(dir, name), bytes);
+      const staged = await stagedWithText(path.join(dir, `staging-${name}`), [bytes], 'x');
+      assert.notEqual(staged.pngChunk, 'added', name);
+      assert.ok((await readFile(staged.path)).equals(bytes), `${name} was modified`);
     }
     assert.throws(() => addPngTextChunkToBuffer(Buffer.concat([TINY_PNG, Buffer.from('x')]), KEY, 'x'), PngFormatError);
     await assert.rejects(readPngTextChunk(path.join(dir, 'jpeg.png'), KEY), PngFormatError);
@@ -140,28 +153,24 @@ describe('pngText', () => {
     await assert.rejects(readPngTextChunk(path.join(dir, 'broken.png'), KEY), PngFormatError);
   });
 
-  it('a 24 MiB PNG gets its chunk; every byte before IEND is unchanged (hash of the streamed file)', async function () {
+  it('a 24 MiB PNG written through the sink gets its chunk; every byte before IEND is as sent (hash of the streamed file)', async function () {
     this.timeout(60_000);
     const base = paintPng({ width: 256, height: 256, transparent: true, identity: 'big' });
-    const file = path.join(dir, 'big.png');
-    await pipeline(
-      (async function* () {
-        yield* paddedPngParts(base, 24 * 1024 * 1024 + 123);
-      })(),
-      createWriteStream(file),
-    );
-    const before = await stat(file);
-    const hashOf = async (end: number) => {
-      const hash = createHash('sha256');
-      await pipeline(createReadStream(file, { start: 0, end: end - 1 }), hash);
-      return hash.digest('hex');
-    };
-    const headHash = await hashOf(before.size - 12);
-    await addPngTextChunk(file, KEY, JSON.stringify({ prompt: 'большой файл' }));
+    const parts = paddedPngParts(base, 24 * 1024 * 1024 + 123);
+    const sent = Buffer.concat(parts);
+    const text = JSON.stringify({ prompt: 'большой файл' });
+    const file = (await stagedWithText(path.join(dir, 'staging-big'), parts, text)).path;
+    const chunk = buildITXtChunk(KEY, text);
     const after = await stat(file);
-    const chunk = buildITXtChunk(KEY, JSON.stringify({ prompt: 'большой файл' }));
-    assert.equal(after.size, before.size + chunk.length);
-    assert.equal(await hashOf(before.size - 12), headHash);
+    assert.equal(after.size, sent.length + chunk.length);
+    const hash = createHash('sha256');
+    await pipeline(createReadStream(file, { start: 0, end: sent.length - 13 }), hash);
+    assert.equal(
+      hash.digest('hex'),
+      createHash('sha256')
+        .update(sent.subarray(0, sent.length - 12))
+        .digest('hex'),
+    );
     const handle = await open(file, 'r');
     const tail = Buffer.alloc(chunk.length + 12);
     await handle.read(tail, 0, tail.length, after.size - tail.length);
@@ -170,9 +179,9 @@ describe('pngText', () => {
     assert.equal(JSON.parse((await readPngTextChunk(file, KEY))!).prompt, 'большой файл');
   });
 
-  it('works on a 3 GiB (sparse) PNG that could not be read into memory at all', async function () {
+  it('reads the chunk of a 3 GiB (sparse) PNG that could not be read into memory at all', async function () {
     this.timeout(30_000);
-    // Signature, IHDR, one 1.5 GiB and one ~1.5 GiB chunk of zeros (holes), IEND: only headers are written.
+    // Signature, IHDR, one 1.5 GiB and one ~1.5 GiB chunk of zeros (holes), the iTXt chunk, IEND: only headers are written.
     const file = path.join(dir, 'huge.png');
     const head = TINY_PNG.subarray(0, 8 + 25); // signature + IHDR
     const chunkLength = 1536 * 1024 * 1024;
@@ -184,15 +193,14 @@ describe('pngText', () => {
       header.writeUInt32BE(chunkLength, 0);
       header.write('gaPd', 4, 'latin1');
       await handle.write(header, 0, 8, offset);
-      offset += 12 + chunkLength; // data (holes) and a CRC of zeros: never read by these functions
+      offset += 12 + chunkLength; // data (holes) and a CRC of zeros: never read by readPngTextChunk
     }
-    await handle.write(IEND_CHUNK, 0, 12, offset);
+    const ending = Buffer.concat([buildITXtChunk(KEY, '{"prompt":"огромный"}'), IEND_CHUNK]);
+    await handle.write(ending, 0, ending.length, offset);
     await handle.close();
     const size = (await stat(file)).size;
     assert.ok(size > 3 * 1024 * 1024 * 1024, `size ${size}`);
-    await assert.rejects(readFile(file), 'readFile refuses a file this large: proof the functions below stream');
-
-    await addPngTextChunk(file, KEY, '{"prompt":"огромный"}');
+    await assert.rejects(readFile(file), 'readFile refuses a file this large: proof that readPngTextChunk streams');
     assert.equal(await readPngTextChunk(file, KEY), '{"prompt":"огромный"}');
   });
 
