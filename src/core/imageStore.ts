@@ -50,18 +50,25 @@ export class StagingSink implements ImageSink {
   readonly jobId: string;
   private readonly completed = new Map<number, StagedImage>();
 
+  private readonly fallbackDir: string;
+  private readonly pngChunkFor?: PngChunkFor;
+
   constructor(
     private dirPreferred: string,
-    jobId?: string,
-    /** Used when the preferred folder cannot be written, so a paid image still has a place. */
-    private readonly fallbackDir = FALLBACK_RECOVERY_DIR,
-    /**
-     * Added while the image is written, before its sync: no second open, read, write and sync of
-     * a file of tens of MiB between the image's arrival and its showing.
-     */
-    private readonly pngChunkFor?: PngChunkFor,
+    options: {
+      jobId?: string;
+      /** Used when the preferred folder cannot be written, so a paid image still has a place. */
+      fallbackDir?: string;
+      /**
+       * Added while the image is written, before its sync: no second open, read, write and sync of
+       * a file of tens of MiB between the image's arrival and its showing.
+       */
+      pngChunkFor?: PngChunkFor;
+    } = {},
   ) {
-    this.jobId = jobId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+    this.jobId = options.jobId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+    this.fallbackDir = options.fallbackDir ?? FALLBACK_RECOVERY_DIR;
+    this.pngChunkFor = options.pngChunkFor;
   }
 
   /** The folder the images of this job are in (the fallback once the preferred one failed). */
@@ -89,7 +96,7 @@ export class StagingSink implements ImageSink {
     }
     let bytes = 0;
     let head = Buffer.alloc(0);
-    /** The last IEND_CHUNK.length bytes written so far. */
+    /** The last IEND_CHUNK.length bytes written so far (kept only when a PNG chunk may be added). */
     let tail: Buffer = Buffer.alloc(0);
     let finished = false;
     let batch: Buffer[] = [];
@@ -111,7 +118,10 @@ export class StagingSink implements ImageSink {
       write: async (chunk: Buffer) => {
         if (head.length < SNIFF_BYTES) head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
         if (chunk.length === 0) return;
-        tail = chunk.length >= IEND_CHUNK.length ? chunk.subarray(chunk.length - IEND_CHUNK.length) : Buffer.concat([tail, chunk]).subarray(-IEND_CHUNK.length);
+        // The file is opened write-only: IEND is checked from what went through here.
+        if (this.pngChunkFor)
+          tail =
+            chunk.length >= IEND_CHUNK.length ? chunk.subarray(chunk.length - IEND_CHUNK.length) : Buffer.concat([tail, chunk]).subarray(-IEND_CHUNK.length);
         batch.push(chunk);
         batchBytes += chunk.length;
         bytes += chunk.length;

@@ -133,7 +133,7 @@ export class ImageJobService {
       : undefined;
     // The output folder is made while the answer's bytes arrive, not after the first image.
     const placing: Placing = { provenance, emit };
-    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir, undefined, undefined, pngChunkFor), emit, (image) => {
+    const sink = new ReportingSink(new StagingSink(this.deps.recoveryDir, { pngChunkFor }), emit, (image) => {
       // Without magic bytes the extension waits for the response's media_type (placed at the end).
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });

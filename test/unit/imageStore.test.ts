@@ -16,7 +16,7 @@ describe('imageStore', () => {
 
   describe('StagingSink', () => {
     it('writes .part, renames to .img on close, sniffs the type', async () => {
-      const sink = new StagingSink(path.join(dir, 'staging'), 'job1');
+      const sink = new StagingSink(path.join(dir, 'staging'), { jobId: 'job1' });
       const writer = await sink.open(0);
       await writer.write(TINY_PNG.subarray(0, 10));
       assert.deepEqual(await listFiles(path.join(dir, 'staging')), ['job1-0.part']);
@@ -38,7 +38,7 @@ describe('imageStore', () => {
             '<svg\n   width="64"\n   height="64"\n   xmlns="http://www.w3.org/2000/svg"><rect width="64" height="64"/></svg>\n',
         ),
       ]);
-      const sink = new StagingSink(dir, 'svg1');
+      const sink = new StagingSink(dir, { jobId: 'svg1' });
       const writer = await sink.open(0);
       for (let at = 0; at < svg.length; at += 7) await writer.write(svg.subarray(at, at + 7));
       await writer.close();
@@ -47,7 +47,7 @@ describe('imageStore', () => {
       assert.equal(extensionOf(image!, 'image/png'), 'svg', 'the bytes win over a wrong media_type');
     });
     it('abort removes the partial file and reports no image', async () => {
-      const sink = new StagingSink(dir, 'job2');
+      const sink = new StagingSink(dir, { jobId: 'job2' });
       const writer = await sink.open(0);
       await writer.write(Buffer.from('half'));
       await writer.abort(new Error('cut'));
@@ -55,7 +55,7 @@ describe('imageStore', () => {
       assert.deepEqual(sink.images, []);
     });
     it('discard removes completed images', async () => {
-      const sink = new StagingSink(dir, 'job3');
+      const sink = new StagingSink(dir, { jobId: 'job3' });
       for (const i of [1, 0]) {
         const w = await sink.open(i);
         await w.write(TINY_PNG);
@@ -71,7 +71,7 @@ describe('imageStore', () => {
     it('adds the PNG chunk before IEND while writing; none to other images; says why when a PNG does not end in IEND', async () => {
       const chunk = buildITXtChunk('gateway-images', '{"prompt":"кот"}');
       const asked: number[] = [];
-      const sink = new StagingSink(dir, 'prov', undefined, (index) => (asked.push(index), chunk));
+      const sink = new StagingSink(dir, { jobId: 'prov', pngChunkFor: (index) => (asked.push(index), chunk) });
       const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9]);
       const damaged = Buffer.concat([TINY_PNG, Buffer.from('trailing bytes')]);
       for (const [index, bytes] of [TINY_PNG, jpeg, damaged].entries()) {
@@ -95,7 +95,7 @@ describe('imageStore', () => {
     });
     it('adds the PNG chunk also when the last batch was written before IEND ended (a positional write)', async () => {
       const chunk = buildITXtChunk('gateway-images', 'late');
-      const sink = new StagingSink(dir, 'late', undefined, () => chunk);
+      const sink = new StagingSink(dir, { jobId: 'late', pngChunkFor: () => chunk });
       // Over the 1 MiB batch: everything but the last 5 bytes goes out before close.
       const png = Buffer.concat([TINY_PNG.subarray(0, TINY_PNG.length - 12), Buffer.alloc(1024 * 1024), IEND_CHUNK]);
       const writer = await sink.open(0);
