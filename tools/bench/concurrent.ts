@@ -3,14 +3,14 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ImageJobService } from '../../src/jobs/imageJobs';
-import { type BenchContext, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
+import { type BenchContext, runsAtLeast, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 
 const JOBS = 20;
 const TARGET_RSS_OVER_IDLE_MB = 128;
 const TARGET_LOOP_DELAY_MS = 30;
 /** The max of one run is one tick: a single wait for a CPU moves it by 10 ms on a busy 2-core machine. */
-const runsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 5));
+const runsOf = (ctx: BenchContext) => runsAtLeast(ctx, 5);
 
 /** Worker side: `task.jobs` jobs of one image each, started together. */
 export async function concurrentRow(task: WorkerTask, service: ImageJobService): Promise<Partial<WorkerResult>> {

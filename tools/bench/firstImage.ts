@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { request } from 'undici';
 import type { ImageJobService } from '../../src/jobs/imageJobs';
 import { Base64ToFile } from './base64ToFile';
-import { type BenchContext, type BenchTarget, fmtMs, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
+import { type BenchContext, runsAtLeast, type BenchTarget, fmtMs, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 
 const TARGET_FIRST_IMAGE_OVER_LIMIT_MS = 50;
@@ -16,7 +16,7 @@ const IMAGES = 10;
  * (the emulator paints and encodes in the same machine): medians of 3 runs differed by up to 90 ms.
  * Hence 9 pairs, each a limit run and an extension run side by side, in alternating order.
  */
-const pairsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 9));
+const pairsOf = (ctx: BenchContext) => runsAtLeast(ctx, 9);
 /** A string of base64 longer than this is an image (JSON keys and values around it are short). */
 const LONG_STRING = 4096;
 

@@ -31,6 +31,12 @@ export interface ScenarioReport {
 
 export const MiB = 1024 * 1024;
 
+/**
+ * Runs of a row whose single runs swing too much on a busy machine for the default count: at least
+ * `least`, unless --quick (a smoke run of the bench itself).
+ */
+export const runsAtLeast = (ctx: BenchContext, least: number): number => (ctx.quick ? ctx.runs : Math.max(ctx.runs, least));
+
 export function median(values: number[]): number {
   if (!values.length) return NaN;
   const sorted = [...values].sort((a, b) => a - b);

@@ -10,12 +10,12 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import * as path from 'node:path';
 import { base64Into, jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requestBodies';
 import { checkReferenceFiles } from '../../src/jobs/jobFiles';
-import { type BenchContext, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
+import { type BenchContext, runsAtLeast, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './worker';
 
 const TARGET_UPLOAD_RATIO = 1.3;
 /** Each run is 0.1-0.2 s, so a few tens of ms of a busy machine swing one run's ratio by 0.2-0.3: more runs. */
-const runsOf = (ctx: BenchContext) => (ctx.quick ? ctx.runs : Math.max(ctx.runs, 9));
+const runsOf = (ctx: BenchContext) => runsAtLeast(ctx, 9);
 const FULL_REFERENCE_BYTES = 25_000_000;
 const QUICK_REFERENCE_BYTES = 2_500_000;
 

@@ -122,13 +122,13 @@ function resetPeakRss(): boolean {
   }
 }
 
-/** Nanoseconds the main thread has waited on a run queue (runnable, not running), as ms; undefined when unknown. */
 /** A thread's schedstat (Linux) in ms: [time on a CPU, time runnable but waiting for one]. */
 function schedstatMs(thread: string | number): [number, number] {
   const [onCpu, waiting] = readFileSync(`/proc/self/task/${thread}/schedstat`, 'latin1').split(' ').map(Number);
   return [onCpu! / 1e6, waiting! / 1e6];
 }
 
+/** The time the main thread has waited on a run queue (runnable, not running), in ms; undefined when unknown. */
 function runqueueWaitMs(): number | undefined {
   try {
     const wait = schedstatMs(process.pid)[1];
@@ -152,15 +152,15 @@ function vmHwmMb(): number | undefined {
  * default of gatewayImages.embedProvenance): their PNGs carry an iTXt chunk just before IEND, which
  * must be exactly the chunk the text rebuilds. That chunk is left out of the hash.
  */
-async function sha256AsSent(file: string): Promise<{ sha256: string; provenance: boolean }> {
+async function sha256AsSent(file: string): Promise<{ sha256: string; provenance: boolean; size: number }> {
   const hash = createHash('sha256');
+  const size = (await fs.stat(file)).size;
   const text = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
   if (text === undefined) {
     for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-    return { sha256: hash.digest('hex'), provenance: false };
+    return { sha256: hash.digest('hex'), provenance: false, size };
   }
   const chunk = buildITXtChunk(PROVENANCE_KEYWORD, text);
-  const size = (await fs.stat(file)).size;
   const chunkAt = size - IEND_CHUNK.length - chunk.length;
   const handle = await fs.open(file, 'r');
   try {
@@ -172,7 +172,7 @@ async function sha256AsSent(file: string): Promise<{ sha256: string; provenance:
   }
   if (chunkAt > 0) for await (const part of createReadStream(file, { start: 0, end: chunkAt - 1, highWaterMark: 1024 * 1024 })) hash.update(part as Buffer);
   hash.update(IEND_CHUNK);
-  return { sha256: hash.digest('hex'), provenance: true };
+  return { sha256: hash.digest('hex'), provenance: true, size };
 }
 
 function generationBody(task: WorkerTask): string {
@@ -401,7 +401,7 @@ async function main(): Promise<WorkerResult> {
       const asSent = await sha256AsSent(file);
       if (byService && !asSent.provenance) error ??= `${path.basename(file)} has no provenance chunk (the default path was not measured)`;
       sha256.push(asSent.sha256);
-      bytesWritten += (await fs.stat(file)).size;
+      bytesWritten += asSent.size;
     }
   }
   const cpuMs = (cpu.user + cpu.system) / 1000;
