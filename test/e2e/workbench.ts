@@ -103,7 +103,9 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
   const wb = await launchWorkbench({
     workspace: options.workspace,
     noFolder: options.noFolder,
-    settings: options.settings,
+    // Hovers show at once: on a loaded machine they show after the default delay anyway, and a
+    // hover laid over what a test clicks should fail every run here, not some runs in CI.
+    settings: { 'workbench.hover.delay': 0, ...options.settings },
     env: options.env,
     verbose: options.verbose,
     viewport: options.viewport,
@@ -151,6 +153,10 @@ export interface QuickItem {
   ariaLabel: string;
   index: number;
   setSize: number;
+  /** The active row: the one Enter accepts. */
+  focused: boolean;
+  /** The row has a checkbox (a quick pick with canPickMany). */
+  checkable: boolean;
 }
 
 /** The rendered rows of the open quick input (virtualised: only those scrolled into view). */
@@ -162,6 +168,8 @@ export async function visibleQuickItems(page: Page): Promise<QuickItem[]> {
       ariaLabel: row.getAttribute('aria-label') ?? '',
       index: Number(row.getAttribute('data-index') ?? row.getAttribute('aria-posinset') ?? -1),
       setSize: Number(row.getAttribute('aria-setsize') ?? 0),
+      focused: (row.getAttribute('class') ?? '').split(' ').includes('focused'),
+      checkable: row.querySelector('input[type="checkbox"], .quick-input-list-checkbox, .monaco-checkbox') !== null,
     })),
   );
 }
@@ -207,23 +215,39 @@ export async function typeInQuickInput(page: Page, text: string, options: { subm
   if (options.submit) await input.press('Enter');
 }
 
-/** Chooses the quick pick row whose label equals `label` (or, failing that, contains it). */
+/**
+ * Chooses the quick pick row whose label equals `label` (or, failing that, contains it): with the
+ * arrow keys and Enter, as a keyboard user does. A click can land on a hover instead: VS Code 1.139
+ * lays a row's hover over the row when the pointer rests there past the hover delay, as it does
+ * when a new list draws its row where the last click left the pointer on a loaded machine.
+ * Rows with a checkbox (canPickMany) are toggled by a click, which Enter would not do.
+ */
 export async function pickQuickItem(page: Page, label: string | RegExp, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   const matches = (text: string, exact: boolean) => (typeof label === 'string' ? (exact ? text === label : text.includes(label)) : label.test(text));
+  const find = (items: QuickItem[]) => items.find((r) => matches(r.label, true)) ?? items.find((r) => matches(r.label, false) || matches(r.ariaLabel, false));
   for (;;) {
-    const rows = page.locator(QUICK_ROWS);
-    const labels = await visibleQuickItems(page);
-    let index = labels.findIndex((r) => matches(r.label, true));
-    if (index < 0) index = labels.findIndex((r) => matches(r.label, false) || matches(r.ariaLabel, false));
-    if (index >= 0) {
-      await rows.nth(index).click();
+    const items = await visibleQuickItems(page);
+    const target = find(items);
+    if (target?.checkable) {
+      await page.mouse.move(0, 0);
+      await page.locator(QUICK_ROWS).nth(items.indexOf(target)).click();
+      return;
+    }
+    if (target?.focused) {
+      await page.locator(QUICK_INPUT_BOX).press('Enter');
       return;
     }
     if (Date.now() > until) {
-      throw new Error(`No quick pick item ${String(label)}; visible: ${labels.map((r) => JSON.stringify(r.label)).join(', ') || '(none)'}`);
+      const shown = items.map((r) => JSON.stringify(r.label) + (r.focused ? ' (active)' : '')).join(', ') || '(none)';
+      throw new Error(`${target ? 'Could not make active' : 'No'} quick pick item ${String(label)}; visible: ${shown}`);
     }
-    await sleep(150);
+    if (target) {
+      const active = items.find((r) => r.focused);
+      await page.locator(QUICK_INPUT_BOX).press(active && active.index > target.index ? 'ArrowUp' : 'ArrowDown');
+    } else {
+      await sleep(150);
+    }
   }
 }
 
