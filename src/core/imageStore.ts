@@ -131,7 +131,8 @@ export class StagingSink implements ImageSink {
       close: async () => {
         // Before the sync, so that it covers the chunk too; in the last write when it holds IEND.
         let pngChunk: StagedImage['pngChunk'];
-        const extra = sniffImage(head)?.extension === 'png' ? this.pngChunkFor?.(index) : undefined;
+        const sniffed = sniffImage(head);
+        const extra = sniffed?.extension === 'png' ? this.pngChunkFor?.(index) : undefined;
         if (extra) {
           try {
             checkPngEnds(head, tail, bytes);
@@ -171,7 +172,7 @@ export class StagingSink implements ImageSink {
           await durable;
           throw error;
         }
-        this.completed.set(index, { index, path: donePath, bytes, sniffed: sniffImage(head), durable, ...(pngChunk ? { pngChunk } : {}) });
+        this.completed.set(index, { index, path: donePath, bytes, sniffed, durable, ...(pngChunk ? { pngChunk } : {}) });
       },
       abort: async () => {
         // A partly written file is never presented as an image.

@@ -12,6 +12,9 @@ export const MAX_TEXT_CHUNK_BYTES = 1024 * 1024;
 /** The PNG limit on a chunk's length (2^31 - 1). */
 const MAX_CHUNK_LENGTH = 0x7fffffff;
 
+/** Why bytes that do not start with the PNG signature cannot take (or hold) a text chunk. */
+export const NOT_A_PNG = 'Not a PNG file.';
+
 export class PngFormatError extends Error {
   constructor(message: string) {
     super(message);
@@ -70,7 +73,7 @@ export function addPngTextChunkToBuffer(png: Buffer, keyword: string, text: stri
  * `size` bytes) is IEND: what adding a chunk before IEND needs (StagingSink does, as it writes).
  */
 export function checkPngEnds(head: Buffer, tail: Buffer, size: number): void {
-  if (size < PNG_SIGNATURE.length + 12 + 12 || !head.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)) throw new PngFormatError('Not a PNG file.');
+  if (size < PNG_SIGNATURE.length + 12 + 12 || !head.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)) throw new PngFormatError(NOT_A_PNG);
   if (!tail.equals(IEND_CHUNK)) throw new PngFormatError('The PNG file does not end with an IEND chunk (damaged, or data after it).');
 }
 
@@ -83,9 +86,9 @@ export async function readPngTextChunk(file: string, keyword: string): Promise<s
   try {
     const { size } = await handle.stat();
     const header = Buffer.alloc(8);
-    if (size < 8) throw new PngFormatError('Not a PNG file.');
+    if (size < 8) throw new PngFormatError(NOT_A_PNG);
     await readExactly(handle, header, 0);
-    if (!header.equals(PNG_SIGNATURE)) throw new PngFormatError('Not a PNG file.');
+    if (!header.equals(PNG_SIGNATURE)) throw new PngFormatError(NOT_A_PNG);
     let offset = 8;
     while (offset + 12 <= size) {
       await readExactly(handle, header, offset);

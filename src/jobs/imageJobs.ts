@@ -20,7 +20,7 @@ import {
 } from '../core/imageStore';
 import { UnreadableAnswerError } from '../core/paidAnswer';
 import { expandFileNamePattern } from '../core/naming';
-import { buildITXtChunk, PngFormatError } from '../core/pngText';
+import { buildITXtChunk, NOT_A_PNG } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
 import * as l10n from '@vscode/l10n';
 import { wantsTransparency, withAlphaFormat } from '../core/transparency';
@@ -153,7 +153,7 @@ export class ImageJobService {
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
       const placed = await settle(early);
       await this.afterFailure(job, sink.staging, placed, error, emit);
-      await removeUnusedFolder(job, placing, placed);
+      if (![...placed.values()].some((p) => p.file)) await removeUnusedFolder(job, placing);
       throw error;
     } finally {
       cancel.dispose();
@@ -183,7 +183,7 @@ export class ImageJobService {
     }
     if (ext === 'png' && provenance && image.pngChunk !== 'added') {
       // Added while the image was written (StagingSink). A failure only loses the record (history keeps it).
-      emit({ type: 'provenance-failed', file: image.path, reason: image.pngChunk?.error ?? new PngFormatError('Not a PNG file.').message });
+      emit({ type: 'provenance-failed', file: image.path, reason: image.pngChunk?.error ?? NOT_A_PNG });
     }
     let file: string;
     try {
@@ -323,9 +323,8 @@ interface Placing {
   folder?: Promise<string | undefined>;
 }
 
-/** A job that placed nothing leaves no empty folder it made itself. */
-async function removeUnusedFolder(job: ImageJob, placing: Placing, placed?: Map<number, Placement>): Promise<void> {
-  if (placed && [...placed.values()].some((p) => p.file)) return;
+/** For a job that placed nothing: removes the folders it made itself, each only while empty. */
+async function removeUnusedFolder(job: ImageJob, placing: Placing): Promise<void> {
   const created = await placing.folder;
   if (created) await removeEmptyFolders(job.output.directory, created);
 }

@@ -235,7 +235,7 @@ function jobService(task: WorkerTask, client: GatewayClient, models: ImageModel[
   });
 }
 
-/** The extension's real code path: ImageJobService.run -> GatewayClient -> StagingSink -> placeWithoutOverwrite. */
+/** The extension's real code path: ImageJobService.run -> GatewayClient -> StagingSink (provenance written with the image) -> linkWithoutOverwrite. */
 async function extensionRow(task: WorkerTask, service: ImageJobService): Promise<Partial<WorkerResult>> {
   const result = await service.run({
     request: { model: task.model!, prompt: task.prompt!, n: task.n, size: task.size, seed: task.seed },
