@@ -103,12 +103,15 @@ async function showOutcomeUnknown(
   // Give the gateway a moment to settle: a reservation may still be held just after the break.
   await new Promise((resolve) => setTimeout(resolve, OUTCOME_SETTLE_MS));
   const change = await services.account.reconcile(baseline).catch(() => undefined);
-  let charged: string;
-  if (change?.balanceDelta === undefined) charged = vscode.l10n.t('The balance could not be read to check.');
+  const delta = change?.balanceDelta;
+  // "May have been charged" only while it is unknown; once the balance shows no charge, that alone.
   // Judged against the balance before sending; a rise (a top-up meanwhile) is no charge either.
-  else if (change.balanceDelta >= 0) charged = vscode.l10n.t('The balance did not go down: nothing was charged.');
-  else charged = vscode.l10n.t('The balance changed by {0}.', formatRubles(change.balanceDelta, services.locale));
-  const text = vscode.l10n.t('{0} The request may have been charged. {1}', error.message, charged);
+  const text =
+    delta === undefined
+      ? vscode.l10n.t('{0} The request may have been charged. The balance could not be read to check.', error.message)
+      : delta >= 0
+        ? vscode.l10n.t('{0} The balance did not go down: nothing was charged.', error.message)
+        : vscode.l10n.t('{0} The request may have been charged. The balance changed by {1}.', error.message, formatRubles(delta, services.locale));
   const actions = retry ? [vscode.l10n.t('Try Again…'), vscode.l10n.t('Show Log')] : [vscode.l10n.t('Show Log')];
   const choice = await vscode.window.showWarningMessage(text, ...actions);
   if (choice === vscode.l10n.t('Show Log')) services.log.show(true);
