@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerBatchFromFile(services),
     registerCompareModels(services),
     mcp.disposable,
-    initOnboarding(context.globalState, services.keys),
+    initOnboarding(context.globalState, services.keys, context.extension.id),
   );
 
   const activationMs = performance.now() - started;
