@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import { REPO_ROOT } from '../harness/paths';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, runCommand, screenshot, typeInQuickInput, waitForNotification } from './workbench';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, screenshot, waitForNotification } from './workbench';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'tool-invoker');
 
@@ -25,10 +25,8 @@ describe('Chat tool confirmation (e2e)', () => {
   });
 
   it('shows model, prompt and reservation before anything is charged; confirming generates', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page, emulator } = opened!;
-    await runCommand(page, 'Gateway Images: Set API Key');
-    await typeInQuickInput(page, emulator.keys.unlimited, { submit: true });
-    await waitForNotification(page, 'API key saved', 20_000);
     const paidBefore = emulator.state.requests.filter((r) => r.paid).length;
 
     await runCommand(page, 'Test: Invoke the Generate Image Tool');
@@ -45,7 +43,7 @@ describe('Chat tool confirmation (e2e)', () => {
     assert.strictEqual(emulator.state.requests.filter((r) => r.paid).length, paidBefore, 'charged before the confirmation');
 
     await dialog.locator('.monaco-button', { hasText: 'Yes' }).click();
-    await waitForNotification(page, /Tool result: Generated 2 images with aurora-1/, 30_000);
-    assert.strictEqual(emulator.state.requests.filter((r) => r.paid).length, paidBefore + 1);
+    await waitForNotification(opened!, /Tool result: Generated 2 images with aurora-1/, 30_000);
+    assert.strictEqual(emulator.state.requests.filter((r) => r.paid).length, paidBefore + 1, 'one paid request after the confirmation');
   });
 });

@@ -11,8 +11,10 @@ import {
   openWorkbench,
   type OpenedWorkbench,
   pickQuickItem,
+  prepareTest,
   runCommand,
   typeInQuickInput,
+  waitFor,
   waitForNotification,
   webviewFrame,
   waitForWebviewTheme,
@@ -20,7 +22,6 @@ import {
 
 const TITLE = 'Image Studio';
 const MODELS = ['aurora-1', 'sketch-mini', 'prism-2'];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Promise<void> {
   const wantLight = label.startsWith('Light');
@@ -29,25 +30,37 @@ async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Prom
   await runCommand(page, 'Preferences: Color Theme');
   await typeInQuickInput(page, label);
   await pickQuickItem(page, label);
-  const until = Date.now() + 15_000;
-  while ((await isLight()) !== wantLight) {
-    assert.ok(Date.now() < until, `the theme did not switch to ${label}`);
-    await sleep(200);
-  }
+  await waitFor(async () => (await isLight()) === wantLight, 15_000, `the theme to switch to ${label}`);
   // The webview receives the new theme variables just after the workbench.
   await waitForWebviewTheme(page, wantLight);
 }
 
 async function imagesLoaded(frame: Frame, selector: string, count: number): Promise<void> {
-  const until = Date.now() + 20_000;
-  for (;;) {
-    const loaded = await frame
-      .locator(selector)
-      .evaluateAll((imgs: { complete: boolean; naturalWidth: number }[]) => imgs.filter((i) => i.complete && i.naturalWidth > 0).length);
-    if (loaded >= count) return;
-    assert.ok(Date.now() < until, `only ${loaded} of ${count} images loaded`);
-    await sleep(200);
-  }
+  let loaded = 0;
+  await waitFor(
+    async () => {
+      loaded = await frame
+        .locator(selector)
+        .evaluateAll((imgs: { complete: boolean; naturalWidth: number }[]) => imgs.filter((i) => i.complete && i.naturalWidth > 0).length);
+      return loaded >= count;
+    },
+    20_000,
+    () => `${count} images to load (${loaded} did)`,
+  );
+}
+
+/** From the studio's Compare Models… button: the three models picked, until every card is done. */
+async function compareThree(page: Page, prompt: string): Promise<Frame> {
+  await runCommand(page, 'Gateway Images: Open Image Studio');
+  const frame = await webviewFrame(page, TITLE, 30_000);
+  await frame.locator('#compare-models').waitFor({ state: 'visible', timeout: 20_000 });
+  await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+  await frame.locator('#prompt').fill(prompt);
+  await frame.locator('#compare-models').click();
+  for (const model of MODELS) await pickQuickItem(page, model, 20_000);
+  await page.keyboard.press('Enter');
+  await frame.locator('#compare-grid li.compare-card.status-done').nth(2).waitFor({ state: 'attached', timeout: 60_000 });
+  return frame;
 }
 
 describe('Compare Models in the studio (e2e)', () => {
@@ -64,24 +77,10 @@ describe('Compare Models in the studio (e2e)', () => {
   });
 
   it('compares three models from the studio and shows them side by side', async () => {
-    const { page, workspace, emulator } = opened!;
-    const key = (emulator.keys as Record<string, string>).unlimited ?? 'gw-demo-unlimited';
-    await runCommand(page, 'Gateway Images: Set API Key');
-    await typeInQuickInput(page, key, { submit: true });
-    await waitForNotification(page, 'API key saved', 20_000);
-
-    await runCommand(page, 'Gateway Images: Open Image Studio');
-    const frame = await webviewFrame(page, TITLE, 30_000);
-    await frame.locator('#compare-models').waitFor({ state: 'visible', timeout: 20_000 });
-    await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
-    await frame.locator('#prompt').fill('A lighthouse on a cliff at dawn, watercolour');
-    await frame.locator('#compare-models').click();
-
-    for (const model of MODELS) await pickQuickItem(page, model, 20_000);
-    await page.keyboard.press('Enter');
-
+    await prepareTest(opened!, { key: 'unlimited' });
+    const { page, workspace } = opened!;
+    const frame = await compareThree(page, 'A lighthouse on a cliff at dawn, watercolour');
     const cards = frame.locator('#compare-grid li.compare-card');
-    await frame.locator('#compare-grid li.compare-card.status-done').nth(2).waitFor({ state: 'attached', timeout: 60_000 });
     // The quick pick gives its selection in catalog order, not in the order of the clicks.
     const shown = await cards.evaluateAll((els: { getAttribute(n: string): string | null }[]) => els.map((e) => e.getAttribute('data-model')));
     assert.deepStrictEqual([...shown].sort(), [...MODELS].sort());
@@ -96,11 +95,13 @@ describe('Compare Models in the studio (e2e)', () => {
 
     await frame.locator('#compare-grid li.compare-card[data-model="sketch-mini"] button.use-model').click();
     assert.strictEqual(await frame.locator('#model').inputValue(), 'sketch-mini');
-    await waitForNotification(page, /sketch-mini/, 10_000);
+    await waitForNotification(opened!, /sketch-mini/, 10_000);
   });
 
   it('saves screenshots of the grid in the dark and light themes', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page } = opened!;
+    await compareThree(page, 'A lighthouse on a cliff at dawn, watercolour');
     const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
     fs.mkdirSync(dir, { recursive: true });
     for (const [theme, name] of [

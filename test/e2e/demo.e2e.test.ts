@@ -12,8 +12,7 @@ import { CHROMIUM_ARGS } from '../harness/launch';
 import { CHROMIUM, REPO_ROOT } from '../harness/paths';
 import { portIsFree, type ProcessInfo, processTree, survivors } from './processes';
 import { pickQuickItem, readStatusBar, runCommand, screenshot, waitForNotification } from './workbench';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { setTimeout as sleep } from 'timers/promises';
 
 /** A new user's shell: no test, npm, mocha or enclosing VS Code variables. */
 function userEnvironment(): NodeJS.ProcessEnv {
@@ -133,7 +132,7 @@ describe('npm run demo, as the README says (e2e)', function () {
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Send (reserve' }).first().waitFor({ timeout: 15_000 });
     await pickQuickItem(page, /Send \(reserve/);
-    await waitForNotification(page, /Saved 1 image/, 60_000);
+    await waitForNotification({ page }, /Saved 1 image/, 60_000);
     const dir = path.join(printed.workspace, 'generated-images');
     const files = fs.readdirSync(dir).filter((n) => n.endsWith('.png'));
     assert.equal(files.length, 1, `files: ${files.join(', ')}`);

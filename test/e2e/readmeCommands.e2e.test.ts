@@ -8,9 +8,9 @@ import * as http from 'http';
 import { freePort } from '../harness/launch';
 import { REPO_ROOT } from '../harness/paths';
 import { portIsFree } from './processes';
+import { setTimeout as sleep } from 'timers/promises';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function getJson(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {

@@ -11,21 +11,16 @@ import {
   openWorkbench,
   type OpenedWorkbench,
   pickQuickItem,
+  prepareTest,
   runCommand,
   typeInQuickInput,
-  waitForNotification,
+  waitFor,
   webviewFrame,
   waitForWebviewTheme,
 } from './workbench';
 
 const TITLE = 'Image Studio';
 const XSS = '<img src=x onerror=alert(1)>';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function demoKey(keys: unknown): string {
-  const key = (keys as Record<string, unknown> | null)?.unlimited;
-  return typeof key === 'string' ? key : 'gw-demo-unlimited';
-}
 
 function imagesIn(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -36,8 +31,11 @@ async function openStudio(page: Page): Promise<Frame> {
   await runCommand(page, 'Gateway Images: Open Image Studio');
   const frame = await webviewFrame(page, TITLE, 30_000);
   await frame.locator('#generate').waitFor({ state: 'attached', timeout: 20_000 });
+  await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
   return frame;
 }
+
+const cardCount = (frame: Frame) => frame.locator('#gallery li.card').count();
 
 /**
  * Switches `workbench.colorTheme` with "Preferences: Color Theme" (the picker writes the setting).
@@ -50,11 +48,7 @@ async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Prom
   await runCommand(page, 'Preferences: Color Theme');
   await typeInQuickInput(page, label);
   await pickQuickItem(page, label);
-  const until = Date.now() + 15_000;
-  while ((await isLight()) !== wantLight) {
-    assert.ok(Date.now() < until, `the theme did not switch to ${label}`);
-    await sleep(200);
-  }
+  await waitFor(async () => (await isLight()) === wantLight, 15_000, `the theme to switch to ${label}`);
   // The webview receives the new theme variables just after the workbench.
   await waitForWebviewTheme(page, wantLight);
 }
@@ -72,6 +66,14 @@ async function waitForCards(frame: Frame, count: number, timeoutMs = 60_000): Pr
     .locator('#gallery li.card')
     .nth(count - 1)
     .waitFor({ state: 'attached', timeout: timeoutMs });
+}
+
+/** Generates `prompt` with aurora-1 from the studio's form and waits for its card. */
+async function generateCard(frame: Frame, prompt: string): Promise<void> {
+  const before = await cardCount(frame);
+  await frame.locator('#model').selectOption('aurora-1');
+  await generateFrom(frame, prompt);
+  await waitForCards(frame, before + 1);
 }
 
 describe('Image Studio (e2e)', () => {
@@ -94,17 +96,12 @@ describe('Image Studio (e2e)', () => {
     await captureOnFailure(this, opened);
   });
 
-  it('sets the API key from the palette', async () => {
-    const page = opened!.page;
-    await runCommand(page, 'Gateway Images: Set API Key');
-    await typeInQuickInput(page, demoKey(opened!.emulator.keys), { submit: true });
-    await waitForNotification(page, 'API key saved', 20_000);
-  });
-
   it('generates from the studio; the gallery shows the image and the file is in the workspace', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page, workspace } = opened!;
     const frame = await openStudio(page);
-    await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+    const cardsBefore = await cardCount(frame);
+    const filesBefore = imagesIn(path.join(workspace, 'generated-images'));
     // A blank form: a neutral hint, no errors; Generate shows them (and sends nothing).
     await frame.locator('#status', { hasText: 'Choose a model and write a prompt' }).waitFor({ timeout: 10_000 });
     assert.strictEqual(await frame.locator('#issues li').count(), 0, 'errors on an untouched form');
@@ -115,24 +112,27 @@ describe('Image Studio (e2e)', () => {
     await frame.locator('#model').selectOption('aurora-1');
     assert.match((await frame.locator('#model-summary').textContent()) ?? '', /northlight/);
     await generateFrom(frame, 'A lighthouse on a cliff at dawn, watercolour');
-    await waitForCards(frame, 1);
+    await waitForCards(frame, cardsBefore + 1);
 
     const card = frame.locator('#gallery li.card').first();
     assert.strictEqual(await card.locator('.prompt').textContent(), 'A lighthouse on a cliff at dawn, watercolour');
     assert.match((await card.locator('.description').textContent()) ?? '', /aurora-1/);
     const thumb = card.locator('img');
-    const until = Date.now() + 20_000;
-    while (!(await thumb.evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth > 0))) {
-      assert.ok(Date.now() < until, 'the thumbnail did not load through asWebviewUri');
-      await sleep(200);
-    }
-    const files = imagesIn(path.join(workspace, 'generated-images'));
-    assert.strictEqual(files.length, 1, `files in generated-images: ${files.join(', ')}`);
+    await waitFor(
+      () => thumb.evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth > 0),
+      20_000,
+      'the thumbnail to load through asWebviewUri',
+    );
+    const files = imagesIn(path.join(workspace, 'generated-images')).filter((f) => !filesBefore.includes(f));
+    assert.strictEqual(files.length, 1, `new files in generated-images: ${files.join(', ')}`);
     assert.match((await frame.locator('#status').textContent()) ?? '', /1/);
   });
 
   it('saves screenshots of the panel in the dark and light themes', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page } = opened!;
+    const studio = await openStudio(page);
+    if ((await cardCount(studio)) === 0) await generateCard(studio, 'A lighthouse on a cliff at dawn, watercolour');
     // docs/ (the README's pictures) is rewritten only when asked; every run keeps them in test-results/.
     const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
     fs.mkdirSync(dir, { recursive: true });
@@ -150,10 +150,10 @@ describe('Image Studio (e2e)', () => {
   });
 
   it('shows markup in a prompt as text: no element is created from it and no dialog opens', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page } = opened!;
-    const frame = await webviewFrame(page, TITLE);
-    await generateFrom(frame, XSS);
-    await waitForCards(frame, 2);
+    const frame = await openStudio(page);
+    await generateCard(frame, XSS);
     assert.strictEqual(await frame.locator('#gallery li.card .prompt').first().textContent(), XSS);
     assert.strictEqual(await frame.locator('img[src="x"]').count(), 0, 'an <img> was created from the prompt');
     assert.strictEqual(await frame.locator('#gallery li.card .prompt img').count(), 0);
@@ -164,33 +164,40 @@ describe('Image Studio (e2e)', () => {
   });
 
   it('cancels a running request from the panel', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page, emulator } = opened!;
-    const arm = await fetch(new URL('/__emulator/faults', emulator.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fault: 'latency', latencyMs: 30_000 }),
-    });
-    assert.strictEqual(arm.status, 200);
-    const frame = await webviewFrame(page, TITLE);
-    await generateFrom(frame, XSS);
+    const frame = await openStudio(page);
+    const cardsBefore = await cardCount(frame);
+    emulator.state.armFault({ fault: 'latency', latencyMs: 60_000 });
+    await frame.locator('#model').selectOption('aurora-1');
+    const prompt = 'Cancel me from the studio';
+    await generateFrom(frame, prompt);
+    const request = await waitFor(() => emulator.state.requests.find((r) => r.paid && r.prompt === prompt), 20_000, 'the paid request');
     await frame.locator('#cancel:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });
     const started = Date.now();
     await frame.locator('#cancel').click();
     await frame.locator('#status.error').waitFor({ state: 'visible', timeout: 10_000 });
     assert.ok(Date.now() - started < 10_000);
     assert.match((await frame.locator('#status').textContent()) ?? '', /cancel/i);
+    await waitFor(() => request.clientAborted, 10_000, 'the emulator to see the connection drop');
     await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });
-    assert.strictEqual(await frame.locator('#gallery li.card').count(), 2, 'a cancelled request added a result');
-    await fetch(new URL('/__emulator/faults', emulator.url), { method: 'DELETE' });
+    assert.strictEqual(await cardCount(frame), cardsBefore, 'a cancelled request added a result');
+    assert.strictEqual(request.chargedRub, 0);
   });
 
   it('comes back after Developer: Reload Window, with its form and gallery', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page } = opened!;
+    const studio = await openStudio(page);
+    if ((await cardCount(studio)) === 0) await generateCard(studio, 'A card to come back');
+    const cards = await cardCount(studio);
+    await studio.locator('#model').selectOption('aurora-1');
+    await studio.locator('#prompt').fill(XSS);
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForEvent('load', { timeout: 60_000 }).catch(() => undefined);
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
     const frame = await webviewFrame(page, TITLE, 60_000);
-    await waitForCards(frame, 2, 30_000);
+    await waitForCards(frame, cards, 30_000);
     assert.strictEqual(await frame.locator('#prompt').inputValue(), XSS, 'the form was not restored from the page state');
     assert.strictEqual(await frame.locator('#model').inputValue(), 'aurora-1');
     assert.strictEqual(await frame.locator('img[src="x"]').count(), 0);

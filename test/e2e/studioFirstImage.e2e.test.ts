@@ -3,18 +3,9 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, runCommand, typeInQuickInput, waitForNotification, webviewFrame } from './workbench';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, webviewFrame } from './workbench';
 
 const GAP_MS = 2500;
-
-async function emulatorState(url: string, body: unknown): Promise<void> {
-  const response = await fetch(new URL('/__emulator/state', url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  assert.strictEqual(response.status, 200, await response.text());
-}
 
 describe('Image Studio: images appear as they are saved (e2e)', () => {
   let opened: OpenedWorkbench | undefined;
@@ -30,11 +21,8 @@ describe('Image Studio: images appear as they are saved (e2e)', () => {
   });
 
   it('the first card is in the gallery before the job ends', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page, emulator, workspace } = opened!;
-    const key = (emulator.keys as Record<string, unknown> | null)?.unlimited;
-    await runCommand(page, 'Gateway Images: Set API Key');
-    await typeInQuickInput(page, typeof key === 'string' ? key : 'gw-demo-unlimited', { submit: true });
-    await waitForNotification(page, 'API key saved', 20_000);
 
     await runCommand(page, 'Gateway Images: Open Image Studio');
     const frame = await webviewFrame(page, 'Image Studio', 30_000);
@@ -42,8 +30,8 @@ describe('Image Studio: images appear as they are saved (e2e)', () => {
     await frame.locator('#model').selectOption('aurora-1');
     await frame.locator('#n').selectOption('3');
     await frame.locator('#prompt').fill('Three kites over a beach, one after another');
-    await emulatorState(emulator.url, { imageGapMs: GAP_MS });
-    try {
+    emulator.state.imageGapMs = GAP_MS; // prepareTest sets it back to 0
+    {
       await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
       await frame.locator('#generate').click();
 
@@ -53,6 +41,8 @@ describe('Image Studio: images appear as they are saved (e2e)', () => {
       assert.strictEqual(await frame.locator('#cancel').isEnabled(), true, 'the job had already ended when the first card appeared');
       assert.strictEqual(await frame.locator('#gallery li.card').count(), 1);
       const dir = path.join(workspace, 'generated-images');
+      const card = (await frame.locator('#gallery li.card .prompt').first().textContent()) ?? '';
+      assert.strictEqual(card, 'Three kites over a beach, one after another');
       assert.strictEqual(fs.readdirSync(dir).filter((n) => n.endsWith('.png')).length, 1, 'the card shows a file that is saved');
 
       // Then the rest, and the job ends.
@@ -61,8 +51,6 @@ describe('Image Studio: images appear as they are saved (e2e)', () => {
       assert.ok(Date.now() - firstAt >= GAP_MS, `the last card came ${Date.now() - firstAt} ms after the first`);
       assert.strictEqual(await frame.locator('#gallery li.card').count(), 3, 'one card per image, no duplicates');
       assert.match((await frame.locator('#status').textContent()) ?? '', /3/);
-    } finally {
-      await emulatorState(emulator.url, { imageGapMs: 0 });
     }
   });
 });

@@ -12,21 +12,18 @@ import {
   openWorkbench,
   type OpenedWorkbench,
   pickQuickItem,
+  prepareTest,
+  readStatusBar,
   runCommand,
   typeInQuickInput,
-  readStatusBar,
-  waitForNotification,
+  waitFor,
 } from './workbench';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const images = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);
 
-async function waitForImages(dir: string, count: number): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (images(dir).length < count) {
-    assert.ok(Date.now() < until, `${dir} has ${images(dir).length} image(s), expected ${count}`);
-    await sleep(200);
-  }
+/** Waits for one more image in `dir` than `before` lists, and returns the new one. */
+async function waitForNewImage(dir: string, before: string[]): Promise<string> {
+  return waitFor(() => images(dir).find((n) => !before.includes(n)), 30_000, `a new image in ${dir}`);
 }
 
 async function generate(page: Page, prompt: string): Promise<void> {
@@ -64,34 +61,29 @@ describe('Workspace Trust (e2e)', () => {
     await captureOnFailure(this, opened);
   });
 
+  // The window opens untrusted, and only the next test trusts it (a file's tests run in the order
+  // written, whatever --grep keeps): this test finds the workspace untrusted.
   it('untrusted: the workspace outputDirectory is ignored, images go to generated-images', async () => {
-    const { page, emulator } = opened!;
-    await runCommand(page, 'Gateway Images: Set API Key');
-    await typeInQuickInput(page, emulator.keys.unlimited, { submit: true });
-    await waitForNotification(page, 'API key saved', 20_000);
+    await prepareTest(opened!, { key: 'unlimited' });
+    const { page } = opened!;
+    assert.ok((await readStatusBar(page, 'Restricted Mode')).length > 0, 'the window is not in Restricted Mode');
+    const before = images(path.join(workspace, 'generated-images'));
     await generate(page, 'Restricted mode');
-    await waitForImages(path.join(workspace, 'generated-images'), 1);
+    await waitForNewImage(path.join(workspace, 'generated-images'), before);
     assert.deepStrictEqual(images(path.join(workspace, 'from-workspace')), []);
   });
 
   it('after Trust, the workspace outputDirectory applies again', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
     const { page } = opened!;
+    const before = images(path.join(workspace, 'generated-images'));
     await runCommand(page, 'Workspaces: Manage Workspace Trust');
     const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
     await trust.click({ timeout: 15_000 });
-    await page
-      .locator('.workspace-trust-editor .workspace-trust-header', { hasText: /trusted/i })
-      .first()
-      .waitFor({ timeout: 15_000 })
-      .catch(() => undefined);
     // Trusted once the workbench drops its Restricted Mode indicator (the extension host is told at the same time).
-    const until = Date.now() + 15_000;
-    while ((await readStatusBar(page, 'Restricted Mode')).length > 0) {
-      assert.ok(Date.now() < until, 'Restricted Mode is still shown');
-      await sleep(200);
-    }
+    await waitFor(async () => (await readStatusBar(page, 'Restricted Mode')).length === 0, 15_000, 'Restricted Mode to end');
     await generate(page, 'Trusted now');
-    await waitForImages(path.join(workspace, 'from-workspace'), 1);
-    assert.strictEqual(images(path.join(workspace, 'generated-images')).length, 1);
+    await waitForNewImage(path.join(workspace, 'from-workspace'), []);
+    assert.deepStrictEqual(images(path.join(workspace, 'generated-images')), before);
   });
 });

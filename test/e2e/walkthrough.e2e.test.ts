@@ -2,7 +2,8 @@
 // each step is completed by really doing it — the key through the step's own Set API Key button,
 // an image through its Generate Image button, an edit from the explorer's context menu, the account
 // menu from a click on the status bar item. After each action the walkthrough's checkbox for that
-// step (and only that one) shows checked in the DOM.
+// step (and only that one) turns checked in the DOM. Each test opens the walkthrough itself and
+// judges its step against the states it found, so any test runs alone.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -10,17 +11,19 @@ import type { Locator, Page } from 'playwright-core';
 import { readManifest, REPO_ROOT } from '../harness/paths';
 import {
   captureOnFailure,
+  chooseFromExplorerMenu,
   extensionId,
   openWorkbench,
   type OpenedWorkbench,
   pickQuickItem,
+  prepareTest,
   runCommand,
   screenshot,
+  type TestState,
   typeInQuickInput,
+  waitFor,
   waitForNotification,
 } from './workbench';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nls = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
 interface WalkthroughStep {
@@ -63,25 +66,43 @@ async function stepStates(page: Page): Promise<States> {
 }
 
 async function waitForStates(page: Page, expected: States, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const states = await stepStates(page);
-    if (JSON.stringify(states) === JSON.stringify(expected)) return;
-    if (Date.now() > until) throw new Error(`walkthrough shows ${JSON.stringify(states)}, expected ${JSON.stringify(expected)}`);
-    await sleep(200);
-  }
+  let last: States | undefined;
+  await waitFor(
+    async () => {
+      last = await stepStates(page);
+      return JSON.stringify(last) === JSON.stringify(expected);
+    },
+    timeoutMs,
+    () => `the walkthrough to show ${JSON.stringify(expected)}; it shows ${JSON.stringify(last)}`,
+  );
 }
 
-/** Brings the walkthrough's editor back to the front (it stays open in its tab). */
+/** Opens our walkthrough from the palette, or brings its editor to the front when it is open. */
 async function showWalkthrough(page: Page): Promise<void> {
-  const container = page.locator('.gettingStartedContainer');
-  if (!(await container.isVisible())) {
-    await page
-      .locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /Welcome|Walkthrough|Gateway Images/ }) })
-      .first()
-      .click();
+  if (await stepButton(page, 'connect').isVisible()) return;
+  const tab = page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /Walkthrough: Gateway Images/ }) }).first();
+  if (await tab.isVisible()) await tab.click();
+  else {
+    await runCommand(page, 'Welcome: Open Walkthrough...');
+    const title = nls['walkthrough.gettingStarted.title'] ?? assert.fail('package.nls.json has no walkthrough.gettingStarted.title');
+    await typeInQuickInput(page, title);
+    await pickQuickItem(page, title, 15_000);
   }
   await stepButton(page, 'connect').waitFor({ state: 'visible', timeout: 15_000 });
+  // Opening ends with the walkthrough focusing its selected step (on a timer of its own): until then
+  // that focus can come at any moment and close whatever the test opens meanwhile (a context menu).
+  await waitFor(
+    () =>
+      page.evaluate(
+        () => !!(globalThis as unknown as FocusDocument).document.activeElement?.closest('.gettingStartedContainer .getting-started-step.expanded'),
+      ),
+    15_000,
+    'the walkthrough to focus its selected step',
+  );
+}
+
+interface FocusDocument {
+  document: { activeElement: { closest(selector: string): unknown } | null };
 }
 
 /** Expands a step and clicks the command button in its description. */
@@ -107,6 +128,24 @@ async function answerInputBox(page: Page, placeholder: string, text: string): Pr
 describe('Getting Started walkthrough, clicked through (e2e)', () => {
   let opened: OpenedWorkbench | undefined;
   const none: States = { connect: false, generate: false, edit: false, statusBar: false };
+
+  /** The test's state, with the walkthrough open (its editor stays between tests), and the steps' states then. */
+  async function prepare(state: TestState): Promise<States> {
+    await prepareTest(opened!, { ...state, keepEditors: true });
+    await showWalkthrough(opened!.page);
+    // A key completes the connect step (a context key set after the key is saved): the test starts
+    // once that has happened, so the states it is judged against do not change under it.
+    if (state.key !== null) await waitFor(async () => (await stepStates(opened!.page)).connect, 20_000, 'the key to complete the connect step');
+    return stepStates(opened!.page);
+  }
+
+  /** Runs a step's real action and checks that this step, and only it, turns checked. */
+  async function completes(step: Step, before: States, action: () => Promise<void>): Promise<void> {
+    assert.strictEqual(before[step], false, `the ${step} step was done before the test did it`);
+    await action();
+    await showWalkthrough(opened!.page);
+    await waitForStates(opened!.page, { ...before, [step]: true });
+  }
 
   before(async () => {
     opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
@@ -134,81 +173,82 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
     );
   });
 
-  it('opens from the palette with no step completed', async () => {
-    const { page } = opened!;
-    await runCommand(page, 'Welcome: Open Walkthrough...');
-    const title = nls['walkthrough.gettingStarted.title'] ?? assert.fail('package.nls.json has no walkthrough.gettingStarted.title');
-    await typeInQuickInput(page, title);
-    await pickQuickItem(page, title, 15_000);
-    await showWalkthrough(page);
-    for (const step of STEPS) assert.ok(await stepButton(page, step).isVisible(), `step ${stepTitle(step)} is not shown`);
-    await waitForStates(page, none);
+  // Mocha runs a file's tests in the order written, whatever --grep keeps: the window is new here.
+  it('opens from the palette in a new window with no step completed', async () => {
+    const before = await prepare({ key: null });
+    for (const step of STEPS) assert.ok(await stepButton(opened!.page, step).isVisible(), `step ${stepTitle(step)} is not shown`);
+    assert.deepStrictEqual(before, none);
   });
 
   it("connect: the step's Set API Key button, then the key", async () => {
+    const before = await prepare({ key: null });
     const { page, emulator } = opened!;
-    await clickStepButton(page, 'connect', 'Set API Key');
-    await answerInputBox(page, 'Paste your API key', emulator.keys.unlimited);
-    await waitForNotification(page, 'API key saved', 20_000);
-    await showWalkthrough(page);
-    await waitForStates(page, { ...none, connect: true });
+    await completes('connect', before, async () => {
+      await clickStepButton(page, 'connect', 'Set API Key');
+      await answerInputBox(page, 'Paste your API key', emulator.keys.unlimited);
+      await waitForNotification(opened!, 'API key saved', 20_000);
+    });
   });
 
   it("generate: the step's Generate Image button, model, prompt, send", async () => {
+    const before = await prepare({ key: 'unlimited' });
     const { page, workspace } = opened!;
-    await clickStepButton(page, 'generate', 'Generate Image');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sketch-mini' }).first().waitFor({ timeout: 30_000 });
-    await typeInQuickInput(page, 'sketch-mini');
-    await pickQuickItem(page, 'sketch-mini', 30_000);
-    await answerInputBox(page, 'A lighthouse on a cliff', 'A first image');
-    await pickQuickItem(page, /Send \(reserve/, 15_000);
-    await waitForNotification(page, /Saved 1 image to generated-images/, 30_000);
-    assert.strictEqual(images(path.join(workspace, 'generated-images')).length, 1);
-    await showWalkthrough(page);
-    await waitForStates(page, { ...none, connect: true, generate: true });
+    const dir = path.join(workspace, 'generated-images');
+    const filesBefore = images(dir);
+    await completes('generate', before, async () => {
+      await clickStepButton(page, 'generate', 'Generate Image');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sketch-mini' }).first().waitFor({ timeout: 30_000 });
+      await typeInQuickInput(page, 'sketch-mini');
+      await pickQuickItem(page, 'sketch-mini', 30_000);
+      await answerInputBox(page, 'A lighthouse on a cliff', 'A first image');
+      await pickQuickItem(page, /Send \(reserve/, 15_000);
+      await waitFor(() => images(dir).length === filesBefore.length + 1, 30_000, 'the generated file');
+      await waitForNotification(opened!, /Saved 1 image to generated-images/, 30_000);
+    });
   });
 
   it('edit: right-click an image in the explorer, Edit Image with AI…', async () => {
+    const before = await prepare({ key: 'unlimited' });
     const { page, workspace } = opened!;
-    await runCommand(page, 'View: Show Explorer');
-    const tree = page.locator('.explorer-folders-view');
-    await tree.getByText('images', { exact: true }).click();
-    const sample = tree.getByText('sample.png', { exact: true });
-    await sample.waitFor({ state: 'visible', timeout: 10_000 });
-    await sample.click({ button: 'right' });
-    const item = page.locator('.context-view .action-label', { hasText: 'Edit Image with AI…' });
-    await item.hover({ timeout: 10_000 });
-    await sleep(300); // the menu ignores clicks while it is still opening
-    await item.click();
-    if (await item.isVisible().catch(() => false)) await page.keyboard.press('Enter');
-    await typeInQuickInput(page, 'aurora-1');
-    await pickQuickItem(page, 'aurora-1', 30_000);
-    await answerInputBox(page, 'What should change', 'Make the sky stormy');
-    await pickQuickItem(page, /Send \(reserve/);
-    await waitForNotification(page, /Saved 1 image to images/, 30_000);
-    assert.ok(fs.existsSync(path.join(workspace, 'images', 'sample.edit-1.png')));
-    await showWalkthrough(page);
-    await waitForStates(page, { connect: true, generate: true, edit: true, statusBar: false });
+    const folder = path.join(workspace, 'images');
+    const filesBefore = images(folder);
+    await completes('edit', before, async () => {
+      await chooseFromExplorerMenu(opened!, path.join(folder, 'sample.png'), 'Edit Image with AI…');
+      await typeInQuickInput(page, 'aurora-1');
+      await pickQuickItem(page, 'aurora-1', 30_000);
+      await answerInputBox(page, 'What should change', 'Make the sky stormy');
+      await pickQuickItem(page, /Send \(reserve/);
+      await waitFor(() => images(folder).length === filesBefore.length + 1, 30_000, 'the edited file');
+      await waitForNotification(opened!, /Saved 1 image to images/, 30_000);
+    });
   });
 
   it('status bar: a click on the balance opens the account menu', async () => {
+    const before = await prepare({ key: 'unlimited' });
     const { page } = opened!;
-    await page.locator(`#workbench\\.parts\\.statusbar .statusbar-item[id$="${readManifest().name}.status"] a`).first().click();
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Refresh Balance' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await page.keyboard.press('Escape');
-    await showWalkthrough(page);
-    await waitForStates(page, { connect: true, generate: true, edit: true, statusBar: true });
+    await completes('statusBar', before, async () => {
+      await page.locator(`#workbench\\.parts\\.statusbar .statusbar-item[id$="${readManifest().name}.status"] a`).first().click();
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Refresh Balance' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await page.keyboard.press('Escape');
+    });
     await screenshot(page, 'walkthrough-completed');
   });
 
   it("the steps' own buttons keep their pickers open (the walkthrough focuses its step after the command)", async () => {
+    await prepare({ key: 'unlimited' });
     const { page } = opened!;
     const stays = async (what: string, row: string) => {
       const list = page.locator('.quick-input-widget .monaco-list-row', { hasText: row }).first();
       await list.waitFor({ state: 'visible', timeout: 15_000 });
-      await sleep(1500);
+      // The walkthrough takes the focus back to its step once the command has run: the picker must
+      // survive losing the focus (ignoreFocusOut), so the check comes after that focus change.
+      await waitFor(
+        () => page.evaluate(() => !(globalThis as unknown as FocusDocument).document.activeElement?.closest('.quick-input-widget')),
+        15_000,
+        `${what}: the walkthrough to take the focus from the picker`,
+      );
       assert.ok(await list.isVisible(), `${what}: the picker closed by itself`);
-      await page.keyboard.press('Escape');
+      await opened!.command('workbench.action.closeQuickOpen');
       await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
     };
     await clickStepButton(page, 'statusBar', 'Open the Account Menu');

@@ -5,8 +5,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import type { EmulatorHandle } from '../harness/emulator';
-import { launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
-import { readManifest, RESULTS_DIR } from '../harness/paths';
+import { setTimeout as sleep } from 'timers/promises';
+import { freePort, launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
+import { readManifest, REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 
 export const E2E_RESULTS_DIR = path.join(RESULTS_DIR, 'e2e');
 
@@ -39,6 +40,12 @@ export interface OpenedWorkbench {
   workspace: string;
   /** The underlying launch (temp dir, port, logs). */
   workbench: Workbench;
+  /** Runs a VS Code command in the window (through the e2e-control fixture): for setting up state only. */
+  command<T = unknown>(id: string, ...args: unknown[]): Promise<T>;
+  /** Writes user settings (null removes one). */
+  settings(values: Record<string, unknown>): Promise<void>;
+  /** Settings that prepareTest wrote for the current test (undone by the next prepareTest). */
+  readonly testSettings: Set<string>;
   close(): Promise<void>;
 }
 
@@ -47,8 +54,6 @@ export function extensionId(): string {
   const m = readManifest();
   return `${m.publisher}.${m.name}`;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The id suffix of the extension's status bar item (src/account/statusBar.ts, STATUS_ITEM_ID). */
 const STATUS_ITEM = 'gateway-images.status';
@@ -97,21 +102,71 @@ async function waitForActivation(wb: Workbench, id: string, timeoutMs: number): 
   }
 }
 
+/**
+ * Polls `probe` until it returns a value other than undefined or false, and returns that value:
+ * a wait on a state the test can read (a file, the emulator's log, the DOM), never on time alone.
+ */
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string | (() => string | Promise<string>),
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`Waited ${Math.round(timeoutMs / 1000)} s for ${typeof what === 'string' ? what : await what()}`);
+    await sleep(100);
+  }
+}
+
+/** The fixture extension that runs VS Code commands for a test's set-up (test/fixtures/e2e-control). */
+const CONTROL_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'e2e-control');
+
+/**
+ * Hovers never show in e2e windows. A person's pointer rests and then moves on; Playwright's pointer
+ * jumps to a target and clicks at once, then stays there. With a short delay, a hover opened by
+ * where the last click left the pointer lays itself over a toast's or a row's button that the next
+ * step clicks (the click lands on the hover: seen as a Cancel that cancelled nothing). No test here
+ * is about a hover's content; the status bar's tooltip text is tested through its aria-label.
+ */
+const NO_HOVERS = { 'workbench.hover.delay': 3_600_000 };
+
+async function post<T>(port: number, route: string, body: unknown): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${port}${route}`, { method: 'POST', body: JSON.stringify(body) });
+  const answer = (await response.json()) as { result?: T; error?: string };
+  if (!response.ok) throw new Error(`e2e-control ${route} ${JSON.stringify(body)}: ${answer.error ?? response.status}`);
+  return answer.result as T;
+}
+
+/** Waits until the control fixture answers (it activates on startup finished, after our extension). */
+async function waitForControl(port: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await post(port, '/ready', {});
+      return;
+    } catch (error) {
+      if (Date.now() > until) throw new Error(`The e2e-control fixture did not answer on port ${port}`, { cause: error });
+      await sleep(100);
+    }
+  }
+}
+
 /** Opens the workbench and waits until it is ready (workbench, status bar, extension activated). */
 export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise<OpenedWorkbench> {
   const timeoutMs = options.timeoutMs ?? 90_000;
+  const controlPort = await freePort();
   const wb = await launchWorkbench({
     workspace: options.workspace,
     noFolder: options.noFolder,
-    // Hovers show at once: on a loaded machine they show after the default delay anyway, and a
-    // hover laid over what a test clicks should fail every run here, not some runs in CI.
-    settings: { 'workbench.hover.delay': 0, ...options.settings },
-    env: options.env,
+    settings: { ...NO_HOVERS, ...options.settings },
+    env: { ...options.env, GATEWAY_IMAGES_E2E_CONTROL_PORT: String(controlPort) },
     verbose: options.verbose,
     viewport: options.viewport,
     workspaceTrust: options.workspaceTrust,
     locale: options.locale,
-    extensions: options.extensions,
+    extensions: [CONTROL_FIXTURE, ...(options.extensions ?? [])],
     // Kept in workbench.logLines (saved on failure); printed only when verbose.
     onLog: (line) => {
       if (options.verbose ?? process.env.GATEWAY_IMAGES_TEST_VERBOSE === '1') process.stdout.write(`[workbench] ${line}\n`);
@@ -123,12 +178,71 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
     await page.locator('#workbench\\.parts\\.statusbar').waitFor({ state: 'visible', timeout: timeoutMs });
     if (options.waitForActivation !== false) await waitForActivation(wb, extensionId(), timeoutMs);
     if (!wb.emulator) throw new Error('The gateway emulator did not start');
-    return { page, emulator: wb.emulator, workspace: wb.workspace, workbench: wb, close: () => wb.close() };
+    await waitForControl(controlPort, timeoutMs);
+    return {
+      page,
+      emulator: wb.emulator,
+      workspace: wb.workspace,
+      workbench: wb,
+      command: (id, ...args) => post(controlPort, '/command', { command: id, args }),
+      settings: (values) => post(controlPort, '/settings', { values }),
+      testSettings: new Set(),
+      close: () => wb.close(),
+    };
   } catch (err) {
     await saveArtifacts(wb, 'openWorkbench-failed').catch(() => undefined);
     await wb.close();
     throw err;
   }
+}
+
+// ---- a test's own state -------------------------------------------------------------------------
+
+/** The emulator's demo keys by name ('unlimited', 'budget', 'expired', …). */
+export type KeyName = keyof EmulatorHandle['keys'];
+
+export interface TestState {
+  /** The API key the test starts with, by the emulator's name for it, or null for none. */
+  key: KeyName | null;
+  /** User settings the test needs; the next prepareTest removes them again. */
+  settings?: Record<string, unknown>;
+  /** Keep the open editors and panels (by default every editor is closed). */
+  keepEditors?: boolean;
+}
+
+/**
+ * Puts the window into the state a test needs, whatever an earlier test left behind: no picker,
+ * menu or dialog open, no emulator fault armed, the given key and settings, no editors, and no
+ * notifications (toasts and centre). Run it first in every test: each test stands alone.
+ */
+export async function prepareTest(opened: OpenedWorkbench, state: TestState): Promise<void> {
+  const { page, emulator } = opened;
+  // A modal dialog or a context menu holds the keyboard; Escape is its Cancel.
+  for (const modal of ['.monaco-dialog-box', '.context-view .monaco-menu']) {
+    if (await page.locator(modal).first().isVisible()) await page.keyboard.press('Escape');
+    await page.locator(modal).first().waitFor({ state: 'hidden', timeout: 5000 });
+  }
+  await opened.command('workbench.action.closeQuickOpen');
+  emulator.state.clearFaults();
+  emulator.state.imageGapMs = 0;
+  emulator.state.headGapMs = 0;
+  const wanted = state.settings ?? {};
+  const settings: Record<string, unknown> = { ...wanted };
+  for (const name of opened.testSettings) if (!(name in wanted)) settings[name] = null;
+  if (Object.keys(settings).length) await opened.settings(settings);
+  opened.testSettings.clear();
+  for (const name of Object.keys(wanted)) opened.testSettings.add(name);
+  if (state.key === null) await opened.command('gatewayImages.clearApiKey');
+  else await opened.command('gatewayImages.setApiKey', emulator.keys[state.key]);
+  if (!state.keepEditors) await opened.command('workbench.action.closeAllEditors');
+  await opened.command('notifications.clearAll');
+  // A progress notification outlives clearAll (VS Code shows one for at least 800 ms): the test starts
+  // once it has gone, so no toast of the set-up closes under the test's own (and shifts them down).
+  await waitFor(
+    async () => (await readToasts(page)).length === 0,
+    10_000,
+    async () => `the set-up's toasts to close: ${JSON.stringify(await readToasts(page))}`,
+  );
 }
 
 // ---- quick input (command palette, quick picks, input boxes) --------------------------------
@@ -285,34 +399,138 @@ export async function dismissQuickInput(page: Page): Promise<void> {
   if (await page.locator(QUICK_INPUT).isVisible()) await page.keyboard.press('Escape');
 }
 
-// ---- notifications, status bar ---------------------------------------------------------------
+// ---- explorer ------------------------------------------------------------------------------------
 
-/** Texts of the visible notification toasts (message, then source/buttons are left out). */
-export async function readNotifications(page: Page): Promise<string[]> {
+/**
+ * Opens the explorer's context menu on a file and chooses an item, as a person does: the file is
+ * revealed and selected first (set-up), then right-clicked; the item is focused by the pointer and
+ * chosen with Enter once it shows as focused (a menu ignores a click that comes while it opens).
+ */
+export async function chooseFromExplorerMenu(opened: OpenedWorkbench, file: string, item: string): Promise<void> {
+  const { page } = opened;
+  await opened.command('revealInExplorer', { $uri: file });
+  const row = page.locator('.explorer-folders-view .monaco-list-row.selected', { hasText: path.basename(file) });
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await row.click({ button: 'right' });
+  const entry = page.locator('.context-view .action-item', { has: page.locator('.action-label', { hasText: item }) });
+  await entry.hover({ timeout: 10_000 });
+  await page.locator('.context-view .action-item.focused', { hasText: item }).waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.context-view .monaco-menu').waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
+// ---- notifications ---------------------------------------------------------------------------
+// A notification is a toast only for a while, and not always: VS Code shows at most three toasts,
+// drops the toast of a notification added while more than three were added in 800 ms (its spam
+// protection; a test that sets a key and generates at once does that), hides an info toast after
+// 15 s, and shows none while the Notifications centre is open. The centre keeps every notification
+// until it is cleared. So a test looks for the toast, and for the notification in the centre when
+// there is no such toast: the fact that stays.
+
+const TOASTS = '.notifications-toasts .notification-toast';
+const CENTRE = '.notifications-center';
+const CENTRE_ITEMS = '.notifications-center .notification-list-item';
+/** How long a notification may be missing from the toasts before the centre is read again. */
+const CENTRE_EVERY_MS = 1500;
+
+export type TextMatch = string | RegExp;
+const matchesText = (text: string, match: TextMatch) => (typeof match === 'string' ? text.includes(match) : match.test(text));
+
+/** A window whose notifications a test reads: an e2e window, or any page of a workbench (the demo's). */
+export type NotificationWindow = Pick<OpenedWorkbench, 'page'> & Partial<Pick<OpenedWorkbench, 'command'>>;
+
+/** Texts of the notification toasts shown now. */
+export async function readToasts(page: Page): Promise<string[]> {
   return page
-    .locator('.notifications-toasts .notification-toast .notification-list-item-message')
+    .locator(`${TOASTS} .notification-list-item-message`)
     .evaluateAll((els: El[]) => els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.length > 0));
 }
 
-/** Waits for a toast whose text contains `text` and returns all visible toast texts. */
-export async function waitForNotification(page: Page, text: string | RegExp, timeoutMs = 15_000): Promise<string[]> {
+/** Opens the Notifications centre (the toasts showing move there) and waits until it shows. */
+async function openCentre(win: NotificationWindow): Promise<void> {
+  if (win.command) await win.command('notifications.showList');
+  else await win.page.locator('#workbench\\.parts\\.statusbar [id="status.notifications"] a').first().click();
+  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'visible', timeout: 10_000 });
+}
+
+async function closeCentre(win: NotificationWindow): Promise<void> {
+  if (win.command) await win.command('notifications.hideList');
+  else await win.page.keyboard.press('Escape');
+  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
+/** The messages in the Notifications centre, newest first: opens it, reads it and closes it. */
+export async function readNotificationCentre(win: NotificationWindow): Promise<string[]> {
+  await openCentre(win);
+  try {
+    return await win.page
+      .locator(`${CENTRE_ITEMS} .notification-list-item-message`)
+      .evaluateAll((els: El[]) => els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.length > 0));
+  } finally {
+    await closeCentre(win);
+  }
+}
+
+/**
+ * Waits until the user has been shown a notification whose text matches: as a toast, or in the
+ * Notifications centre when VS Code did not toast it or has hidden it. Returns the texts where it
+ * was found (toasts or centre).
+ */
+export async function waitForNotification(win: NotificationWindow, text: TextMatch, timeoutMs = 15_000): Promise<string[]> {
   const until = Date.now() + timeoutMs;
+  let centreAt = Date.now() + CENTRE_EVERY_MS;
+  let centre: string[] = [];
   for (;;) {
-    const texts = await readNotifications(page);
-    if (texts.some((t) => (typeof text === 'string' ? t.includes(text) : text.test(t)))) return texts;
-    if (Date.now() > until) throw new Error(`No notification ${String(text)}; visible: ${JSON.stringify(texts)}`);
+    const toasts = await readToasts(win.page);
+    if (toasts.some((t) => matchesText(t, text))) return toasts;
+    if (Date.now() >= centreAt || Date.now() > until) {
+      centre = await readNotificationCentre(win);
+      if (centre.some((t) => matchesText(t, text))) return centre;
+      centreAt = Date.now() + CENTRE_EVERY_MS;
+    }
+    if (Date.now() > until) throw new Error(`No notification ${String(text)}; toasts: ${JSON.stringify(toasts)}; centre: ${JSON.stringify(centre)}`);
+    await sleep(150);
+  }
+}
+
+/**
+ * Clicks a button of the notification whose text matches, as a person does: on its toast once the
+ * toast has settled (faded in), or in the Notifications centre when there is no such toast.
+ * The caller checks the click's effect (e.g. the emulator saw the connection drop).
+ */
+export async function clickNotificationButton(win: NotificationWindow, text: TextMatch, button: string, timeoutMs = 15_000): Promise<'toast' | 'centre'> {
+  const until = Date.now() + timeoutMs;
+  let centreAt = Date.now() + CENTRE_EVERY_MS;
+  for (;;) {
+    const toast = win.page.locator(TOASTS, { hasText: text }).first();
+    if (await toast.isVisible()) {
+      const settled = win.page.locator(`${TOASTS}.notification-fade-in-done`, { hasText: text }).first();
+      await settled.waitFor({ state: 'visible', timeout: 5000 });
+      await settled.getByRole('button', { name: button, exact: true }).click({ timeout: 5000 });
+      return 'toast';
+    }
+    if (Date.now() >= centreAt || Date.now() > until) {
+      await openCentre(win);
+      const item = win.page.locator(CENTRE_ITEMS, { hasText: text }).first();
+      if (await item.isVisible()) {
+        await item.getByRole('button', { name: button, exact: true }).click({ timeout: 5000 });
+        if (await win.page.locator(`${CENTRE}.visible`).isVisible()) await closeCentre(win);
+        return 'centre';
+      }
+      await closeCentre(win);
+      centreAt = Date.now() + CENTRE_EVERY_MS;
+    }
+    if (Date.now() > until) throw new Error(`No notification ${String(text)} with a ${button} button, as a toast or in the centre`);
     await sleep(150);
   }
 }
 
 /** Waits until the toast containing `text` shows its action buttons (fully rendered, e.g. for a screenshot). */
 export async function waitForToastButtons(page: Page, text: string | RegExp, timeoutMs = 15_000): Promise<void> {
-  await page
-    .locator('.notifications-toasts .notification-toast', { hasText: text })
-    .locator('.monaco-button')
-    .first()
-    .waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.locator(TOASTS, { hasText: text }).locator('.monaco-button').first().waitFor({ state: 'visible', timeout: timeoutMs });
 }
+
+// ---- status bar --------------------------------------------------------------------------------
 
 export interface StatusBarEntry {
   /** e.g. `gateway-images.gateway-images.gateway-images.status` (`<extensionId>.<itemId>`). */

@@ -14,6 +14,7 @@ import { type EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator
 import { CHROMIUM, EXTENSION_BUNDLE, FIXTURE_WORKSPACE, nodeFor, REPO_ROOT, selectedVscodeTarget, type VscodeTarget } from './paths';
 import { languagePacksJson } from './languagePack';
 import { isCodeServerInstalled } from './setup';
+import { setTimeout as sleep } from 'timers/promises';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -159,8 +160,6 @@ function httpStatus(url: string): Promise<number> {
     req.setTimeout(2000, () => req.destroy());
   });
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves once code-server answers /healthz with 200; rejects after `timeoutMs` or once `exited()` says it died. */
 export async function waitForCodeServer(serverUrl: string, timeoutMs: number, exited: () => string | undefined, output: () => string): Promise<void> {
