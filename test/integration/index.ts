@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
+import SummaryReporter from '../harness/summaryReporter';
 
 /** All *.test.js files below dir, sorted, without a glob dependency. */
 export function findTestFiles(dir: string, suffix = '.test.js'): string[] {
@@ -20,7 +21,7 @@ export function findTestFiles(dir: string, suffix = '.test.js'): string[] {
 export function run(): Promise<void> {
   const timeout = Number(process.env.GATEWAY_IMAGES_TEST_TIMEOUT) || 60_000;
   const grep = process.env.GATEWAY_IMAGES_TEST_GREP;
-  const mocha = new Mocha({ ui: 'bdd', color: true, timeout, ...(grep ? { grep } : {}) });
+  const mocha = new Mocha({ ui: 'bdd', color: true, timeout, reporter: SummaryReporter, ...(grep ? { grep } : {}) });
 
   // This file is out/test/integration/index.js; the suites are compiled next to it.
   const files = findTestFiles(__dirname);

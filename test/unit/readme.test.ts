@@ -8,12 +8,11 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'timers/promises';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const READMES = ['README.md', 'test/harness/README.md'];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** npm's own commands that run no script of package.json. */
 const NPM_BUILTINS = new Set(['ci', 'install', 'i']);
 
@@ -35,10 +34,13 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run lint': 'package.json', // a step of `npm test`
   'npm run format:check': 'package.json', // a step of `npm test`
   'npm run format': 'test/unit/readme.test.ts',
-  'npm run setup:vscode': 'package.json', // a step of `npm test`
-  'npm run test:integration': 'package.json', // a step of `npm test`
-  'npm run test:e2e': 'package.json', // a step of `npm test`
-  'npm run test:e2e:current-subset': 'package.json', // the last step of `npm test`
+  'npm run setup:vscode': 'test/harness/testAll.ts', // a layer of `npm test`
+  'npm run test:unit': 'test/harness/testAll.ts', // a layer of `npm test`
+  'npm run test:integration': 'test/harness/testAll.ts', // a layer of `npm test`
+  'npm run test:integration:current': 'test/harness/testAll.ts', // a layer of `npm test`
+  'npm run test:e2e': 'test/harness/testAll.ts', // a layer of `npm test`
+  'npm run test:e2e:current-subset': 'test/harness/testAll.ts', // the last layer of `npm test`
+  'npm run test:e2e:stress': 'test/unit/readme.test.ts', // three loaded runs of the e2e suite: about half an hour, run by hand
   'npm run test:e2e:current': 'test/unit/readme.test.ts', // the whole e2e suite on 1.139: about 8.5 min, run by hand
   'npm run test:electron': 'test/unit/readme.test.ts', // needs internet: only its entry is checked
 };

@@ -1,0 +1,98 @@
+// The flake check (`npm run test:e2e:stress`): the whole e2e suite N times in a row while one busy
+// process per core loads the machine, then each test's pass count. A test that fails once in N
+// loaded runs fails on some CI machine some day: the target is 0 failures.
+//   node out/test/harness/stress.js [--runs N] [--grep <pattern>] [--vscode oldest|current] [--no-load]
+import { type ChildProcess, spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { REPO_ROOT, RESULTS_DIR } from './paths';
+import { LAYER_ENV, readSummaries, SUMMARY_FILE_ENV, type TestState } from './summary';
+
+interface Options {
+  runs: number;
+  grep?: string;
+  vscode: string;
+  load: boolean;
+}
+
+function parse(argv: string[]): Options {
+  const options: Options = { runs: 3, vscode: 'oldest', load: true };
+  for (let i = 0; i < argv.length; i++) {
+    const value = () => argv[++i] ?? '';
+    switch (argv[i]) {
+      case '--runs':
+        options.runs = Number(value());
+        if (!Number.isInteger(options.runs) || options.runs < 1) throw new Error('--runs must be a whole number of at least 1');
+        break;
+      case '--grep':
+        options.grep = value();
+        break;
+      case '--vscode':
+        options.vscode = value();
+        break;
+      case '--no-load':
+        options.load = false;
+        break;
+      default:
+        throw new Error(`unknown argument ${argv[i]}\nusage: node out/test/harness/stress.js [--runs N] [--grep <pattern>] [--vscode oldest|current] [--no-load]`);
+    }
+  }
+  return options;
+}
+
+/** One process per core that spins until killed. */
+function startLoad(): ChildProcess[] {
+  return os.cpus().map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+}
+
+function main(): number {
+  const options = parse(process.argv.slice(2));
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const summaryFile = path.join(RESULTS_DIR, 'stress.jsonl');
+  fs.rmSync(summaryFile, { force: true });
+  const hogs = options.load ? startLoad() : [];
+  const stop = () => hogs.forEach((hog) => hog.kill('SIGKILL'));
+  process.once('exit', stop);
+  process.stdout.write(`[stress] ${options.runs} runs of the e2e suite on VS Code ${options.vscode}, ${hogs.length} busy processes (${os.cpus().length} cores)\n`);
+  const exitCodes: number[] = [];
+  const started = Date.now();
+  try {
+    for (let run = 1; run <= options.runs; run++) {
+      process.stdout.write(`\n[stress] run ${run} of ${options.runs}\n`);
+      const args = [path.join(REPO_ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--config', '.mocharc.e2e.json', ...(options.grep ? ['--grep', options.grep] : [])];
+      const result = spawnSync(process.execPath, args, {
+        cwd: REPO_ROOT,
+        stdio: 'inherit',
+        env: { ...process.env, GATEWAY_IMAGES_TEST_VSCODE: options.vscode, [SUMMARY_FILE_ENV]: summaryFile, [LAYER_ENV]: `run ${run}` },
+      });
+      exitCodes.push(result.status ?? 1);
+    }
+  } finally {
+    stop();
+  }
+  const runs = readSummaries(summaryFile);
+  const tally = new Map<string, Record<TestState, number>>();
+  for (const run of runs) {
+    for (const test of run.tests) {
+      const counts = tally.get(test.title) ?? { passed: 0, failed: 0, pending: 0 };
+      counts[test.state] += 1;
+      tally.set(test.title, counts);
+    }
+  }
+  const width = Math.max(...[...tally.keys()].map((t) => t.length), 10);
+  const lines = [...tally].map(([title, c]) => `${title.padEnd(width)}  ${c.passed}/${options.runs}${c.failed ? `  FAILED ${c.failed}` : ''}`);
+  // A run that exited red without a failing test (it crashed, or a workbench did not start) counts once.
+  const crashed = exitCodes.filter((code, i) => code !== 0 && !runs.some((r) => r.layer === `run ${i + 1}` && r.failed > 0)).length;
+  const failures = [...tally.values()].reduce((n, c) => n + c.failed, 0) + crashed;
+  const report = [
+    ...lines,
+    `${tally.size} tests, ${options.runs} runs under the load of ${hogs.length} busy processes: ${failures} failures in ${((Date.now() - started) / 60_000).toFixed(1)} min` +
+      (crashed ? ` (${crashed} runs ended red without a failing test)` : ''),
+  ];
+  fs.writeFileSync(path.join(RESULTS_DIR, 'stress.txt'), report.join('\n') + '\n');
+  process.stdout.write(`\n[stress] passes per test\n${report.join('\n')}\n`);
+  return failures === 0 ? 0 : 1;
+}
+
+if (require.main === module) process.exit(main());

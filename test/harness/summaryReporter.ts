@@ -1,0 +1,36 @@
+// A mocha reporter: mocha's own `spec` output, plus the run's summary line (see summary.ts). Used by
+// the plain mocha runs (.mocharc.*.json) and by the suite inside VS Code (test/integration/index.ts),
+// whose extension host inherits the variables from the harness.
+import * as fs from 'fs';
+import * as path from 'path';
+import Mocha from 'mocha';
+import { LAYER_ENV, type RunSummary, SUMMARY_FILE_ENV, type TestState } from './summary';
+
+class SummaryReporter extends Mocha.reporters.Spec {
+  constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
+    super(runner, options);
+    const file = process.env[SUMMARY_FILE_ENV];
+    if (!file) return;
+    const started = Date.now();
+    const tests: RunSummary['tests'] = [];
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) => tests.push({ title: test.fullTitle(), state: 'passed' }));
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, (test) => tests.push({ title: test.fullTitle(), state: 'pending' }));
+    // A failing hook fails the tests it was for: mocha reports it once, under the hook's title.
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) => tests.push({ title: test.fullTitle(), state: 'failed' }));
+    runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
+      const count = (state: TestState) => tests.filter((t) => t.state === state).length;
+      const summary: RunSummary = {
+        layer: process.env[LAYER_ENV] ?? 'mocha',
+        passed: count('passed'),
+        failed: count('failed'),
+        pending: count('pending'),
+        seconds: (Date.now() - started) / 1000,
+        tests,
+      };
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.appendFileSync(file, JSON.stringify(summary) + '\n');
+    });
+  }
+}
+
+export = SummaryReporter;

@@ -1,0 +1,96 @@
+// The test chain of `npm test`, after the build, lint and format check: every layer in turn, each a
+// child process (unit, setup of the real VS Code, integration, e2e). A failing layer does not stop
+// the others (one run shows everything that is red), except setup, without which no VS Code layer
+// can run. Prints one line per layer (counts and seconds) and, last, `N passed, M failed` over all
+// layers; the same lines go to test-results/summary.txt, which .ci/run prints at its very end.
+//   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { REPO_ROOT, RESULTS_DIR } from './paths';
+import { LAYER_ENV, readSummaries, SUMMARY_FILE_ENV } from './summary';
+
+interface Layer {
+  name: string;
+  /** The npm script that runs the layer, as a person runs it alone (`npm run test:unit`). */
+  run: string;
+  /** A layer that runs no tests (setup): reported by its seconds and exit code only. */
+  untested?: boolean;
+  /** Needs the real VS Code installed by setup. */
+  needsVscode?: boolean;
+}
+
+export const LAYERS: readonly Layer[] = [
+  { name: 'unit', run: 'npm run test:unit' },
+  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true },
+  { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
+  { name: 'integration, VS Code 1.139.1', run: 'npm run test:integration:current', needsVscode: true },
+  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true },
+  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true },
+  { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true },
+  { name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)', run: 'npm run test:e2e:current-subset', needsVscode: true },
+];
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+interface LayerResult {
+  name: string;
+  passed: number;
+  failed: number;
+  pending: number;
+  seconds: number;
+  note?: string;
+}
+
+function runLayer(layer: Layer, summaryFile: string): LayerResult {
+  const started = Date.now();
+  process.stdout.write(`\n::: ${layer.name}: ${layer.run}\n`);
+  const before = readSummaries(summaryFile).length;
+  const run = spawnSync(NPM, layer.run.split(' ').slice(1), {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, [SUMMARY_FILE_ENV]: summaryFile, [LAYER_ENV]: layer.name },
+  });
+  const seconds = (Date.now() - started) / 1000;
+  const code = run.status ?? 1;
+  if (layer.untested) return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
+  const runs = readSummaries(summaryFile).slice(before);
+  const sum = (key: 'passed' | 'failed' | 'pending') => runs.reduce((total, r) => total + r[key], 0);
+  const result: LayerResult = { name: layer.name, passed: sum('passed'), failed: sum('failed'), pending: sum('pending'), seconds };
+  // A layer that exits red without a failing test (a crash, a launch that timed out) is one failure.
+  if (code !== 0 && result.failed === 0) return { ...result, failed: 1, note: runs.length ? `exit ${code}` : `exit ${code}, no test results` };
+  return result;
+}
+
+function line(r: LayerResult): string {
+  if (r.passed + r.failed + r.pending === 0 && !r.note) return `${r.name}: ${r.seconds.toFixed(0)} s`;
+  const pending = r.pending ? `, ${r.pending} pending` : '';
+  return `${r.name}: ${r.passed} passed, ${r.failed} failed${pending}, ${r.seconds.toFixed(0)} s${r.note ? ` (${r.note})` : ''}`;
+}
+
+function main(): number {
+  const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : undefined;
+  const layers = only ? LAYERS.filter((l) => only.some((o) => l.name.startsWith(o))) : LAYERS;
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const summaryFile = path.join(RESULTS_DIR, 'summary.jsonl');
+  fs.rmSync(summaryFile, { force: true });
+  const results: LayerResult[] = [];
+  let vscodeReady = true;
+  for (const layer of layers) {
+    if (layer.needsVscode && !vscodeReady) {
+      results.push({ name: layer.name, passed: 0, failed: 1, pending: 0, seconds: 0, note: 'not run: setup failed' });
+      continue;
+    }
+    const result = runLayer(layer, summaryFile);
+    if (layer.untested && result.failed) vscodeReady = false;
+    results.push(result);
+  }
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  const lines = [...results.map(line), `${passed} passed, ${failed} failed`];
+  fs.writeFileSync(path.join(RESULTS_DIR, 'summary.txt'), lines.join('\n') + '\n');
+  process.stdout.write(`\n::: test layers\n${lines.join('\n')}\n`);
+  return failed === 0 ? 0 : 1;
+}
+
+if (require.main === module) process.exit(main());
