@@ -35,7 +35,9 @@ function parse(argv: string[]): Options {
         options.load = false;
         break;
       default:
-        throw new Error(`unknown argument ${argv[i]}\nusage: node out/test/harness/stress.js [--runs N] [--grep <pattern>] [--vscode oldest|current] [--no-load]`);
+        throw new Error(
+          `unknown argument ${argv[i]}\nusage: node out/test/harness/stress.js [--runs N] [--grep <pattern>] [--vscode oldest|current] [--no-load]`,
+        );
     }
   }
   return options;
@@ -54,13 +56,20 @@ function main(): number {
   const hogs = options.load ? startLoad() : [];
   const stop = () => hogs.forEach((hog) => hog.kill('SIGKILL'));
   process.once('exit', stop);
-  process.stdout.write(`[stress] ${options.runs} runs of the e2e suite on VS Code ${options.vscode}, ${hogs.length} busy processes (${os.cpus().length} cores)\n`);
+  process.stdout.write(
+    `[stress] ${options.runs} runs of the e2e suite on VS Code ${options.vscode}, ${hogs.length} busy processes (${os.cpus().length} cores)\n`,
+  );
   const exitCodes: number[] = [];
   const started = Date.now();
   try {
     for (let run = 1; run <= options.runs; run++) {
       process.stdout.write(`\n[stress] run ${run} of ${options.runs}\n`);
-      const args = [path.join(REPO_ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--config', '.mocharc.e2e.json', ...(options.grep ? ['--grep', options.grep] : [])];
+      const args = [
+        path.join(REPO_ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'),
+        '--config',
+        '.mocharc.e2e.json',
+        ...(options.grep ? ['--grep', options.grep] : []),
+      ];
       const result = spawnSync(process.execPath, args, {
         cwd: REPO_ROOT,
         stdio: 'inherit',

@@ -31,4 +31,3 @@ export function readSummaries(file: string): RunSummary[] {
   }
   return runs;
 }
-
