@@ -12,7 +12,7 @@ import { CancelledError, ValidationError } from '../core/errors';
 import { type ImageModel } from '../core/types';
 import { type CompareEntry, type CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
 import { withAspectDefault } from '../jobs/editShape';
-import type { ImageJob } from '../jobs/jobTypes';
+import type { ImageJob, PreparedJob } from '../jobs/jobTypes';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { comparisonFeed } from '../studio/comparisonFeed';
@@ -118,7 +118,7 @@ export async function compareModels(services: Services, args: CompareArgs, inter
     });
   }
   // Everything before money: each model's request is validated (field named), references checked.
-  const prepared = [];
+  const prepared: PreparedJob[] = [];
   for (const job of jobs) prepared.push(await services.jobs.prepare(job));
   const combined = combineEstimates(prepared.map((p) => p.estimate));
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
@@ -146,7 +146,9 @@ export async function compareModels(services: Services, args: CompareArgs, inter
       (progress, token) => {
         const subscription = token.onCancellationRequested(abort);
         return runComparison(jobs, {
-          jobs: services.jobs.withDeps({ confirmAbove: () => Number.POSITIVE_INFINITY }),
+          jobs: services.jobs,
+          // Confirmed as a whole: the models do not ask one by one, and none sends more than it showed.
+          confirmedReservations: prepared.map((p) => p.estimate.reservation),
           concurrency: vscode.workspace.getConfiguration('gatewayImages').get<number>('batchConcurrency', 2),
           signal: controller.signal,
           onUpdate: (current) => {

@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
-import { checkAffordable, type CostEstimate, estimateCost, formatRubles } from '../core/cost';
+import { checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
 import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
@@ -116,7 +116,19 @@ export class ImageJobService {
       options.onEvent?.(event);
     };
     for (const message of notes) emit({ type: 'notice', message });
-    if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
+    if (options.confirmedReservation !== undefined) {
+      // The catalog may have been refreshed since the confirmation: send at most what was confirmed.
+      if (toKopecks(estimate.reservation) > toKopecks(options.confirmedReservation)) {
+        throw new CancelledError(
+          l10n.t(
+            'Not sent: {0} now reserves {1}, more than the {2} confirmed for it (its price rose since). Run it again to confirm the new price.',
+            model.id,
+            formatRubles(estimate.reservation, this.deps.locale),
+            formatRubles(options.confirmedReservation, this.deps.locale),
+          ),
+        );
+      }
+    } else if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
       const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }
