@@ -96,7 +96,18 @@ export async function compareModels(services: Services, args: CompareArgs, inter
       MAX_COMPARE_MODELS,
     ]);
   }
-  if (comparisonFeed.running) throw new ValidationError('models', vscode.l10n.t('A comparison is already running.'));
+  // Taken before the first await: a second run started meanwhile is refused, not run beside this one.
+  if (!comparisonFeed.claim()) throw new ValidationError('models', vscode.l10n.t('A comparison is already running.'));
+  try {
+    return await compareClaimed(services, args, interactive, signal);
+  } finally {
+    comparisonFeed.release();
+  }
+}
+
+/** The comparison that holds the feed: prepare, confirm, then run every model. */
+async function compareClaimed(services: Services, args: CompareArgs, interactive: boolean, signal?: AbortSignal): Promise<CompareResult> {
+  const ids = args.models;
   const images = (args.images ?? []).map(toFilePath);
   const source = images[0];
   const directory = source

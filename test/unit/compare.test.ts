@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { estimateCost } from '../../src/core/cost';
 import type { ImageModel } from '../../src/core/types';
 import { type CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
+import { ComparisonFeed } from '../../src/studio/comparisonFeed';
 import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
@@ -114,6 +115,24 @@ describe('compare models', () => {
     assert.match(entries[1]!.error!, /sketch-mini now reserves .+, more than the .+ confirmed/);
     assert.equal(paidRequests(gw.emu).length, 1, 'only aurora-1 was sent');
     assert.equal(rig.confirms, 0, 'the confirmed job asked again');
+  });
+
+  it('the comparison feed is claimed in one step: a second claim is refused until the first run releases it', () => {
+    const feed = new ComparisonFeed();
+    const seen: boolean[] = [];
+    const subscription = feed.onDidChange((state) => seen.push(state.running));
+    assert.equal(feed.claim(), true);
+    assert.equal(feed.claim(), false, 'a second run took the feed');
+    const controller = new AbortController();
+    feed.start({ runId: 'r', prompt: 'p', estimateText: '', entries: [] }, controller);
+    feed.cancel();
+    assert.equal(controller.signal.aborted, true, 'Cancel All reaches the run that holds the feed');
+    feed.finish([]);
+    feed.release();
+    assert.equal(feed.claim(), true);
+    subscription.dispose();
+    feed.start({ runId: 's', prompt: 'p', estimateText: '', entries: [] }, new AbortController());
+    assert.deepEqual(seen, [true, false], 'listeners follow the runs until disposed');
   });
 
   it('the studio accepts only well-formed comparison messages', () => {
