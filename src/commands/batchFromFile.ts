@@ -13,6 +13,7 @@ import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
 import { type LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
 import { batchReport, reportPathFor } from '../jobs/batchReport';
+import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
@@ -124,8 +125,8 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   }
 
   const directory = await resolveOutputFolder(args.outputDirectory);
-  const pattern = vscode.workspace.getConfiguration('gatewayImages').get<string>('fileNamePattern', FILE_NAME_PATTERN_DEFAULT);
-  const concurrency = args.concurrency ?? vscode.workspace.getConfiguration('gatewayImages').get<number>('batchConcurrency', 2);
+  const pattern = readPathSetting('fileNamePattern', FILE_NAME_PATTERN_DEFAULT, file).value;
+  const concurrency = args.concurrency ?? readSettings().batchConcurrency;
   const outcomes = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Generating from {0}', name), cancellable: true },
     async (progress, token) => {

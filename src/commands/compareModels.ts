@@ -160,7 +160,7 @@ async function compareClaimed(services: Services, args: CompareArgs, interactive
           jobs: services.jobs,
           // Confirmed as a whole: the models do not ask one by one, and none sends more than it showed.
           confirmedReservations: prepared.map((p) => p.estimate.reservation),
-          concurrency: vscode.workspace.getConfiguration('gatewayImages').get<number>('batchConcurrency', 2),
+          concurrency: readSettings().batchConcurrency,
           signal: controller.signal,
           onUpdate: (current) => {
             comparisonFeed.update(current);

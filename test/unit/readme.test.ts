@@ -192,3 +192,28 @@ describe('README commands', () => {
     }
   });
 });
+
+describe('README settings table', () => {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { scope?: string; default?: unknown }> } };
+  };
+  const properties = manifest.contributes.configuration.properties;
+  /** Setting -> [default, scope] as the README's Configuration table gives them. */
+  const rows = new Map(
+    [...readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(/^\| `(gatewayImages\.[\w.]+)` \| `([^`]*)` \| [^|]*\| `(\w+)`/gm)].map((m) => [
+      m[1]!,
+      [m[2]!, m[3]!],
+    ]),
+  );
+
+  it('every setting declares its scope, and the README lists each with that scope and its default', () => {
+    for (const [name, property] of Object.entries(properties)) {
+      assert.ok(property.scope, `${name} declares no scope`);
+      const row = rows.get(name);
+      assert.ok(row, `${name} is not in the README's settings table`);
+      assert.equal(row[1], property.scope, `${name}: the README says ${row[1]}`);
+      assert.equal(row[0], typeof property.default === 'string' ? property.default || '""' : String(property.default), `${name}: default`);
+    }
+    assert.deepEqual([...rows.keys()].sort(), Object.keys(properties).sort(), 'the README lists settings that do not exist');
+  });
+});
