@@ -1,6 +1,7 @@
-// Says in the log when a workspace sets one of the settings only the user may set (baseUrl and
-// USER_ONLY_SETTINGS, scope `machine`): VS Code drops such values without a word, and the extension
-// never reads them either, so a person who wrote one into .vscode/settings.json learns why it has no effect.
+// Says in the log when a workspace sets one of the settings only the user may set (baseUrl, scope
+// `machine`, and USER_ONLY_SETTINGS, scope `application`): VS Code drops such values without a word,
+// and the extension never reads them either, so a person who wrote one into .vscode/settings.json
+// learns why it has no effect.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { isRecord } from '../core/json';

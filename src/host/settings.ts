@@ -5,26 +5,22 @@ import type { EditTransport } from '../jobs/jobTypes';
 export const SECTION = 'gatewayImages';
 
 /**
- * Settings that guard the user's money (scope `machine` in package.json, like baseUrl): what a
- * confirmation, a warning, a request's deadline or the agents' caps allow. A cloned repository must
- * not change them, so only the user's own value counts (see README, Configuration).
+ * Settings that guard the user's money (scope `application` in package.json): what a confirmation,
+ * a warning, a request's deadline or the agents' caps allow. A cloned repository must not change
+ * them, so only the user's own value counts, the same in every window (see README, Configuration).
  */
 export const USER_ONLY_SETTINGS = ['confirmCostAbove', 'lowBalanceWarning', 'requestTimeoutSeconds', 'mcp.maxCostPerCall', 'mcp.maxCostPerSession'] as const;
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];
 
-/** The smallest value each takes (package.json's `minimum`); 0 when not listed. */
-const MINIMUM: Partial<Record<UserOnlySetting, number>> = { requestTimeoutSeconds: 10 };
-
 /**
- * A setting only the user may set: the user's (or, in a remote window, the remote machine's) value,
- * else the default. A workspace's value is never used, whatever VS Code does with it; the log says
- * when a workspace sets one (ignoredSettings.ts).
+ * A setting only the user may set: the value in the user's settings, else the default. A
+ * workspace's value is never used, whatever VS Code does with it; the log says when a workspace
+ * sets one (ignoredSettings.ts).
  */
 export function readUserSetting(name: UserOnlySetting): number {
   const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(name);
   const value = inspected?.globalValue;
-  const valid = typeof value === 'number' && Number.isFinite(value) && value >= (MINIMUM[name] ?? 0);
-  return valid ? value : (inspected?.defaultValue as number);
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : (inspected?.defaultValue as number);
 }
 
 export interface AgentCaps {
