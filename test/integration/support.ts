@@ -278,3 +278,9 @@ export async function assertUserSpendingLimitsHold(): Promise<void> {
     await config.update('mcp.maxCostPerSession', undefined, vscode.ConfigurationTarget.Global);
   }
 }
+
+/** Whether `candidate` is `folder` or inside it. */
+export function isInsideFolder(folder: string, candidate: string): boolean {
+  const relative = path.relative(folder, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

@@ -53,7 +53,7 @@ describe('Workspace settings cannot redirect writes or the key', function () {
 
   afterEach(closeAllEditors);
 
-  async function refusedBeforeSending(value: string): Promise<void> {
+  async function refusedBeforeSending(value: string, why = /outputDirectory/): Promise<void> {
     await config().update('outputDirectory', value, vscode.ConfigurationTarget.Workspace);
     await waitUntil(() => config().inspect('outputDirectory')?.workspaceValue === value, 5_000, 'workspace value applied');
     const paidBefore = (await paidRequests()).length;
@@ -61,6 +61,7 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     assert.strictEqual(error.kind, 'validation', `${error.name}: ${error.message}`);
     assert.strictEqual(error.field, 'outputDirectory');
     assert.match(error.message, /outputDirectory/);
+    assert.match(error.message, why);
     assert.strictEqual((await paidRequests()).length, paidBefore, 'a paid request was sent');
     assert.deepStrictEqual(fs.readdirSync(outside), [], 'something was written outside');
   }
@@ -72,6 +73,24 @@ describe('Workspace settings cannot redirect writes or the key', function () {
   it('refuses ../outside from the workspace settings, before any request', async () => {
     await refusedBeforeSending('../outside');
     assert.ok(!fs.existsSync(path.join(path.dirname(workspaceRoot()), 'outside')), 'the folder was created');
+  });
+
+  it('refuses an output folder that a link shipped in the repository leads outside, before any request (settings of the workspace or the user)', async () => {
+    const link = path.join(workspaceRoot(), 'shipped-images');
+    fs.symlinkSync(outside, link, 'dir');
+    try {
+      await refusedBeforeSending('shipped-images', /symbolic link/);
+      // The user's own relative value goes through the same link: refused too.
+      await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Workspace);
+      await config().update('outputDirectory', 'shipped-images', vscode.ConfigurationTarget.Global);
+      await waitUntil(() => config().get('outputDirectory') === 'shipped-images', 5_000, 'user value applied');
+      const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Through a link' }));
+      assert.strictEqual(error.field, 'outputDirectory', `${error.name}: ${error.message}`);
+      assert.deepStrictEqual(fs.readdirSync(outside), [], 'something was written through the link');
+    } finally {
+      await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(link, { force: true });
+    }
   });
 
   it('honours the same absolute folder from the user settings', async () => {
