@@ -4,8 +4,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
-import { checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
-import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
+import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
+import { CancelledError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
 import {
@@ -82,27 +82,7 @@ export class ImageJobService {
         ),
       ];
     }
-    if (!affordable.ok) {
-      const locale = this.deps.locale;
-      const needed = formatRubles(affordable.needed, locale);
-      const available = formatRubles(affordable.available, locale);
-      throw new CannotAffordError(
-        affordable.scope,
-        affordable.needed,
-        affordable.available,
-        affordable.scope === 'balance'
-          ? l10n.t(
-              'The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.',
-              needed,
-              available,
-            )
-          : l10n.t(
-              'The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.',
-              needed,
-              available,
-            ),
-      );
-    }
+    if (!affordable.ok) throw cannotAfford(affordable, 1, this.deps.locale);
     return { request, notes, model, estimate, references };
   }
 
