@@ -3,7 +3,7 @@
 import { Agent, type Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
 import * as l10n from '@vscode/l10n';
-import { extractEntries, extractGroups, parseImageModels } from './catalog';
+import { extractGroups, parseImageModels } from './catalog';
 import { ApiError, CancelledError, ConnectionError, type GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
 import { accountIdentity } from './identity';
@@ -16,7 +16,6 @@ import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '.
 import type {
   BalanceRecord,
   CatalogEntry,
-  CatalogGroup,
   GenerationRequest,
   GenerationResponseMeta,
   ImageModel,
@@ -115,10 +114,6 @@ export class GatewayClient {
 
   async catalog(options?: CallOptions): Promise<Map<string, CatalogEntry[]>> {
     return extractGroups(await this.getJson('/public/gateway/models', false, options));
-  }
-
-  async catalogGroup(group: CatalogGroup, options?: CallOptions): Promise<CatalogEntry[]> {
-    return extractEntries(await this.getJson(`/public/gateway/models/${group}`, false, options), group);
   }
 
   async imageModels(options?: CallOptions): Promise<ImageModel[]> {

@@ -81,7 +81,6 @@ export interface CatalogEntry {
 }
 
 export const CATALOG_GROUPS = ['chat', 'images', 'videos', 'embeddings', 'speech', 'transcriptions', 'moderation'] as const;
-export type CatalogGroup = (typeof CATALOG_GROUPS)[number];
 
 export interface UserRecord {
   email: string;
