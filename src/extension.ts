@@ -16,6 +16,7 @@ import { registerGenerateForSelection } from './commands/generateForSelection';
 import { type CommandResult } from './commands/jobRunner';
 import { registerProvenance } from './commands/provenance';
 import { registerRecover } from './commands/recover';
+import { logIgnoredWorkspaceSettings } from './host/ignoredSettings';
 import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
 import { type McpRegistration, registerMcpServer } from './mcp/register';
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerCompareModels(services),
     mcp.disposable,
     initOnboarding(context.globalState, services.keys, context.extension.id),
+    logIgnoredWorkspaceSettings(services.log),
   );
 
   const activationMs = performance.now() - started;

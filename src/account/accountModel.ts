@@ -76,7 +76,16 @@ export class AccountModel {
   readonly onDidChange: Event<AccountSnapshot> = this.changed.event;
   /** Bumped on every switch of key or gateway: a refresh of an older generation is discarded. */
   private generation = 0;
-  private refreshing: { generation: number; promise: Promise<AccountSnapshot> } | undefined;
+  /**
+   * Numbers every refresh when it starts and every usage when it arrives, so that an older figure
+   * never replaces a newer one: a slow refresh may answer after a charge it did not see.
+   */
+  private sequence = 0;
+  /** The number of the last usage applied (its balance and budget are in `current`). */
+  private usageSequence = 0;
+  /** The number of the last refresh applied. */
+  private appliedRefresh = 0;
+  private refreshing: { generation: number; sequence: number; promise: Promise<AccountSnapshot> } | undefined;
   private reconcileTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -100,12 +109,22 @@ export class AccountModel {
 
   /** Reads user, balance, key and stats; concurrent callers of the same identity share one refresh. */
   refresh(): Promise<AccountSnapshot> {
-    if (this.refreshing?.generation === this.generation) return this.refreshing.promise;
+    return this.refreshStartedAfter(-1);
+  }
+
+  /**
+   * A refresh that started after the number `after`: one in flight that started earlier may hold
+   * figures from before a charge, so a new one is started instead.
+   */
+  private refreshStartedAfter(after: number): Promise<AccountSnapshot> {
+    const inFlight = this.refreshing;
+    if (inFlight?.generation === this.generation && inFlight.sequence > after) return inFlight.promise;
     const generation = this.generation;
-    const promise: Promise<AccountSnapshot> = this.load(generation).finally(() => {
+    const started = ++this.sequence;
+    const promise: Promise<AccountSnapshot> = this.load(generation, started).finally(() => {
       if (this.refreshing?.promise === promise) this.refreshing = undefined;
     });
-    this.refreshing = { generation, promise };
+    this.refreshing = { generation, sequence: started, promise };
     return promise;
   }
 
@@ -121,6 +140,8 @@ export class AccountModel {
     // Without the balance after the charge, the figures are not fresh: the reconcile reads them.
     const balance = usage.balance ?? this.current.balance;
     const updatedAt = usage.balance === undefined ? this.current.updatedAt : this.now();
+    // Newer than any refresh in flight: those started before this charge.
+    this.usageSequence = ++this.sequence;
     this.update({ ...this.current, status: 'ready', balance, budget, updatedAt });
   }
 
@@ -150,22 +171,27 @@ export class AccountModel {
     return { balance: s.balance, budget: s.budget, ...(budgetRefusedByGateway ? { budgetRefusedByGateway } : {}) };
   }
 
-  /** Reconciles budget and statistics a little later (they are not in the generation answer). */
+  /**
+   * Reconciles budget and statistics a little later (they are not in the generation answer), with
+   * figures requested after this call: called once a paid call ended.
+   */
   reconcileSoon(delayMs = 1500): void {
+    const calledAt = this.sequence;
     if (this.reconcileTimer) clearTimeout(this.reconcileTimer);
     this.reconcileTimer = setTimeout(() => {
       this.reconcileTimer = undefined;
-      this.refresh().catch(() => undefined);
+      this.refreshStartedAfter(calledAt).catch(() => undefined);
     }, delayMs);
   }
 
   /**
    * Refreshes now and says what changed (after a request whose outcome is unknown), against the
    * figures known before the request was sent when given: a refresh in between must not hide a charge.
+   * The figures are requested now, after the paid call ended: a refresh in flight is not joined.
    */
   async reconcile(baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>): Promise<BalanceChange> {
     const before = baseline ? { ...this.current, ...baseline } : this.current;
-    const after = await this.refresh();
+    const after = await this.refreshStartedAfter(this.sequence);
     const delta = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : fromKopecks(toKopecks(b) - toKopecks(a)));
     // A switch in between makes the two sides figures of different accounts: no delta.
     if (before.identity !== undefined && after.identity !== before.identity) return { before, after };
@@ -190,7 +216,7 @@ export class AccountModel {
     return !(resetAt <= this.now() && resetAt >= s.updatedAt);
   }
 
-  private async load(generation: number): Promise<AccountSnapshot> {
+  private async load(generation: number, started: number): Promise<AccountSnapshot> {
     let resolved: Awaited<ReturnType<AccountApiProvider>>;
     try {
       resolved = await this.api();
@@ -218,7 +244,11 @@ export class AccountModel {
     // Each part on its own: a failing stats or me must not hide a fresh balance and budget.
     const [user, balance, key, stats] = await Promise.allSettled([api.me(), api.balance(), api.key(), api.stats()]);
     if (generation !== this.generation) return this.refresh();
-    this.update(merge(this.current, { user, balance, key, stats }, this.now()));
+    // A refresh that started later was applied already: every figure here is older.
+    if (started < this.appliedRefresh) return this.current;
+    this.appliedRefresh = started;
+    // A usage that arrived after this refresh started brought newer funds: they stay.
+    this.update(merge(this.current, { user, balance, key, stats }, this.now(), started < this.usageSequence));
     return this.current;
   }
 
@@ -235,8 +265,11 @@ interface Parts {
   stats: PromiseSettledResult<StatsSummary>;
 }
 
-/** The snapshot after a refresh: what was read replaces, what failed keeps its old figures and is reported. */
-function merge(previous: AccountSnapshot, parts: Parts, now: number): AccountSnapshot {
+/**
+ * The snapshot after a refresh: what was read replaces, what failed keeps its old figures and is
+ * reported. With `keepFunds`, balance and budget stay: they are newer than this refresh (a charge's usage).
+ */
+function merge(previous: AccountSnapshot, parts: Parts, now: number, keepFunds: boolean): AccountSnapshot {
   const failed = (Object.keys(parts) as AccountPart[]).filter((name) => parts[name].status === 'rejected');
   const first = failed[0];
   const firstError: unknown = first ? (parts[first] as PromiseRejectedResult).reason : undefined;
@@ -258,6 +291,7 @@ function merge(previous: AccountSnapshot, parts: Parts, now: number): AccountSna
     error: firstError === undefined ? undefined : summarizeError(firstError),
     failedParts: failed.length ? failed : undefined,
   };
+  if (keepFunds) return next;
   if (balance) {
     next.balance = balance.balance;
     next.updatedAt = now;

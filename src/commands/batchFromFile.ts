@@ -13,6 +13,7 @@ import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
 import { type LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
 import { batchReport, reportPathFor } from '../jobs/batchReport';
+import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
@@ -106,7 +107,8 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
     return toResult(report, skipped);
   }
   const byId = new Map(models.map((m) => [m.id, m]));
-  const combined = combineEstimates(todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1)));
+  const estimates = todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1));
+  const combined = combineEstimates(estimates);
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
   const skippedNote = skipped.length
     ? trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length)
@@ -123,10 +125,8 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   }
 
   const directory = await resolveOutputFolder(args.outputDirectory);
-  const pattern = vscode.workspace.getConfiguration('gatewayImages').get<string>('fileNamePattern', FILE_NAME_PATTERN_DEFAULT);
-  const concurrency = args.concurrency ?? vscode.workspace.getConfiguration('gatewayImages').get<number>('batchConcurrency', 2);
-  // Confirmed as a whole: the lines do not ask one by one.
-  const jobs = services.jobs.withDeps({ confirmAbove: () => Number.POSITIVE_INFINITY });
+  const pattern = readPathSetting('fileNamePattern', FILE_NAME_PATTERN_DEFAULT, file).value;
+  const concurrency = args.concurrency ?? readSettings().batchConcurrency;
   const outcomes = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Generating from {0}', name), cancellable: true },
     async (progress, token) => {
@@ -138,9 +138,11 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
       if (skipped.length) progress.report({ message: skippedNote });
       try {
         return await runBatch(todo, {
-          jobs,
+          jobs: services.jobs,
           output: { directory, pattern },
           concurrency: Math.min(6, Math.max(1, Math.trunc(concurrency) || 1)),
+          // Confirmed as a whole: the lines do not ask one by one, and none sends more than it showed.
+          confirmedReservations: estimates.map((e) => e.reservation),
           signal: controller.signal,
           record: (line, result) => record(services, file.fsPath, line, result),
           onProgress: (_outcome, p) => {

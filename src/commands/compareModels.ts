@@ -12,7 +12,7 @@ import { CancelledError, ValidationError } from '../core/errors';
 import { type ImageModel } from '../core/types';
 import { type CompareEntry, type CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
 import { withAspectDefault } from '../jobs/editShape';
-import type { ImageJob } from '../jobs/jobTypes';
+import type { ImageJob, PreparedJob } from '../jobs/jobTypes';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { comparisonFeed } from '../studio/comparisonFeed';
@@ -96,7 +96,18 @@ export async function compareModels(services: Services, args: CompareArgs, inter
       MAX_COMPARE_MODELS,
     ]);
   }
-  if (comparisonFeed.running) throw new ValidationError('models', vscode.l10n.t('A comparison is already running.'));
+  // Taken before the first await: a second run started meanwhile is refused, not run beside this one.
+  if (!comparisonFeed.claim()) throw new ValidationError('models', vscode.l10n.t('A comparison is already running.'));
+  try {
+    return await compareClaimed(services, args, interactive, signal);
+  } finally {
+    comparisonFeed.release();
+  }
+}
+
+/** The comparison that holds the feed: prepare, confirm, then run every model. */
+async function compareClaimed(services: Services, args: CompareArgs, interactive: boolean, signal?: AbortSignal): Promise<CompareResult> {
+  const ids = args.models;
   const images = (args.images ?? []).map(toFilePath);
   const source = images[0];
   const directory = source
@@ -118,7 +129,7 @@ export async function compareModels(services: Services, args: CompareArgs, inter
     });
   }
   // Everything before money: each model's request is validated (field named), references checked.
-  const prepared = [];
+  const prepared: PreparedJob[] = [];
   for (const job of jobs) prepared.push(await services.jobs.prepare(job));
   const combined = combineEstimates(prepared.map((p) => p.estimate));
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
@@ -146,8 +157,10 @@ export async function compareModels(services: Services, args: CompareArgs, inter
       (progress, token) => {
         const subscription = token.onCancellationRequested(abort);
         return runComparison(jobs, {
-          jobs: services.jobs.withDeps({ confirmAbove: () => Number.POSITIVE_INFINITY }),
-          concurrency: vscode.workspace.getConfiguration('gatewayImages').get<number>('batchConcurrency', 2),
+          jobs: services.jobs,
+          // Confirmed as a whole: the models do not ask one by one, and none sends more than it showed.
+          confirmedReservations: prepared.map((p) => p.estimate.reservation),
+          concurrency: readSettings().batchConcurrency,
           signal: controller.signal,
           onUpdate: (current) => {
             comparisonFeed.update(current);

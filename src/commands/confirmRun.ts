@@ -3,24 +3,13 @@
 import { trPlural } from '../core/plural';
 import * as vscode from 'vscode';
 import { type CombinedEstimate } from '../core/combinedEstimate';
-import { type Affordability, formatRubleRange, formatRubles } from '../core/cost';
-import { CannotAffordError } from '../core/errors';
+import { type Affordability, cannotAfford, formatRubleRange, formatRubles } from '../core/cost';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
 
 /** Refuses the whole run when the known balance or key budget cannot cover the sum of the reservations. */
 export function refuseUnaffordable(services: Services, affordable: Affordability, requests: number): void {
-  if (affordable.ok) return;
-  const needed = formatRubles(affordable.needed, services.locale);
-  const available = formatRubles(affordable.available, services.locale);
-  throw new CannotAffordError(
-    affordable.scope,
-    affordable.needed,
-    affordable.available,
-    affordable.scope === 'balance'
-      ? vscode.l10n.t('Nothing was sent: the {0} requests reserve {1} in total, but the account balance is {2}.', requests, needed, available)
-      : vscode.l10n.t("Nothing was sent: the {0} requests reserve {1} in total, but the key's remaining budget is {2}.", requests, needed, available),
-  );
+  if (!affordable.ok) throw cannotAfford(affordable, requests, services.locale);
 }
 
 /** Asks once when the sum of the reservations is above gatewayImages.confirmCostAbove. */

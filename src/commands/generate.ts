@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { type Services } from '../services';
 import { type GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
-import { resolveOutputFolder } from './outputFolder';
+import { readPathSetting } from '../host/settings';
+import { resolveOutputFolder, workspaceFolderFor } from './outputFolder';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
 
@@ -21,7 +22,7 @@ export function generateCommand(services: Services, args?: unknown): Promise<Com
 /** Runs a generation; shared by the command, the public API and the studio. */
 export async function generate(services: Services, args: GenerateArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
   const directory = await resolveOutputFolder(args.outputDirectory);
-  const pattern = vscode.workspace.getConfiguration('gatewayImages').get<string>('fileNamePattern', FILE_NAME_PATTERN_DEFAULT);
+  const pattern = readPathSetting('fileNamePattern', FILE_NAME_PATTERN_DEFAULT, workspaceFolderFor()?.uri).value;
   return runJobCommand(
     services,
     { request: requestOf(args), output: { directory, pattern } },

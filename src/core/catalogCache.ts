@@ -79,11 +79,4 @@ export class CatalogCache {
     this.inFlight = { baseUrl, promise };
     return promise;
   }
-
-  /** Finds a model, fetching the catalog once more when the id is not in the cache (it may be new). */
-  async find(id: string): Promise<ImageModel | undefined> {
-    const cached = (await this.get()).find((m) => m.id === id);
-    if (cached) return cached;
-    return (await this.refresh()).find((m) => m.id === id);
-  }
 }

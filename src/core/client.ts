@@ -1,9 +1,10 @@
 // The one typed client for every endpoint of the gateway (undici over HTTP).
 // Money rule: a paid request (generation, edit) is sent once and never resent automatically.
+import { setTimeout as wait } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
 import * as l10n from '@vscode/l10n';
-import { extractEntries, extractGroups, parseImageModels } from './catalog';
+import { extractGroups, parseImageModels } from './catalog';
 import { ApiError, CancelledError, ConnectionError, type GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
 import { accountIdentity } from './identity';
@@ -13,17 +14,7 @@ import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from '.
 import type { ImageSink } from './generationStream';
 import { decodePaidAnswer } from './paidAnswer';
 import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from './requestBodies';
-import type {
-  BalanceRecord,
-  CatalogEntry,
-  CatalogGroup,
-  GenerationRequest,
-  GenerationResponseMeta,
-  ImageModel,
-  KeyRecord,
-  StatsSummary,
-  UserRecord,
-} from './types';
+import type { BalanceRecord, CatalogEntry, GenerationRequest, GenerationResponseMeta, ImageModel, KeyRecord, StatsSummary, UserRecord } from './types';
 
 export interface RequestLogEntry {
   method: string;
@@ -117,10 +108,6 @@ export class GatewayClient {
     return extractGroups(await this.getJson('/public/gateway/models', false, options));
   }
 
-  async catalogGroup(group: CatalogGroup, options?: CallOptions): Promise<CatalogEntry[]> {
-    return extractEntries(await this.getJson(`/public/gateway/models/${group}`, false, options), group);
-  }
-
   async imageModels(options?: CallOptions): Promise<ImageModel[]> {
     return parseImageModels(await this.getJson('/public/gateway/models/images', false, options));
   }
@@ -202,8 +189,6 @@ export class GatewayClient {
       if (typed instanceof ApiError && (typed.status === 502 || typed.status === 504)) typed.markOutcomeUnknown();
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1, error: typed.kind });
       throw typed;
-    } finally {
-      deadline.dispose();
     }
   }
 
@@ -230,9 +215,9 @@ export class GatewayClient {
         this.log({ method: 'GET', path, status, durationMs: Date.now() - started, requestId, attempt, error: typed.kind });
         const delay = attempt <= maxRetries ? this.retryDelay(typed, attempt) : undefined;
         if (delay === undefined) throw typed;
-        await sleep(delay, options?.signal);
-      } finally {
-        deadline.dispose();
+        await wait(delay, undefined, { signal: options?.signal }).catch(() => {
+          throw new CancelledError();
+        });
       }
     }
   }
@@ -309,19 +294,4 @@ function parseJson(text: string, path: string): unknown {
   } catch {
     throw new ResponseFormatError(l10n.t("The gateway's answer to {0} is not valid JSON.", path));
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new CancelledError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CancelledError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

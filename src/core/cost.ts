@@ -1,5 +1,7 @@
 // Money: the reservation the gateway makes before a request, the expected range, and how to
 // show rubles to people. Amounts are computed in kopecks to avoid float drift.
+import * as l10n from '@vscode/l10n';
+import { CannotAffordError } from './errors';
 import { type ImageModel } from './types';
 
 export interface CostEstimate {
@@ -50,6 +52,29 @@ export function checkAffordable(estimate: CostEstimate, funds: FundsSnapshot): A
     return funds.budgetRefusedByGateway ? { ok: false, scope: 'budget', ...short } : { ok: true, budgetShort: short };
   }
   return { ok: true };
+}
+
+/**
+ * The refusal, before anything is sent, of what the known funds cannot cover: one request, or a
+ * run of several (a batch, a comparison) by their total. The one place its words are made.
+ */
+export function cannotAfford(refusal: Extract<Affordability, { ok: false }>, requests: number, locale?: string): CannotAffordError {
+  const needed = formatRubles(refusal.needed, locale);
+  const available = formatRubles(refusal.available, locale);
+  const balance = refusal.scope === 'balance';
+  const message =
+    requests === 1
+      ? balance
+        ? l10n.t('The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.', needed, available)
+        : l10n.t(
+            'The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.',
+            needed,
+            available,
+          )
+      : balance
+        ? l10n.t('Nothing was sent: the {0} requests reserve {1} in total, but the account balance is {2}.', requests, needed, available)
+        : l10n.t("Nothing was sent: the {0} requests reserve {1} in total, but the key's remaining budget is {2}.", requests, needed, available);
+  return new CannotAffordError(refusal.scope, refusal.needed, refusal.available, message);
 }
 
 /** Balance and budget after a charge of `amount` (for the live estimate). */

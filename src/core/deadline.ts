@@ -3,34 +3,26 @@
 import { CancelledError, ConnectionError, GatewayError, TimeoutError } from './errors';
 import * as l10n from '@vscode/l10n';
 
-/** Merges the caller's signal with a deadline, and says which of the two fired. */
+/** Merges the caller's signal with a deadline, and says which of the two fired first. */
 export class Deadline {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly onCallerAbort = () => this.controller.abort(new CancelledError());
+  private readonly timeout: AbortSignal;
+  /** Aborted by the deadline or by the caller, whichever comes first. */
+  readonly signal: AbortSignal;
 
   constructor(
     readonly timeoutMs: number,
-    private readonly callerSignal?: AbortSignal,
+    callerSignal?: AbortSignal,
   ) {
-    this.timer = setTimeout(() => this.controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
-    if (callerSignal?.aborted) this.onCallerAbort();
-    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
+    this.timeout = AbortSignal.timeout(timeoutMs);
+    this.signal = callerSignal ? AbortSignal.any([callerSignal, this.timeout]) : this.timeout;
   }
 
   throwIfAborted(): void {
-    if (this.controller.signal.aborted) throw this.controller.signal.reason;
+    if (this.signal.aborted) throw this.abortError();
   }
 
   translate(error: unknown): GatewayError {
-    if (this.controller.signal.aborted) {
-      const reason: unknown = this.controller.signal.reason;
-      if (reason instanceof GatewayError) return reason;
-    }
+    if (this.signal.aborted) return this.abortError();
     if (error instanceof GatewayError) return error;
     const code = errorCode(error);
     const message = error instanceof Error ? error.message : String(error);
@@ -40,9 +32,10 @@ export class Deadline {
     return new ConnectionError(l10n.t('Could not reach the gateway: {0}.', detail), { cause: error });
   }
 
-  dispose(): void {
-    clearTimeout(this.timer);
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  /** The merged signal keeps the reason of the signal that fired first. */
+  private abortError(): GatewayError {
+    const timedOut = this.timeout.aborted && this.signal.reason === this.timeout.reason;
+    return timedOut ? new TimeoutError(this.timeoutMs) : new CancelledError();
   }
 }
 

@@ -7,7 +7,7 @@
 // arrives and hands the bytes to a sink (which awaits its own writes: backpressure).
 // Nothing larger than one input chunk plus a small staging buffer is ever held.
 //
-// Pure: no vscode import. See ../shared/gateway-api-spec.md, "Image generation response".
+// Pure: no vscode import. See docs/gateway-contract.md, "The answer".
 
 import type { GenerationResponseMeta } from './types';
 import { CancelledError, GatewayError } from './errors';

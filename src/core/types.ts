@@ -1,4 +1,4 @@
-// Types of the gateway contract (../shared/gateway-api-spec.md). Pure: no vscode import.
+// Types of the gateway contract (docs/gateway-contract.md). Pure: no vscode import.
 
 /** A reference image for image-to-image: a data: URL or a public http(s) address. */
 export interface ReferenceObject {
@@ -81,7 +81,6 @@ export interface CatalogEntry {
 }
 
 export const CATALOG_GROUPS = ['chat', 'images', 'videos', 'embeddings', 'speech', 'transcriptions', 'moderation'] as const;
-export type CatalogGroup = (typeof CATALOG_GROUPS)[number];
 
 export interface UserRecord {
   email: string;

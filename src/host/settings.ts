@@ -1,8 +1,39 @@
-// Typed access to the extension's settings, aware of Workspace Trust.
+// Typed access to the extension's settings, aware of Workspace Trust and of what only the user may set.
 import * as vscode from 'vscode';
 import type { EditTransport } from '../jobs/jobTypes';
 
 export const SECTION = 'gatewayImages';
+
+/**
+ * Settings that guard the user's money (scope `application` in package.json): what a confirmation,
+ * a warning, a request's deadline or the agents' caps allow. A cloned repository must not change
+ * them, so only the user's own value counts, the same in every window (see README, Configuration).
+ */
+export const USER_ONLY_SETTINGS = ['confirmCostAbove', 'lowBalanceWarning', 'requestTimeoutSeconds', 'mcp.maxCostPerCall', 'mcp.maxCostPerSession'] as const;
+export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];
+
+/**
+ * A setting only the user may set: the value in the user's settings, else the default. A
+ * workspace's value is never used, whatever VS Code does with it; the log says when a workspace
+ * sets one (ignoredSettings.ts).
+ */
+export function readUserSetting(name: UserOnlySetting): number {
+  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(name);
+  const value = inspected?.globalValue;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : (inspected?.defaultValue as number);
+}
+
+export interface AgentCaps {
+  /** The most one agent call may reserve, in rubles. */
+  maxCostPerCall: number;
+  /** The most one agent session may spend, in rubles. */
+  maxCostPerSession: number;
+}
+
+/** The spending caps of agents (the MCP server, the chat tool): only the user's values. */
+export function readAgentCaps(): AgentCaps {
+  return { maxCostPerCall: readUserSetting('mcp.maxCostPerCall'), maxCostPerSession: readUserSetting('mcp.maxCostPerSession') };
+}
 
 export interface ExtensionSettings {
   baseUrl: string;
@@ -14,19 +45,23 @@ export interface ExtensionSettings {
   editTransport: EditTransport;
   /** Whether saved PNGs carry their request in an iTXt chunk. */
   embedProvenance: boolean;
+  /** Paid requests a batch or a comparison sends at once. */
+  batchConcurrency: number;
 }
 
 export function readSettings(): ExtensionSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
+    // Machine-scoped: VS Code itself never takes it from a workspace.
     baseUrl: config.get<string>('baseUrl', '').trim(),
-    confirmCostAbove: config.get<number>('confirmCostAbove', 50),
-    lowBalanceWarning: config.get<number>('lowBalanceWarning', 100),
+    confirmCostAbove: readUserSetting('confirmCostAbove'),
+    lowBalanceWarning: readUserSetting('lowBalanceWarning'),
     balanceRefreshMinutes: config.get<number>('balanceRefreshMinutes', 5),
-    requestTimeoutSeconds: config.get<number>('requestTimeoutSeconds', 600),
+    requestTimeoutSeconds: readUserSetting('requestTimeoutSeconds'),
     openAfterGenerate: config.get<boolean>('openAfterGenerate', true),
     editTransport: config.get<string>('editTransport', 'input_references') === 'multipart' ? 'multipart' : 'input_references',
     embedProvenance: config.get<boolean>('embedProvenance', true) !== false,
+    batchConcurrency: config.get<number>('batchConcurrency', 2),
   };
 }
 

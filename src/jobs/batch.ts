@@ -61,6 +61,8 @@ export interface BatchRunOptions {
   jobs: ImageJobService;
   output: { directory: string; pattern: string };
   concurrency: number;
+  /** What was confirmed for each line, in order (the run's total was): a line that would now reserve more is not sent. */
+  confirmedReservations: readonly number[];
   signal?: AbortSignal;
   /** Called after each line, before the next one starts. */
   onProgress?: (outcome: LineOutcome, progress: BatchProgress) => void;
@@ -74,8 +76,8 @@ export async function runBatch(lines: readonly BatchLine[], options: BatchRunOpt
   const outcomes = await runBounded(
     lines,
     options.concurrency,
-    async (line) => {
-      const outcome = await runLine(line, options);
+    async (line, index) => {
+      const outcome = await runLine(line, options.confirmedReservations[index], options);
       finished++;
       if (outcome.costRub !== undefined) spentKopecks += toKopecks(outcome.costRub);
       options.onProgress?.(outcome, { finished, total: lines.length, spent: fromKopecks(spentKopecks) });
@@ -87,10 +89,10 @@ export async function runBatch(lines: readonly BatchLine[], options: BatchRunOpt
   return lines.map((line, i) => outcomes[i] ?? { line: line.line, prompt: line.request.prompt, model: line.request.model, status: 'not-sent', files: [] });
 }
 
-async function runLine(line: BatchLine, options: BatchRunOptions): Promise<LineOutcome> {
+async function runLine(line: BatchLine, confirmedReservation: number | undefined, options: BatchRunOptions): Promise<LineOutcome> {
   const base = { line: line.line, prompt: line.request.prompt, model: line.request.model };
   try {
-    const result = await options.jobs.run({ request: line.request, output: options.output }, { signal: options.signal });
+    const result = await options.jobs.run({ request: line.request, output: options.output }, { signal: options.signal, confirmedReservation });
     await options.record?.(line, result);
     const files = [...result.files, ...(result.recovered?.files ?? [])];
     return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub };

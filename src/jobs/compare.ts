@@ -37,6 +37,8 @@ export interface CompareEntry {
 export interface ComparisonRun {
   jobs: ImageJobService;
   concurrency: number;
+  /** What was confirmed for each job, in order (the run's total was): a model whose price rose since is not sent. */
+  confirmedReservations: readonly number[];
   signal?: AbortSignal;
   now?: () => number;
   /** Every change of an entry (the studio's grid follows it). */
@@ -58,7 +60,7 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
       const started = now();
       update(index, { status: 'running' });
       try {
-        const result = await run.jobs.run(job, { signal: run.signal });
+        const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index] });
         await run.record?.(job, result);
         update(index, { status: 'done', files: [...result.files, ...(result.recovered?.files ?? [])], costRub: result.usage?.cost_rub, ms: now() - started });
       } catch (error) {

@@ -4,8 +4,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
-import { checkAffordable, type CostEstimate, estimateCost, formatRubles } from '../core/cost';
-import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
+import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
+import { CancelledError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
 import {
@@ -82,27 +82,7 @@ export class ImageJobService {
         ),
       ];
     }
-    if (!affordable.ok) {
-      const locale = this.deps.locale;
-      const needed = formatRubles(affordable.needed, locale);
-      const available = formatRubles(affordable.available, locale);
-      throw new CannotAffordError(
-        affordable.scope,
-        affordable.needed,
-        affordable.available,
-        affordable.scope === 'balance'
-          ? l10n.t(
-              'The gateway reserves {0} for this request, but the account balance is {1}. Lower "n", choose a cheaper model, or top up.',
-              needed,
-              available,
-            )
-          : l10n.t(
-              'The gateway reserves {0} for this request, but the key\'s remaining budget is {1}. Lower "n", choose a cheaper model, or top up.',
-              needed,
-              available,
-            ),
-      );
-    }
+    if (!affordable.ok) throw cannotAfford(affordable, 1, this.deps.locale);
     return { request, notes, model, estimate, references };
   }
 
@@ -116,7 +96,19 @@ export class ImageJobService {
       options.onEvent?.(event);
     };
     for (const message of notes) emit({ type: 'notice', message });
-    if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
+    if (options.confirmedReservation !== undefined) {
+      // The catalog may have been refreshed since the confirmation: send at most what was confirmed.
+      if (toKopecks(estimate.reservation) > toKopecks(options.confirmedReservation)) {
+        throw new CancelledError(
+          l10n.t(
+            'Not sent: {0} now reserves {1}, more than the {2} confirmed for it (its price rose since). Run it again to confirm the new price.',
+            model.id,
+            formatRubles(estimate.reservation, this.deps.locale),
+            formatRubles(options.confirmedReservation, this.deps.locale),
+          ),
+        );
+      }
+    } else if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
       const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }

@@ -96,6 +96,11 @@ export interface RunOptions extends CallOptions {
   onEvent?: (event: JobEvent) => void;
   /** Ask for confirmation whatever the cost (an explicit "Try again" after an unknown outcome). */
   forceConfirm?: boolean;
+  /**
+   * The reservation already confirmed for this job (a batch or a comparison confirms their total):
+   * the job does not ask again, and is refused, not sent, when it would now reserve more.
+   */
+  confirmedReservation?: number;
 }
 
 export interface PreparedJob {

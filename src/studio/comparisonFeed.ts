@@ -1,5 +1,6 @@
 // The comparison in progress (or the last one), shared by the Compare Models command and the
 // studio that shows it as a grid. The studio's Cancel aborts the run through it. No vscode import.
+import { Emitter, type Event } from '../core/emitter';
 import type { CompareEntry } from '../jobs/compare';
 
 export interface ComparisonState {
@@ -13,14 +14,28 @@ export interface ComparisonState {
 export class ComparisonFeed {
   private state: ComparisonState | undefined;
   private controller: AbortController | undefined;
-  private readonly listeners = new Set<(state: ComparisonState) => void>();
+  /** A run holds the feed from its claim (before it prepares and confirms) to its release. */
+  private claimed = false;
+  private readonly changed = new Emitter<ComparisonState>();
+  readonly onDidChange: Event<ComparisonState> = this.changed.event;
 
   get latest(): ComparisonState | undefined {
     return this.state;
   }
 
-  get running(): boolean {
-    return !!this.state?.running;
+  /**
+   * Takes the feed for a new run, or says no when a run holds it: checked and taken in one step, so
+   * two runs started together cannot both pass (the second would take Cancel All from the first).
+   */
+  claim(): boolean {
+    if (this.claimed) return false;
+    this.claimed = true;
+    return true;
+  }
+
+  /** The claiming run ended (run, refused or not confirmed): the next one may start. */
+  release(): void {
+    this.claimed = false;
   }
 
   start(state: Omit<ComparisonState, 'running'>, controller: AbortController): void {
@@ -42,14 +57,9 @@ export class ComparisonFeed {
     this.controller?.abort();
   }
 
-  onDidChange(listener: (state: ComparisonState) => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => this.listeners.delete(listener) };
-  }
-
   private set(state: ComparisonState): void {
     this.state = state;
-    for (const listener of this.listeners) listener(state);
+    this.changed.fire(state);
   }
 }
 

@@ -1,26 +1,23 @@
 // Files the page may name: only images inside the workspace folders. The page is untrusted, so
-// every path and URI it sends is resolved (symlinks too) and checked here before use.
+// every path and URI it sends is resolved (symlinks too, by core/outputPath.ts confine) and checked here before use.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveOutputFolder } from '../commands/outputFolder';
 import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
-import { isInside } from '../core/outputPath';
+import { confine } from '../core/outputPath';
 
 export function allowedRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
-/** The real path of `file` when it is inside a workspace folder; undefined otherwise. */
+/** The real path of `file` when it exists inside a workspace folder; undefined otherwise. */
 export async function insideRoots(file: string): Promise<string | undefined> {
-  if (!path.isAbsolute(file)) return undefined;
-  const roots = allowedRoots();
-  const real = await fs.realpath(file).catch(() => undefined);
-  if (!real) return undefined;
-  for (const root of roots) {
-    const realRoot = await fs.realpath(root).catch(() => root);
-    if (isInside(realRoot, real) || isInside(root, real)) return real;
+  if (!path.isAbsolute(file) || !(await fs.stat(file).catch(() => undefined))) return undefined;
+  for (const root of allowedRoots()) {
+    const confined = await confine(root, file);
+    if (confined.inside) return confined.real;
   }
   return undefined;
 }
@@ -65,14 +62,22 @@ export async function savePastedImage(bytes: Uint8Array, mediaType: string): Pro
   if (!kind || kind.mediaType !== mediaType || !EXTENSIONS[mediaType]) {
     throw new Error(vscode.l10n.t('The pasted data is not a PNG, JPEG or WebP image.'));
   }
-  const roots = allowedRoots();
-  const firstRoot = roots[0];
+  const firstRoot = allowedRoots()[0];
   if (firstRoot === undefined) throw new Error(vscode.l10n.t('Open a folder first: pasted images are saved into the workspace.'));
-  let output = await resolveOutputFolder().catch(() => undefined);
-  // A user-chosen absolute output folder is outside the workspace: pasted references stay inside.
-  if (!output || !roots.some((r) => isInside(r, output!))) output = path.join(firstRoot, 'generated-images');
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const file = path.join(output, 'pasted', `pasted-${stamp}-${randomBytes(3).toString('hex')}.${EXTENSIONS[mediaType]}`);
-  await vscode.workspace.fs.writeFile(vscode.Uri.file(file), bytes);
-  return file;
+  const name = `pasted-${stamp}-${randomBytes(3).toString('hex')}.${EXTENSIONS[mediaType]}`;
+  // A user-chosen absolute output folder is outside the workspace: pasted references stay inside.
+  const output = await resolveOutputFolder().catch(() => undefined);
+  for (const folder of [output, path.join(firstRoot, 'generated-images')]) {
+    const file = folder && path.join(folder, 'pasted', name);
+    if (!file || !(await insideAnyRoot(file))) continue;
+    await vscode.workspace.fs.writeFile(vscode.Uri.file(file), bytes);
+    return file;
+  }
+  throw new Error(vscode.l10n.t('Pasted images are saved inside the workspace, but its output folder leads outside it through a symbolic link.'));
+}
+
+async function insideAnyRoot(file: string): Promise<boolean> {
+  for (const root of allowedRoots()) if ((await confine(root, file)).inside) return true;
+  return false;
 }

@@ -4,13 +4,15 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { escapeHtml } from '../core/escapeHtml';
 
-export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+/** `shownFolders`: folders outside the workspace that hold images the page shows (shownFolders.ts). */
+export function webviewOptions(extensionUri: vscode.Uri, shownFolders: readonly string[] = []): vscode.WebviewOptions {
   return {
     enableScripts: true,
     localResourceRoots: [
       vscode.Uri.joinPath(extensionUri, 'dist'),
       vscode.Uri.joinPath(extensionUri, 'media'),
       ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri),
+      ...shownFolders.map((folder) => vscode.Uri.file(folder)),
     ],
   };
 }

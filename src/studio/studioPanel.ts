@@ -10,7 +10,7 @@ import { formatRubles } from '../core/cost';
 import type { GenerationRequest } from '../core/types';
 import { summarizeError } from '../core/errors';
 import { type Services } from '../services';
-import { checkReference, pathOfDroppedUri, savePastedImage } from './files';
+import { allowedRoots, checkReference, pathOfDroppedUri, savePastedImage } from './files';
 import { buildHtml, webviewOptions } from './html';
 import { type FormValues, type FromWebviewMessage, type ReferenceView, STUDIO_VIEW_TYPE, type ToWebviewMessage } from './protocol';
 import { runGalleryAction } from './galleryActions';
@@ -18,6 +18,7 @@ import { describeRejected, parseFromWebviewMessage } from './protocolValidation'
 import { aspectHint } from './aspectHint';
 import { comparisonFeed } from './comparisonFeed';
 import { handleCompareMessage, toComparisonView } from './compareView';
+import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, toAccountView, toFormValues, toGalleryItems, toModelInfo, toRequest } from './view';
 
@@ -63,6 +64,8 @@ export class StudioPanel {
   private pageReady = false;
   private running: AbortController | undefined;
   private pendingFill: StudioFill | undefined;
+  /** Folders outside the workspace whose images the page shows: the only ones outside it the webview may load. */
+  private shownFolders: string[] = [];
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -70,7 +73,7 @@ export class StudioPanel {
   ) {
     const { webview } = panel;
     const extensionUri = services.context.extensionUri;
-    webview.options = webviewOptions(extensionUri);
+    this.allowShownFolders(true);
     panel.title = studioTitle();
     webview.html = buildHtml(webview, extensionUri, studioTitle(), vscode.l10n.t('Loading…'));
     this.disposables.push(
@@ -81,10 +84,33 @@ export class StudioPanel {
       panel.onDidDispose(() => this.dispose()),
       disposable(services.account.onDidChange((snapshot) => this.post({ type: 'account', account: toAccountView(snapshot, services.locale) }))),
       disposable(services.catalog.onDidChange(() => this.postModels())),
-      disposable(services.history.onDidChange(() => this.post({ type: 'gallery', items: this.galleryItems() }))),
-      disposable(comparisonFeed.onDidChange(() => this.postComparison())),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => (webview.options = webviewOptions(extensionUri))),
+      disposable(
+        services.history.onDidChange(() => {
+          this.allowShownFolders();
+          this.post({ type: 'gallery', items: this.galleryItems() });
+        }),
+      ),
+      disposable(
+        comparisonFeed.onDidChange(() => {
+          this.allowShownFolders();
+          this.postComparison();
+        }),
+      ),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.allowShownFolders(true)),
     );
+  }
+
+  /**
+   * Lets the webview load exactly the folders outside the workspace whose images it shows (the
+   * gallery's and the comparison's: an absolute output folder, the recovery folder). New roots
+   * reload the page, so they are set only when they change (`always`: the workspace folders did).
+   */
+  private allowShownFolders(always = false): void {
+    const files = [...this.services.history.list().flatMap((entry) => entry.files), ...(comparisonFeed.latest?.entries.flatMap((entry) => entry.files) ?? [])];
+    const folders = foldersOutside(files, allowedRoots());
+    if (!always && folders.join('\n') === this.shownFolders.join('\n')) return;
+    this.shownFolders = folders;
+    this.panel.webview.options = webviewOptions(this.services.context.extensionUri, folders);
   }
 
   private dispose(): void {

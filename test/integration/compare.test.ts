@@ -35,6 +35,35 @@ describe('Compare Models (arguments)', function () {
     });
   });
 
+  it('two comparisons started together: the second is refused at once, the first runs whole', async () => {
+    const before = (await paidRequests()).length;
+    const models = ['aurora-1', 'sketch-mini'];
+    const gateway = await api();
+    // Both start before either has prepared or confirmed: the "already running" check and the start must be one step.
+    const [first, second] = await Promise.allSettled([
+      gateway.compareModels({ prompt: 'First run', models, size: '64x64', outputDirectory: out }),
+      gateway.compareModels({ prompt: 'Second run', models, size: '64x64', outputDirectory: out }),
+    ]);
+    assert.strictEqual(first.status, 'fulfilled', first.status === 'rejected' ? String(first.reason) : '');
+    assert.strictEqual(second.status, 'rejected', 'both comparisons ran: Cancel All would reach only the second');
+    assert.match((second.reason as Error).message, /already running/);
+    assert.strictEqual((await paidRequests()).length - before, 2, 'only the first run was sent');
+    // The first one ended: the next one may start.
+    const next = await gateway.compareModels({ prompt: 'Next run', models, size: '64x64', outputDirectory: out });
+    assert.deepStrictEqual(
+      next.entries.map((e) => e.status),
+      ['done', 'done'],
+    );
+  });
+
+  it('a comparison refused before it started (a bad option) does not block the next one', async () => {
+    const gateway = await api();
+    const refused = await rejectionOf(gateway.compareModels({ prompt: 'p', models: ['aurora-1', 'prism-2'], background: 'transparent', outputDirectory: out }));
+    assert.strictEqual(refused.field, 'background');
+    const next = await gateway.compareModels({ prompt: 'After a refusal', models: ['aurora-1', 'sketch-mini'], size: '64x64', outputDirectory: out });
+    assert.strictEqual(next.entries.length, 2);
+  });
+
   it('refuses one model, duplicates, or a model that does not take the options, with 0 requests', async () => {
     const before = (await paidRequests()).length;
     const one = await rejectionOf(vscode.commands.executeCommand('gatewayImages.compareModels', { prompt: 'p', models: ['aurora-1'] }));

@@ -92,4 +92,19 @@ describe('Studio file confinement (studio/files.ts)', function () {
     assert.deepStrictEqual(fs.readdirSync(outside).sort(), ['secret.png']);
     fs.rmSync(kept);
   });
+
+  it('savePastedImage: an output folder that a link leads outside is not written through', async () => {
+    const link = path.join(workspaceRoot(), 'paste-link');
+    fs.symlinkSync(outside, link, 'dir');
+    try {
+      await config().update('outputDirectory', 'paste-link', vscode.ConfigurationTarget.Global);
+      const saved = await savePastedImage(PNG, 'image/png');
+      assert.ok(saved.startsWith(path.join(workspaceRoot(), 'generated-images') + path.sep), saved);
+      assert.deepStrictEqual(fs.readdirSync(outside).sort(), ['secret.png'], 'the pasted image went through the link');
+      fs.rmSync(saved);
+    } finally {
+      await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(link, { force: true });
+    }
+  });
 });

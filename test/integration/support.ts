@@ -222,3 +222,65 @@ export function harnessRoot(): string {
   assert.ok(fs.existsSync(path.join(root, 'user-data', 'User', 'settings.json')), `no harness user-data dir next to HOME (${home})`);
   return root;
 }
+
+/** What the extension wrote to its "Gateway Images" log so far (the files under the harness's logs folder). */
+export function extensionLogText(): string {
+  const logs = path.join(harnessRoot(), 'user-data', 'logs');
+  const files = fs.existsSync(logs) ? (fs.readdirSync(logs, { recursive: true }) as string[]) : [];
+  return files
+    .filter((file) => file.endsWith('Gateway Images.log'))
+    .map((file) => fs.readFileSync(path.join(logs, file), 'utf8'))
+    .join('\n');
+}
+
+/** The user's own spending limits, and the values a hostile workspace sets for the same settings. */
+const USER_LIMITS = { confirmCostAbove: 0, 'mcp.maxCostPerCall': 7, 'mcp.maxCostPerSession': 70 };
+export const WORKSPACE_LIMITS = {
+  'gatewayImages.confirmCostAbove': 100_000,
+  'gatewayImages.mcp.maxCostPerCall': 100_000,
+  'gatewayImages.mcp.maxCostPerSession': 100_000,
+};
+
+/**
+ * With WORKSPACE_LIMITS in the workspace settings (already read by VS Code), the user's limits
+ * hold: a generation asks first (the user's confirmCostAbove 0; the dialog is answered "no", so
+ * nothing is sent), the MCP server gets the user's caps, and the log names every ignored value.
+ */
+export async function assertUserSpendingLimitsHold(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('gatewayImages');
+  for (const [name, value] of Object.entries(USER_LIMITS)) await config.update(name, value, vscode.ConfigurationTarget.Global);
+  const window = vscode.window as unknown as Record<string, unknown>;
+  const showWarningMessage = window.showWarningMessage;
+  const asked: string[] = [];
+  window.showWarningMessage = (message: unknown) => {
+    asked.push(String(message));
+    return Promise.resolve(undefined);
+  };
+  try {
+    const paidBefore = (await paidRequests()).length;
+    const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Workspace limits' }));
+    assert.strictEqual(error.kind, 'cancelled', `${error.name}: ${error.message}`);
+    assert.strictEqual(asked.length, 1, 'the cost was not confirmed first: the workspace turned confirmation off');
+    assert.strictEqual((await paidRequests()).length, paidBefore, 'a paid request was sent');
+
+    const [definition] = await (await api()).mcp.definitions();
+    assert.ok(definition, 'no MCP server definition');
+    assert.strictEqual(definition.env.GATEWAY_IMAGES_MAX_COST_PER_CALL, '7');
+    assert.strictEqual(definition.env.GATEWAY_IMAGES_MAX_COST_PER_SESSION, '70');
+
+    for (const name of Object.keys(WORKSPACE_LIMITS)) {
+      await waitUntil(() => new RegExp(`${name.replace(/\./g, '\\.')}.*ignored`).test(extensionLogText()), 10_000, `the log says ${name} is ignored`);
+    }
+  } finally {
+    window.showWarningMessage = showWarningMessage;
+    await config.update('confirmCostAbove', 1000, vscode.ConfigurationTarget.Global);
+    await config.update('mcp.maxCostPerCall', undefined, vscode.ConfigurationTarget.Global);
+    await config.update('mcp.maxCostPerSession', undefined, vscode.ConfigurationTarget.Global);
+  }
+}
+
+/** Whether `candidate` is `folder` or inside it. */
+export function isInsideFolder(folder: string, candidate: string): boolean {
+  const relative = path.relative(folder, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

@@ -8,7 +8,21 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { admin, closeAllEditors, emulator, EXTENSION_ID, paidRequests, rejectionOf, useKey, waitUntil, workspaceRoot } from './support';
+import { USER_ONLY_SETTINGS } from '../../src/host/settings';
+import {
+  admin,
+  assertUserSpendingLimitsHold,
+  closeAllEditors,
+  emulator,
+  EXTENSION_ID,
+  extensionLogText,
+  paidRequests,
+  rejectionOf,
+  useKey,
+  waitUntil,
+  WORKSPACE_LIMITS,
+  workspaceRoot,
+} from './support';
 
 interface Result {
   files: vscode.Uri[];
@@ -39,7 +53,7 @@ describe('Workspace settings cannot redirect writes or the key', function () {
 
   afterEach(closeAllEditors);
 
-  async function refusedBeforeSending(value: string): Promise<void> {
+  async function refusedBeforeSending(value: string, why = /outputDirectory/): Promise<void> {
     await config().update('outputDirectory', value, vscode.ConfigurationTarget.Workspace);
     await waitUntil(() => config().inspect('outputDirectory')?.workspaceValue === value, 5_000, 'workspace value applied');
     const paidBefore = (await paidRequests()).length;
@@ -47,6 +61,7 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     assert.strictEqual(error.kind, 'validation', `${error.name}: ${error.message}`);
     assert.strictEqual(error.field, 'outputDirectory');
     assert.match(error.message, /outputDirectory/);
+    assert.match(error.message, why);
     assert.strictEqual((await paidRequests()).length, paidBefore, 'a paid request was sent');
     assert.deepStrictEqual(fs.readdirSync(outside), [], 'something was written outside');
   }
@@ -58,6 +73,24 @@ describe('Workspace settings cannot redirect writes or the key', function () {
   it('refuses ../outside from the workspace settings, before any request', async () => {
     await refusedBeforeSending('../outside');
     assert.ok(!fs.existsSync(path.join(path.dirname(workspaceRoot()), 'outside')), 'the folder was created');
+  });
+
+  it('refuses an output folder that a link shipped in the repository leads outside, before any request (settings of the workspace or the user)', async () => {
+    const link = path.join(workspaceRoot(), 'shipped-images');
+    fs.symlinkSync(outside, link, 'dir');
+    try {
+      await refusedBeforeSending('shipped-images', /symbolic link/);
+      // The user's own relative value goes through the same link: refused too.
+      await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Workspace);
+      await config().update('outputDirectory', 'shipped-images', vscode.ConfigurationTarget.Global);
+      await waitUntil(() => config().get('outputDirectory') === 'shipped-images', 5_000, 'user value applied');
+      const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Through a link' }));
+      assert.strictEqual(error.field, 'outputDirectory', `${error.name}: ${error.message}`);
+      assert.deepStrictEqual(fs.readdirSync(outside), [], 'something was written through the link');
+    } finally {
+      await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(link, { force: true });
+    }
   });
 
   it('honours the same absolute folder from the user settings', async () => {
@@ -79,15 +112,42 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     fs.mkdirSync(vscodeDir(), { recursive: true });
     const file = path.join(vscodeDir(), 'settings.json');
     const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
-    fs.writeFileSync(file, JSON.stringify({ 'gatewayImages.baseUrl': decoy, 'gatewayImages.confirmCostAbove': 999 }, null, 2));
+    const userProxy = vscode.workspace.getConfiguration('http').inspect('proxy')?.globalValue;
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        { 'gatewayImages.baseUrl': decoy, 'http.proxy': decoy, 'http.proxyStrictSSL': false, 'gatewayImages.balanceRefreshMinutes': 999 },
+        null,
+        2,
+      ),
+    );
     try {
-      // The file was read (the resource-free setting next to it applies) but baseUrl was not taken.
-      await waitUntil(() => config().get('confirmCostAbove') === 999, 5_000, 'the workspace settings file read');
+      // The file was read (the window-scoped setting next to it applies) but baseUrl was not taken.
+      await waitUntil(() => config().get('balanceRefreshMinutes') === 999, 5_000, 'the workspace settings file read');
       assert.strictEqual(config().get('baseUrl'), emulator().url);
       assert.strictEqual(config().inspect('baseUrl')?.workspaceValue, undefined);
+      // VS Code's own proxy settings, which the client reads, are not a workspace's either.
+      const http = vscode.workspace.getConfiguration('http');
+      assert.strictEqual(http.get('proxy'), userProxy ?? '');
+      assert.strictEqual(http.get('proxyStrictSSL'), true);
+      await waitUntil(() => /gatewayImages\.baseUrl.*ignored/.test(extensionLogText()), 10_000, 'the log says the workspace baseUrl is ignored');
       const paidBefore = (await paidRequests()).length;
       await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Still the emulator' });
       assert.strictEqual((await paidRequests()).length, paidBefore + 1, 'the generation did not reach the configured gateway');
+    } finally {
+      if (previous === undefined) fs.rmSync(file, { force: true });
+      else fs.writeFileSync(file, previous);
+    }
+  });
+
+  it('ignores workspace values of the spending limits: confirmCostAbove, mcp.maxCostPerCall, mcp.maxCostPerSession', async () => {
+    fs.mkdirSync(vscodeDir(), { recursive: true });
+    const file = path.join(vscodeDir(), 'settings.json');
+    const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    fs.writeFileSync(file, JSON.stringify({ ...WORKSPACE_LIMITS, 'gatewayImages.balanceRefreshMinutes': 998 }, null, 2));
+    try {
+      await waitUntil(() => config().get('balanceRefreshMinutes') === 998, 5_000, 'the workspace settings file read');
+      await assertUserSpendingLimitsHold();
     } finally {
       if (previous === undefined) fs.rmSync(file, { force: true });
       else fs.writeFileSync(file, previous);
@@ -106,5 +166,8 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     const redirecting = Object.keys(properties).filter((name) => /outputDirectory|FileNamePattern|fileNamePattern/.test(name));
     assert.deepStrictEqual([...pkg.capabilities.untrustedWorkspaces.restrictedConfigurations].sort(), redirecting.sort());
     assert.strictEqual(properties['gatewayImages.baseUrl']!.scope, 'machine');
+    // What only the user may set is exactly what the extension reads from the user's settings alone.
+    const userOnly = Object.keys(properties).filter((name) => ['machine', 'application'].includes(properties[name]!.scope ?? ''));
+    assert.deepStrictEqual(userOnly.sort(), ['baseUrl', ...USER_ONLY_SETTINGS].map((name) => `gatewayImages.${name}`).sort());
   });
 });

@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, closeAllEditors, prepareSuite, waitUntil, workspaceRoot } from './support';
+import { EXTENSION_ID, assertUserSpendingLimitsHold, closeAllEditors, prepareSuite, waitUntil, WORKSPACE_LIMITS, workspaceRoot } from './support';
 
 interface Result {
   files: vscode.Uri[];
@@ -30,8 +30,8 @@ describe('Untrusted workspace (Workspace Trust on)', function () {
   async function workspaceSettings(values: Record<string, unknown>): Promise<void> {
     const marker = 100 + Math.floor(Math.random() * 800);
     fs.mkdirSync(path.dirname(settingsFile()), { recursive: true });
-    fs.writeFileSync(settingsFile(), JSON.stringify({ ...values, 'gatewayImages.lowBalanceWarning': marker }, null, 2));
-    await waitUntil(() => config().get('lowBalanceWarning') === marker, 10_000, 'the workspace settings file read');
+    fs.writeFileSync(settingsFile(), JSON.stringify({ ...values, 'gatewayImages.balanceRefreshMinutes': marker }, null, 2));
+    await waitUntil(() => config().get('balanceRefreshMinutes') === marker, 10_000, 'the workspace settings file read');
   }
 
   it('the workspace is untrusted and the extension is active in limited mode', async () => {
@@ -67,6 +67,11 @@ describe('Untrusted workspace (Workspace Trust on)', function () {
     });
     const name = path.basename(result.files[0]!.fsPath);
     assert.match(name, /^sample\.edit-1(-\d+)?\.png$/, name);
+  });
+
+  it('ignores workspace values of the spending limits: confirmCostAbove, mcp.maxCostPerCall, mcp.maxCostPerSession', async () => {
+    await workspaceSettings(WORKSPACE_LIMITS);
+    await assertUserSpendingLimitsHold();
   });
 
   it('declares exactly these settings as restricted', () => {

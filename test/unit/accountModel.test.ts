@@ -1,9 +1,10 @@
 // The account model against the emulator: status from errors, usage applied without a request, reconcile deltas.
 import * as assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
 import { toKopecks } from '../../src/core/cost';
 import { ValidationError } from '../../src/core/errors';
 import { AccountModel, type AccountSnapshot, budgetLow, expiresWithin } from '../../src/account/accountModel';
-import { DEMO_KEYS, gatewaySuite, localServer, MemorySink, SMALL } from './support/gateway';
+import { DEMO_KEYS, gatewaySuite, localServer, MemorySink, SMALL, waitFor } from './support/gateway';
 
 describe('AccountModel', function () {
   const gw = gatewaySuite({ client: { maxRetries: 0 }, dir: false });
@@ -134,6 +135,58 @@ describe('AccountModel', function () {
     assert.equal(toKopecks(change.budgetDelta!), -toKopecks(meta.usage!.cost_rub!));
   });
 
+  describe('with a slow gateway (account answers read before a charge arrive after it)', () => {
+    const SLOW_MS = 400;
+    const balanceReads = () => gw.emu.state.requests.filter((r) => r.path === '/v1/gateway/balance').length;
+
+    /** A refresh whose figures the gateway reads now, before the paid call below, and sends SLOW_MS later. */
+    async function refreshInFlightBeforeCharge(account: AccountModel): Promise<{ early: Promise<AccountSnapshot> }> {
+      const reads = balanceReads();
+      gw.emu.state.accountGapMs = SLOW_MS;
+      const early = account.refresh();
+      await waitFor(() => balanceReads() > reads);
+      return { early };
+    }
+
+    it('reconcile after a paid call reads figures requested after it: a refresh from before the call does not say "nothing was charged"', async () => {
+      const { client, account } = modelFor(DEMO_KEYS.budget);
+      const baseline = await account.refresh();
+      const { early } = await refreshInFlightBeforeCharge(account);
+      const meta = await client.generate({ model: 'aurora-1', prompt: 'charged meanwhile', size: SMALL }, new MemorySink());
+      gw.emu.state.accountGapMs = 0;
+      const change = await account.reconcile({ balance: baseline.balance, budget: baseline.budget });
+      assert.equal(toKopecks(change.balanceDelta!), -toKopecks(meta.usage!.cost_rub!), 'the charge is seen');
+      assert.equal(change.after.balance, meta.usage!.balance);
+      await early;
+      assert.equal(account.snapshot.balance, meta.usage!.balance, 'the older refresh, answered last, did not bring the old balance back');
+    });
+
+    it('a refresh that started before a paid call never overwrites the balance its answer brought', async () => {
+      const { client, account } = modelFor(DEMO_KEYS.budget);
+      await account.refresh();
+      const { early } = await refreshInFlightBeforeCharge(account);
+      const meta = await client.generate({ model: 'aurora-1', prompt: 'usage first', size: SMALL }, new MemorySink());
+      account.applyUsage(meta.usage!);
+      const stamped = account.snapshot.updatedAt;
+      await early;
+      assert.equal(account.snapshot.balance, meta.usage!.balance, 'the balance before the charge came back');
+      assert.equal(account.snapshot.budget, gw.emu.state.keyBudgetRub(DEMO_KEYS.budget));
+      assert.equal(account.snapshot.updatedAt, stamped, 'the older figure was stamped fresh');
+    });
+
+    it('reconcileSoon after a paid call does not settle for a refresh that started before it', async () => {
+      const { client, account } = modelFor(DEMO_KEYS.budget);
+      await account.refresh();
+      const { early } = await refreshInFlightBeforeCharge(account);
+      const meta = await client.generate({ model: 'aurora-1', prompt: 'reconciled soon', size: SMALL }, new MemorySink());
+      gw.emu.state.accountGapMs = 0;
+      account.reconcileSoon(1);
+      await early;
+      await waitFor(() => account.snapshot.balance === meta.usage!.balance);
+      account.dispose();
+    });
+  });
+
   it('reconcile deltas are undefined when a side is unknown', async () => {
     const { account } = modelFor(DEMO_KEYS.unlimited);
     const change = await account.reconcile();
@@ -142,14 +195,25 @@ describe('AccountModel', function () {
   });
 
   it('reconcileSoon refreshes once after a delay, and dispose cancels it', async () => {
-    const { account } = modelFor(DEMO_KEYS.unlimited);
+    const client = clientFor(DEMO_KEYS.unlimited);
+    let refreshesStarted = 0;
+    // The provider is called at the start of every refresh, synchronously from the timer.
+    const account = new AccountModel(async () => {
+      refreshesStarted++;
+      return client;
+    });
+    /** Resolves after the model's timer of the same delay, set before it, has run (Node runs equal timers in order). */
+    const afterTimerOf = (delayMs: number) => delay(delayMs);
     account.reconcileSoon(20);
     account.reconcileSoon(20);
-    await new Promise((r) => setTimeout(r, 80));
+    await afterTimerOf(20);
+    assert.equal(refreshesStarted, 1);
+    await account.refresh(); // the one in flight
     assert.equal(gw.emu.state.requests.length, 4);
     account.reconcileSoon(20);
     account.dispose();
-    await new Promise((r) => setTimeout(r, 60));
+    await afterTimerOf(20);
+    assert.equal(refreshesStarted, 1);
     assert.equal(gw.emu.state.requests.length, 4);
   });
 

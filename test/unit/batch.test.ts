@@ -2,7 +2,8 @@
 // (lines not started are never sent), resume, and the Markdown report.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { parseBatchFile } from '../../src/core/batchFile';
+import { type BatchLine, parseBatchFile } from '../../src/core/batchFile';
+import { estimateCost } from '../../src/core/cost';
 import { type LineOutcome, planResume, runBatch, summarize } from '../../src/jobs/batch';
 import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
 import { runBounded } from '../../src/jobs/pool';
@@ -15,6 +16,15 @@ describe('batch runs', () => {
   const gw = gatewaySuite({ models: true });
 
   const lines = () => parseBatchFile(FIVE, 'txt', { model: 'aurora-1', options: { size: SMALL } }).lines;
+  /** The reservation of each line at the catalog's prices: what the run's confirmation showed. */
+  const confirmedFor = (batch: readonly BatchLine[]) =>
+    batch.map(
+      (line) =>
+        estimateCost(
+          gw.models.find((m) => m.id === line.request.model)!,
+          line.request.n ?? 1,
+        ).reservation,
+    );
   const rig = () => newService(gw.client, gw.models, path.join(gw.dir, 'recovery'));
 
   it('the pool never runs more than the limit and starts nothing after an abort', async () => {
@@ -44,15 +54,27 @@ describe('batch runs', () => {
   it('runs every line once, with the concurrency asked for, and reports progress with money spent', async () => {
     const progress: number[] = [];
     let spent = 0;
+    // Each generation takes a while, so lines that may run together do.
+    gw.emu.state.armFault({ fault: 'latency', latencyMs: 100, times: -1 });
+    let sending = 0;
+    let peak = 0;
+    const service = newService(gw.client, gw.models, path.join(gw.dir, 'recovery'), {
+      onEvent: (event) => {
+        if (event.type === 'sending') peak = Math.max(peak, ++sending);
+      },
+    }).service;
     const outcomes = await runBatch(lines(), {
-      jobs: rig().service,
+      jobs: service,
       output: { directory: path.join(gw.dir, 'all'), pattern: 'line-{index}-{slug}' },
       concurrency: 2,
+      confirmedReservations: confirmedFor(lines()),
       onProgress: (_o, p) => {
+        sending--;
         progress.push(p.finished);
         spent = p.spent;
       },
     });
+    assert.equal(peak, 2, 'lines in flight at once');
     assert.deepEqual(
       outcomes.map((o) => o.status),
       ['done', 'done', 'done', 'done', 'done'],
@@ -69,6 +91,7 @@ describe('batch runs', () => {
       jobs: rig().service,
       output: { directory: path.join(gw.dir, 'cancel'), pattern: 'line-{index}-{slug}' },
       concurrency: 1,
+      confirmedReservations: confirmedFor(lines()),
       signal: controller.signal,
       onProgress: (_o, p) => p.finished === 2 && controller.abort(),
     });
@@ -85,12 +108,35 @@ describe('batch runs', () => {
       jobs: rig().service,
       output: { directory: path.join(gw.dir, 'fail'), pattern: 'x-{index}' },
       concurrency: 1,
+      confirmedReservations: confirmedFor(lines().slice(0, 3)),
     });
     assert.deepEqual(
       outcomes.map((o) => o.status),
       ['failed', 'done', 'done'],
     );
     assert.match(outcomes[0]!.error!, /500/);
+  });
+
+  it('sends at most what was confirmed: a line whose price rose after the confirmation is refused, not sent, and says so', async () => {
+    const batch = parseBatchFile('a cat\na dog', 'txt', { model: 'aurora-1', options: { size: SMALL } }).lines;
+    const confirmed = confirmedFor(batch);
+    // The catalog refreshed in the background after the confirmation: aurora-1 costs more now.
+    const raised = gw.models.map((m) => (m.id === 'aurora-1' ? { ...m, max_price_per_image: m.max_price_per_image + 1 } : m));
+    const rig = newService(gw.client, raised, path.join(gw.dir, 'recovery'), { confirmAbove: () => 0 });
+    const outcomes = await runBatch(batch, {
+      jobs: rig.service,
+      output: { directory: path.join(gw.dir, 'rose'), pattern: 'x-{index}' },
+      concurrency: 1,
+      confirmedReservations: [confirmed[0]! + 1, confirmed[1]!],
+    });
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['done', 'not-sent'],
+      'line 1 was confirmed at the new price, line 2 at the old one',
+    );
+    assert.match(outcomes[1]!.error!, /aurora-1 now reserves .+, more than the .+ confirmed/);
+    assert.equal(paidRequests(gw.emu).length, 1);
+    assert.equal(rig.confirms, 0, 'a confirmed line asked again');
   });
 
   it('resume skips lines done before (same file, line and request, files still there)', () => {

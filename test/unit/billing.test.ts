@@ -5,7 +5,7 @@
 // tested in emulator.test.ts, not here.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { estimateCost, toKopecks } from '../../src/core/cost';
+import { cannotAfford, estimateCost, toKopecks } from '../../src/core/cost';
 import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors';
 import { AccountModel } from '../../src/account/accountModel';
 import type { ImageJob } from '../../src/jobs/jobTypes';
@@ -148,6 +148,7 @@ describe('billing through the balance', function () {
         );
         assert.equal(error.available, scope === 'balance' ? funds.balance : funds.budget);
         assert.match(error.message, /₽/);
+        assert.equal(error.message, cannotAfford({ ok: false, scope, needed: error.needed, available: error.available }, 1, 'ru').message, 'the one refusal');
         assert.equal(gw.emu.state.requests.length, 0, 'nothing sent at all');
         assert.equal(rig.confirms, 0, 'not even asked');
       });

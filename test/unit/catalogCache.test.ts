@@ -121,17 +121,6 @@ describe('CatalogCache', () => {
     assert.equal(r.cache.peek()[0]!.id, 'old');
   });
 
-  it('find() fetches again for an id it does not know', async () => {
-    const r = rig({ models: [model('a')], fetchedAt: 10_000 });
-    const found = r.cache.find('brand-new');
-    await tick();
-    assert.equal(r.fetches.length, 1);
-    r.fetches[0]!.resolve([model('a'), model('brand-new')]);
-    assert.equal((await found)?.id, 'brand-new');
-    assert.equal((await r.cache.find('a'))?.id, 'a');
-    assert.equal(r.fetches.length, 1, 'a known id needs no fetch');
-  });
-
   it('listeners can be disposed', async () => {
     const r = rig();
     let calls = 0;

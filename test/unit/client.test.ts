@@ -106,15 +106,6 @@ describe('GatewayClient against the emulator', function () {
       assert.equal(groups.get('images')!.length, IMAGE_MODELS.length);
     });
 
-    it('lists one group', async () => {
-      const videos = await client().catalogGroup('videos');
-      assert.deepEqual(
-        videos.map((e) => e.id),
-        ['reel-1', 'reel-lite'],
-      );
-      assert.equal(videos[0]!.price_per_second, 9.5);
-    });
-
     it('parses the image models with every capability', async () => {
       const models = await client().imageModels();
       assert.deepEqual(
@@ -235,14 +226,12 @@ describe('GatewayClient against the emulator', function () {
       try {
         const local = gw.newClient('secret-key', { baseUrl: server.url });
         await local.catalog();
-        await local.catalogGroup('images');
         await local.imageModels();
         await local.me();
         await local.balance();
         const seen = server.requests.map((r) => [r.url, r.headers.authorization ?? null]);
         assert.deepEqual(seen, [
           ['/public/gateway/models', null],
-          ['/public/gateway/models/images', null],
           ['/public/gateway/models/images', null],
           ['/v1/gateway/me', 'Bearer secret-key'],
           ['/v1/gateway/balance', 'Bearer secret-key'],

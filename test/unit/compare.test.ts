@@ -2,8 +2,10 @@
 // each fails on its own, Cancel stops all; the catalog offers only models that accept the request.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { estimateCost } from '../../src/core/cost';
 import type { ImageModel } from '../../src/core/types';
 import { type CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
+import { ComparisonFeed } from '../../src/studio/comparisonFeed';
 import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
@@ -15,6 +17,15 @@ describe('compare models', () => {
       request: { model, prompt: 'a lighthouse', size: SMALL },
       output: { directory: path.join(gw.dir, out), pattern: '{model}-{index}' },
     }));
+  /** The reservation of one image of each model at the catalog's prices: what a confirmation showed. */
+  const confirmedFor = (ids: string[], models = gw.models) =>
+    ids.map(
+      (id) =>
+        estimateCost(
+          models.find((m) => m.id === id)!,
+          1,
+        ).reservation,
+    );
 
   it('offers only models that accept the request (generation, editing, the options set)', () => {
     const ids = (list: ImageModel[]) => list.map((m) => m.id);
@@ -37,6 +48,7 @@ describe('compare models', () => {
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini', 'prism-2'], 'three'), {
       jobs: newService(gw.client, gw.models, path.join(gw.dir, 'recovery')).service,
       concurrency: 2,
+      confirmedReservations: confirmedFor(['aurora-1', 'sketch-mini', 'prism-2']),
       onUpdate: (e) => updates.push(e),
     });
     assert.equal(paidRequests(gw.emu).length, 3);
@@ -63,6 +75,7 @@ describe('compare models', () => {
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini'], 'fail'), {
       jobs: newService(gw.client, gw.models, path.join(gw.dir, 'recovery')).service,
       concurrency: 1,
+      confirmedReservations: confirmedFor(['aurora-1', 'sketch-mini']),
     });
     assert.deepEqual(
       entries.map((e) => e.status),
@@ -76,6 +89,7 @@ describe('compare models', () => {
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini', 'prism-2'], 'cancel'), {
       jobs: newService(gw.client, gw.models, path.join(gw.dir, 'recovery')).service,
       concurrency: 1,
+      confirmedReservations: confirmedFor(['aurora-1', 'sketch-mini', 'prism-2']),
       signal: controller.signal,
       onUpdate: (e) => e[0]!.status === 'done' && controller.abort(),
     });
@@ -84,6 +98,41 @@ describe('compare models', () => {
       ['done', 'not-sent', 'not-sent'],
     );
     assert.equal(paidRequests(gw.emu).length, 1);
+  });
+
+  it('sends at most what was confirmed: a model whose price rose after the confirmation is refused, not sent, and says so', async () => {
+    const ids = ['aurora-1', 'sketch-mini'];
+    const confirmed = confirmedFor(ids);
+    // The catalog refreshed in the background between the confirmation and the send: sketch-mini costs more.
+    const raised = gw.models.map((m) => (m.id === 'sketch-mini' ? { ...m, max_price_per_image: m.max_price_per_image + 1 } : m));
+    // Asking is on for every cost: a confirmed job must not ask again, a raised one must not be sent.
+    const rig = newService(gw.client, raised, path.join(gw.dir, 'recovery'), { confirmAbove: () => 0 });
+    const entries = await runComparison(jobsFor(ids, 'rose'), { jobs: rig.service, concurrency: 1, confirmedReservations: confirmed });
+    assert.deepEqual(
+      entries.map((e) => e.status),
+      ['done', 'not-sent'],
+    );
+    assert.match(entries[1]!.error!, /sketch-mini now reserves .+, more than the .+ confirmed/);
+    assert.equal(paidRequests(gw.emu).length, 1, 'only aurora-1 was sent');
+    assert.equal(rig.confirms, 0, 'the confirmed job asked again');
+  });
+
+  it('the comparison feed is claimed in one step: a second claim is refused until the first run releases it', () => {
+    const feed = new ComparisonFeed();
+    const seen: boolean[] = [];
+    const subscription = feed.onDidChange((state) => seen.push(state.running));
+    assert.equal(feed.claim(), true);
+    assert.equal(feed.claim(), false, 'a second run took the feed');
+    const controller = new AbortController();
+    feed.start({ runId: 'r', prompt: 'p', estimateText: '', entries: [] }, controller);
+    feed.cancel();
+    assert.equal(controller.signal.aborted, true, 'Cancel All reaches the run that holds the feed');
+    feed.finish([]);
+    feed.release();
+    assert.equal(feed.claim(), true);
+    subscription.dispose();
+    feed.start({ runId: 's', prompt: 'p', estimateText: '', entries: [] }, new AbortController());
+    assert.deepEqual(seen, [true, false], 'listeners follow the runs until disposed');
   });
 
   it('the studio accepts only well-formed comparison messages', () => {

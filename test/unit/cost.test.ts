@@ -1,6 +1,16 @@
 // Money: estimates in kopecks, ruble formatting, affordability, funds after a charge.
 import * as assert from 'node:assert/strict';
-import { checkAffordable, estimateCost, formatAmount, formatRubleRange, formatRubles, fromKopecks, fundsAfter, toKopecks } from '../../src/core/cost';
+import {
+  cannotAfford,
+  checkAffordable,
+  estimateCost,
+  formatAmount,
+  formatRubleRange,
+  formatRubles,
+  fromKopecks,
+  fundsAfter,
+  toKopecks,
+} from '../../src/core/cost';
 
 const NBSP = '\u00a0';
 
@@ -74,6 +84,18 @@ describe('cost', () => {
       assert.deepEqual(fundsAfter({ balance: 0.3, budget: 10 }, 0.1), { balance: 0.2, budget: 9.9 });
       assert.deepEqual(fundsAfter({ balance: 5 }, 7.5), { balance: -2.5, budget: undefined });
       assert.deepEqual(fundsAfter({}, 1), { balance: undefined, budget: undefined });
+    });
+  });
+
+  describe('cannotAfford', () => {
+    it('one refusal for a request or a run, by balance or budget, with the figures', () => {
+      const one = cannotAfford({ ok: false, scope: 'balance', needed: 7, available: 2.5 }, 1, 'en');
+      assert.equal(one.kind, 'cannot-afford');
+      assert.deepEqual([one.scope, one.needed, one.available], ['balance', 7, 2.5]);
+      assert.equal(one.message, 'The gateway reserves ₽7.00 for this request, but the account balance is ₽2.50. Lower "n", choose a cheaper model, or top up.');
+      const run = cannotAfford({ ok: false, scope: 'budget', needed: 21, available: 5 }, 3, 'en');
+      assert.equal(run.scope, 'budget');
+      assert.equal(run.message, "Nothing was sent: the 3 requests reserve ₽21.00 in total, but the key's remaining budget is ₽5.00.");
     });
   });
 });

@@ -8,6 +8,7 @@ import { parseMultipart } from '../../tools/emulator/multipart';
 import { paddedPngParts } from '../../tools/emulator/png';
 import { renderImage } from '../../tools/emulator/render';
 import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../tools/emulator/server';
+import { waitFor } from './support/gateway';
 
 // --- helpers ---
 
@@ -226,6 +227,22 @@ describe('gateway emulator', function () {
       assert.equal(after.today_spend, gen.body.usage.cost_rub);
       assert.equal(after.top_model_by_spend, 'sketch-mini');
       assert.equal(after.top_model_by_requests_value, 1);
+    });
+
+    it('accountGapMs: account figures are read when the request arrives and sent later, without a charge made meanwhile', async () => {
+      const set = await admin('POST', '/state', { accountGapMs: 300 });
+      assert.equal(set.res.status, 200);
+      const balanceRequests = () => emu.state.requests.filter((r) => r.path === '/v1/gateway/balance').length;
+      const started = Date.now();
+      const slow = get('/v1/gateway/balance', DEMO_KEYS.unlimited);
+      await waitFor(() => balanceRequests() === 1);
+      const gen = await generateJson({ model: 'sketch-mini', prompt: 'meanwhile' });
+      assert.equal(gen.res.status, 200);
+      assert.deepEqual((await slow).body, { balance: 5000 }, 'the figure from before the charge');
+      assert.ok(Date.now() - started >= 290);
+      assert.equal((await admin('POST', '/state', { accountGapMs: -1 })).res.status, 400);
+      emu.state.reset();
+      assert.equal(emu.state.accountGapMs, 0, 'reset ends it');
     });
 
     it('answers 404 for unknown /v1/ routes and 405 for wrong methods', async () => {
@@ -643,7 +660,7 @@ describe('gateway emulator', function () {
           signal: AbortSignal.timeout(300),
         }),
       );
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => lastRequest().clientAborted === true);
       const rec = lastRequest();
       assert.deepEqual([rec.status, rec.reservedRub, rec.chargedRub, rec.clientAborted], [0, 0, 0, true]);
       assert.equal(emu.state.balanceRub, 5000);
@@ -790,8 +807,7 @@ describe('gateway emulator', function () {
 
     it('a reset during a generation does not leak its reservation into the new balance', async () => {
       const pending = generate({ model: 'sketch-mini', prompt: 'x' }, undefined, { 'x-emulator-fault': 'latency', 'x-emulator-latency-ms': '200' });
-      await new Promise((r) => setTimeout(r, 80));
-      assert.ok(emu.state.balanceRub < 5000, 'reserved while generating');
+      await waitFor(() => emu.state.balanceRub < 5000); // reserved while generating
       emu.state.reset();
       assert.equal((await pending).res.status, 200);
       assert.equal(emu.state.balanceRub, 5000);
@@ -813,7 +829,7 @@ describe('gateway emulator', function () {
         headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...{ 'x-emulator-fault': 'slow-headers' } },
         body: '{}',
       }).catch((e: unknown) => e);
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => other.state.requests.length === 1);
       const t0 = Date.now();
       await other.close();
       assert.ok(Date.now() - t0 < 2000);

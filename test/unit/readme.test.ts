@@ -5,7 +5,7 @@
 // `npm run format` (rewrites an unformatted file so that `npm run format:check` passes).
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'timers/promises';
@@ -192,5 +192,50 @@ describe('README commands', () => {
       }
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('README settings table', () => {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { scope?: string; default?: unknown }> } };
+  };
+  const properties = manifest.contributes.configuration.properties;
+  /** Setting -> [default, scope] as the README's Configuration table gives them. */
+  const rows = new Map(
+    [...readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(/^\| `(gatewayImages\.[\w.]+)` \| `([^`]*)` \| [^|]*\| `(\w+)`/gm)].map((m) => [
+      m[1]!,
+      [m[2]!, m[3]!],
+    ]),
+  );
+
+  it('every setting declares its scope, and the README lists each with that scope and its default', () => {
+    for (const [name, property] of Object.entries(properties)) {
+      assert.ok(property.scope, `${name} declares no scope`);
+      const row = rows.get(name);
+      assert.ok(row, `${name} is not in the README's settings table`);
+      assert.equal(row[1], property.scope, `${name}: the README says ${row[1]}`);
+      assert.equal(row[0], typeof property.default === 'string' ? property.default || '""' : String(property.default), `${name}: default`);
+    }
+    assert.deepEqual([...rows.keys()].sort(), Object.keys(properties).sort(), 'the README lists settings that do not exist');
+  });
+});
+
+describe('the gateway contract cited inside the repository', () => {
+  const sources = (dir: string): string[] =>
+    (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).filter((f) => /\.(ts|mjs|md)$/.test(f)).map((f) => path.join(dir, f));
+
+  it('code and docs point to docs/gateway-contract.md, not to a file outside the repository', () => {
+    const outside = [...sources('src'), ...sources('tools'), 'README.md'].filter((file) =>
+      /gateway-api-spec|\.\.\/shared\//.test(readFileSync(path.join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(outside, []);
+    assert.match(readFileSync(path.join(ROOT, 'src/core/types.ts'), 'utf8'), /docs\/gateway-contract\.md/);
+  });
+
+  it('every source file docs/gateway-contract.md names exists', () => {
+    const contract = readFileSync(path.join(ROOT, 'docs/gateway-contract.md'), 'utf8');
+    const named = [...contract.matchAll(/\b((?:src|tools)\/[\w/.-]+\w)/g)].map((m) => m[1]!);
+    assert.ok(named.length > 10, named.join(', '));
+    for (const file of named) assert.ok(existsSync(path.join(ROOT, file)), `${file} does not exist`);
   });
 });

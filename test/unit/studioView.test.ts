@@ -2,10 +2,12 @@
 // request (toRequest) and an evaluation (evaluateForm: issues and the estimate against the funds).
 // Models are written here, not taken from the emulator's catalog.
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import type { AccountSnapshot } from '../../src/account/accountModel';
 import { formatRubles } from '../../src/core/cost';
 import type { ImageModel } from '../../src/core/types';
 import type { FormValues } from '../../src/studio/protocol';
+import { foldersOutside } from '../../src/studio/shownFolders';
 import { evaluateForm, toFormValues, toRequest } from '../../src/studio/view';
 
 const model: ImageModel = {
@@ -154,5 +156,25 @@ describe('studio view: evaluateForm (issues and the estimate)', () => {
       fields.some((f) => f.startsWith('input_references') || f === 'images' || f === 'references'),
       fields.join(),
     );
+  });
+});
+
+describe('studio: folders outside the workspace the webview may load', () => {
+  it('the folders of shown files outside every workspace folder, each once; nothing for files inside', () => {
+    const ws = path.resolve('/ws');
+    const other = path.resolve('/other-ws');
+    const files = [
+      path.join(ws, 'generated-images', 'a.png'),
+      path.join(other, 'b.png'),
+      path.resolve('/pictures/out/c.png'),
+      path.resolve('/pictures/out/d.png'),
+      path.resolve('/storage/recovery/e.img'),
+      path.resolve('/ws-sibling/f.png'),
+    ];
+    assert.deepEqual(
+      foldersOutside(files, [ws, other]),
+      [path.resolve('/pictures/out'), path.resolve('/storage/recovery'), path.resolve('/ws-sibling')].sort(),
+    );
+    assert.deepEqual(foldersOutside([], [ws]), []);
   });
 });

@@ -6,7 +6,7 @@ import { CATALOG } from './catalog';
 import { parseFaultSpec } from './faults';
 import { parseForms } from './forms';
 import { DEMO_KEYS, type KeyState } from './keys';
-import { sendJson, type RequestContext } from './respond';
+import { sendJson, sleep, type RequestContext } from './respond';
 import type { EmulatorState } from './state';
 
 export async function handleCatalog(ctx: RequestContext, path: string): Promise<void> {
@@ -47,17 +47,24 @@ export function isAccountPath(path: string): boolean {
 }
 
 export async function handleAccount(ctx: RequestContext, state: EmulatorState, key: KeyState, path: string): Promise<void> {
+  const answer = accountAnswer(state, key, path);
+  // Read now, sent later: a charge made meanwhile is not in this answer.
+  if (state.accountGapMs > 0) await sleep(state.accountGapMs, ctx.shutdown);
+  return sendJson(ctx, answer);
+}
+
+function accountAnswer(state: EmulatorState, key: KeyState, path: string): unknown {
   switch (path) {
     case '/v1/gateway/me':
-      return sendJson(ctx, { email: 'demo@example.com', id: 42 });
+      return { email: 'demo@example.com', id: 42 };
     case '/v1/gateway/balance': {
       const budget = state.keyBudgetRub(key.key);
-      return sendJson(ctx, budget === undefined ? { balance: state.balanceRub } : { balance: state.balanceRub, budget });
+      return budget === undefined ? { balance: state.balanceRub } : { balance: state.balanceRub, budget };
     }
     case '/v1/gateway/key':
-      return sendJson(ctx, state.keyRecord(key));
+      return state.keyRecord(key);
     default:
-      return sendJson(ctx, state.stats(key));
+      return state.stats(key);
   }
 }
 
@@ -124,14 +131,14 @@ export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req
 
 function applyStateBody(state: EmulatorState, body: unknown): void {
   if (typeof body !== 'object' || body === null) throw badRequest('invalid_value', 'Body must be a JSON object.');
-  const b = body as { balance?: unknown; keyBudgets?: unknown; imageGapMs?: unknown; headGapMs?: unknown };
+  const b = body as { balance?: unknown; keyBudgets?: unknown; imageGapMs?: unknown; headGapMs?: unknown; accountGapMs?: unknown };
   if (b.balance !== undefined && (typeof b.balance !== 'number' || !Number.isFinite(b.balance)))
     throw badRequest('invalid_value', '"balance" must be a number.', 'balance');
-  if (b.imageGapMs !== undefined && (typeof b.imageGapMs !== 'number' || !(b.imageGapMs >= 0) || b.imageGapMs > 60_000)) {
-    throw badRequest('invalid_value', '"imageGapMs" must be a number from 0 to 60000.', 'imageGapMs');
-  }
-  if (b.headGapMs !== undefined && (typeof b.headGapMs !== 'number' || !(b.headGapMs >= 0) || b.headGapMs > 60_000)) {
-    throw badRequest('invalid_value', '"headGapMs" must be a number from 0 to 60000.', 'headGapMs');
+  for (const field of ['imageGapMs', 'headGapMs', 'accountGapMs'] as const) {
+    const value = b[field];
+    if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value > 60_000)) {
+      throw badRequest('invalid_value', `"${field}" must be a number from 0 to 60000.`, field);
+    }
   }
   const budgets = (b.keyBudgets ?? {}) as Record<string, unknown>;
   if (typeof budgets !== 'object' || budgets === null) throw badRequest('invalid_value', '"keyBudgets" must be an object.', 'keyBudgets');
@@ -144,5 +151,6 @@ function applyStateBody(state: EmulatorState, body: unknown): void {
   if (typeof b.balance === 'number') state.setBalance(b.balance);
   if (typeof b.imageGapMs === 'number') state.imageGapMs = b.imageGapMs;
   if (typeof b.headGapMs === 'number') state.headGapMs = b.headGapMs;
+  if (typeof b.accountGapMs === 'number') state.accountGapMs = b.accountGapMs;
   for (const [key, value] of Object.entries(budgets)) state.setKeyBudget(key, value as number | null);
 }

@@ -85,6 +85,11 @@ export class EmulatorState {
   imageGapMs = 0;
   /** A pause between the answer's headers and its first image, in ms (POST /__emulator/state {"headGapMs"}): charged, nothing to save yet. */
   headGapMs = 0;
+  /**
+   * A slow gateway's account answers, in ms (POST /__emulator/state {"accountGapMs"}): the figures are
+   * read when the request arrives and sent this much later, so a charge can land in between.
+   */
+  accountGapMs = 0;
   private balanceKop = 0;
   private keys = new Map<string, KeyState>();
   private usage = new Map<string, UsageEvent[]>();
@@ -119,6 +124,7 @@ export class EmulatorState {
     for (const spec of this.initialFaults) this.faults.arm(spec);
     this.imageGapMs = 0;
     this.headGapMs = 0;
+    this.accountGapMs = 0;
     this.forms = new Set(this.initialForms);
   }
 

@@ -1,4 +1,4 @@
-// The emulator's own reading of the gateway contract (/work/shared/gateway-api-spec.md): the value
+// The emulator's own reading of the gateway contract (docs/gateway-contract.md): the value
 // lists and record shapes it serves and checks. Deliberately not imported from src/: were the
 // extension to get a list wrong, an emulator sharing it would agree and the tests would not notice.
 

@@ -1,11 +1,11 @@
 // Every path the MCP server reads or writes is confined to the workspace root it was started for:
 // relative paths are taken from the root, `..` and absolute paths that leave it are refused, and so
-// are symbolic links that lead outside (checked on the real path of the deepest existing folder).
+// are symbolic links that lead outside (core/outputPath.ts confine: the extension's own check).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ValidationError } from '../../core/errors';
-import { isInside } from '../../core/outputPath';
+import { confine } from '../../core/outputPath';
 
 export class WorkspacePaths {
   /** `root` must already be a real path (readConfig resolves it). */
@@ -22,9 +22,8 @@ export class WorkspacePaths {
       throw new ValidationError(field, `"${field}" (${text}) is not a valid file URI; give a path relative to the workspace folder.`);
     }
     const candidate = path.resolve(this.root, local);
-    if (!isInside(this.root, candidate)) throw this.outside(field, text);
-    const real = await realpathOfDeepestExisting(candidate);
-    if (!isInside(this.root, real)) throw this.outside(field, text, true);
+    const confined = await confine(this.root, candidate);
+    if (!confined.inside) throw this.outside(field, text, confined.throughLink);
     return candidate;
   }
 
@@ -32,7 +31,7 @@ export class WorkspacePaths {
   async ensureDirectory(field: string, input: string): Promise<string> {
     const dir = await this.resolve(field, input);
     await fs.mkdir(dir, { recursive: true });
-    if (!isInside(this.root, await fs.realpath(dir))) throw this.outside(field, input, true);
+    if (!(await confine(this.root, dir)).inside) throw this.outside(field, input, true);
     return dir;
   }
 
@@ -48,21 +47,5 @@ export class WorkspacePaths {
   private outside(field: string, input: string, link = false): ValidationError {
     const why = link ? ' (through a symbolic link)' : '';
     return new ValidationError(field, `"${field}" (${input}) leads outside the workspace folder${why}; only paths inside ${this.root} are allowed.`);
-  }
-}
-
-/** The real path of `file`, or of its deepest existing ancestor joined with the rest. */
-async function realpathOfDeepestExisting(file: string): Promise<string> {
-  let current = file;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(await fs.realpath(current), ...rest);
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return file;
-      rest.unshift(path.basename(current));
-      current = parent;
-    }
   }
 }
