@@ -18,6 +18,8 @@ export type GatewayErrorKind =
   | 'cancelled'
   | 'response-format'
   | 'cannot-afford'
+  | 'spending-cap'
+  | 'reservation-rose'
   | 'not-configured';
 
 export abstract class GatewayError extends Error {
@@ -171,6 +173,31 @@ export class CannotAffordError extends GatewayError {
     readonly scope: 'balance' | 'budget',
     readonly needed: number,
     readonly available: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The agents' spending cap (per call or per session) does not allow the reservation: refused before sending. */
+export class SpendingCapError extends GatewayError {
+  readonly kind = 'spending-cap';
+  constructor(
+    readonly cap: 'maxCostPerCall' | 'maxCostPerSession',
+    readonly reservation: number,
+    readonly limit: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The reservation rose (the catalog's prices changed) after it was checked or confirmed: refused before sending. */
+export class ReservationRoseError extends GatewayError {
+  readonly kind = 'reservation-rose';
+  constructor(
+    readonly checked: number,
+    readonly reservation: number,
     message: string,
   ) {
     super(message);

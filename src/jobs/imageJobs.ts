@@ -4,8 +4,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
-import { checkAffordable, type CostEstimate, estimateCost, formatRubles } from '../core/cost';
-import { CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
+import { checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
+import { ApiError, CancelledError, CannotAffordError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
 import {
@@ -116,6 +116,18 @@ export class ImageJobService {
       options.onEvent?.(event);
     };
     for (const message of notes) emit({ type: 'notice', message });
+    if (options.maxReservation !== undefined && toKopecks(estimate.reservation) > toKopecks(options.maxReservation)) {
+      const locale = this.deps.locale;
+      throw new ReservationRoseError(
+        options.maxReservation,
+        estimate.reservation,
+        l10n.t(
+          "Not sent: the reservation rose from {0} to {1} after it was checked (the gateway's prices changed). Check the cost again.",
+          formatRubles(options.maxReservation, locale),
+          formatRubles(estimate.reservation, locale),
+        ),
+      );
+    }
     if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
       const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
@@ -137,12 +149,19 @@ export class ImageJobService {
       // Without magic bytes the extension waits for the response's media_type (placed at the end).
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });
-    emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
+    // Held from here; given back when nothing left (the client's first read of the body never came).
+    const hold = this.deps.cap?.reserve(estimate.reservation);
+    emit({ type: 'sending', estimate, model });
+    let sent = false;
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
         signal: cancel.signal,
+        onSent: () => {
+          sent = true;
+          emit({ type: 'sent' });
+        },
         onPaidAnswer: () => {
           cancel.paidAnswerArrived();
           placing.folder = makeFolder(job.output.directory);
@@ -150,6 +169,10 @@ export class ImageJobService {
         },
       });
     } catch (error) {
+      // Only an error answer of the gateway proves it charged nothing once the body left; any other
+      // failure after that (a broken connection, a full disk while saving) counts the whole reservation.
+      if (!sent || (error instanceof ApiError && !error.outcomeUnknown)) hold?.release();
+      else hold?.settle(undefined);
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
       const placed = await settle(early);
       await this.afterFailure(job, sink.staging, placed, error, emit);
@@ -158,6 +181,7 @@ export class ImageJobService {
     } finally {
       cancel.dispose();
     }
+    hold?.settle(meta.usage?.cost_rub);
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
     const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), placing);
