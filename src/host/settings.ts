@@ -1,6 +1,8 @@
 // Typed access to the extension's settings, aware of Workspace Trust.
 import * as vscode from 'vscode';
+import type { CapLimits } from '../core/spendingCap';
 import type { EditTransport } from '../jobs/jobTypes';
+import { DEFAULT_MAX_COST_PER_CALL, DEFAULT_MAX_COST_PER_SESSION } from '../mcp/server/config';
 
 export const SECTION = 'gatewayImages';
 
@@ -41,4 +43,18 @@ export function readPathSetting(name: string, fallback: string, scope?: vscode.U
   const fromUser = inspected?.globalValue;
   if (fromUser !== undefined) return { value: fromUser, trustedSource: true };
   return { value: inspected?.defaultValue ?? fallback, trustedSource: true };
+}
+
+/**
+ * The agents' spending caps (gatewayImages.mcp.*), for the MCP server and the chat tool. Limits on
+ * the user's money are the user's: a workspace's value (a cloned repository's .vscode/settings.json)
+ * is ignored, whatever the setting's scope.
+ */
+export function readAgentCaps(): CapLimits {
+  const config = vscode.workspace.getConfiguration(`${SECTION}.mcp`);
+  const cap = (name: keyof CapLimits, fallback: number) => {
+    const value = config.inspect<number>(name)?.globalValue;
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
+  };
+  return { maxCostPerCall: cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL), maxCostPerSession: cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION) };
 }

@@ -7,9 +7,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { summarizeError } from '../core/errors';
-import { readPathSetting, readSettings } from '../host/settings';
+import { readAgentCaps, readPathSetting, readSettings } from '../host/settings';
 import type { Services } from '../services';
-import { DEFAULT_MAX_COST_PER_CALL, DEFAULT_MAX_COST_PER_SESSION, ENV } from './server/config';
+import { ENV } from './server/config';
 import { registerMcpSetupCommand } from './setupCommand';
 
 export const MCP_PROVIDER_ID = 'gatewayImages.mcp';
@@ -52,11 +52,7 @@ export interface McpRegistration {
 export function registerMcpServer(services: Services): { registration: McpRegistration; disposable: vscode.Disposable } {
   const serverPath = path.join(services.context.extensionUri.fsPath, 'dist', 'mcp.js');
   const offered = offerToAgents(services, serverPath);
-  const caps = () => ({
-    maxCostPerCall: cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL),
-    maxCostPerSession: cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION),
-  });
-  const command = registerMcpSetupCommand(serverPath, () => offered.registration.message, caps);
+  const command = registerMcpSetupCommand(serverPath, () => offered.registration.message, readAgentCaps);
   return { registration: offered.registration, disposable: vscode.Disposable.from(offered.disposable, command) };
 }
 
@@ -80,8 +76,8 @@ function offerToAgents(services: Services, serverPath: string): { registration: 
     const registered = lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider);
     const message = vscode.l10n.t(
       'MCP server "Gateway Images" offered to agents (spending cap {0} ₽ per call, {1} ₽ per session).',
-      cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL),
-      cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION),
+      readAgentCaps().maxCostPerCall,
+      readAgentCaps().maxCostPerSession,
     );
     services.log.info(message);
     return { registration: { status: 'registered', message, definitions, onDidChangeDefinitions }, disposable: vscode.Disposable.from(registered, provider) };
@@ -99,11 +95,6 @@ function offerToAgents(services: Services, serverPath: string): { registration: 
 export function isMcpApiFinal(version: string): boolean {
   const [major = 0, minor = 0] = version.split('.').map((part) => Number.parseInt(part, 10));
   return major > 1 || (major === 1 && minor >= 101);
-}
-
-function cap(name: 'maxCostPerCall' | 'maxCostPerSession', fallback: number): number {
-  const value = vscode.workspace.getConfiguration('gatewayImages.mcp').get<number>(name, fallback);
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
 function createProvider(services: Services, serverPath: string, Definition: McpDefinitionClass | undefined): McpProvider & vscode.Disposable {
@@ -155,13 +146,14 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
 
 function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: number, folder: vscode.WorkspaceFolder): Record<string, string> {
   const output = readPathSetting('outputDirectory', 'generated-images', folder.uri);
+  const caps = readAgentCaps();
   const env: Record<string, string> = {
     // VS Code's own executable runs scripts as plain Node with this (ignored by Node itself).
     ELECTRON_RUN_AS_NODE: '1',
     [ENV.baseUrl]: baseUrl,
     [ENV.workspace]: folder.uri.fsPath,
-    [ENV.maxCostPerCall]: String(cap('maxCostPerCall', DEFAULT_MAX_COST_PER_CALL)),
-    [ENV.maxCostPerSession]: String(cap('maxCostPerSession', DEFAULT_MAX_COST_PER_SESSION)),
+    [ENV.maxCostPerCall]: String(caps.maxCostPerCall),
+    [ENV.maxCostPerSession]: String(caps.maxCostPerSession),
     [ENV.timeoutSeconds]: String(timeoutSeconds),
     // The extension's recovery folder: "Recover Unsaved Images" finds what the server could not place.
     [ENV.recoveryDir]: services.recoveryDir,
