@@ -50,20 +50,31 @@ const shareModules = {
 };
 
 /**
- * dist/mcp.js only: the SDK's Server imports ajv solely to check elicitation answers, which this
- * server never asks for (it passes its own validator, see mcpServer.ts). Leaving ajv out saves
- * ~130 KB; should the SDK ever construct it anyway, the stub throws and the server tests fail.
+ * dist/mcp.js only: parts of the SDK this server never runs, replaced by stubs that throw if they
+ * ever were (the server tests would then fail):
+ * - ajv (~130 KB), used by the SDK's Server solely to check elicitation answers, which this server
+ *   never asks for (it passes its own validator, see mcpServer.ts). Tool answers are checked with zod.
+ * - zod 3 and zod-to-json-schema (~80 KB): the SDK accepts zod 3 schemas too; this server's are zod 4
+ *   (toolDefinitions.ts), which the SDK converts with zod 4's own toJSONSchema.
  */
-const withoutAjv = {
-  name: 'without-ajv',
+const stubs = [
+  { filter: /\/validation\/ajv-provider\.js$/, name: 'ajv-provider', exports: ['AjvJsonSchemaValidator'] },
+  { filter: /^zod\/v3$/, name: 'zod-v3', exports: ['object'] },
+  { filter: /^zod-to-json-schema$/, name: 'zod-to-json-schema', exports: ['zodToJsonSchema'] },
+];
+const withoutUnusedSdkParts = {
+  name: 'without-unused-sdk-parts',
   setup(build) {
-    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
-      args.importer.includes('@modelcontextprotocol') ? { path: 'ajv-provider', namespace: 'without-ajv' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'without-ajv' }, () => ({
-      contents: 'export class AjvJsonSchemaValidator { constructor() { throw new Error("ajv is not bundled into dist/mcp.js"); } }',
-      loader: 'js',
-    }));
+    for (const stub of stubs) {
+      build.onResolve({ filter: stub.filter }, (args) =>
+        args.importer.includes('@modelcontextprotocol') ? { path: stub.name, namespace: 'unused-sdk-part' } : undefined,
+      );
+    }
+    build.onLoad({ filter: /.*/, namespace: 'unused-sdk-part' }, (args) => {
+      const stub = stubs.find((s) => s.name === args.path);
+      const fail = `() => { throw new Error("${args.path} is not bundled into dist/mcp.js"); }`;
+      return { contents: stub.exports.map((name) => `export const ${name} = new Proxy(function () {}, { construct: ${fail}, apply: ${fail} });`).join('\n'), loader: 'js' };
+    });
   },
 };
 
@@ -90,7 +101,7 @@ const contexts = await Promise.all([
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
   // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.
-  nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutAjv]),
+  nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutUnusedSdkParts]),
   // The Image Studio page (webview): browser code, no node built-ins.
   esbuild.context({
     ...common,

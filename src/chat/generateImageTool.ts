@@ -5,7 +5,9 @@
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { NotConfiguredError, summarizeError, ValidationError } from '../core/errors';
+import { SpendingCap } from '../core/spendingCap';
 import { type ImageModel } from '../core/types';
+import { readAgentCaps } from '../host/settings';
 import { type GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs';
 import { generate } from '../commands/generate';
 import { opaqueMessage } from '../commands/jobRunner';
@@ -44,6 +46,8 @@ export function registerChatTool(services: Services): vscode.Disposable {
 export function createGenerateImageTool(services: Services): vscode.LanguageModelTool<GenerateImageInput> {
   /** Reservation the person confirmed, by request (JSON): invoke() lets the job ask only above it. */
   const confirmed = new Map<string, number>();
+  // "Always Allow" skips the confirmation: the agents' caps bound the spending (this window's session).
+  const cap = new SpendingCap(readAgentCaps, services.locale);
 
   return {
     async prepareInvocation({ input }) {
@@ -101,7 +105,7 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const reservation = confirmed.get(key);
         confirmed.delete(key);
         // Confirmed here: the job asks only above that reservation; nothing confirmed: it always asks.
-        const jobs = services.jobs.withDeps({ confirmAbove: () => reservation ?? -1 });
+        const jobs = services.jobs.withDeps({ confirmAbove: () => reservation ?? -1, cap });
         const result = await generate({ ...services, jobs }, args, false, { signal: controller.signal });
         const paths = result.files.map((file) => vscode.workspace.asRelativePath(file, false));
         const locale = services.locale;
@@ -185,7 +189,7 @@ function describeFailure(error: unknown): string {
   const summary = summarizeError(error);
   const sent = summary.outcomeUnknown
     ? vscode.l10n.t('The request may have been charged; check the balance before trying again.')
-    : summary.kind === 'validation' || summary.kind === 'cannot-afford' || summary.kind === 'cancelled'
+    : ['validation', 'cannot-afford', 'cancelled', 'spending-cap', 'reservation-rose'].includes(summary.kind)
       ? vscode.l10n.t('Nothing was sent.')
       : '';
   return [vscode.l10n.t('Image generation failed: {0}', summary.message), sent].filter(Boolean).join(' ');

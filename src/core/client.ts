@@ -57,6 +57,8 @@ export interface CallOptions {
    * (it answers once the provider did), so a cancel from here on must not drop the answer.
    */
   onPaidAnswer?: () => void;
+  /** Paid calls: called when the body is first read, i.e. once connected and about to send it. Before that, nothing was sent. */
+  onSent?: () => void;
 }
 
 const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
@@ -155,6 +157,7 @@ export class GatewayClient {
     let bodyStarted = false;
     const body = trackFirstRead(payload.body, () => {
       bodyStarted = true;
+      options?.onSent?.();
     });
     try {
       const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) }, options?.apiKey);

@@ -18,6 +18,8 @@ export type GatewayErrorKind =
   | 'cancelled'
   | 'response-format'
   | 'cannot-afford'
+  | 'spending-cap'
+  | 'reservation-rose'
   | 'not-configured';
 
 export abstract class GatewayError extends Error {
@@ -177,6 +179,31 @@ export class CannotAffordError extends GatewayError {
   }
 }
 
+/** The agents' spending cap (per call or per session) does not allow the reservation: refused before sending. */
+export class SpendingCapError extends GatewayError {
+  readonly kind = 'spending-cap';
+  constructor(
+    readonly cap: 'maxCostPerCall' | 'maxCostPerSession',
+    readonly reservation: number,
+    readonly limit: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The reservation rose (the catalog's prices changed) after it was checked or confirmed: refused before sending. */
+export class ReservationRoseError extends GatewayError {
+  readonly kind = 'reservation-rose';
+  constructor(
+    readonly checked: number,
+    readonly reservation: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** No base URL or no API key yet: nothing can be sent. */
 export class NotConfiguredError extends GatewayError {
   readonly kind = 'not-configured';
@@ -220,4 +247,9 @@ export function summarizeError(error: unknown): ErrorSummary {
   }
   const message = error instanceof Error ? error.message : String(error);
   return { kind: 'unexpected', message, outcomeUnknown: false };
+}
+
+/** A job that was never sent: cancelled before it started, or refused because its price rose since it was confirmed. */
+export function refusedBeforeSending(error: unknown): boolean {
+  return error instanceof GatewayError && !error.outcomeUnknown && (error.kind === 'cancelled' || error.kind === 'reservation-rose');
 }

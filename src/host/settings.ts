@@ -1,5 +1,6 @@
 // Typed access to the extension's settings, aware of Workspace Trust and of what only the user may set.
 import * as vscode from 'vscode';
+import type { CapLimits } from '../core/spendingCap';
 import type { EditTransport } from '../jobs/jobTypes';
 
 export const SECTION = 'gatewayImages';
@@ -23,15 +24,8 @@ export function readUserSetting(name: UserOnlySetting): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : (inspected?.defaultValue as number);
 }
 
-export interface AgentCaps {
-  /** The most one agent call may reserve, in rubles. */
-  maxCostPerCall: number;
-  /** The most one agent session may spend, in rubles. */
-  maxCostPerSession: number;
-}
-
 /** The spending caps of agents (the MCP server, the chat tool): only the user's values. */
-export function readAgentCaps(): AgentCaps {
+export function readAgentCaps(): CapLimits {
   return { maxCostPerCall: readUserSetting('mcp.maxCostPerCall'), maxCostPerSession: readUserSetting('mcp.maxCostPerSession') };
 }
 

@@ -3,7 +3,7 @@
 // outcome of every line for the report. No vscode import.
 import { type BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
-import { GatewayError } from '../core/errors';
+import { GatewayError, refusedBeforeSending } from '../core/errors';
 import { type HistoryEntry } from './history';
 import { type ImageJobService } from './imageJobs';
 import type { JobResult } from './jobTypes';
@@ -99,7 +99,7 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof GatewayError && error.outcomeUnknown) return { ...base, status: 'outcome-unknown', files: [], error: message };
-    if (error instanceof GatewayError && error.kind === 'cancelled') return { ...base, status: 'not-sent', files: [], error: message };
+    if (refusedBeforeSending(error)) return { ...base, status: 'not-sent', files: [], error: message };
     return { ...base, status: 'failed', files: [], error: message };
   }
 }

@@ -1,7 +1,7 @@
 // Compare Models: one prompt (and references, for editing) sent to 2 to 6 models, each one paid
 // request sent once, a few at a time, each succeeding or failing on its own. No vscode import.
 import { canEdit } from '../core/catalog';
-import { GatewayError } from '../core/errors';
+import { GatewayError, refusedBeforeSending } from '../core/errors';
 import { type GenerationRequest, type ImageModel } from '../core/types';
 import { collectIssues } from '../core/validation';
 import { type ImageJobService } from './imageJobs';
@@ -66,11 +66,7 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const status: CompareStatus =
-          error instanceof GatewayError && error.outcomeUnknown
-            ? 'outcome-unknown'
-            : error instanceof GatewayError && error.kind === 'cancelled'
-              ? 'not-sent'
-              : 'failed';
+          error instanceof GatewayError && error.outcomeUnknown ? 'outcome-unknown' : refusedBeforeSending(error) ? 'not-sent' : 'failed';
         update(index, { status, error: message, ms: now() - started });
       }
     },

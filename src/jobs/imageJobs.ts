@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
 import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
-import { CancelledError, GatewayError, InsufficientFundsError, ValidationError } from '../core/errors';
+import { ApiError, CancelledError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
 import {
@@ -97,11 +97,13 @@ export class ImageJobService {
     };
     for (const message of notes) emit({ type: 'notice', message });
     if (options.confirmedReservation !== undefined) {
-      // The catalog may have been refreshed since the confirmation: send at most what was confirmed.
+      // The catalog may have been refreshed since the confirmation or check: send at most that much.
       if (toKopecks(estimate.reservation) > toKopecks(options.confirmedReservation)) {
-        throw new CancelledError(
+        throw new ReservationRoseError(
+          options.confirmedReservation,
+          estimate.reservation,
           l10n.t(
-            'Not sent: {0} now reserves {1}, more than the {2} confirmed for it (its price rose since). Run it again to confirm the new price.',
+            'Not sent: {0} now reserves {1}, more than the {2} confirmed or checked for it (its price rose since). Check the cost again.',
             model.id,
             formatRubles(estimate.reservation, this.deps.locale),
             formatRubles(options.confirmedReservation, this.deps.locale),
@@ -129,12 +131,19 @@ export class ImageJobService {
       // Without magic bytes the extension waits for the response's media_type (placed at the end).
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });
-    emit({ type: 'sending', estimate, model });
     const api = await this.deps.api();
+    // Held from here; given back when nothing left (the client's first read of the body never came).
+    const hold = this.deps.cap?.reserve(estimate.reservation);
+    emit({ type: 'sending', estimate, model });
+    let sent = false;
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
         signal: cancel.signal,
+        onSent: () => {
+          sent = true;
+          emit({ type: 'sent' });
+        },
         onPaidAnswer: () => {
           cancel.paidAnswerArrived();
           placing.folder = makeFolder(job.output.directory);
@@ -142,6 +151,10 @@ export class ImageJobService {
         },
       });
     } catch (error) {
+      // Only an error answer of the gateway proves it charged nothing once the body left; any other
+      // failure after that (a broken connection, a full disk while saving) counts the whole reservation.
+      if (!sent || (error instanceof ApiError && !error.outcomeUnknown)) hold?.release();
+      else hold?.settle(undefined);
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
       const placed = await settle(early);
       await this.afterFailure(job, sink.staging, placed, error, emit);
@@ -150,6 +163,7 @@ export class ImageJobService {
     } finally {
       cancel.dispose();
     }
+    hold?.settle(meta.usage?.cost_rub);
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
     const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), placing);

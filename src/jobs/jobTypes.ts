@@ -5,6 +5,7 @@ import type { CostEstimate, FundsSnapshot } from '../core/cost';
 import type { FundsScope, GatewayError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import type { ReferenceFile } from '../core/requestBodies';
+import type { SpendingCap } from '../core/spendingCap';
 import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 
 export type EditTransport = 'input_references' | 'multipart';
@@ -37,7 +38,10 @@ export interface ConfirmRequest {
 }
 
 export type JobEvent =
+  /** About to send (the spending cap, when there is one, holds the reservation from here). */
   | { type: 'sending'; estimate: CostEstimate; model: ImageModel }
+  /** The body started to go out (the client's first read of it): from here the gateway may charge. */
+  | { type: 'sent' }
   /** The gateway answered with success: it has charged, and the images follow (a cancel no longer stops them). */
   | { type: 'answered' }
   | { type: 'image-received'; index: number; bytes: number }
@@ -75,6 +79,8 @@ export interface JobDeps {
   locale?: string;
   now?: () => Date;
   onEvent?: (event: JobEvent) => void;
+  /** The agents' spending cap (MCP server, chat tool): each call holds its reservation from just before it is sent. */
+  cap?: SpendingCap;
 }
 
 export interface JobResult {
@@ -97,8 +103,9 @@ export interface RunOptions extends CallOptions {
   /** Ask for confirmation whatever the cost (an explicit "Try again" after an unknown outcome). */
   forceConfirm?: boolean;
   /**
-   * The reservation already confirmed for this job (a batch or a comparison confirms their total):
-   * the job does not ask again, and is refused, not sent, when it would now reserve more.
+   * The reservation already confirmed (a batch or a comparison confirms their total) or checked (the
+   * MCP cap) for this job: it is not asked again, and it is refused (ReservationRoseError), not sent,
+   * when it would now reserve more.
    */
   confirmedReservation?: number;
 }

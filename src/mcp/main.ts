@@ -11,6 +11,9 @@ import { createMcpServer } from './server/mcpServer';
 
 declare const MCP_SERVER_VERSION: string | undefined;
 
+/** Beyond the request deadline, time for the last images to be placed before the server leaves. */
+const DRAIN_MARGIN_MS = 10_000;
+
 function log(line: string): void {
   process.stderr.write(`[gateway-images-mcp] ${line}\n`);
 }
@@ -43,18 +46,30 @@ async function main(): Promise<void> {
         ),
       ),
   });
-  const tools = new ImageTools(config, () => client, provenance);
+  const tools = new ImageTools(config, () => client, { provenance });
   let clientProtocol: string | undefined;
-  const server = createMcpServer(tools, version, redact, () => clientProtocol);
+  const server = createMcpServer(tools, version, redact, () => clientProtocol, log);
   const transport = new StdioServerTransport();
-  const stop = async () => {
+  // On the way out no new call is taken, and calls in flight end first (each within its request
+  // deadline): a paid answer streaming in is saved, or kept for recovery, not cut off.
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    const waiting = tools.callsInFlight;
+    if (waiting) log(`${why}: taking no new calls; waiting for ${waiting} call(s) in flight`);
+    if (!(await tools.drain(config.timeoutMs + DRAIN_MARGIN_MS))) log('calls still in flight after their deadline: leaving anyway');
+    // The SDK writes an answer a few promise steps after its handler ended: one turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     await server.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     process.exit(0);
   };
-  process.stdin.on('end', () => void stop());
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  process.stdin.on('end', () => void stop('stdin closed'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  // A client gone before an answer: writing it fails (EPIPE), which must not end the calls in flight.
+  process.stdout.on('error', (error: Error) => log(`cannot write to stdout: ${error.message}`));
   await server.connect(transport);
   // The SDK does not expose the negotiated version; the client's request names the one it speaks.
   const deliver = transport.onmessage;

@@ -2,14 +2,15 @@
 // tools on this VS Code, and copies a ready configuration for Claude Code, Cursor or Codex CLI
 // with this installation's server path and gateway address (never the key).
 import * as vscode from 'vscode';
-import { type AgentCaps, readSettings } from '../host/settings';
+import type { CapLimits } from '../core/spendingCap';
+import { readSettings } from '../host/settings';
 import { MCP_CLIENTS, mcpClientSnippet, type McpClientName } from './snippets';
 
 export const MCP_SETUP_COMMAND = 'gatewayImages.mcpSetup';
 
 const CLIENT_LABELS: Record<McpClientName, string> = { 'claude-code': 'Claude Code', cursor: 'Cursor', codex: 'Codex CLI' };
 
-export function registerMcpSetupCommand(serverPath: string, status: () => string, caps: () => AgentCaps): vscode.Disposable {
+export function registerMcpSetupCommand(serverPath: string, status: () => string, caps: () => CapLimits): vscode.Disposable {
   return vscode.commands.registerCommand(MCP_SETUP_COMMAND, async (args?: { client?: unknown }) => {
     let client = MCP_CLIENTS.find((c) => c === args?.client);
     if (!client) {

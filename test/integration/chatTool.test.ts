@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { admin, api, closeAllEditors, emulator, paidRequests, workspaceRoot, prepareSuite } from './support';
+import { admin, api, closeAllEditors, emulator, paidRequests, workspaceRoot, prepareSuite, waitUntil } from './support';
 
 const TOOL = 'gatewayImages_generateImage';
 
@@ -90,5 +90,32 @@ describe('Chat tool gatewayImages_generateImage', function () {
     assert.strictEqual((await paidRequests()).length, paidBefore);
     await admin('POST', 'reset');
     await (await api()).refreshAccount();
+  });
+
+  it("is held to the agents' per-call and per-session caps of the user's settings; a workspace's values cannot raise them", async () => {
+    const user = vscode.workspace.getConfiguration('gatewayImages.mcp');
+    const file = path.join(workspaceRoot(), '.vscode', 'settings.json');
+    const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    // What a cloned repository could ship: caps raised far above the user's. editor.tabSize marks the file as read.
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ 'gatewayImages.mcp.maxCostPerCall': 1000, 'gatewayImages.mcp.maxCostPerSession': 1000, 'editor.tabSize': 7 }));
+    try {
+      await waitUntil(() => vscode.workspace.getConfiguration('editor').inspect('tabSize')?.workspaceValue === 7, 10_000, 'the workspace settings read');
+      const paidBefore = (await paidRequests()).length;
+      // aurora-1 reserves ₽4.00.
+      await user.update('maxCostPerCall', 3, vscode.ConfigurationTarget.Global);
+      const perCall = await invoke({ prompt: 'Above the per-call cap', model: 'aurora-1' });
+      assert.match(perCall, /reserves ₽4\.00, above the per-call cap of ₽3\.00.* Nothing was sent\./s, perCall);
+      await user.update('maxCostPerCall', undefined, vscode.ConfigurationTarget.Global);
+      await user.update('maxCostPerSession', 0, vscode.ConfigurationTarget.Global);
+      const perSession = await invoke({ prompt: 'Above the session cap', model: 'aurora-1' });
+      assert.match(perSession, /only ₽0\.00 of the session cap of ₽0\.00 is left.* Nothing was sent\./s, perSession);
+      assert.strictEqual((await paidRequests()).length, paidBefore, 'a call above a cap was sent');
+    } finally {
+      await user.update('maxCostPerCall', undefined, vscode.ConfigurationTarget.Global);
+      await user.update('maxCostPerSession', undefined, vscode.ConfigurationTarget.Global);
+      if (previous === undefined) fs.rmSync(file, { force: true });
+      else fs.writeFileSync(file, previous);
+    }
   });
 });

@@ -1,94 +1,100 @@
-// The MCP server's pure parts: the spending cap, the argument checker, the configuration and the
+// The MCP server's pure parts: the spending cap, the argument schemas, the configuration and the
 // PNG thumbnail. The whole server is driven over stdio in mcpServer.test.ts.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
-import { ValidationError } from '../../src/core/errors';
+import * as z from 'zod';
+import { SpendingCapError } from '../../src/core/errors';
 import { pngThumbnail } from '../../src/core/pngThumbnail';
 import { type ConfigError, readConfig } from '../../src/mcp/server/config';
-import { SpendingCap } from '../../src/mcp/server/spendingCap';
+import { SpendingCap } from '../../src/core/spendingCap';
 import { mcpClientSnippet } from '../../src/mcp/snippets';
-import { checkArguments, toolSchema } from '../../src/mcp/server/toolSchemas';
+import { TOOLS } from '../../src/mcp/server/toolDefinitions';
 import { findImageModel } from '../../tools/emulator';
 import { renderImage } from '../../tools/emulator/render';
 
 const SERVER = path.resolve(__dirname, '../../../dist/mcp.js');
 
 describe('MCP spending cap', () => {
+  const capOf = (maxCostPerCall: number, maxCostPerSession: number) => new SpendingCap(() => ({ maxCostPerCall, maxCostPerSession }));
+
   it('refuses a reservation above the per-call cap, with the figures', () => {
-    const decision = new SpendingCap(10, 100).check(12.5);
-    assert.equal(decision.ok, false);
-    assert.ok(!decision.ok && decision.field === 'maxCostPerCall' && /₽12\.50.*₽10\.00/.test(decision.message));
+    const refused = capOf(10, 100).refusal(12.5);
+    assert.ok(refused instanceof SpendingCapError && refused.cap === 'maxCostPerCall' && /₽12\.50.*₽10\.00/.test(refused.message));
+    assert.throws(() => capOf(10, 100).reserve(12.5), SpendingCapError);
   });
 
   it('holds reservations in flight, so parallel calls cannot overrun the session total', () => {
-    const cap = new SpendingCap(10, 15);
-    const first = cap.check(8);
-    assert.ok(first.ok);
-    const second = cap.check(8);
-    assert.ok(!second.ok && second.field === 'maxCostPerSession');
+    const cap = capOf(10, 15);
+    const first = cap.reserve(8);
+    assert.equal(cap.refusal(8)?.cap, 'maxCostPerSession');
     assert.equal(cap.status().remainingThisSession, 7);
-    first.hold.settle(5.25);
+    first.settle(5.25);
     assert.deepEqual(cap.status(), { maxCostPerCall: 10, maxCostPerSession: 15, spentThisSession: 5.25, remainingThisSession: 9.75 });
-    assert.ok(cap.check(8).ok);
+    assert.equal(cap.refusal(8), undefined);
   });
 
   it('counts the whole reservation when the outcome is unknown, nothing when released, and settles once', () => {
-    const cap = new SpendingCap(10, 30);
-    const unknown = cap.check(4);
-    const refused = cap.check(6);
-    assert.ok(unknown.ok && refused.ok);
-    unknown.hold.settle(undefined);
-    refused.hold.release();
-    refused.hold.settle(6);
+    const cap = capOf(10, 30);
+    const unknown = cap.reserve(4);
+    const refused = cap.reserve(6);
+    unknown.settle(undefined);
+    refused.release();
+    refused.settle(6);
     assert.equal(cap.status().spentThisSession, 4);
     assert.equal(cap.status().remainingThisSession, 26);
   });
 
-  it('a cap of 0 allows estimates only', () => {
-    assert.equal(new SpendingCap(0, 0).check(0.01).ok, false);
+  it('a cap of 0 allows estimates only; a changed limit applies to the next call', () => {
+    let limits = { maxCostPerCall: 0, maxCostPerSession: 0 };
+    const cap = new SpendingCap(() => limits);
+    assert.ok(cap.refusal(0.01));
+    limits = { maxCostPerCall: 1, maxCostPerSession: 1 };
+    assert.equal(cap.refusal(0.01), undefined);
   });
 });
 
-describe('MCP argument checker', () => {
-  const generate = toolSchema('generate_image')!.inputSchema;
-  const refusal = (args: unknown) => {
-    try {
-      checkArguments(generate, args);
-    } catch (error) {
-      assert.ok(error instanceof ValidationError);
-      return error;
-    }
-    assert.fail(`accepted ${JSON.stringify(args)}`);
+describe('MCP argument schemas (zod, as the SDK applies them)', () => {
+  /** The message of the first refusal, as the SDK reports it (it adds " at <field>"). */
+  const refusal = (schema: z.ZodType, args: unknown) => {
+    const result = z.safeParse(schema, args);
+    assert.ok(!result.success, `accepted ${JSON.stringify(args)}`);
+    return result.error.issues[0]!;
   };
+  const generate = TOOLS.generate_image.inputSchema;
 
-  it('accepts a valid call and treats missing arguments as an empty object', () => {
-    assert.deepEqual(checkArguments(generate, { prompt: 'p', n: 2, params: { moderation: 'low' } }), { prompt: 'p', n: 2, params: { moderation: 'low' } });
-    assert.deepEqual(checkArguments(toolSchema('get_account')!.inputSchema, undefined), {});
+  it('accepts a valid call', () => {
+    assert.deepEqual(z.parse(generate, { prompt: 'p', n: 2, params: { moderation: 'low' } }), { prompt: 'p', n: 2, params: { moderation: 'low' } });
+    assert.deepEqual(z.parse(TOOLS.get_account.inputSchema, {}), {});
   });
 
-  it('names the field and what is allowed', () => {
-    assert.equal(refusal({}).field, 'prompt');
-    assert.equal(refusal({ prompt: 'p', n: 1.5 }).field, 'n');
-    assert.equal(refusal({ prompt: 'p', n: 11 }).message, '"n" must be a whole number from 1 to 10; got 11.');
-    assert.deepEqual(refusal({ prompt: 'p', output_format: 'gif' }).allowed, ['png', 'jpeg', 'webp', 'svg']);
-    assert.equal(refusal({ prompt: 'p', params: { a: [1] } }).field, 'params');
-    assert.equal(refusal({ prompt: 7 }).field, 'prompt');
-    assert.equal(refusal([]).field, 'arguments');
-    const unknown = refusal({ prompt: 'p', images: ['a.png'] });
-    assert.equal(unknown.field, 'images');
-    assert.ok(unknown.allowed?.includes('output_directory'));
+  it('names the field and what is allowed, in the words of the old checker', () => {
+    assert.equal(refusal(generate, {}).message, '"prompt" is required');
+    assert.equal(refusal(generate, { prompt: 'p', n: 11 }).message, '"n" must be a whole number from 1 to 10; got 11');
+    assert.equal(refusal(generate, { prompt: 'p', n: 1.5 }).message, '"n" must be a whole number from 1 to 10; got 1.5');
+    assert.equal(refusal(generate, { prompt: 'p', n: 'two' }).message, '"n" must be a whole number from 1 to 10; got "two"');
+    assert.equal(refusal(generate, { prompt: 'p', output_format: 'gif' }).message, '"output_format" must be one of png, jpeg, webp, svg; got "gif"');
+    assert.equal(refusal(generate, { prompt: 'p', params: { a: [1] } }).path[0], 'params');
+    assert.equal(refusal(generate, { prompt: 7 }).message, '"prompt" must be a text; got 7');
+    assert.equal(refusal(generate, { prompt: 'p', seed: 0.5 }).message, '"seed" must be a whole number; got 0.5');
+    assert.match(refusal(generate, []).message, /^The arguments must be a JSON object/);
+    const unknown = refusal(generate, { prompt: 'p', images: ['a.png'] });
+    assert.match(unknown.message, /^Unknown argument "images"\. Allowed: prompt, model, n, .*output_directory\.$/);
   });
 
-  it('checks list lengths of edit_image', () => {
-    const edit = toolSchema('edit_image')!.inputSchema;
-    assert.throws(() => checkArguments(edit, { prompt: 'p', images: [] }), /"images" must have from 1 to 16 items; got 0/);
-    assert.throws(
-      () => checkArguments(edit, { prompt: 'p', images: [3] }),
-      (e: ValidationError) => e.field === 'images',
-    );
+  it('checks the list of edit_image', () => {
+    const edit = TOOLS.edit_image.inputSchema;
+    assert.equal(refusal(edit, { prompt: 'p', images: [] }).message, '"images" must have from 1 to 16 items; got 0');
+    assert.equal(refusal(edit, { prompt: 'p', images: [3] }).message, '"images" must be a list of workspace-relative paths (texts); got 3');
+  });
+
+  it('estimate_cost takes every argument of generate_image and edit_image', () => {
+    const estimate = Object.keys(TOOLS.estimate_cost.inputSchema.shape);
+    for (const tool of ['generate_image', 'edit_image'] as const) {
+      for (const name of Object.keys(TOOLS[tool].inputSchema.shape)) assert.ok(estimate.includes(name), `estimate_cost lacks ${name} of ${tool}`);
+    }
   });
 });
 

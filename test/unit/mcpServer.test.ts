@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import { findImageModel } from '../../tools/emulator';
 import { renderImage } from '../../tools/emulator/render';
 import { listFiles, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
@@ -35,13 +37,11 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
       .filter((c) => c.type === 'text')
       .map((c) => c.text)
       .join('\n');
-  const invalidParams = async (name: string, args: Record<string, unknown>) => {
-    try {
-      await client.callTool({ name, arguments: args });
-    } catch (error) {
-      return error as { code: number; message: string; data?: { field?: string; allowed?: unknown[] } };
-    }
-    throw new Error(`${name} accepted ${JSON.stringify(args)}`);
+  /** A refusal: a tool error (isError) whose text names the field; nothing sent. */
+  const refused = async (name: string, args: Record<string, unknown>) => {
+    const result = await call(name, args);
+    assert.equal(result.isError, true, `${name} accepted ${JSON.stringify(args)}`);
+    return { text: textOf(result), error: result.structuredContent?.error as { field?: string; allowed?: unknown[]; kind: string } | undefined };
   };
 
   before(async function () {
@@ -114,7 +114,13 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
       },
     )) as ToolResult;
     assert.ok(!result.isError, textOf(result));
-    assert.deepEqual(notes, ['Sending to aurora-1; the gateway reserves ₽4.00.', 'Image 1 of 1 received.']);
+    assert.deepEqual(notes.slice(0, 3), [
+      'Reserved ₽4.00 of the spending cap for aurora-1; sending.',
+      'Sent; waiting for the gateway.',
+      'The gateway answered (it has charged); receiving 1 image(s).',
+    ]);
+    assert.match(notes[3]!, /^Image 1 of 1 saved: generated-images\/.+\.png\.$/);
+    assert.equal(notes.length, 4);
     const files = result.structuredContent?.files as { path: string; uri: string }[];
     assert.equal(files.length, 1);
     assert.match(files[0]!.path, /^generated-images\/\d{4}-\d{2}-\d{2}-a-red-fox-in-snow-aurora-1-1\.png$/);
@@ -171,41 +177,70 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     assert.equal(paidRequests(emu).length, before);
   });
 
-  it('bad arguments give an invalid-params error naming the field and what is allowed, before anything is sent', async () => {
+  it('bad arguments are refused as a tool error naming the field and what is allowed, before anything is sent', async () => {
     const before = emu.state.requests.length;
-    const wrongType = await invalidParams('generate_image', { prompt: 'x', n: 'two' });
-    assert.equal(wrongType.code, -32602);
-    assert.equal(wrongType.data?.field, 'n');
-    assert.match(wrongType.message, /"n" must be a whole number from 1 to 10; got "two"/);
-    const unknown = await invalidParams('generate_image', { prompt: 'x', colour: 'red' });
-    assert.equal(unknown.data?.field, 'colour');
-    assert.ok(unknown.data?.allowed?.includes('aspect_ratio'));
-    const missing = await invalidParams('edit_image', { prompt: 'x' });
-    assert.equal(missing.data?.field, 'images');
-    const quality = await invalidParams('generate_image', { prompt: 'x', quality: 'ultra' });
-    assert.deepEqual(quality.data?.allowed, ['low', 'medium', 'high', 'auto']);
+    const wrongType = await refused('generate_image', { prompt: 'x', n: 'two' });
+    assert.match(wrongType.text, /"n" must be a whole number from 1 to 10; got "two"/);
+    const unknown = await refused('generate_image', { prompt: 'x', colour: 'red' });
+    assert.match(unknown.text, /Unknown argument "colour"\. Allowed: prompt, model, n, .*aspect_ratio/);
+    const missing = await refused('edit_image', { prompt: 'x' });
+    assert.match(missing.text, /"images" is required/);
+    const quality = await refused('generate_image', { prompt: 'x', quality: 'ultra' });
+    assert.match(quality.text, /"quality" must be one of low, medium, high, auto; got "ultra"/);
     assert.equal(emu.state.requests.length, before, 'a schema error reached the network');
     // The model's own lists (from the catalog, a free request) are checked before paying too.
-    const resolution = await invalidParams('generate_image', { prompt: 'x', model: 'aurora-1', resolution: '8K' });
-    assert.equal(resolution.data?.field, 'resolution');
-    assert.ok(resolution.data?.allowed?.length);
+    const resolution = await refused('generate_image', { prompt: 'x', model: 'aurora-1', resolution: '8K' });
+    assert.equal(resolution.error?.field, 'resolution');
+    assert.ok(resolution.error?.allowed?.length);
+    assert.match(resolution.text, /Nothing was sent\./);
     assert.equal(paidRequests(emu).length, 2);
   });
 
-  it('refuses paths outside the workspace root: .., absolute, and through a symbolic link', async () => {
+  it('refuses paths outside the workspace root: .., absolute, and through a symbolic link; estimate_cost refuses them alike', async () => {
     const before = paidRequests(emu).length;
     for (const output_directory of ['../elsewhere', outside, 'escape/inner', 'a/../../elsewhere']) {
-      const error = await invalidParams('generate_image', { prompt: 'x', model: 'aurora-1', size: '64x64', output_directory });
-      assert.equal(error.data?.field, 'output_directory', output_directory);
-      assert.match(error.message, /leads outside the workspace folder/);
+      for (const tool of ['generate_image', 'estimate_cost']) {
+        const { text, error } = await refused(tool, { prompt: 'x', model: 'aurora-1', size: '64x64', output_directory });
+        assert.equal(error?.field, 'output_directory', `${tool} ${output_directory}`);
+        assert.match(text, /leads outside the workspace folder/);
+      }
     }
     await fs.writeFile(path.join(outside, 'secret.png'), emulatorPng('aurora-1', 'secret', 1, 0));
     for (const image of ['../secret.png', path.join(outside, 'secret.png'), 'escape/secret.png']) {
-      const error = await invalidParams('edit_image', { prompt: 'x', images: [image], model: 'aurora-1' });
-      assert.equal(error.data?.field, 'images', image);
+      for (const tool of ['edit_image', 'estimate_cost']) {
+        const { error } = await refused(tool, { prompt: 'x', images: [image], model: 'aurora-1' });
+        assert.equal(error?.field, 'images', `${tool} ${image}`);
+      }
     }
     assert.equal(paidRequests(emu).length, before);
     assert.deepEqual(await listFiles(outside), ['secret.png']);
+  });
+
+  it('estimate_cost takes the very arguments of generate_image and edit_image, and is exactly as strict', async () => {
+    const before = paidRequests(emu).length;
+    const generate = { prompt: 'A red fox in snow', model: 'aurora-1', size: '64x64', seed: 7, output_directory: 'art/new' };
+    const estimate = await call('estimate_cost', generate);
+    assert.ok(!estimate.isError, textOf(estimate));
+    assert.equal((estimate.structuredContent?.estimate as { reservation: number }).reservation, 4);
+    assert.match(textOf(estimate), /generate_image would be sent/);
+    const edit = { prompt: 'Make it night', images: ['art/photo.png'], model: 'aurora-1', size: '64x64' };
+    const editEstimate = await call('estimate_cost', edit);
+    assert.ok(!editEstimate.isError, textOf(editEstimate));
+    assert.match(textOf(editEstimate), /edit_image would be sent/);
+    // What the paid call refuses, the estimate refuses, naming the same field.
+    for (const [tool, args, field] of [
+      ['generate_image', { ...generate, size: '1024х1024' }, 'size'],
+      ['generate_image', { ...generate, prompt: '   ' }, 'prompt'],
+      ['edit_image', { ...edit, images: ['art/missing.png'] }, 'images'],
+      ['edit_image', { ...edit, model: 'sketch-mini' }, 'input_references'],
+    ] as const) {
+      const paid = await refused(tool, args);
+      const free = await refused('estimate_cost', args);
+      assert.equal(free.error?.field, paid.error?.field, `${tool} ${JSON.stringify(args)}`);
+      assert.equal(free.error?.field, field);
+    }
+    assert.equal(paidRequests(emu).length, before, 'an estimate or a refusal was sent');
+    assert.ok(!existsSync(path.join(workspace, 'art', 'new')), 'the estimate made the output folder');
   });
 
   it('get_account reports balance, budget, expiry and stats', async () => {
@@ -229,5 +264,37 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
         assert.ok(!bytes.includes(sentinel), `the key is in ${file}`);
       }
     }
+  });
+
+  it("every answer of this session carries structuredContent that matches its tool's outputSchema (JSON Schema, ajv)", async () => {
+    const { tools } = await client.listTools();
+    const validator = new AjvJsonSchemaValidator();
+    const check = new Map(tools.map((t) => [t.name, validator.getValidator(t.outputSchema as JsonSchemaType)]));
+    assert.equal(check.size, 5);
+    for (const tool of tools) assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has no outputSchema`);
+    const called = new Map<number, string>();
+    for (const line of output.sent) {
+      const message = JSON.parse(line) as { id?: number; method?: string; params?: { name?: string } };
+      if (message.method === 'tools/call' && typeof message.id === 'number') called.set(message.id, message.params!.name!);
+    }
+    const seen = { ok: new Set<string>(), failed: new Set<string>() };
+    for (const line of output.received) {
+      const message = JSON.parse(line) as { id?: number; result?: ToolResult };
+      const tool = message.id === undefined ? undefined : called.get(message.id);
+      if (!tool || !message.result) continue;
+      // Only the SDK's own refusals of malformed arguments come without structuredContent.
+      if (!message.result.structuredContent) {
+        assert.ok(
+          message.result.isError && /Input validation error: Invalid arguments for tool/.test(textOf(message.result)),
+          `${tool}: ${textOf(message.result)}`,
+        );
+        continue;
+      }
+      const verdict = check.get(tool)!(message.result.structuredContent);
+      assert.ok(verdict.valid, `${tool}: ${verdict.errorMessage} in ${JSON.stringify(message.result.structuredContent).slice(0, 300)}`);
+      (message.result.isError ? seen.failed : seen.ok).add(tool);
+    }
+    assert.deepEqual([...seen.ok].sort(), ['edit_image', 'estimate_cost', 'generate_image', 'get_account', 'list_models']);
+    assert.deepEqual([...seen.failed].sort(), ['edit_image', 'estimate_cost', 'generate_image']);
   });
 });

@@ -1,5 +1,6 @@
 // The MCP server's paid calls that do not end well, driven like mcpServer.test.ts: a connection cut
-// mid-answer, an error answer, a proxy's 502, a cancelled call, and a client of an older protocol.
+// mid-answer, an error answer, a proxy's 502, a cancel before and after the paid answer, and a client
+// of an older protocol.
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -7,7 +8,8 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DEMO_KEYS, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DEMO_KEYS, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir, waitFor } from './support/gateway';
 import { launch, SERVER, type ToolResult } from './support/mcp';
 
 describe('MCP server: paid calls that fail or are cancelled', function () {
@@ -107,28 +109,58 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
     }
   });
 
-  it('a cancelled call aborts the request; the cap counts it in full, nothing is resent', async () => {
+  it('a cancel while the gateway works (latency) aborts the request before the paid answer; sent, so the cap counts it in full; nothing is resent', async () => {
     emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
     const before = await spent();
+    const paidBefore = paidRequests(emu).length;
+    const controller = new AbortController();
+    const notes: string[] = [];
     await assert.rejects(
       client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, {
-        signal: AbortSignal.timeout(500),
+        signal: controller.signal,
+        // Cancelled once the body is out: the gateway has the request and is working on it.
+        onprogress: (p) => {
+          notes.push(p.message ?? '');
+          if (p.message?.startsWith('Sent;')) controller.abort();
+        },
       }),
     );
-    const end = Date.now() + 5_000;
-    while (!paidRequests(emu).some((r) => r.clientAborted) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(
-      paidRequests(emu).some((r) => r.clientAborted),
-      'the server did not abort the request',
-    );
-    assert.equal(paidRequests(emu).filter((r) => r.clientAborted).length, 1);
-    // The cancelled call rejects here at once; the server counts it once its job has unwound, which
-    // on a loaded machine can come after the emulator saw the connection close.
+    assert.deepEqual(notes, ['Reserved ₽4.00 of the spending cap for aurora-1; sending.', 'Sent; waiting for the gateway.']);
+    // The emulator records a request once it is over: here, once the server aborted it.
+    await waitFor(() => paidRequests(emu).length > paidBefore, 5_000);
+    assert.equal(paidRequests(emu).length, paidBefore + 1);
+    assert.equal(paidRequests(emu).at(-1)!.clientAborted, true);
+    assert.equal(paidRequests(emu).at(-1)!.chargedRub, 0, 'the emulator charged an aborted request');
+    // The server counts the call once its job has unwound (the cancelled call itself gets no answer).
     let after = await spent();
-    while (after === before && Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 50));
-      after = await spent();
-    }
+    for (const end = Date.now() + 5_000; after === before && Date.now() < end; after = await spent()) await new Promise((r) => setTimeout(r, 50));
     assert.equal(after, before + 4);
+  });
+
+  it('a cancel after the gateway answered (charged): the call goes on, saves the image, counts its cost, and a log message says so', async () => {
+    const messages: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(String(n.params.data)));
+    emu.state.headGapMs = 1_000;
+    const before = await spent();
+    const controller = new AbortController();
+    await assert.rejects(
+      client.callTool({ name: 'generate_image', arguments: { prompt: 'too late to cancel', model: 'aurora-1', size: '64x64' } }, undefined, {
+        signal: controller.signal,
+        onprogress: (p) => {
+          if (p.message?.startsWith('The gateway answered')) controller.abort();
+        },
+      }),
+    );
+    await waitFor(() => messages.length > 0, 10_000);
+    const [message] = messages;
+    assert.match(
+      message!,
+      /^generate_image: The call was cancelled after the gateway had answered \(it has charged\): the paid image\(s\) are saved anyway: (\S+)\.$/,
+    );
+    const file = /saved anyway: (\S+)\.$/.exec(message!)![1]!;
+    assert.ok(existsSync(path.join(workspace, file)), `${file} is not in the workspace`);
+    const charged = paidRequests(emu).at(-1)!.chargedRub;
+    assert.ok(charged > 0);
+    assert.equal(Math.round((await spent()) * 100), Math.round((before + charged) * 100));
   });
 });

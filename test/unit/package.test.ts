@@ -1,6 +1,6 @@
 // The .vsix holds only what runs: the production bundles (no source maps), the webview and
 // walkthrough media (no TypeScript), the manifest with its nls files, the l10n bundles, README,
-// CHANGELOG, LICENSE and the icon; and it stays under 1 MB. Built in a temporary copy of the
+// CHANGELOG, LICENSE and the icon; and it stays under 1.5 MB. Built in a temporary copy of the
 // repository so the working tree's dist/ (dev build, used by the integration tests) is untouched.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,7 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const MAX_BYTES = 1024 * 1024;
+/** The README's screenshots are ~0.8 MB of it (PNG does not compress), the bundles ~0.3 MB. */
+const MAX_BYTES = 1.5 * 1024 * 1024;
 const COPIED = [
   'package.json',
   'scripts',
@@ -170,7 +171,7 @@ describe('packaging: the .vsix', function () {
     );
   });
 
-  it('is smaller than 1 MB', () => {
+  it('is smaller than 1.5 MB', () => {
     const size = statSync(vsix).size;
     assert.ok(size < MAX_BYTES, `the .vsix is ${size} bytes`);
   });

@@ -1,19 +1,19 @@
 // What each MCP tool does, over the same pure core as the extension: the catalog, validation and
 // the estimate (prepare), the one job service (send once, stream to files, never lose a paid image),
-// and the spending cap in front of every paid call. Pure: no vscode import.
-import { promises as fs } from 'node:fs';
+// and the spending cap, held by the job service from just before each paid call is sent. Arguments
+// arrive checked against their schemas (toolDefinitions.ts). Pure: no vscode import.
 import * as path from 'node:path';
 import { canEdit } from '../../core/catalog';
 import { CatalogCache } from '../../core/catalogCache';
 import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/cost';
-import { ApiError, NotConfiguredError, ValidationError } from '../../core/errors';
-import { pngThumbnail } from '../../core/pngThumbnail';
+import { CancelledError, NotConfiguredError, ValidationError } from '../../core/errors';
+import { type CapStatus, SpendingCap } from '../../core/spendingCap';
 import { type BalanceRecord, type GenerationRequest, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/types';
 import { ImageJobService } from '../../jobs/imageJobs';
-import type { ImageApi, ImageJob } from '../../jobs/jobTypes';
+import type { ImageApi, ImageJob, JobResult } from '../../jobs/jobTypes';
 import type { McpConfig } from './config';
-import { type CapStatus, SpendingCap } from './spendingCap';
-import { checkArguments, type ToolName, toolSchema } from './toolSchemas';
+import { PREVIEW_SIDE, previewOf } from './preview';
+import type { AccountAnswer, EditArgs, EstimateAnswer, EstimateArgs, GenerateArgs, ImageAnswer, ListModelsAnswer, ListModelsArgs } from './toolDefinitions';
 import { WorkspacePaths } from './workspacePaths';
 
 /** The part of the gateway client the tools use. */
@@ -24,42 +24,34 @@ export interface GatewayApi extends ImageApi {
   stats(): Promise<StatsSummary>;
 }
 
-export interface ToolAnswer {
+export interface ToolAnswer<Structured> {
   text: string;
-  structured: Record<string, unknown>;
+  structured: Structured;
   /** A small PNG thumbnail (base64), never the full image. */
   preview?: string;
   /** Saved files, as resource links (clickable in VS Code's chat) for clients that know them. */
   links?: { uri: string; name: string; mimeType?: string }[];
-  isError?: boolean;
 }
 
-/** A paid call that failed after images had arrived: saved into the workspace as they landed, or kept in the recovery folder. */
-export class FailureWithRecovery extends Error {
+/** A paid call that failed: whether it was sent, and the paid images saved or kept before the failure. */
+export class PaidCallFailure extends Error {
   constructor(
     readonly error: unknown,
-    readonly recovered: { manifestPath: string; files: string[]; reason: string } | undefined,
+    readonly sent: boolean,
     /** Workspace-relative paths of the images saved before the failure. */
-    readonly saved: string[] = [],
+    readonly saved: { path: string; uri: string }[],
+    readonly recovered: { manifestPath: string; files: string[]; reason: string } | undefined,
   ) {
     super(error instanceof Error ? error.message : String(error));
   }
 }
 
-/** A refusal by the spending cap: nothing was sent. */
-export class CapRefusal extends Error {
-  constructor(
-    message: string,
-    readonly details: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-/** What the protocol side gives a call: the client's cancellation, and progress notes for long waits. */
+/** What the protocol side gives a call: the client's cancellation, progress notes, and a channel for what comes after a cancel. */
 export interface CallContext {
   signal?: AbortSignal;
   progress?: (message: string) => void;
+  /** Said once the call's own answer can no longer be (it was cancelled after the gateway had charged). */
+  notify?: (message: string) => void;
 }
 
 /** A paid call reports progress this often while the gateway works (some clients time out when silent). */
@@ -67,10 +59,14 @@ const HEARTBEAT_MS = 10_000;
 
 export const EDIT_FILE_NAME_PATTERN = '{name}.edit-{index}';
 export const FILE_NAME_PATTERN = '{date}-{slug}-{model}-{index}';
-const PREVIEW_SIDE = 128;
 const MIME_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.svg': 'image/svg+xml' };
-/** Images above this are not read back for a preview. */
-const MAX_PREVIEW_SOURCE_BYTES = 32 * 1024 * 1024;
+
+export interface ImageToolsOptions {
+  /** Whether saved PNGs carry their request (GATEWAY_IMAGES_EMBED_PROVENANCE). */
+  provenance?: boolean;
+  /** The catalog (default: read through `api`, kept for an hour). */
+  catalog?: CatalogCache;
+}
 
 export class ImageTools {
   readonly cap: SpendingCap;
@@ -78,15 +74,17 @@ export class ImageTools {
   private readonly catalog: CatalogCache;
   private readonly jobs: ImageJobService;
   private funds: FundsSnapshot = {};
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closing = false;
 
   constructor(
     private readonly config: McpConfig,
     private readonly api: () => GatewayApi,
-    private readonly provenance = true,
+    options: ImageToolsOptions = {},
   ) {
-    this.cap = new SpendingCap(config.maxCostPerCall, config.maxCostPerSession);
+    this.cap = new SpendingCap(() => config);
     this.paths = new WorkspacePaths(config.workspaceRoot);
-    this.catalog = new CatalogCache(() => this.api().imageModels());
+    this.catalog = options.catalog ?? new CatalogCache(() => this.api().imageModels());
     this.jobs = new ImageJobService({
       api: () => Promise.resolve(this.paidApi()),
       models: () => this.catalog.get(),
@@ -98,40 +96,54 @@ export class ImageTools {
         this.funds = { balance: usage.balance ?? this.funds.balance, budget };
       },
       reconcile: () => undefined,
-      // No person confirms here: the spending cap is the guard, checked before run().
+      // No person confirms here: the spending cap is the guard, held just before sending.
       confirm: () => Promise.resolve(true),
       confirmAbove: () => Number.POSITIVE_INFINITY,
-      provenance: () => this.provenance,
+      cap: this.cap,
+      provenance: () => options.provenance ?? true,
       recoveryDir: config.recoveryDir,
       locale: 'en',
     });
   }
 
-  async call(name: string, rawArgs: unknown, context: CallContext = {}): Promise<ToolAnswer> {
-    const schema = toolSchema(name);
-    if (!schema) throw new ValidationError('name', `Unknown tool "${name}".`, ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account']);
-    const args = checkArguments(schema.inputSchema, rawArgs);
-    const handlers: Record<ToolName, () => Promise<ToolAnswer>> = {
-      list_models: () => this.listModels(args),
-      estimate_cost: () => this.estimate(args),
-      generate_image: () => this.generate(args, false, context),
-      edit_image: () => this.generate(args, true, context),
-      get_account: () => this.account(),
-    };
-    return handlers[schema.name]();
+  /** Runs one call, unless the server is shutting down; drain() waits for the calls admitted. */
+  admit<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new CancelledError('The server is shutting down: nothing was sent.'));
+    const running = call();
+    this.inFlight.add(running);
+    const forget = () => this.inFlight.delete(running);
+    running.then(forget, forget);
+    return running;
   }
 
-  private async listModels(args: Record<string, unknown>): Promise<ToolAnswer> {
-    const has = (list: string[], value: unknown) => value === undefined || list.includes(value as string);
+  /** Takes no new call and waits for those in flight, at most `timeoutMs`; true when all ended. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const settled = Promise.allSettled([...this.inFlight]).then(() => true);
+    try {
+      return await Promise.race([settled, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get callsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  async listModels(args: ListModelsArgs): Promise<ToolAnswer<ListModelsAnswer>> {
+    const has = (list: string[], value: string | undefined) => value === undefined || list.includes(value);
     const models = (await this.catalog.get()).filter(
       (m) =>
         (args.supports_edit === undefined || canEdit(m) === args.supports_edit) &&
-        (args.max_price_per_image === undefined || m.max_price_per_image <= (args.max_price_per_image as number)) &&
+        (args.max_price_per_image === undefined || m.max_price_per_image <= args.max_price_per_image) &&
         has(m.supported_resolutions, args.resolution) &&
         has(m.supported_aspect_ratios, args.aspect_ratio) &&
         has(m.supported_background, args.background) &&
         has(m.allowed_passthrough_parameters, args.parameter) &&
-        (args.min_n === undefined || m.max_n >= (args.min_n as number)) &&
+        (args.min_n === undefined || m.max_n >= args.min_n) &&
         (args.supports_seed === undefined || m.supports_seed === args.supports_seed),
     );
     const lines = models.map(
@@ -148,73 +160,87 @@ export class ImageTools {
     return this.answer([head, ...lines].join('\n'), { models });
   }
 
-  private async estimate(args: Record<string, unknown>): Promise<ToolAnswer> {
-    const references = await this.resolveImages(args.images);
-    const request = await this.requestOf(args, references.length);
-    const { model, estimate } = await this.jobs.prepare({ request, references, output: { directory: '', pattern: '' } });
-    const decision = this.cap.check(estimate.reservation, false);
-    const verdict = decision.ok ? 'Within the spending cap: generate_image/edit_image would be sent.' : decision.message;
+  /** The very checks of generate_image (no images) or edit_image (images), paths included; sends nothing. */
+  async estimate(args: EstimateArgs): Promise<ToolAnswer<EstimateAnswer>> {
+    const { job } = await this.jobOf(args, args.images);
+    const { model, estimate } = await this.jobs.prepare(job);
+    const refused = this.cap.refusal(estimate.reservation);
+    const verdict = refused
+      ? refused.message
+      : this.config.apiKey
+        ? `Within the spending cap: ${args.images ? 'edit_image' : 'generate_image'} would be sent.`
+        : `No API key: ${args.images ? 'edit_image' : 'generate_image'} would be refused (set GATEWAY_IMAGES_API_KEY).`;
     const text = [
       `${model.id}, n=${estimate.n}: the gateway reserves ${rub(estimate.reservation)} and charges the actual cost, expected ${range(estimate)}. Nothing was sent.`,
       verdict,
     ].join('\n');
-    return this.answer(text, { model: model.id, estimate, allowed: decision.ok, ...(decision.ok ? {} : { refusedBy: decision.field }) });
+    return this.answer(text, { model: model.id, estimate, allowed: !refused, ...(refused ? { refusedBy: refused.cap } : {}) });
   }
 
-  private async generate(args: Record<string, unknown>, edit: boolean, context: CallContext): Promise<ToolAnswer> {
-    const references = edit ? await this.resolveImages(args.images) : [];
-    const request = await this.requestOf(args, references.length);
-    const first = references[0];
-    const outputInput =
-      typeof args.output_directory === 'string' ? args.output_directory : first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory;
-    const directory = await this.paths.resolve('output_directory', outputInput);
-    const job: ImageJob = {
-      request,
-      references,
-      transport: 'input_references',
-      output: first
-        ? { directory, pattern: EDIT_FILE_NAME_PATTERN, sourceName: path.basename(first, path.extname(first)) }
-        : { directory, pattern: FILE_NAME_PATTERN },
-    };
-    // Validation, references and the estimate first: bad input is refused before the cap is touched.
+  generate(args: GenerateArgs, context: CallContext = {}): Promise<ToolAnswer<ImageAnswer>> {
+    return this.paidCall(args, undefined, context);
+  }
+
+  edit(args: EditArgs, context: CallContext = {}): Promise<ToolAnswer<ImageAnswer>> {
+    return this.paidCall(args, args.images, context);
+  }
+
+  private async paidCall(args: GenerateArgs, images: string[] | undefined, context: CallContext): Promise<ToolAnswer<ImageAnswer>> {
+    const { job, outputInput } = await this.jobOf(args, images);
+    // Validation, references, the estimate and the cap first: bad input is refused before the disk is touched.
     const { estimate } = await this.jobs.prepare(job);
-    const decision = this.cap.check(estimate.reservation);
-    if (!decision.ok) throw new CapRefusal(decision.message, { refusedBy: decision.field, reservation: decision.reservation, limit: decision.limit, estimate });
-    let result;
-    let recovered: FailureWithRecovery['recovered'];
-    const saved: string[] = [];
+    const refused = this.cap.refusal(estimate.reservation);
+    if (refused) throw refused;
+    const progress = context.progress ?? (() => undefined);
+    const saved: { path: string; uri: string }[] = [];
+    let recovered: PaidCallFailure['recovered'];
     let sent = false;
+    let lateCancel = false;
     const started = Date.now();
-    const heartbeat = setInterval(() => context.progress?.(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => progress(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
+    let result: JobResult;
     try {
       await this.paths.ensureDirectory('output_directory', outputInput);
       result = await this.jobs.run(job, {
-        // A cancelled call is aborted; once sent, its outcome is unknown and the cap counts it in full.
+        // A cancel aborts the call until the gateway answers; after that the paid images are saved whole.
         signal: context.signal,
+        // The job prepares again: a reservation that rose since the check above is refused.
+        confirmedReservation: estimate.reservation,
         onEvent: (event) => {
-          if (event.type === 'sending') sent = true;
-          if (event.type === 'sending') context.progress?.(`Sending to ${event.model.id}; the gateway reserves ${rub(event.estimate.reservation)}.`);
-          if (event.type === 'image-received') context.progress?.(`Image ${event.index + 1} of ${estimate.n} received.`);
+          if (event.type === 'sending') progress(`Reserved ${rub(event.estimate.reservation)} of the spending cap for ${event.model.id}; sending.`);
+          if (event.type === 'sent') {
+            sent = true;
+            progress('Sent; waiting for the gateway.');
+          }
+          if (event.type === 'answered') progress(`The gateway answered (it has charged); receiving ${estimate.n} image(s).`);
+          if (event.type === 'image-saved') {
+            saved.push(this.fileOf(event.file));
+            progress(`Image ${saved.length} of ${estimate.n} saved: ${this.paths.relative(event.file)}.`);
+          }
+          if (event.type === 'cancel-after-charge') lateCancel = true;
           if (event.type === 'recovered') recovered = event;
-          if (event.type === 'image-saved') saved.push(this.paths.relative(event.file));
         },
       });
     } catch (error) {
-      // Only an error answer of the gateway proves it charged nothing; any other failure after
-      // sending (a broken connection, a full disk while saving) counts the whole reservation.
-      const notCharged = !sent || (error instanceof ApiError && !error.outcomeUnknown);
-      if (notCharged) decision.hold.release();
-      else decision.hold.settle(undefined);
-      throw recovered || saved.length ? new FailureWithRecovery(error, recovered, saved) : error;
+      throw new PaidCallFailure(error, sent, saved, recovered);
     } finally {
       clearInterval(heartbeat);
     }
-    decision.hold.settle(result.usage?.cost_rub);
-    const files = result.files.map((file) => ({ path: this.paths.relative(file), uri: this.paths.fileUri(file) }));
+    const answer = await this.imageAnswer(result, job.references?.length ? 'Edited' : 'Generated');
+    if (lateCancel) {
+      context.notify?.(
+        `The call was cancelled after the gateway had answered (it has charged): the paid image(s) are saved anyway: ${answer.structured.files.map((f) => f.path).join(', ')}.`,
+      );
+    }
+    return answer;
+  }
+
+  private async imageAnswer(result: JobResult, verb: string): Promise<ToolAnswer<ImageAnswer>> {
+    const files = result.files.map((file) => this.fileOf(file));
     const cost = result.usage?.cost_rub !== undefined ? rub(result.usage.cost_rub) : 'unknown';
     const balance = result.usage?.balance !== undefined ? rub(result.usage.balance) : 'unknown';
     const lines = [
-      `${edit ? 'Edited' : 'Generated'} ${files.length} image(s) with ${result.model}. Cost ${cost} (reserved ${rub(estimate.reservation)}), balance after ${balance}.`,
+      `${verb} ${files.length} image(s) with ${result.model}. Cost ${cost} (reserved ${rub(result.estimate.reservation)}), balance after ${balance}.`,
       'Saved (workspace-relative paths):',
       ...files.map((f) => `- ${f.path} (${f.uri})`),
     ];
@@ -223,14 +249,15 @@ export class ImageTools {
         `Could not save ${result.recovered.files.length} paid image(s) into the workspace (${result.recovered.reason}); they are kept in ${result.recovered.manifestPath}.`,
       );
     const preview = result.files[0] ? await previewOf(result.files[0]) : undefined;
-    lines.push(preview ? `Preview: the first image, at most ${PREVIEW_SIDE} px.` : 'No preview: only PNG results get one.');
+    lines.push(preview ? `Preview: the first image, at most ${PREVIEW_SIDE} px.` : 'No preview of this image.');
     return {
       ...this.answer(lines.join('\n'), {
         files,
         model: result.model,
         cost_rub: result.usage?.cost_rub,
         balance_rub: result.usage?.balance,
-        estimate,
+        estimate: result.estimate,
+        sent: true,
         ...(result.recovered ? { recovered: result.recovered } : {}),
       }),
       preview,
@@ -238,7 +265,7 @@ export class ImageTools {
     };
   }
 
-  private async account(): Promise<ToolAnswer> {
+  async account(): Promise<ToolAnswer<AccountAnswer>> {
     const api = this.paidApi();
     const [balance, key, stats] = await Promise.all([api.balance(), api.key(), api.stats()]);
     this.funds = { balance: balance.balance, budget: balance.budget ?? key.budget?.remaining };
@@ -252,13 +279,18 @@ export class ImageTools {
       `Today: ${rub(stats.today_spend)} in ${stats.today_requests} request(s); 30 days: ${rub(stats.month_spend)} in ${stats.month_requests}, ${rub(stats.avg_daily_spend)} a day on average.`,
     );
     if (stats.top_model_by_spend) lines.push(`Top model by spend: ${stats.top_model_by_spend}.`);
-    return this.answer(lines.join('\n'), { balance, key, stats });
+    // Copies: the records' own types have no index signature; the answer's schema lets a gateway's extra fields through.
+    return this.answer(lines.join('\n'), { balance: { ...balance }, key: { ...key }, stats: { ...stats } });
   }
 
   /** Every answer carries the session allowance. */
-  private answer(text: string, structured: Record<string, unknown>): ToolAnswer {
+  private answer<T>(text: string, structured: Omit<T, 'spendingCap'>): ToolAnswer<T> {
     const cap = this.cap.status();
-    return { text: `${text}\n${capLine(cap)}`, structured: { ...structured, spendingCap: cap } };
+    return { text: `${text}\n${capLine(cap)}`, structured: { ...structured, spendingCap: cap } as T };
+  }
+
+  private fileOf(file: string): { path: string; uri: string } {
+    return { path: this.paths.relative(file), uri: this.paths.fileUri(file) };
   }
 
   private paidApi(): GatewayApi {
@@ -267,19 +299,33 @@ export class ImageTools {
     return this.api();
   }
 
-  private async resolveImages(value: unknown): Promise<string[]> {
-    if (!Array.isArray(value)) return [];
-    const files: string[] = [];
-    for (const item of value as string[]) files.push(await this.paths.resolve('images', item));
-    return files;
+  /** The job a paid call would run (an edit when `images` is given), its paths resolved inside the workspace. */
+  private async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; outputInput: string }> {
+    const references: string[] = [];
+    for (const image of images ?? []) references.push(await this.paths.resolve('images', image));
+    const request = await this.requestOf(args, references.length);
+    const first = references[0];
+    const outputInput = args.output_directory ?? (first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory);
+    const directory = await this.paths.resolve('output_directory', outputInput);
+    const job: ImageJob = {
+      request,
+      references,
+      transport: 'input_references',
+      output: first
+        ? { directory, pattern: EDIT_FILE_NAME_PATTERN, sourceName: path.basename(first, path.extname(first)) }
+        : { directory, pattern: FILE_NAME_PATTERN },
+    };
+    return { job, outputInput };
   }
 
-  private async requestOf(args: Record<string, unknown>, references: number): Promise<GenerationRequest> {
-    const fields = ['n', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background', 'output_compression', 'seed', 'params'] as const;
-    const model = typeof args.model === 'string' && args.model.trim() ? args.model.trim() : await this.defaultModel(references);
-    const request: GenerationRequest = { model, prompt: typeof args.prompt === 'string' ? args.prompt.trim() : 'estimate' };
-    for (const field of fields) if (args[field] !== undefined) (request as unknown as Record<string, unknown>)[field] = args[field];
-    return request;
+  private async requestOf(args: EstimateArgs, references: number): Promise<GenerationRequest> {
+    const { prompt, model, images: _images, output_directory: _output, ...options } = args;
+    return {
+      ...options,
+      model: model?.trim() || (await this.defaultModel(references)),
+      // An estimate may come before the prompt is written: any text estimates the same.
+      prompt: prompt?.trim() ?? 'estimate',
+    };
   }
 
   /** The cheapest model that can do the job (generation, or an edit with that many references). */
@@ -305,14 +351,4 @@ function range(estimate: CostEstimate): string {
 
 export function capLine(cap: CapStatus): string {
   return `Spending cap: ${rub(cap.remainingThisSession)} left of ${rub(cap.maxCostPerSession)} this session (${rub(cap.spentThisSession)} spent); at most ${rub(cap.maxCostPerCall)} reserved per call.`;
-}
-
-async function previewOf(file: string): Promise<string | undefined> {
-  try {
-    const stat = await fs.stat(file);
-    if (stat.size > MAX_PREVIEW_SOURCE_BYTES) return undefined;
-    return pngThumbnail(await fs.readFile(file), PREVIEW_SIDE)?.toString('base64');
-  } catch {
-    return undefined;
-  }
 }

@@ -1,16 +1,20 @@
-// The MCP protocol side: the SDK's low-level Server with our JSON schemas. Bad arguments become
-// JSON-RPC "invalid params" errors naming the field; refusals and gateway failures become tool
-// results with isError, so the agent reads why (and that nothing was sent, or that it may have been charged).
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { GatewayError, summarizeError, ValidationError } from '../../core/errors';
-import { capLine, CapRefusal, FailureWithRecovery, type ImageTools, type ToolAnswer } from './imageTools';
-import { TOOL_SCHEMAS } from './toolSchemas';
+// The MCP protocol side: the SDK's McpServer with one registerTool per tool (toolDefinitions.ts).
+// The SDK refuses bad arguments (as a tool error naming the field) and checks every answer against
+// its outputSchema. Refusals and gateway failures become tool results with isError, so the agent
+// reads why, and whether nothing was sent or it may have been charged.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError, SpendingCapError, summarizeError, ValidationError } from '../../core/errors';
+import { type CallContext, capLine, type ImageTools, PaidCallFailure, type ToolAnswer } from './imageTools';
+import { TOOLS } from './toolDefinitions';
 
 export const SERVER_NAME = 'gateway-images';
 
 /** Resource links in tool results are part of the protocol from this version on. */
 const RESOURCE_LINKS_SINCE = '2025-06-18';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** `clientProtocol` is the protocol version the client asked for in `initialize`. */
 export function createMcpServer(
@@ -18,109 +22,89 @@ export function createMcpServer(
   version: string,
   redact: (text: string) => string,
   clientProtocol: () => string | undefined = () => undefined,
-): Server {
-  const server = new Server(
+  log: (line: string) => void = () => undefined,
+): McpServer {
+  const server = new McpServer(
     { name: SERVER_NAME, title: 'Gateway Images', version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, logging: {} },
       // Used by the SDK only for elicitation answers, which this server never requests (and the
-      // bundle leaves ajv, the SDK's default, out: see esbuild.mjs).
+      // bundle leaves ajv, the SDK's default, out: see esbuild.mjs). Tool answers are checked with zod.
       jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server requests no elicitation.' }) },
       instructions:
-        "Image generation and editing through the user's API gateway, billed in rubles. Call estimate_cost before generate_image or edit_image; every paid call is held against a per-call and per-session spending cap. Paths are relative to the workspace folder.",
+        "Image generation and editing through the user's API gateway, billed in rubles. Call estimate_cost (with the same arguments) before generate_image or edit_image; every paid call is held against a per-call and per-session spending cap. Paths are relative to the workspace folder.",
     },
   );
-
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOL_SCHEMAS.map(({ name, title, description, inputSchema, annotations }) => ({
-      name,
-      title,
-      description,
-      inputSchema,
-      annotations: { title, ...annotations },
-    })),
-  }));
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const progressToken = request.params._meta?.progressToken;
-    let step = 0;
-    const progress =
-      progressToken === undefined
-        ? undefined
-        : (message: string) =>
-            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => undefined);
+  const respond = async <T>(call: () => Promise<ToolAnswer<T>>, paid: boolean): Promise<CallToolResult> => {
     try {
-      const links = (clientProtocol() ?? '') >= RESOURCE_LINKS_SINCE;
-      return toResult(await tools.call(request.params.name, request.params.arguments, { signal: extra.signal, progress }), redact, links);
+      return toResult(await tools.admit(call), redact, (clientProtocol() ?? '') >= RESOURCE_LINKS_SINCE);
     } catch (error) {
-      if (error instanceof ValidationError) {
-        const allowed = error.allowed?.length ? error.allowed : undefined;
-        throw new InvalidParams(redact(error.message), { field: error.field, ...(allowed ? { allowed } : {}) });
-      }
-      return failure(error, tools, redact);
+      return failure(error, tools, redact, paid);
     }
-  });
+  };
+  const contextOf = (extra: Extra, tool: string): CallContext => {
+    const progressToken = extra._meta?.progressToken;
+    let step = 0;
+    return {
+      signal: extra.signal,
+      progress:
+        progressToken === undefined
+          ? undefined
+          : (message) =>
+              void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } }).catch(() => undefined),
+      notify: (message) => {
+        log(`${tool}: ${message}`);
+        void server.sendLoggingMessage({ level: 'warning', logger: SERVER_NAME, data: redact(`${tool}: ${message}`) }).catch(() => undefined);
+      },
+    };
+  };
+
+  server.registerTool('list_models', TOOLS.list_models, (args) => respond(() => tools.listModels(args), false));
+  server.registerTool('estimate_cost', TOOLS.estimate_cost, (args) => respond(() => tools.estimate(args), false));
+  server.registerTool('generate_image', TOOLS.generate_image, (args, extra) => respond(() => tools.generate(args, contextOf(extra, 'generate_image')), true));
+  server.registerTool('edit_image', TOOLS.edit_image, (args, extra) => respond(() => tools.edit(args, contextOf(extra, 'edit_image')), true));
+  server.registerTool('get_account', TOOLS.get_account, () => respond(() => tools.account(), false));
   return server;
 }
 
-/**
- * A JSON-RPC "invalid params" error (-32602). Not the SDK's McpError: that one prefixes its message
- * with "MCP error -32602:", and the client adds the same prefix again.
- */
-class InvalidParams extends Error {
-  readonly code = ErrorCode.InvalidParams;
-  constructor(
-    message: string,
-    readonly data: { field: string; allowed?: readonly (string | number)[] },
-  ) {
-    super(message);
-  }
-}
-
-function toResult(answer: ToolAnswer, redact: (text: string) => string, links: boolean): CallToolResult {
+function toResult<T>(answer: ToolAnswer<T>, redact: (text: string) => string, links: boolean): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: redact(answer.text) }];
   if (answer.preview) content.push({ type: 'image', data: answer.preview, mimeType: 'image/png' });
   if (links) for (const link of answer.links ?? []) content.push({ type: 'resource_link', ...link });
-  return { content, structuredContent: answer.structured, ...(answer.isError ? { isError: true } : {}) };
+  return { content, structuredContent: answer.structured as Record<string, unknown> };
 }
 
-function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => string): CallToolResult {
+/** A tool error result: why, whether anything was sent, what was kept, and the allowance. */
+function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => string, paid: boolean): CallToolResult {
   const cap = tools.cap.status();
-  const recovered = thrown instanceof FailureWithRecovery ? thrown.recovered : undefined;
-  const error = thrown instanceof FailureWithRecovery ? thrown.error : thrown;
-  if (error instanceof CapRefusal) {
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `${error.message}\n${capLine(cap)}` }],
-      structuredContent: { ...error.details, sent: false, spendingCap: cap },
-    };
-  }
+  const paidFailure = thrown instanceof PaidCallFailure ? thrown : undefined;
+  const error = paidFailure ? paidFailure.error : thrown;
   const summary = summarizeError(error);
-  const notSent = summary.kind === 'cannot-afford' || summary.kind === 'not-configured' || summary.kind === 'cancelled';
-  const sent = summary.outcomeUnknown
+  const sent = paidFailure?.sent ?? false;
+  const saved = paidFailure?.saved ?? [];
+  const recovered = paidFailure?.recovered;
+  const outcome = summary.outcomeUnknown
     ? 'The request may have been charged: call get_account to check the balance before trying again (it is never resent automatically).'
-    : notSent
+    : !sent && (paid || error instanceof ValidationError)
       ? 'Nothing was sent.'
-      : error instanceof GatewayError
+      : paid && error instanceof GatewayError
         ? 'Not charged.'
         : '';
-  const saved = thrown instanceof FailureWithRecovery ? thrown.saved : [];
   const kept = [
-    saved.length ? `${saved.length} paid image(s) arrived whole before the failure and are saved in the workspace: ${saved.join(', ')}` : '',
+    saved.length ? `${saved.length} paid image(s) arrived whole before the failure and are saved in the workspace: ${saved.map((f) => f.path).join(', ')}` : '',
     recovered
       ? `${recovered.files.length} paid image(s) arrived before the failure; they are kept in ${recovered.manifestPath} (Gateway Images: Recover Unsaved Images in VS Code).`
       : '',
-  ]
-    .filter(Boolean)
-    .join('\n');
-  const text = [`Failed: ${summary.message}`, sent, kept, capLine(cap)].filter(Boolean).join('\n');
+  ];
+  const head = error instanceof SpendingCapError || error instanceof ValidationError ? summary.message : `Failed: ${summary.message}`;
+  const text = [head, outcome, ...kept, capLine(cap)].filter(Boolean).join('\n');
+  const allowed = error instanceof ValidationError && error.allowed?.length ? { allowed: [...error.allowed] } : {};
   return {
     isError: true,
     content: [{ type: 'text', text: redact(text) }],
     structuredContent: {
-      error: { ...summary, message: redact(summary.message) },
-      ...(recovered ? { recovered } : {}),
-      ...(saved.length ? { saved } : {}),
+      error: { ...summary, ...allowed, message: redact(summary.message) },
+      ...(paid ? { files: saved, sent, ...(recovered ? { recovered } : {}), ...(error instanceof SpendingCapError ? { refusedBy: error.cap } : {}) } : {}),
       spendingCap: cap,
     },
   };

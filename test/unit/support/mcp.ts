@@ -1,8 +1,11 @@
 // Starts the MCP server (dist/mcp.js, built by `npm run build`) for the unit tests and connects
 // the SDK's own client to it over stdio.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export const SERVER = path.resolve(__dirname, '../../../../dist/mcp.js');
@@ -17,11 +20,13 @@ export interface ServerOutput {
   stderr: string;
   /** Every message the server wrote to stdout, as parsed by the transport. */
   received: string[];
+  /** Every message the client sent. */
+  sent: string[];
 }
 
 /** Starts dist/mcp.js with exactly this environment (plus PATH) and connects the SDK's client. */
 export async function launch(env: Record<string, string>): Promise<{ client: Client; output: ServerOutput }> {
-  const output: ServerOutput = { stderr: '', received: [] };
+  const output: ServerOutput = { stderr: '', received: [], sent: [] };
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER],
@@ -37,5 +42,57 @@ export async function launch(env: Record<string, string>): Promise<{ client: Cli
     output.received.push(JSON.stringify(message));
     deliver(message);
   };
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage) => {
+    output.sent.push(JSON.stringify(message));
+    return send(message);
+  };
   return { client, output };
+}
+
+/**
+ * The server as a child this test owns, with the SDK's Client over its stdio: unlike the SDK's
+ * StdioClientTransport (which ends stdin, then sends SIGTERM and SIGKILL within 4 s), the test
+ * decides when stdin ends and which signal comes, and sees when the process exits.
+ */
+export class ChildTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly exited: Promise<number | null>;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  start(): Promise<void> {
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
+    });
+    this.child.once('close', () => this.onclose?.());
+    this.child.stdin.on('error', (error) => this.onerror?.(error));
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => (this.child.stdin.write(serializeMessage(message)) ? resolve() : this.child.stdin.once('drain', () => resolve())));
+  }
+
+  close(): Promise<void> {
+    this.child.stdin.end();
+    return Promise.resolve();
+  }
+}
+
+/** Like launch(), over a ChildTransport: the test owns the process. */
+export async function launchChild(env: Record<string, string>): Promise<{ client: Client; transport: ChildTransport; output: ServerOutput }> {
+  const output: ServerOutput = { stderr: '', received: [], sent: [] };
+  const child = spawn(process.execPath, [SERVER], { cwd: env.GATEWAY_IMAGES_WORKSPACE, env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
+  const transport = new ChildTransport(child);
+  const client = new Client({ name: 'gateway-images-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport, output };
 }
