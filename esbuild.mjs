@@ -1,6 +1,7 @@
 // Bundles the extension host (node) and the webview app (browser).
 // Type-checking is separate (`tsc --noEmit`); esbuild only transpiles and bundles.
-import { readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -112,6 +113,13 @@ const contexts = await Promise.all([
     target: 'es2022',
   }),
 ]);
+
+/** dist/mcp.js's previews of JPEG and WebP results (src/mcp/server/preview.ts) load these next to it. */
+const require = createRequire(import.meta.url);
+await mkdir('dist', { recursive: true });
+for (const wasm of ['@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm', '@jsquash/webp/codec/dec/webp_dec.wasm']) {
+  await copyFile(require.resolve(wasm), path.join('dist', path.basename(wasm)));
+}
 
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));

@@ -1,6 +1,7 @@
-// A small preview of a PNG without native dependencies: decode (8-bit, non-interlaced, any colour
-// type), average boxes down to at most `maxSide` pixels, encode as RGBA. Other formats and unusual
-// PNGs (16-bit, interlaced, huge) get no thumbnail: callers then show no preview, never the full image.
+// A small preview without native dependencies: decode a PNG (8-bit, non-interlaced, any colour
+// type), or take pixels another decoder made (rgbaImage), average boxes down to at most `maxSide`
+// pixels, encode as an RGBA PNG. Unusual PNGs (16-bit, interlaced, huge) get no thumbnail: callers
+// then show no preview, never the full image.
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
 import { PNG_SIGNATURE } from './pngText';
 
@@ -8,7 +9,7 @@ import { PNG_SIGNATURE } from './pngText';
 const MAX_DECODED_BYTES = 64 * 1024 * 1024;
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
-interface DecodedPng {
+export interface DecodedImage {
   width: number;
   height: number;
   /** RGBA of pixel `i` into `out` at `o`. */
@@ -16,13 +17,29 @@ interface DecodedPng {
 }
 
 export function pngThumbnail(png: Buffer, maxSide = 128): Buffer | undefined {
-  let decoded: DecodedPng | undefined;
+  let decoded: DecodedImage | undefined;
   try {
     decoded = decodePng(png);
   } catch {
     return undefined;
   }
-  if (!decoded) return undefined;
+  return decoded && thumbnail(decoded, maxSide);
+}
+
+/** Pixels as 8-bit RGBA rows (what WASM decoders give), or undefined when the sizes do not match. */
+export function rgbaImage(width: number, height: number, rgba: Uint8Array | Uint8ClampedArray): DecodedImage | undefined {
+  if (!(width > 0 && height > 0) || rgba.length !== width * height * 4) return undefined;
+  return {
+    width,
+    height,
+    pixel: (i, out, o) => {
+      for (let c = 0; c < 4; c++) out[o + c] = rgba[i * 4 + c]!;
+    },
+  };
+}
+
+/** The thumbnail (an RGBA PNG of at most `maxSide` px on its long side) of decoded pixels. */
+export function thumbnail(decoded: DecodedImage, maxSide = 128): Buffer {
   const { width, height } = decoded;
   const scale = Math.min(1, maxSide / Math.max(width, height));
   const tw = Math.max(1, Math.round(width * scale));
@@ -73,7 +90,7 @@ function chunk(type: string, data: Buffer): Buffer {
   return out;
 }
 
-function decodePng(png: Buffer): DecodedPng | undefined {
+function decodePng(png: Buffer): DecodedImage | undefined {
   if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
   let width = 0;
   let height = 0;

@@ -11,6 +11,7 @@ import { pngThumbnail } from '../../src/core/pngThumbnail';
 import { type ConfigError, readConfig } from '../../src/mcp/server/config';
 import { SpendingCap } from '../../src/core/spendingCap';
 import { mcpClientSnippet } from '../../src/mcp/snippets';
+import { previewOf } from '../../src/mcp/server/preview';
 import { TOOLS } from '../../src/mcp/server/toolDefinitions';
 import { findImageModel } from '../../tools/emulator';
 import { renderImage } from '../../tools/emulator/render';
@@ -221,6 +222,35 @@ describe('PNG thumbnail', () => {
     assert.ok(pngThumbnail(render(200, 100, true)));
     assert.equal(pngThumbnail(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10])), undefined);
     assert.equal(pngThumbnail(render(64, 64).subarray(0, 60)), undefined);
+  });
+});
+
+describe('MCP previews of PNG, JPEG and WebP results', () => {
+  const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/images');
+  /** The mean RGB of a preview (an RGBA PNG as pngThumbnail writes it). */
+  const meanOf = (base64: string) => {
+    const png = Buffer.from(base64, 'base64');
+    const width = png.readUInt32BE(16);
+    const height = png.readUInt32BE(20);
+    const rows = inflateSync(png.subarray(41, 41 + png.readUInt32BE(33)));
+    const sum = [0, 0, 0];
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) for (let c = 0; c < 3; c++) sum[c]! += rows[y * (width * 4 + 1) + 1 + x * 4 + c]!;
+    return { width, height, mean: sum.map((v) => v / (width * height)) };
+  };
+
+  it('the same picture as JPEG and as WebP gives a small PNG preview like the PNG one (WASM decoders)', async () => {
+    const png = meanOf((await previewOf(path.join(FIXTURES, 'python.png')))!);
+    for (const name of ['python.jpg', 'python.webp']) {
+      const preview = await previewOf(path.join(FIXTURES, name));
+      assert.ok(preview, `no preview of ${name}`);
+      const got = meanOf(preview);
+      assert.deepEqual([got.width, got.height], [png.width, png.height], name);
+      got.mean.forEach((v, c) => assert.ok(Math.abs(v - png.mean[c]!) < 12, `${name} channel ${c}: ${v} vs ${png.mean[c]}`));
+    }
+  });
+
+  it('no preview of what is not an image', async () => {
+    assert.equal(await previewOf(path.join(FIXTURES, 'README.md')), undefined);
   });
 });
 

@@ -39,6 +39,7 @@ const ALLOWED: RegExp[] = [
   /^extension\/(changelog|CHANGELOG)\.md$/,
   /^extension\/LICENSE(\.txt)?$/,
   /^extension\/dist\/[\w.-]+\.js$/,
+  /^extension\/dist\/(mozjpeg|webp)_dec\.wasm$/, // the MCP server's JPEG and WebP preview decoders
   /^extension\/media\/[\w/.-]+\.(css|svg|png|md)$/,
   /^extension\/l10n\/bundle\.l10n(\.[a-z-]+)?\.json$/,
   /^extension\/images\/icon\.png$/,
@@ -126,6 +127,8 @@ describe('packaging: the .vsix', function () {
       'extension/dist/gateway.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
+      'extension/dist/mozjpeg_dec.wasm',
+      'extension/dist/webp_dec.wasm',
       'extension/dist/l10n.js',
       'extension/dist/plural.js',
       'extension/media/studio/studio.css',
