@@ -62,10 +62,11 @@ export interface CallOptions {
   /** This key instead of getApiKey(): calls that must all use one key (an account refresh) pass it. */
   apiKey?: string;
   /**
-   * Paid calls: called when a success answer's headers arrive. The gateway has charged by then
-   * (it answers once the provider did), so a cancel from here on must not drop the answer.
+   * Paid calls: called when a success answer's headers arrive, with the gateway's request id when it
+   * sent one. The gateway has charged by then (it answers once the provider did), so a cancel from
+   * here on must not drop the answer.
    */
-  onPaidAnswer?: () => void;
+  onPaidAnswer?: (answer: { requestId?: string }) => void;
 }
 
 const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
@@ -185,7 +186,7 @@ export class GatewayClient {
       status = response.statusCode;
       requestId = requestIdOf(response.headers);
       if (status < 200 || status >= 300) throw await apiErrorOf(response);
-      options?.onPaidAnswer?.();
+      options?.onPaidAnswer?.({ ...(requestId ? { requestId } : {}) });
       const meta = await decodePaidAnswer(response.body, headerValue(response.headers, 'content-type'), guardSink(sink), { signal: deadline.signal });
       // The usage belongs to the key this request was sent with, whatever the key is by now.
       if (key) meta.identity = accountIdentity(this.baseUrl, key);

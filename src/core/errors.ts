@@ -27,6 +27,11 @@ export abstract class GatewayError extends Error {
    * the gateway may have charged it. Such a request is never resent automatically.
    */
   outcomeUnknown = false;
+  /**
+   * What of a paid answer this failure left in the recovery folder (the manifest and its files), so
+   * that whoever shows the error can offer Recover Unsaved Images. Set by the job.
+   */
+  recovered?: { manifestPath: string; files: string[]; reason: string };
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -42,8 +42,10 @@ export function guardSink(sink: ImageSink): ImageSink {
           write: (bytes) => guard(() => writer.write(bytes)),
           close: () => guard(() => writer.close()),
           abort: (reason) => guard(() => writer.abort(reason)),
+          ...(writer.unfinished ? { unfinished: (received) => guard(() => writer.unfinished!(received)) } : {}),
         };
       }),
+    ...(sink.keep ? { keep: (bytes) => guard(() => sink.keep!(bytes)) } : {}),
   };
 }
 

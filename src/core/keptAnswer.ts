@@ -1,0 +1,157 @@
+// The part of a paid answer that was not decoded into images, kept while it streams: in memory while
+// it is small (the JSON around the images of a readable answer is a few hundred bytes), on disk once it
+// grows (an answer that cannot be read: hundreds of MB are possible, never held in memory). Thrown
+// away after a success; after a failure it becomes `<jobId>-answer.<ext>` in the recovery folder.
+// Pure: no vscode import.
+import type { promises as fs } from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { extensionForMediaType, readImageHead } from './imageSniff';
+
+/** Kept in memory up to this much; beyond it the kept bytes go to a file as they arrive. */
+const IN_MEMORY_BYTES = 256 * 1024;
+/** The base64 of a partly received image is written in pieces of this many bytes (a multiple of 3). */
+const ENCODE_BYTES = 3 * 1024 * 1024;
+
+/** Opens a new file for writing in the staging folder (the sink's, with its fallback). */
+export type OpenStaged = (name: string) => Promise<{ file: string; handle: fs.FileHandle }>;
+
+export class AnswerKeeper {
+  private memory: Buffer[] = [];
+  private memoryBytes = 0;
+  private spill: { file: string; handle: fs.FileHandle } | undefined;
+  private size = 0;
+  /** Writing failed: nothing more is kept, and the failure is told when the answer is kept. */
+  private failure: Error | undefined;
+  /** Serialises writes: kept bytes stay in order whoever awaits what. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly jobId: string,
+    private readonly open: OpenStaged,
+  ) {}
+
+  /** Keeps `bytes` (copied: the caller's buffer may be reused). Never throws. */
+  write(bytes: Buffer): Promise<void> {
+    if (!bytes.length) return this.chain;
+    this.size += bytes.length;
+    if (!this.spill && !this.failure && this.memoryBytes + bytes.length <= IN_MEMORY_BYTES) {
+      this.memory.push(Buffer.from(bytes));
+      this.memoryBytes += bytes.length;
+      return this.chain;
+    }
+    const copy = this.spill ? bytes : Buffer.from(bytes);
+    return this.enqueue(async (handle) => {
+      await writeAll(handle, copy);
+    });
+  }
+
+  /**
+   * Keeps `file`'s first `count` bytes: as base64 text (what arrived of an image's string, encoded
+   * again as it came) or as they are (an image body cut short).
+   */
+  writeFileOf(file: string, count: number, encoding: 'base64' | 'binary'): Promise<void> {
+    this.size += encoding === 'base64' ? Math.ceil(count / 3) * 4 : count;
+    return this.enqueue(async (handle) => {
+      const source = await fsp.open(file, 'r');
+      try {
+        const piece = Buffer.allocUnsafe(ENCODE_BYTES);
+        for (let at = 0; at < count;) {
+          const { bytesRead } = await source.read(piece, 0, Math.min(ENCODE_BYTES, count - at), at);
+          if (bytesRead === 0) throw new Error(`${file} is shorter than the ${count} bytes written to it`);
+          // Pieces of a multiple of 3 bytes encode without padding, so they join into one base64 text.
+          const whole = bytesRead === count - at || encoding === 'binary' ? bytesRead : bytesRead - (bytesRead % 3);
+          if (whole === 0) throw new Error(`a short read of ${file}`);
+          const part = piece.subarray(0, whole);
+          await writeAll(handle, encoding === 'binary' ? part : Buffer.from(part.toString('base64'), 'latin1'));
+          at += whole;
+        }
+      } finally {
+        await source.close();
+      }
+    });
+  }
+
+  /**
+   * Makes what was kept `<jobId>-answer.<ext>` in the staging folder, synced. Resolves to its path and,
+   * when some of it could not be written or synced, why; undefined when nothing was kept.
+   */
+  async keep(contentType?: string): Promise<{ file: string; failure?: string } | undefined> {
+    if (this.size === 0) return undefined;
+    await this.enqueue(() => Promise.resolve()); // opens the file with what was in memory
+    const spill = this.spill;
+    if (!spill) return undefined; // nothing could be written at all
+    let failure = this.failure?.message;
+    try {
+      await spill.handle.sync();
+    } catch (error) {
+      failure ??= errorMessage(error);
+    }
+    await spill.handle.close().catch((error: unknown) => (failure ??= errorMessage(error)));
+    this.spill = undefined;
+    let file = spill.file;
+    try {
+      const named = path.join(path.dirname(spill.file), `${this.jobId}-answer.${answerExtension(contentType, await readImageHead(spill.file, 64))}`);
+      await fsp.rename(spill.file, named);
+      file = named;
+    } catch (error) {
+      failure ??= errorMessage(error);
+    }
+    return { file, ...(failure ? { failure } : {}) };
+  }
+
+  /** Throws away what was kept (the answer was read: nothing in it needs keeping). */
+  async discard(): Promise<void> {
+    this.memory = [];
+    this.memoryBytes = 0;
+    await this.chain;
+    const spill = this.spill;
+    this.spill = undefined;
+    if (spill) {
+      await spill.handle.close().catch(() => undefined);
+      await fsp.rm(spill.file, { force: true });
+    }
+  }
+
+  /** Runs `action` on the spill file (opened, with what was in memory, on first use), after earlier ones. */
+  private enqueue(action: (handle: fs.FileHandle) => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(async () => {
+      if (this.failure) return;
+      try {
+        if (!this.spill) {
+          this.spill = await this.open(`${this.jobId}-answer.part`);
+          const held = Buffer.concat(this.memory, this.memoryBytes);
+          this.memory = [];
+          this.memoryBytes = 0;
+          await writeAll(this.spill.handle, held);
+        }
+        await action(this.spill.handle);
+      } catch (error) {
+        this.failure = error instanceof Error ? error : new Error(String(error));
+      }
+    });
+    return this.chain;
+  }
+}
+
+async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
+  for (let written = 0; written < bytes.length;) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
+}
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The extension of a kept answer: from its content type, else from its first bytes. */
+export function answerExtension(contentType: string | undefined, head: Buffer): string {
+  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  if (type === 'application/json' || type.endsWith('+json') || type === 'text/json') return 'json';
+  if (type === 'text/html') return 'html';
+  const byType = type.startsWith('text/') ? 'txt' : extensionForMediaType(type);
+  if (byType) return byType;
+  const text = head
+    .toString('latin1')
+    .replace(/^\xef\xbb\xbf/, '')
+    .trimStart();
+  if (text.startsWith('{') || text.startsWith('[')) return 'json';
+  if (/^<(!doctype html|html)/i.test(text)) return 'html';
+  return head.every((c) => c === 0x09 || c === 0x0a || c === 0x0d || (c >= 0x20 && c < 0x7f)) ? 'txt' : 'bin';
+}
