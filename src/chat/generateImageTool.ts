@@ -185,7 +185,7 @@ function describeFailure(error: unknown): string {
   const summary = summarizeError(error);
   const sent = summary.outcomeUnknown
     ? vscode.l10n.t('The request may have been charged; check the balance before trying again.')
-    : summary.kind === 'validation' || summary.kind === 'cannot-afford' || summary.kind === 'cancelled'
+    : error instanceof ValidationError || summary.kind === 'cannot-afford' || summary.kind === 'cancelled'
       ? vscode.l10n.t('Nothing was sent.')
       : '';
   return [vscode.l10n.t('Image generation failed: {0}', summary.message), sent].filter(Boolean).join(' ');

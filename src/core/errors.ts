@@ -31,7 +31,7 @@ export abstract class GatewayError extends Error {
    * What of a paid answer this failure left in the recovery folder (the manifest and its files), so
    * that whoever shows the error can offer Recover Unsaved Images. Set by the job.
    */
-  recovered?: { manifestPath: string; files: string[]; reason: string };
+  recovered?: { manifestPath: string; files: string[]; answer?: string; reason: string };
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -45,17 +45,25 @@ export abstract class GatewayError extends Error {
   }
 }
 
-/** Bad input found before anything was sent. Names the field and what is allowed. */
+/**
+ * Bad input found before anything was sent. Names the field and what is allowed. Its kind is the
+ * gateway's for the same cause where there is one (an unknown model, editing on a model that does
+ * not edit): one kind per cause, local or not.
+ */
 export class ValidationError extends GatewayError {
-  readonly kind = 'validation';
+  readonly kind: LocalRefusalKind;
   constructor(
     readonly field: string,
     message: string,
     readonly allowed?: readonly (string | number)[],
+    kind: LocalRefusalKind = 'validation',
   ) {
     super(message);
+    this.kind = kind;
   }
 }
+
+export type LocalRefusalKind = Extract<GatewayErrorKind, 'validation' | 'unknown-model' | 'edit-not-supported'>;
 
 export interface ApiErrorDetails {
   status: number;

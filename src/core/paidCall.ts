@@ -1,6 +1,6 @@
 // What a paid call needs to tell charged from not charged: whether any byte may have reached the
 // gateway, and the caller's sink failures kept apart from network failures. Pure: no vscode import.
-import { GatewayError } from './errors';
+import { ValidationError } from './errors';
 import { errorCode } from './deadline';
 import type { ImageSink } from './generationStream';
 
@@ -57,7 +57,7 @@ export async function* trackFirstRead(body: string | AsyncIterable<Uint8Array>, 
 }
 
 export function mayHaveReachedGateway(error: unknown): boolean {
-  if (error instanceof GatewayError && error.kind === 'validation') return false;
+  if (error instanceof ValidationError) return false;
   const code = errorCode(error);
   return !(code && NOT_SENT_CODES.has(code));
 }

@@ -103,7 +103,7 @@ export async function keepForRecovery(
     ...(requestId ? { requestId } : {}),
     ...(extra.costRub !== undefined ? { costRub: extra.costRub } : {}),
   });
-  const paths = files.map((f) => f.path);
-  emit({ type: 'recovered', manifestPath, files: paths, reason });
-  return { manifestPath, files: paths, reason };
+  const recovered: RecoveredFiles = { manifestPath, files: files.map((f) => f.path), ...(extra.answer ? { answer: extra.answer } : {}), reason };
+  emit({ type: 'recovered', ...recovered });
+  return recovered;
 }

@@ -95,8 +95,10 @@ export interface JobResult {
 /** What a job left in the recovery folder: its manifest, the files it lists, and why. */
 export interface RecoveredFiles {
   manifestPath: string;
-  /** Images, and what the gateway sent when it could not be read (`<jobId>-answer.<ext>`). */
+  /** Images, and what the gateway sent when it could not be read (`answer`). */
   files: string[];
+  /** The paid answer as it came, when it could not be read (`<jobId>-answer.<ext>`): Recover reads it again. */
+  answer?: string;
   reason: string;
 }
 
