@@ -15,10 +15,10 @@ import { strayCharacterAt } from '../../tools/emulator/respond';
 import { DEMO_KEYS, gatewaySuite, listFiles, newService, paidRequests, SMALL } from './support/gateway';
 
 /** What the emulator answers to this request without a fault. */
-async function cleanBody(url: string, request: Record<string, unknown>): Promise<string> {
+async function cleanBody(url: string, request: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
   const response = await fetch(`${url}/v1/images/generations`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(request),
   });
   assert.equal(response.status, 200);
@@ -64,12 +64,17 @@ describe('paid answers that cannot be read are kept, and read again', function (
   const gw = gatewaySuite({ models: true });
   let counter = 0;
 
-  /** One job with `fault` armed (after the same request was made once without it, for the expected body). */
-  async function runJob(n: number, forms: FormName[] = [], fault?: FaultSpec) {
+  /**
+   * One job with `fault` armed, after the same request was made once without it (for the expected
+   * body); `imageBytes`: both with images padded to that size (the large fault).
+   */
+  async function runJob(n: number, forms: FormName[] = [], fault?: FaultSpec, imageBytes?: number) {
     const id = ++counter;
     const request = { model: 'aurora-1', prompt: `kept ${id}`, n, size: SMALL, seed: 40 + id };
     gw.emu.state.setForms(forms);
-    const clean = await cleanBody(gw.emu.url, request);
+    const large: Record<string, string> = imageBytes ? { 'x-emulator-fault': 'large', 'x-emulator-image-bytes': String(imageBytes) } : {};
+    const clean = await cleanBody(gw.emu.url, request, large);
+    if (imageBytes) gw.emu.state.armFault({ fault: 'large', imageBytes });
     if (fault) gw.emu.state.armFault(fault);
     const out = path.join(gw.dir, `out-${id}`);
     const recovery = path.join(gw.dir, `recovery-${id}`);
@@ -138,6 +143,21 @@ describe('paid answers that cannot be read are kept, and read again', function (
     assert.ok(recovered.images[1]!.equals(images[3]!), 'image 4 byte-equal');
     assert.equal(recovered.readAgain, 'partly', 'a character was skipped: the raw answer is offered too');
     assert.equal(recovered.answers.length, 1);
+  });
+
+  it('the same with 4 images of 3 MiB: chunk boundaries everywhere, kept byte-equal, images 3 and 4 read again byte-equal', async () => {
+    const run = await runJob(4, [], { fault: 'stray-character', imageIndex: 2 }, 3 * 1024 * 1024);
+    const images = imagesOf(run.clean);
+    assert.equal(images[2]!.length, 3 * 1024 * 1024);
+    assert.ok(run.error instanceof UnreadableAnswerError, String(run.error));
+    assert.deepEqual(await listFiles(run.out), ['1.png', '2.png']);
+    const { file } = await keptAnswer(run);
+    const [third] = imageStrings(run.clean).slice(2);
+    const insertAt = third!.start + strayCharacterAt(third!.end - third!.start);
+    const sent = `${run.clean.slice(0, insertAt)}!${run.clean.slice(insertAt)}`;
+    assert.ok(normalize(await readFile(file, 'latin1')) === normalize(withoutFirstImages(sent, 2)), 'kept byte-equal');
+    const recovered = await recover(run.recovery, path.join(run.out, 'recovered'));
+    assert.ok(recovered.images[0]!.equals(images[2]!) && recovered.images[1]!.equals(images[3]!), 'images 3 and 4 byte-equal');
   });
 
   it('truncated JSON after the first image: it is saved, what arrived of the second is kept as sent, Recover gives its first part', async () => {
