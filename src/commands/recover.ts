@@ -1,10 +1,12 @@
 // Recover Unsaved Images: paid images that could not be saved into the workspace, paid answers that
 // could not be read, and files a stopped job left behind wait in the recovery folder. This lists them
 // with what is known, reads kept answers again, and moves or removes what the user picks.
+// The reading of the recovery folder (core/recoveryFolder.ts) is loaded with dist/gateway.js.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FALLBACK_RECOVERY_DIR } from '../core/imageStore';
-import { listRecoverable, moveRecoverable, readAnswersAgain, removeRecoverable, type WaitingFile, type WaitingJob } from '../core/recoveryFolder';
+import type { WaitingFile, WaitingJob } from '../core/recoveryFolder';
+import { loadBundle as folder } from '../host/gatewayConnection';
 import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/plural';
@@ -35,7 +37,7 @@ export async function recoverImages(services: Services): Promise<WaitingJob[]> {
     const before = job;
     const again = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading what the gateway sent again…') },
-      () => readAnswersAgain(before, path.dirname(before.manifestPath ?? before.files[0]!.path)),
+      () => folder().readAnswersAgain(before, path.dirname(before.manifestPath ?? before.files[0]!.path)),
     );
     job = again.job;
     note = readAgainNote(again.found, job.files);
@@ -68,6 +70,7 @@ export async function recoverImages(services: Services): Promise<WaitingJob[]> {
 }
 
 async function listWaiting(services: Services): Promise<WaitingJob[]> {
+  const { listRecoverable } = folder();
   return [...(await listRecoverable(services.recoveryDir)), ...(await listRecoverable(FALLBACK_RECOVERY_DIR))];
 }
 
@@ -105,7 +108,7 @@ async function askFolder(): Promise<string | undefined> {
 
 async function moveFiles(job: WaitingJob, directory: string): Promise<void> {
   try {
-    const { images, answers } = await moveRecoverable(job, directory);
+    const { images, answers } = await folder().moveRecoverable(job, directory);
     const where = vscode.workspace.asRelativePath(directory);
     const text = trPlural(images.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, images.length, where);
     const raw = answers.map((file) => vscode.l10n.t('What the gateway sent is there too, as it came: {0}.', path.basename(file)));
@@ -128,7 +131,7 @@ async function removeFiles(job: WaitingJob): Promise<void> {
     remove,
   );
   if (sure !== remove) return;
-  await removeRecoverable(job);
+  await folder().removeRecoverable(job);
   void vscode.window.showInformationMessage(
     trPlural(job.files.length, { one: 'Removed {0} file from the recovery folder.', other: 'Removed {0} files from the recovery folder.' }, job.files.length),
   );

@@ -66,29 +66,6 @@ export async function salvageAnswer(file: string, dir: string, baseName: string)
   return { images: scanner.images, complete: scanner.complete };
 }
 
-/** The cost in rubles an answer states (`"cost_rub": 12.5` near its start or end), if it does. */
-export async function costInAnswer(file: string): Promise<number | undefined> {
-  try {
-    const handle = await fs.open(file, 'r');
-    try {
-      const size = (await handle.stat()).size;
-      const window = 64 * 1024;
-      const parts: string[] = [];
-      for (const at of size > 2 * window ? [0, size - window] : [0]) {
-        const buf = Buffer.alloc(Math.min(size, size > 2 * window ? window : size));
-        const { bytesRead } = await handle.read(buf, 0, buf.length, at);
-        parts.push(buf.toString('latin1', 0, bytesRead));
-      }
-      const match = /"cost_rub"\s*:\s*"?\s*(-?\d+(?:[.,]\d+)?)/.exec(parts.join('\n'));
-      return match ? Number(match[1]!.replace(',', '.')) : undefined;
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
-
 const enum Phase {
   /** Checking whether the string opens with "data:". */
   Scheme,

@@ -11,6 +11,7 @@ import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './ac
 import { Deadline } from './deadline';
 import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
 import type { ImageSink } from './generationStream';
+import { AnswerKeeper, costInAnswer, keepingSink } from './keptAnswer';
 import { decodePaidAnswer } from './paidAnswer';
 import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from './requestBodies';
 import type {
@@ -170,6 +171,9 @@ export class GatewayClient {
     const body = trackFirstRead(payload.body, () => {
       bodyStarted = true;
     });
+    // What cannot be decoded of a paid answer is kept beside its images, never lost.
+    const keeper = sink.createFile ? new AnswerKeeper(sink.createFile.bind(sink)) : undefined;
+    let contentType: string | undefined;
     try {
       const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) }, options?.apiKey);
       deadline.throwIfAborted();
@@ -187,15 +191,20 @@ export class GatewayClient {
       requestId = requestIdOf(response.headers);
       if (status < 200 || status >= 300) throw await apiErrorOf(response);
       options?.onPaidAnswer?.({ ...(requestId ? { requestId } : {}) });
-      const meta = await decodePaidAnswer(response.body, headerValue(response.headers, 'content-type'), guardSink(sink), { signal: deadline.signal });
+      contentType = headerValue(response.headers, 'content-type');
+      const target = keeper ? keepingSink(guardSink(sink), keeper) : guardSink(sink);
+      const meta = await decodePaidAnswer(response.body, contentType, target, { signal: deadline.signal });
+      await keeper?.discard();
       // The usage belongs to the key this request was sent with, whatever the key is by now.
       if (key) meta.identity = accountIdentity(this.baseUrl, key);
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1 });
       return meta;
     } catch (error) {
+      const kept = await keeper?.keep(contentType);
       // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
       if (error instanceof SinkFailure) throw error.cause;
       let typed = deadline.translate(error);
+      if (kept) typed.keptAnswer = { ...kept, costRub: await costInAnswer(kept.file) };
       if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
       if (!(typed instanceof ApiError) && bodyStarted && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();

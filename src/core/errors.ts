@@ -32,6 +32,11 @@ export abstract class GatewayError extends Error {
    * that whoever shows the error can offer Recover Unsaved Images. Set by the job.
    */
   recovered?: { manifestPath: string; files: string[]; answer?: string; reason: string };
+  /**
+   * What the client kept of a paid answer it could not read to its end (keptAnswer.ts): the file,
+   * why not all of it could be kept when that happened, and the cost the answer states.
+   */
+  keptAnswer?: { file: string; failure?: string; costRub?: number };
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

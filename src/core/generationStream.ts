@@ -9,6 +9,7 @@
 //
 // Pure: no vscode import. See ../shared/gateway-api-spec.md, "Image generation response".
 
+import type { FileHandle } from 'node:fs/promises';
 import type { GenerationResponseMeta } from './types';
 import { CancelledError, GatewayError } from './errors';
 import { MAX_SLICE } from './base64Stream';
@@ -28,6 +29,8 @@ export interface ImageWriter {
    * then `text`; 'binary': the first `bytes` bytes as they are. Optional: without it nothing is kept.
    */
   unfinished?(received: { bytes: number; encoding: 'base64' | 'binary'; text?: Buffer }): Promise<void>;
+  /** Writes out what is buffered and names the file that holds every byte written so far (to keep them). Optional. */
+  received?(): Promise<string>;
 }
 
 export interface ImageSink {
@@ -38,6 +41,11 @@ export interface ImageSink {
    * for is lost; a sink that keeps nothing leaves it out. Must not throw (failures are its own to report).
    */
   keep?(bytes: Buffer): void | Promise<void>;
+  /**
+   * Creates a file for what cannot be decoded (`<job>-<name>` in the sink's folder): with it, the client
+   * keeps that itself (keptAnswer.ts: keep and unfinished are then the client's). Optional.
+   */
+  createFile?(name: string): Promise<{ file: string; handle: FileHandle }>;
 }
 
 export interface DecodeGenerationOptions {

@@ -7,7 +7,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type ImageSink, type ImageWriter } from './generationStream';
 import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
-import { AnswerKeeper } from './keptAnswer';
 import { withCollisionSuffix } from './naming';
 import { checkPngEnds, IEND_CHUNK } from './pngText';
 
@@ -49,12 +48,11 @@ const MAX_NAME_ATTEMPTS = 1000;
 
 /**
  * An ImageSink that writes each decoded image to `<dir>/<jobId>-<index>.part`, renamed `.img` once
- * complete, and keeps the rest of the answer (AnswerKeeper) until the job knows whether it is needed.
+ * complete; what cannot be decoded the client keeps beside them (createFile, keptAnswer.ts).
  */
 export class StagingSink implements ImageSink {
   readonly jobId: string;
   private readonly completed = new Map<number, StagedImage>();
-  private readonly answer: AnswerKeeper;
 
   private readonly fallbackDir: string;
   private readonly pngChunkFor?: PngChunkFor;
@@ -75,7 +73,6 @@ export class StagingSink implements ImageSink {
     this.jobId = options.jobId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
     this.fallbackDir = options.fallbackDir ?? FALLBACK_RECOVERY_DIR;
     this.pngChunkFor = options.pngChunkFor;
-    this.answer = new AnswerKeeper(this.jobId, (name) => this.openNew(name));
   }
 
   /** The folder the images of this job are in (the fallback once the preferred one failed). */
@@ -88,41 +85,23 @@ export class StagingSink implements ImageSink {
     return [...this.completed.values()].sort((a, b) => a.index - b.index);
   }
 
-  /** Creates `name` in the staging folder (the fallback folder once the preferred one failed). */
-  private async openNew(name: string): Promise<{ file: string; handle: fs.FileHandle }> {
+  /** Creates `<jobId>-<name>` in the staging folder (the fallback folder once the preferred one failed). */
+  async createFile(name: string): Promise<{ file: string; handle: fs.FileHandle }> {
     try {
       await fs.mkdir(this.dir, { recursive: true });
-      const file = path.join(this.dir, name);
+      const file = path.join(this.dir, `${this.jobId}-${name}`);
       return { file, handle: await fs.open(file, 'wx') };
     } catch (error) {
       if (this.dirPreferred === this.fallbackDir) throw error;
       this.dirPreferred = this.fallbackDir;
       await fs.mkdir(this.dir, { recursive: true });
-      const file = path.join(this.dir, name);
+      const file = path.join(this.dir, `${this.jobId}-${name}`);
       return { file, handle: await fs.open(file, 'wx') };
     }
   }
 
-  /** The answer's bytes around the images (and after a failure, the rest): see ImageSink.keep. */
-  keep(bytes: Buffer): Promise<void> {
-    return this.answer.write(bytes);
-  }
-
-  /**
-   * After a failure: what was kept of the answer becomes `<jobId>-answer.<ext>` (synced). Its path,
-   * and why not all of it could be kept when that happened; undefined when nothing was kept.
-   */
-  keepAnswer(contentType?: string): Promise<{ file: string; failure?: string } | undefined> {
-    return this.answer.keep(contentType);
-  }
-
-  /** After a success: nothing of the answer beyond its images needs keeping. */
-  discardAnswer(): Promise<void> {
-    return this.answer.discard();
-  }
-
-  async open(index: number): Promise<ImageWriter> {
-    const { file: partPath, handle } = await this.openNew(`${this.jobId}-${index}.part`);
+  async open(index: number): Promise<ImageWriter & Required<Pick<ImageWriter, 'received'>>> {
+    const { file: partPath, handle } = await this.createFile(`${index}.part`);
     let bytes = 0;
     let head = Buffer.alloc(0);
     /** The last IEND_CHUNK.length bytes written so far (kept only when a PNG chunk may be added). */
@@ -199,11 +178,9 @@ export class StagingSink implements ImageSink {
         }
         this.completed.set(index, { index, path: donePath, bytes, sniffed, durable, ...(pngChunk ? { pngChunk } : {}) });
       },
-      unfinished: async ({ bytes: received, encoding, text }) => {
-        // What arrived goes on in the kept answer, where the image's string began.
+      received: async () => {
         await flush();
-        await this.answer.writeFileOf(partPath, Math.min(received, bytes), encoding);
-        if (text?.length) await this.answer.write(text);
+        return partPath;
       },
       abort: async () => {
         // A partly written file is never presented as an image.

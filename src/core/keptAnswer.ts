@@ -1,11 +1,12 @@
-// The part of a paid answer that was not decoded into images, kept while it streams: in memory while
-// it is small (the JSON around the images of a readable answer is a few hundred bytes), on disk once it
-// grows (an answer that cannot be read: hundreds of MB are possible, never held in memory). Thrown
-// away after a success; after a failure it becomes `<jobId>-answer.<ext>` in the recovery folder.
+// The part of a paid answer the client could not decode into images, kept while it streams: in
+// memory while it is small (the JSON around the images of a readable answer is a few hundred bytes),
+// on disk once it grows (an answer that cannot be read: hundreds of MB are possible, never held in
+// memory). The client (client.ts) throws it away after a success; after a failure it becomes
+// `<job>-answer.<ext>` in the sink's folder and the error says so (GatewayError.keptAnswer).
 // Pure: no vscode import.
 import type { promises as fs } from 'node:fs';
 import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
+import type { ImageSink } from './generationStream';
 import { extensionForMediaType, readImageHead } from './imageSniff';
 
 /** Kept in memory up to this much; beyond it the kept bytes go to a file as they arrive. */
@@ -13,8 +14,8 @@ const IN_MEMORY_BYTES = 256 * 1024;
 /** The base64 of a partly received image is written in pieces of this many bytes (a multiple of 3). */
 const ENCODE_BYTES = 3 * 1024 * 1024;
 
-/** Opens a new file for writing in the staging folder (the sink's, with its fallback). */
-export type OpenStaged = (name: string) => Promise<{ file: string; handle: fs.FileHandle }>;
+/** Creates a new file for writing in the sink's folder (ImageSink.createFile). */
+export type CreateFile = (name: string) => Promise<{ file: string; handle: fs.FileHandle }>;
 
 export class AnswerKeeper {
   private memory: Buffer[] = [];
@@ -26,10 +27,7 @@ export class AnswerKeeper {
   /** Serialises writes: kept bytes stay in order whoever awaits what. */
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly jobId: string,
-    private readonly open: OpenStaged,
-  ) {}
+  constructor(private readonly create: CreateFile) {}
 
   /** Keeps `bytes` (copied: the caller's buffer may be reused). Never throws. */
   write(bytes: Buffer): Promise<void> {
@@ -73,7 +71,7 @@ export class AnswerKeeper {
   }
 
   /**
-   * Makes what was kept `<jobId>-answer.<ext>` in the staging folder, synced. Resolves to its path and,
+   * Makes what was kept `<job>-answer.<ext>` in the sink's folder, synced. Resolves to its path and,
    * when some of it could not be written or synced, why; undefined when nothing was kept.
    */
   async keep(contentType?: string): Promise<{ file: string; failure?: string } | undefined> {
@@ -91,7 +89,7 @@ export class AnswerKeeper {
     this.spill = undefined;
     let file = spill.file;
     try {
-      const named = path.join(path.dirname(spill.file), `${this.jobId}-answer.${answerExtension(contentType, await readImageHead(spill.file, 64))}`);
+      const named = spill.file.replace(/\.part$/, `.${answerExtension(contentType, await readImageHead(spill.file, 64))}`);
       await fsp.rename(spill.file, named);
       file = named;
     } catch (error) {
@@ -113,13 +111,18 @@ export class AnswerKeeper {
     }
   }
 
+  /** Something of the answer could not be had (a failing disk): told when the answer is kept. */
+  failed(error: unknown): void {
+    this.failure ??= error instanceof Error ? error : new Error(String(error));
+  }
+
   /** Runs `action` on the spill file (opened, with what was in memory, on first use), after earlier ones. */
   private enqueue(action: (handle: fs.FileHandle) => Promise<void>): Promise<void> {
     this.chain = this.chain.then(async () => {
       if (this.failure) return;
       try {
         if (!this.spill) {
-          this.spill = await this.open(`${this.jobId}-answer.part`);
+          this.spill = await this.create('answer.part');
           const held = Buffer.concat(this.memory, this.memoryBytes);
           this.memory = [];
           this.memoryBytes = 0;
@@ -127,11 +130,38 @@ export class AnswerKeeper {
         }
         await action(this.spill.handle);
       } catch (error) {
-        this.failure = error instanceof Error ? error : new Error(String(error));
+        this.failed(error);
       }
     });
     return this.chain;
   }
+}
+
+/**
+ * The sink as the decoder sees it while `keeper` keeps what cannot be decoded: the bytes around the
+ * images (keep), and what arrived of an image that could not be finished (unfinished: the bytes its
+ * writer wrote, from the file the writer names). Never throws for keeping.
+ */
+export function keepingSink(sink: ImageSink, keeper: AnswerKeeper): ImageSink {
+  return {
+    open: async (index) => {
+      const writer = await sink.open(index);
+      return {
+        write: (bytes) => writer.write(bytes),
+        close: () => writer.close(),
+        abort: (reason) => writer.abort(reason),
+        unfinished: async ({ bytes, encoding, text }) => {
+          try {
+            if (writer.received) await keeper.writeFileOf(await writer.received(), bytes, encoding);
+          } catch (error) {
+            keeper.failed(error);
+          }
+          if (text?.length) await keeper.write(text);
+        },
+      };
+    },
+    keep: (bytes) => keeper.write(bytes),
+  };
 }
 
 async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
@@ -154,4 +184,27 @@ export function answerExtension(contentType: string | undefined, head: Buffer): 
   if (text.startsWith('{') || text.startsWith('[')) return 'json';
   if (/^<(!doctype html|html)/i.test(text)) return 'html';
   return head.every((c) => c === 0x09 || c === 0x0a || c === 0x0d || (c >= 0x20 && c < 0x7f)) ? 'txt' : 'bin';
+}
+
+/** The cost in rubles an answer states (`"cost_rub": 12.5` near its start or end), if it does. */
+export async function costInAnswer(file: string): Promise<number | undefined> {
+  try {
+    const handle = await fsp.open(file, 'r');
+    try {
+      const size = (await handle.stat()).size;
+      const window = 64 * 1024;
+      const parts: string[] = [];
+      for (const at of size > 2 * window ? [0, size - window] : [0]) {
+        const buf = Buffer.alloc(Math.min(size, size > 2 * window ? window : size));
+        const { bytesRead } = await handle.read(buf, 0, buf.length, at);
+        parts.push(buf.toString('latin1', 0, bytesRead));
+      }
+      const match = /"cost_rub"\s*:\s*"?\s*(-?\d+(?:[.,]\d+)?)/.exec(parts.join('\n'));
+      return match ? Number(match[1]!.replace(',', '.')) : undefined;
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
 }

@@ -43,9 +43,11 @@ export function guardSink(sink: ImageSink): ImageSink {
           close: () => guard(() => writer.close()),
           abort: (reason) => guard(() => writer.abort(reason)),
           ...(writer.unfinished ? { unfinished: (received) => guard(() => writer.unfinished!(received)) } : {}),
+          ...(writer.received ? { received: () => guard(() => writer.received!()) } : {}),
         };
       }),
     ...(sink.keep ? { keep: (bytes) => guard(() => sink.keep!(bytes)) } : {}),
+    ...(sink.createFile ? { createFile: (name) => guard(() => sink.createFile!(name)) } : {}),
   };
 }
 

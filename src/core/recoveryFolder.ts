@@ -1,6 +1,7 @@
-// The recovery folder: paid images that could not be placed, and paid answers that could not be read,
-// each job with a manifest; and the staged files a job left behind without one (a crash, a closed
-// window). Recover Unsaved Images lists all of them with what is known, and saves or removes them.
+// The recovery folder as Recover Unsaved Images sees it: paid images that could not be placed and
+// paid answers that could not be read, each job with a manifest (recoveryManifest.ts); and the staged
+// files a job left behind without one (a crash, a closed window). Lists them all with what is known,
+// reads kept answers again, and moves or removes them. In the lazily loaded chunk (gatewayBundle.ts).
 // Pure: no vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -9,32 +10,7 @@ import { salvageAnswer } from './answerSalvage';
 import { extensionForMediaType, readImageHead, sniffImage } from './imageSniff';
 import { placeWithoutOverwrite } from './imageStore';
 import { answerExtension } from './keptAnswer';
-
-export interface RecoveryFile {
-  path: string;
-  suggestedName: string;
-  /** 'answer': what the gateway sent that could not be read as images (Recover reads it again). Absent: an image. */
-  kind?: 'answer';
-  /** An answer Recover read again: 'whole' when every image in it came out clean (it is then not needed). */
-  readAgain?: 'whole' | 'partly';
-}
-
-/** What the recovery folder says about one job's files. */
-export interface RecoveryManifest {
-  jobId: string;
-  createdAt: string;
-  prompt: string;
-  model: string;
-  intendedDirectory: string;
-  reason: string;
-  files: RecoveryFile[];
-  /** The gateway's id of the paid request, when its answer carried one. */
-  requestId?: string;
-  /** What the request cost in rubles, when the answer said so. */
-  costRub?: number;
-  /** Where this manifest was read from (filled by listRecoverable). */
-  manifestPath?: string;
-}
+import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from './recoveryManifest';
 
 /** A file waiting in the recovery folder, with what is known about it. */
 export interface WaitingFile extends RecoveryFile {
@@ -60,20 +36,6 @@ export const LEFT_BEHIND_AFTER_MS = 15 * 60_000;
 
 /** `<jobId>-<index>.img|part`, `<jobId>-answer.<ext>` (and `.part`), `<jobId>-answer-<k>.<ext>`: what StagingSink and Recover write. */
 const STAGED_NAME = /^(.+?)-(?:(\d+)\.(img|part)|answer(?:-(\d+))?\.([a-z0-9]+))$/;
-
-export async function writeRecoveryManifest(dir: string, manifest: RecoveryManifest): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${manifest.jobId}.json`);
-  const { manifestPath: _read, files, ...record } = manifest;
-  const plain = files.map(({ path: at, suggestedName, kind, readAgain }) => ({
-    path: at,
-    suggestedName,
-    ...(kind ? { kind } : {}),
-    ...(readAgain ? { readAgain } : {}),
-  }));
-  await fs.writeFile(file, JSON.stringify({ ...record, files: plain }, null, 2));
-  return file;
-}
 
 /** Every job whose files are still in `dir` (with a manifest, or left behind without one), oldest first. */
 export async function listRecoverable(dir: string): Promise<WaitingJob[]> {

@@ -154,7 +154,6 @@ export class ImageJobService {
     } finally {
       cancel.dispose();
     }
-    await sink.staging.discardAnswer();
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
     const result = await this.place(recovery, meta, estimate, date, await settle(early), placing);

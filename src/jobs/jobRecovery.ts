@@ -3,12 +3,10 @@
 // told where (Recover Unsaved Images reads the answer again). No vscode import.
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { costInAnswer } from '../core/answerSalvage';
 import { GatewayError } from '../core/errors';
 import { extensionOf, type StagedImage, type StagingSink } from '../core/imageStore';
-import { UnreadableAnswerError } from '../core/paidAnswer';
 import { trPlural } from '../core/plural';
-import { writeRecoveryManifest } from '../core/recoveryFolder';
+import { writeRecoveryManifest } from '../core/recoveryManifest';
 import type { ImageJob, JobEvent, RecoveredFiles } from './jobTypes';
 
 /** One staged image of a job, and where it went: `file` when placed, `reason` when it is kept for recovery (both: placed, but not safely). */
@@ -37,7 +35,7 @@ export async function keepAfterFailure(context: RecoveryContext, placed: Map<num
   const { staging } = context;
   // Images placed safely stay in the workspace; the others wait in the recovery folder.
   const images = staging.images.filter((image) => !placed.get(image.index)?.file || placed.get(image.index)?.reason);
-  const answer = await staging.keepAnswer(error instanceof UnreadableAnswerError ? error.received.contentType : undefined);
+  const answer = error instanceof GatewayError ? error.keptAnswer : undefined;
   const saved = [...placed.values()].flatMap((p) => (p.file ? [p.file] : []));
   if (!images.length && !answer) return;
   const left: Placement[] = images.map((image) => placed.get(image.index) ?? { image, name: path.basename(image.path, '.img'), ext: extensionOf(image) });
@@ -51,7 +49,7 @@ export async function keepAfterFailure(context: RecoveryContext, placed: Map<num
       )
     : failure;
   if (answer?.failure) reason = `${reason} ${l10n.t('Not all of what the gateway sent could be kept: {0}.', answer.failure)}`;
-  const extra = answer ? { answer: answer.file, costRub: await costInAnswer(answer.file) } : {};
+  const extra = answer ? { answer: answer.file, costRub: answer.costRub } : {};
   const recovered = await keepForRecovery(context, left, reason, extra);
   if (error instanceof GatewayError) {
     const where = [

@@ -6,7 +6,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { FALLBACK_RECOVERY_DIR } from '../../src/core/imageStore';
-import { type RecoveryManifest, type WaitingJob, writeRecoveryManifest } from '../../src/core/recoveryFolder';
+import type { WaitingJob } from '../../src/core/recoveryFolder';
+import { type RecoveryManifest, writeRecoveryManifest } from '../../src/core/recoveryManifest';
 import { workspaceRoot } from './support';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

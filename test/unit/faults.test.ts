@@ -16,7 +16,7 @@ import {
   CancelledError,
   AuthenticationError,
 } from '../../src/core/errors';
-import type { RecoveryManifest } from '../../src/core/recoveryFolder';
+import type { RecoveryManifest } from '../../src/core/recoveryManifest';
 import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../../tools/emulator';
 import {

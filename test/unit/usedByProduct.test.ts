@@ -6,7 +6,15 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const CHECKED = ['src/core/imageStore.ts', 'src/core/recoveryFolder.ts', 'src/core/keptAnswer.ts', 'src/core/answerSalvage.ts', 'src/core/dataUrl.ts'];
+const CHECKED = [
+  'src/core/imageStore.ts',
+  'src/core/recoveryFolder.ts',
+  'src/core/recoveryManifest.ts',
+  'src/core/keptAnswer.ts',
+  'src/core/answerSalvage.ts',
+  'src/core/dataUrl.ts',
+  'src/core/imageString.ts',
+];
 
 function languageService(): ts.LanguageService {
   const configFile = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), (file) => ts.sys.readFile(file));
