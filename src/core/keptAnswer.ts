@@ -22,8 +22,12 @@ export class AnswerKeeper {
   private memoryBytes = 0;
   private spill: { file: string; handle: fs.FileHandle } | undefined;
   private size = 0;
-  /** Writing failed: nothing more is kept, and the failure is told when the answer is kept. */
+  /** The first thing that could not be kept: told when the answer is kept. */
   private failure: Error | undefined;
+  /** Writing to the file failed: nothing more is kept. */
+  private broken = false;
+  /** Everything from now on goes to the file, in order (set as soon as the first write to it is queued). */
+  private onDisk = false;
   /** Serialises writes: kept bytes stay in order whoever awaits what. */
   private chain: Promise<void> = Promise.resolve();
 
@@ -33,12 +37,12 @@ export class AnswerKeeper {
   write(bytes: Buffer): Promise<void> {
     if (!bytes.length) return this.chain;
     this.size += bytes.length;
-    if (!this.spill && !this.failure && this.memoryBytes + bytes.length <= IN_MEMORY_BYTES) {
+    if (!this.onDisk && this.memoryBytes + bytes.length <= IN_MEMORY_BYTES) {
       this.memory.push(Buffer.from(bytes));
       this.memoryBytes += bytes.length;
       return this.chain;
     }
-    const copy = this.spill ? bytes : Buffer.from(bytes);
+    const copy = Buffer.from(bytes);
     return this.enqueue(async (handle) => {
       await writeAll(handle, copy);
     });
@@ -118,8 +122,9 @@ export class AnswerKeeper {
 
   /** Runs `action` on the spill file (opened, with what was in memory, on first use), after earlier ones. */
   private enqueue(action: (handle: fs.FileHandle) => Promise<void>): Promise<void> {
+    this.onDisk = true;
     this.chain = this.chain.then(async () => {
-      if (this.failure) return;
+      if (this.broken) return;
       try {
         if (!this.spill) {
           this.spill = await this.create('answer.part');
@@ -130,6 +135,7 @@ export class AnswerKeeper {
         }
         await action(this.spill.handle);
       } catch (error) {
+        this.broken = true;
         this.failed(error);
       }
     });

@@ -13,23 +13,8 @@ import type { GenerationResponseMeta } from './types';
 /** After a failure, the rest of the answer is read (to keep it whole) until it ends or stalls this long. */
 const DRAIN_IDLE_MS = 30_000;
 
-/** What the gateway sent, when it could not be read as images. */
-export interface ReceivedAnswer {
-  contentType?: string;
-  /** False when the answer stalled or broke before its end while the rest was being kept. */
-  complete: boolean;
-}
-
-/** A ResponseFormatError for a paid answer that could not be read; what it held is in the sink's kept answer. */
-export class UnreadableAnswerError extends ResponseFormatError {
-  constructor(
-    message: string,
-    readonly received: ReceivedAnswer,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+/** A ResponseFormatError for a paid answer that could not be read; what it held went to the sink's `keep`. */
+export class UnreadableAnswerError extends ResponseFormatError {}
 
 export async function decodePaidAnswer(
   body: AsyncIterable<Uint8Array>,
@@ -60,16 +45,13 @@ export async function decodePaidAnswer(
         source.close();
         throw error;
       }
-      const complete = await source.keepRest(sink, options.signal);
+      await source.keepRest(sink, options.signal);
       const what = type ? l10n.t('The gateway answered with "{0}": {1}', type, error.message) : error.message;
-      throw new UnreadableAnswerError(what, { contentType, complete }, { cause: error });
+      throw new UnreadableAnswerError(what, { cause: error });
     }
   }
-  const complete = await source.keepRest(sink, options.signal);
-  throw new UnreadableAnswerError(l10n.t('The gateway answered with "{0}", which is neither an image nor the JSON answer of the API.', type ?? ''), {
-    contentType,
-    complete,
-  });
+  await source.keepRest(sink, options.signal);
+  throw new UnreadableAnswerError(l10n.t('The gateway answered with "{0}", which is neither an image nor the JSON answer of the API.', type ?? ''));
 }
 
 function isJsonType(type: string | undefined): boolean {
@@ -146,9 +128,9 @@ class PeekingSource implements AsyncIterable<Uint8Array> {
 
   /**
    * Hands what is left of the body to `sink.keep` as it arrives (the peeked chunk too, when nobody
-   * took it), until it ends, stalls or the request is aborted; then closes it. Returns whether it ended.
+   * took it), until it ends, stalls or the request is aborted; then closes it.
    */
-  async keepRest(sink: ImageSink, signal?: AbortSignal): Promise<boolean> {
+  async keepRest(sink: ImageSink, signal?: AbortSignal): Promise<void> {
     try {
       if (!this.started && this.first) await sink.keep?.(this.first);
       this.first = undefined;
@@ -167,7 +149,6 @@ class PeekingSource implements AsyncIterable<Uint8Array> {
     } finally {
       this.close();
     }
-    return this.done;
   }
 
   /** Stops the body (an undici body cancels its socket). */

@@ -148,7 +148,8 @@ export class ImageJobService {
         this.deps.reconcile();
       }
       const placed = await settle(early);
-      await keepAfterFailure(recovery, placed, error);
+      // Should even the manifest fail, the kept files are still listed by Recover (as left behind).
+      await keepAfterFailure(recovery, placed, error).catch(() => undefined);
       if (![...placed.values()].some((p) => p.file)) await removeUnusedFolder(job, placing);
       throw error;
     } finally {

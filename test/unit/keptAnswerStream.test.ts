@@ -4,10 +4,14 @@
 // b64_json or in url, with their header split anywhere.
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
+import { open, readFile, stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { ResponseFormatError } from '../../src/core/errors';
 import type { ImageSink, ImageWriter } from '../../src/core/generationStream';
+import { AnswerKeeper } from '../../src/core/keptAnswer';
 import { decodePaidAnswer } from '../../src/core/paidAnswer';
 import { prng } from '../../tools/emulator/png';
+import { listFiles, removeDir, tempDir } from './support/gateway';
 
 /** Keeps what the decoder hands over the way StagingSink does, in memory. */
 class KeepingSink implements ImageSink {
@@ -201,5 +205,54 @@ describe('the decoder keeps what it cannot read', function () {
         assert.equal(sink.text(), body);
       }
     });
+  });
+});
+
+describe('AnswerKeeper', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await tempDir('gwi-keeper-');
+  });
+  afterEach(() => removeDir(dir));
+  const create = async (name: string) => {
+    const file = path.join(dir, `job-${name}`);
+    return { file, handle: await open(file, 'wx') };
+  };
+
+  it('a small answer stays in memory: no file unless it is kept; discard leaves nothing', async () => {
+    const keeper = new AnswerKeeper(create);
+    await keeper.write(Buffer.from('{"data":[{"b64_json":"'));
+    assert.deepEqual(await listFiles(dir), []);
+    await keeper.discard();
+    assert.deepEqual(await listFiles(dir), []);
+    const kept = new AnswerKeeper(create);
+    await kept.write(Buffer.from('{"data":[{"b64_json":"'));
+    assert.deepEqual(await kept.keep('application/json; charset=utf-8'), { file: path.join(dir, 'job-answer.json') });
+    assert.equal(await readFile(path.join(dir, 'job-answer.json'), 'utf8'), '{"data":[{"b64_json":"');
+  });
+
+  it('a large one streams to disk as it arrives, in order; kept, it is named by its first bytes', async () => {
+    const keeper = new AnswerKeeper(create);
+    const parts = Array.from({ length: 40 }, (_, i) => Buffer.alloc(64 * 1024, 0x41 + (i % 26)));
+    for (const [i, part] of parts.entries()) {
+      await keeper.write(part);
+      // Past 256 KiB everything is on disk, not in memory.
+      if (i >= 4) assert.equal((await stat(path.join(dir, 'job-answer.part'))).size, (i + 1) * part.length, `after ${i + 1} parts`);
+    }
+    const kept = await keeper.keep(undefined);
+    assert.equal(kept?.file, path.join(dir, 'job-answer.txt'));
+    assert.ok((await readFile(kept.file)).equals(Buffer.concat(parts)));
+  });
+
+  it('what arrived of an image: the base64 of the bytes written, in pieces that join', async () => {
+    const image = crypto.randomBytes(7 * 1024 * 1024 + 5);
+    const source = path.join(dir, 'image.part');
+    await writeFile(source, image);
+    const keeper = new AnswerKeeper(create);
+    await keeper.write(Buffer.from('"'));
+    await keeper.writeFileOf(source, 6 * 1024 * 1024 + 3, 'base64');
+    await keeper.write(Buffer.from('AB!'));
+    const kept = await keeper.keep('application/json');
+    assert.equal(await readFile(kept!.file, 'latin1'), `"${image.subarray(0, 6 * 1024 * 1024 + 3).toString('base64')}AB!`);
   });
 });
