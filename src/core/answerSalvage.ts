@@ -26,6 +26,12 @@ export interface SalvageResult {
 }
 
 const READ_BYTES = 1024 * 1024;
+/** A string is sniffed once this many base64 characters are in (their 3072 bytes hold any image's magic). */
+const SNIFF_CHARS = 4096;
+/** What is kept of a string's first characters, to start again where an image begins after a stray prefix. */
+const LEADING_CHARS = 64 * 1024;
+/** How images begin in base64 (PNG, JPEG, WebP, GIF, an XML declaration, <svg): where one starts after a prefix such as "base64," or b'. */
+const IMAGE_STARTS = ['iVBORw0KGgo', '/9j/', 'UklGR', 'R0lGOD', 'PD94bWw', 'PHN2Zy'];
 /** A string this long that is no image may be one that is damaged beyond reading: the answer is kept. */
 const LONG_STRING = 4096;
 const MAX_HEADER = 1024;
@@ -96,6 +102,10 @@ class Scanner {
   private staged = 0;
   private head: Buffer[] = [];
   private headBytes = 0;
+  /** Not yet known whether the string is an image: its characters are kept in `leading`. */
+  private sniffing = true;
+  private leading = '';
+  private restarted = false;
   /** The current string is an image: its bytes go to a file. */
   private imageOpen = false;
   private actions: Action[] = [];
@@ -158,6 +168,9 @@ class Scanner {
     this.head = [];
     this.headBytes = 0;
     this.imageOpen = false;
+    this.sniffing = true;
+    this.leading = '';
+    this.restarted = false;
   }
 
   /** One character of string content (0: a character that is not base64). */
@@ -177,10 +190,11 @@ class Scanner {
   }
 
   private dataChar(c: number): void {
+    if (this.sniffing && this.leading.length < LEADING_CHARS) this.leading += String.fromCharCode(c);
     const cls = CLASS[c];
     if (cls === 1) {
       this.staging[this.staged++] = c === 0x2d ? 0x2b : c === 0x5f ? 0x2f : c;
-      if (this.staged >= STAGE_CHARS) this.decode(false);
+      if (this.staged >= (this.sniffing ? SNIFF_CHARS : STAGE_CHARS)) this.decode(false);
     } else if (cls === 0) this.stray++;
   }
 
@@ -208,19 +222,35 @@ class Scanner {
     this.headBytes = 0;
     const image = sniffImage(head);
     if (image) {
+      this.sniffing = false;
       this.imageOpen = true;
       this.actions.push({ kind: 'open', image, head });
-    } else {
-      this.phase = Phase.Skip;
-      this.staged = 0;
+      return;
     }
+    // A stray prefix ("base64,", b'): start again where an image begins, once.
+    const start =
+      this.restarted || this.leading.length >= LEADING_CHARS ? -1 : Math.min(...IMAGE_STARTS.map((m) => this.leading.indexOf(m)).filter((at) => at > 0));
+    if (Number.isFinite(start) && start > 0) {
+      const rest = this.leading.slice(start);
+      this.restarted = true;
+      this.leading = '';
+      this.staged = 0;
+      this.stray = start;
+      for (let k = 0; k < rest.length; k++) this.dataChar(rest.charCodeAt(k));
+      return;
+    }
+    this.sniffing = false;
+    this.phase = Phase.Skip;
+    this.staged = 0;
   }
 
   private endString(cut: boolean): void {
     this.inString = false;
     this.escape = 0;
     if (this.phase === Phase.Data) this.decode(true);
-    if (!this.imageOpen && this.headBytes > 0) this.decide();
+    // A start again at the very end (decide, above) left the characters from the image's start staged.
+    if (this.phase === Phase.Data && this.staged > 0) this.decode(true);
+    if (this.sniffing && this.headBytes > 0) this.decide();
     if (this.imageOpen) this.actions.push({ kind: 'close', cut, strayCharacters: this.stray });
     else if (this.chars >= LONG_STRING) this.complete = false;
     this.imageOpen = false;
