@@ -189,7 +189,7 @@ function describeFailure(error: unknown): string {
   const summary = summarizeError(error);
   const sent = summary.outcomeUnknown
     ? vscode.l10n.t('The request may have been charged; check the balance before trying again.')
-    : ['validation', 'cannot-afford', 'cancelled', 'spending-cap', 'reservation-rose'].includes(summary.kind)
+    : error instanceof ValidationError || ['cannot-afford', 'cancelled', 'spending-cap', 'reservation-rose'].includes(summary.kind)
       ? vscode.l10n.t('Nothing was sent.')
       : '';
   return [vscode.l10n.t('Image generation failed: {0}', summary.message), sent].filter(Boolean).join(' ');

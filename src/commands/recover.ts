@@ -1,9 +1,12 @@
-// Recover Images: paid images that could not be saved into the workspace wait in the recovery
-// folder with a manifest. This lists them and moves them where the user wants.
-import { promises as fs } from 'node:fs';
+// Recover Unsaved Images: paid images that could not be saved into the workspace, paid answers that
+// could not be read, and files a stopped job left behind wait in the recovery folder. This lists them
+// with what is known, reads kept answers again, and moves or removes what the user picks.
+// The reading of the recovery folder (core/recoveryFolder.ts) is loaded with dist/gateway.js.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR, listRecoverable, placeWithoutOverwrite, type RecoveryManifest } from '../core/imageStore';
+import { FALLBACK_RECOVERY_DIR } from '../core/imageStore';
+import type { WaitingFile, WaitingJob } from '../core/recoveryFolder';
+import { loadBundle as folder } from '../host/gatewayConnection';
 import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/plural';
@@ -12,48 +15,90 @@ export function registerRecover(services: Services): vscode.Disposable {
   return vscode.commands.registerCommand('gatewayImages.recoverImages', () => recoverImages(services));
 }
 
-export async function recoverImages(services: Services): Promise<RecoveryManifest[]> {
+export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   const waiting = await listWaiting(services);
   if (!waiting.length) {
     void vscode.window.showInformationMessage(vscode.l10n.t('No images are waiting in the recovery folder.'));
     return [];
   }
   const picked = await vscode.window.showQuickPick(
-    waiting.map((manifest) => ({
-      label: `$(file-media) ${trPlural(manifest.files.length, { one: '{0} image from {1}', other: '{0} images from {1}' }, manifest.files.length, manifest.model)}`,
-      description: new Date(manifest.createdAt).toLocaleString(services.locale),
-      detail: `${manifest.prompt.slice(0, 120)} — ${manifest.reason}`,
-      manifest,
+    waiting.map((job) => ({
+      label: `$(file-media) ${title(job)}`,
+      description: `${new Date(job.createdAt).toLocaleString(services.locale)} · ${megabytes(job.files.reduce((sum, f) => sum + f.bytes, 0))}`,
+      detail: job.unrecorded ? `${job.files.map((f) => describeFile(f)).join(', ')} — ${job.reason}` : `${job.prompt.slice(0, 120)} — ${job.reason}`,
+      job,
     })),
     { title: vscode.l10n.t('Images Waiting for Recovery'), placeHolder: vscode.l10n.t('Choose images to move into the workspace') },
   );
   if (!picked) return waiting;
+  let job = picked.job;
+  let note = '';
+  if (job.files.some((f) => f.kind === 'answer' && !f.readAgain)) {
+    const before = job;
+    const again = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading what the gateway sent again…') },
+      () => folder().readAnswersAgain(before, path.dirname(before.manifestPath ?? before.files[0]!.path)),
+    );
+    job = again.job;
+    note = readAgainNote(again.found, job.files);
+  }
+  const count = job.files.filter((f) => f.kind !== 'answer').length;
   const moveToWorkspace = vscode.l10n.t('Move into Workspace');
   const moveElsewhere = vscode.l10n.t('Choose Folder…');
   const reveal = vscode.l10n.t('Reveal in File Manager');
-  const choice = await vscode.window.showInformationMessage(
-    trPlural(
-      picked.manifest.files.length,
-      { one: 'Where should the {0} image go? It was meant for {1}.', other: 'Where should these {0} images go? They were meant for {1}.' },
-      picked.manifest.files.length,
-      picked.manifest.intendedDirectory,
-    ),
-    moveToWorkspace,
-    moveElsewhere,
-    reveal,
-  );
-  const first = picked.manifest.files[0];
+  const remove = vscode.l10n.t('Remove…');
+  const question = job.intendedDirectory
+    ? trPlural(
+        count,
+        { one: 'Where should the {0} image go? It was meant for {1}.', other: 'Where should these {0} images go? They were meant for {1}.' },
+        count,
+        job.intendedDirectory,
+      )
+    : trPlural(count, { one: 'Where should the {0} image go?', other: 'Where should these {0} images go?' }, count);
+  const choice = await vscode.window.showInformationMessage([question, note].filter(Boolean).join(' '), moveToWorkspace, moveElsewhere, reveal, remove);
+  const first = job.files[0];
   if (choice === reveal) {
     if (first) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(first.path));
+  } else if (choice === remove) {
+    await removeFiles(job);
   } else if (choice === moveToWorkspace || choice === moveElsewhere) {
-    const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => picked.manifest.intendedDirectory);
-    if (target) await moveImages(picked.manifest, target);
+    const intended = job.intendedDirectory;
+    const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => intended);
+    if (target) await moveFiles(job, target);
   }
   return listWaiting(services);
 }
 
-async function listWaiting(services: Services): Promise<RecoveryManifest[]> {
+async function listWaiting(services: Services): Promise<WaitingJob[]> {
+  const { listRecoverable } = folder();
   return [...(await listRecoverable(services.recoveryDir)), ...(await listRecoverable(FALLBACK_RECOVERY_DIR))];
+}
+
+function title(job: WaitingJob): string {
+  const images = job.files.filter((f) => f.kind !== 'answer').length;
+  if (job.unrecorded) return trPlural(job.files.length, { one: '{0} file left behind', other: '{0} files left behind' }, job.files.length);
+  if (!images) return vscode.l10n.t('An answer from {0} that could not be read', job.model);
+  const text = trPlural(images, { one: '{0} image from {1}', other: '{0} images from {1}' }, images, job.model);
+  return images < job.files.length ? vscode.l10n.t('{0}, and an answer that could not be read', text) : text;
+}
+
+function describeFile(file: WaitingFile): string {
+  const type = file.kind === 'answer' ? vscode.l10n.t('answer') : (file.mediaType?.replace('image/', '').toUpperCase() ?? vscode.l10n.t('unknown type'));
+  const state = file.incomplete ? `, ${vscode.l10n.t('incomplete')}` : '';
+  return `${path.basename(file.path)} (${megabytes(file.bytes)}, ${type}${state})`;
+}
+
+function megabytes(bytes: number): string {
+  return vscode.l10n.t('{0} MB', (bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 1));
+}
+
+/** What reading the answer again gave, for the question. */
+function readAgainNote(found: number, files: WaitingFile[]): string {
+  const unread = files.find((f) => f.kind === 'answer' && f.readAgain === 'partly');
+  const foundText = found
+    ? trPlural(found, { one: '{0} image was read again from what the gateway sent.', other: '{0} images were read again from what the gateway sent.' }, found)
+    : vscode.l10n.t('No image could be read from what the gateway sent.');
+  return unread ? `${foundText} ${vscode.l10n.t('The rest of it goes along as it came ({0}).', unread.suggestedName)}` : foundText;
 }
 
 async function askFolder(): Promise<string | undefined> {
@@ -61,22 +106,33 @@ async function askFolder(): Promise<string | undefined> {
   return folder?.[0]?.fsPath;
 }
 
-async function moveImages(manifest: RecoveryManifest, directory: string): Promise<void> {
-  const moved: string[] = [];
+async function moveFiles(job: WaitingJob, directory: string): Promise<void> {
   try {
-    for (const file of manifest.files) {
-      const ext = path.extname(file.suggestedName).slice(1) || 'png';
-      moved.push(await placeWithoutOverwrite(file.path, directory, path.basename(file.suggestedName, path.extname(file.suggestedName)), ext));
-    }
-    if (manifest.manifestPath) await fs.rm(manifest.manifestPath, { force: true });
-    void vscode.window.showInformationMessage(
-      trPlural(moved.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, moved.length, vscode.workspace.asRelativePath(directory)),
-    );
-    if (moved[0]) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(moved[0]));
+    const { images, answers } = await folder().moveRecoverable(job, directory);
+    const where = vscode.workspace.asRelativePath(directory);
+    const text = trPlural(images.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, images.length, where);
+    const raw = answers.map((file) => vscode.l10n.t('What the gateway sent is there too, as it came: {0}.', path.basename(file)));
+    void vscode.window.showInformationMessage([text, ...raw].join(' '));
+    const first = images[0] ?? answers[0];
+    if (first) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(first));
   } catch (error) {
     // The manifest stays: whatever was not moved is still listed next time.
     void vscode.window.showErrorMessage(
       vscode.l10n.t('Could not move the images ({0}). They stay in the recovery folder.', error instanceof Error ? error.message : String(error)),
     );
   }
+}
+
+async function removeFiles(job: WaitingJob): Promise<void> {
+  const remove = vscode.l10n.t('Remove');
+  const sure = await vscode.window.showWarningMessage(
+    trPlural(job.files.length, { one: 'Remove {0} file of a paid request for good?', other: 'Remove {0} files of a paid request for good?' }, job.files.length),
+    { modal: true, detail: job.files.map((f) => describeFile(f)).join('\n') },
+    remove,
+  );
+  if (sure !== remove) return;
+  await folder().removeRecoverable(job);
+  void vscode.window.showInformationMessage(
+    trPlural(job.files.length, { one: 'Removed {0} file from the recovery folder.', other: 'Removed {0} files from the recovery folder.' }, job.files.length),
+  );
 }

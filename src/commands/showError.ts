@@ -1,7 +1,7 @@
 // Shows any error as a sentence with the action that fixes it. Branches on the error class.
 import * as vscode from 'vscode';
 import { formatRubles } from '../core/cost';
-import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError } from '../core/errors';
+import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError, ValidationError } from '../core/errors';
 import type { AccountSnapshot } from '../account/accountModel';
 import { type Services } from '../services';
 
@@ -85,12 +85,19 @@ export async function showError(
     void vscode.window.showWarningMessage(vscode.l10n.t('{0} Try again in {1} s.', message, Math.ceil(error.retryAfterMs / 1000)));
     return;
   }
-  if (error instanceof GatewayError && error.kind === 'validation') {
+  if (error instanceof ValidationError) {
     void vscode.window.showErrorMessage(message);
     return;
   }
-  const choice = await vscode.window.showErrorMessage(message, vscode.l10n.t('Show Log'));
-  if (choice) services.log.show(true);
+  const recover = recoverAction(error);
+  const choice = await vscode.window.showErrorMessage(message, ...recover, vscode.l10n.t('Show Log'));
+  if (choice && choice === recover[0]) await vscode.commands.executeCommand('gatewayImages.recoverImages');
+  else if (choice) services.log.show(true);
+}
+
+/** "Recover Images" when the failure left paid images or a paid answer in the recovery folder. */
+function recoverAction(error: unknown): string[] {
+  return error instanceof GatewayError && error.recovered ? [vscode.l10n.t('Recover Images')] : [];
 }
 
 /** The paid request may have been charged: say so, reconcile at once, and offer an explicit retry. */
@@ -112,9 +119,12 @@ async function showOutcomeUnknown(
       : delta >= 0
         ? vscode.l10n.t('{0} The balance did not go down: nothing was charged.', error.message)
         : vscode.l10n.t('{0} The request may have been charged. The balance changed by {1}.', error.message, formatRubles(delta, services.locale));
-  const actions = retry ? [vscode.l10n.t('Try Again…'), vscode.l10n.t('Show Log')] : [vscode.l10n.t('Show Log')];
+  // What was paid for comes first: recovering it, before paying again.
+  const recover = recoverAction(error);
+  const actions = [...recover, ...(retry ? [vscode.l10n.t('Try Again…')] : []), vscode.l10n.t('Show Log')];
   const choice = await vscode.window.showWarningMessage(text, ...actions);
   if (choice === vscode.l10n.t('Show Log')) services.log.show(true);
+  else if (choice && choice === recover[0]) await vscode.commands.executeCommand('gatewayImages.recoverImages');
   else if (choice && retry) await retry().catch((e) => showError(services, e));
 }
 

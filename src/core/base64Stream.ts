@@ -27,6 +27,7 @@ const DIRECT_MIN = 4096;
 /** A run this short before a backslash means escapes are dense. */
 const DENSE_RUN = 512;
 const STAGING_CAPACITY = MAX_SLICE + FLUSH_AT + 16;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Decodes the characters of a JSON string holding base64, as they arrive. Tolerates literal whitespace,
@@ -71,6 +72,25 @@ export class Base64Decoder {
 
   get inEscape(): boolean {
     return this.esc !== 0;
+  }
+
+  /** Bytes emitted so far. */
+  get decodedBytes(): number {
+    return this.decoded;
+  }
+
+  /**
+   * The characters taken and not decoded yet, as JSON string content: the staged ones, then a
+   * partial escape. With the bytes emitted, they are everything of the string this decoder was given
+   * (whitespace it dropped aside). A copy: the staging changes as the string goes on.
+   */
+  pendingText(): Buffer {
+    const escape = this.esc === 0 ? '' : this.esc === 1 ? '\\' : `\\u${this.esc > 2 ? this.uValue.toString(16).padStart(this.esc - 2, '0') : ''}`;
+    if (this.stLen === 0 && !escape) return EMPTY;
+    let staged = this.staging.subarray(0, this.stLen);
+    // A quote or backslash got here only through an escape (it is refused later): written back as one.
+    if (staged.includes(0x22) || staged.includes(0x5c)) staged = Buffer.from(JSON.stringify(staged.toString('latin1')).slice(1, -1), 'latin1');
+    return Buffer.concat([staged, Buffer.from(escape, 'latin1')]);
   }
 
   /** String content buf[s, e): contains no closing quote. Backslashes are found with `backslashes`. */

@@ -12,6 +12,7 @@ import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './ac
 import { Deadline } from './deadline';
 import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
 import type { ImageSink } from './generationStream';
+import { AnswerKeeper, costInAnswer, keepingSink } from './keptAnswer';
 import { decodePaidAnswer } from './paidAnswer';
 import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from './requestBodies';
 import type { BalanceRecord, CatalogEntry, GenerationRequest, GenerationResponseMeta, ImageModel, KeyRecord, StatsSummary, UserRecord } from './types';
@@ -53,10 +54,11 @@ export interface CallOptions {
   /** This key instead of getApiKey(): calls that must all use one key (an account refresh) pass it. */
   apiKey?: string;
   /**
-   * Paid calls: called when a success answer's headers arrive. The gateway has charged by then
-   * (it answers once the provider did), so a cancel from here on must not drop the answer.
+   * Paid calls: called when a success answer's headers arrive, with the gateway's request id when it
+   * sent one. The gateway has charged by then (it answers once the provider did), so a cancel from
+   * here on must not drop the answer.
    */
-  onPaidAnswer?: () => void;
+  onPaidAnswer?: (answer: { requestId?: string }) => void;
   /** Paid calls: called when the body is first read, i.e. once connected and about to send it. Before that, nothing was sent. */
   onSent?: () => void;
 }
@@ -159,6 +161,9 @@ export class GatewayClient {
       bodyStarted = true;
       options?.onSent?.();
     });
+    // What cannot be decoded of a paid answer is kept beside its images, never lost.
+    const keeper = sink.createFile ? new AnswerKeeper(sink.createFile.bind(sink)) : undefined;
+    let contentType: string | undefined;
     try {
       const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) }, options?.apiKey);
       deadline.throwIfAborted();
@@ -175,16 +180,21 @@ export class GatewayClient {
       status = response.statusCode;
       requestId = requestIdOf(response.headers);
       if (status < 200 || status >= 300) throw await apiErrorOf(response);
-      options?.onPaidAnswer?.();
-      const meta = await decodePaidAnswer(response.body, headerValue(response.headers, 'content-type'), guardSink(sink), { signal: deadline.signal });
+      options?.onPaidAnswer?.({ ...(requestId ? { requestId } : {}) });
+      contentType = headerValue(response.headers, 'content-type');
+      const target = keeper ? keepingSink(guardSink(sink), keeper) : guardSink(sink);
+      const meta = await decodePaidAnswer(response.body, contentType, target, { signal: deadline.signal });
+      await keeper?.discard();
       // The usage belongs to the key this request was sent with, whatever the key is by now.
       if (key) meta.identity = accountIdentity(this.baseUrl, key);
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1 });
       return meta;
     } catch (error) {
+      const kept = await keeper?.keep(contentType);
       // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
       if (error instanceof SinkFailure) throw error.cause;
       let typed = deadline.translate(error);
+      if (kept) typed.keptAnswer = { ...kept, costRub: await costInAnswer(kept.file) };
       if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
       if (!(typed instanceof ApiError) && bodyStarted && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();

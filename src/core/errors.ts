@@ -29,6 +29,16 @@ export abstract class GatewayError extends Error {
    * the gateway may have charged it. Such a request is never resent automatically.
    */
   outcomeUnknown = false;
+  /**
+   * What of a paid answer this failure left in the recovery folder (the manifest and its files), so
+   * that whoever shows the error can offer Recover Unsaved Images. Set by the job.
+   */
+  recovered?: { manifestPath: string; files: string[]; answer?: string; reason: string };
+  /**
+   * What the client kept of a paid answer it could not read to its end (keptAnswer.ts): the file,
+   * why not all of it could be kept when that happened, and the cost the answer states.
+   */
+  keptAnswer?: { file: string; failure?: string; costRub?: number };
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -42,17 +52,25 @@ export abstract class GatewayError extends Error {
   }
 }
 
-/** Bad input found before anything was sent. Names the field and what is allowed. */
+/**
+ * Bad input found before anything was sent. Names the field and what is allowed. Its kind is the
+ * gateway's for the same cause where there is one (an unknown model, editing on a model that does
+ * not edit): one kind per cause, local or not.
+ */
 export class ValidationError extends GatewayError {
-  readonly kind = 'validation';
+  readonly kind: LocalRefusalKind;
   constructor(
     readonly field: string,
     message: string,
     readonly allowed?: readonly (string | number)[],
+    kind: LocalRefusalKind = 'validation',
   ) {
     super(message);
+    this.kind = kind;
   }
 }
+
+export type LocalRefusalKind = Extract<GatewayErrorKind, 'validation' | 'unknown-model' | 'edit-not-supported'>;
 
 export interface ApiErrorDetails {
   status: number;

@@ -13,6 +13,8 @@ export const enum Meaning {
   Data,
   Element,
   Base64,
+  /** data[i].url: an image when it holds a data URL. */
+  Url,
   MediaType,
   Model,
   Created,
@@ -37,9 +39,12 @@ export class GenerationFields {
   elementIndex = -1;
   private dataSeen = false;
   private elementCount = 0;
-  private elementHasBase64 = false;
+  /** Which field of the element held its image, once one did. */
+  private elementImageFrom: 'b64_json' | 'url' | undefined;
   private elementHasUrl = false;
   private elementMediaType: string | undefined;
+  /** The media type of a data URL the image came in (a hint, after media_type). */
+  private elementDataUrlType: string | undefined;
   private usageCost: number | undefined;
   private usageBalance: number | undefined;
   readonly meta: GenerationResponseMeta = { images: [] };
@@ -49,9 +54,10 @@ export class GenerationFields {
     if (meaning === Meaning.Top) return Frame.Top;
     if (meaning === Meaning.Element) {
       this.elementIndex = this.elementCount++;
-      this.elementHasBase64 = false;
+      this.elementImageFrom = undefined;
       this.elementHasUrl = false;
       this.elementMediaType = undefined;
+      this.elementDataUrlType = undefined;
       return Frame.Element;
     }
     if (meaning === Meaning.Usage) {
@@ -73,16 +79,26 @@ export class GenerationFields {
     return Frame.SkippedArray;
   }
 
-  /** data[i].b64_json starts: returns the index of its image. */
-  openImage(): number {
-    this.elementHasBase64 = true;
+  /** The image of the current element starts (in b64_json, or a data URL in url): returns its index. */
+  openImage(from: 'b64_json' | 'url'): number {
+    this.elementImageFrom = from;
     return this.elementIndex;
+  }
+
+  /** The image string ended and decoded; `dataUrlType`: the media type of its data URL header. */
+  imageEnded(dataUrlType: string | undefined): void {
+    this.elementDataUrlType = dataUrlType;
+  }
+
+  /** A url that holds no data URL (the previous API's image address). */
+  urlWithoutImage(): void {
+    this.elementHasUrl = true;
   }
 
   closeObject(frame: Frame | undefined, at: number): void {
     if (frame === Frame.Element) {
       const index = this.elementIndex;
-      if (!this.elementHasBase64) {
+      if (!this.elementImageFrom) {
         if (this.elementHasUrl) {
           throw new ResponseFormatError(
             l10n.t(
@@ -94,7 +110,8 @@ export class GenerationFields {
         throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has no b64_json (at byte {1}).", index, at));
       }
       const image: GeneratedImageMeta = { index };
-      if (this.elementMediaType !== undefined) image.mediaType = this.elementMediaType;
+      const mediaType = this.elementMediaType ?? this.elementDataUrlType;
+      if (mediaType !== undefined) image.mediaType = mediaType;
       this.meta.images.push(image);
     } else if (frame === Frame.Usage) {
       // Either figure alone is still worth keeping (the balance updates the account, the cost the history).
@@ -121,11 +138,13 @@ export class GenerationFields {
       if (key === 'model') return Meaning.Model;
     } else if (frame === Frame.Element) {
       if (key === 'b64_json') {
-        if (this.elementHasBase64) throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has b64_json twice.", this.elementIndex));
-        return Meaning.Base64;
+        if (this.elementImageFrom === 'b64_json')
+          throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has b64_json twice.", this.elementIndex));
+        // The same image again as a data URL in `url` came first: decoded once.
+        return this.elementImageFrom ? Meaning.Skip : Meaning.Base64;
       }
       if (key === 'media_type') return Meaning.MediaType;
-      if (key === 'url') this.elementHasUrl = true;
+      if (key === 'url') return this.elementImageFrom ? Meaning.Skip : Meaning.Url;
     } else if (frame === Frame.Usage) {
       if (key === 'cost_rub') return Meaning.Cost;
       if (key === 'balance') return Meaning.Balance;

@@ -6,11 +6,18 @@ import type { GenerationResponseMeta } from './types';
 import { ResponseFormatError } from './errors';
 import { ByteFinder, NUMBER_CHAR, describeByte, isValidJsonNumber } from './jsonScanner';
 import { JsonStringReader } from './jsonString';
-import { Base64Decoder } from './base64Stream';
 import { Frame, GenerationFields, Meaning, isKeptString } from './generationFields';
+import { ImageString } from './imageString';
 
 /** Collected during a synchronous feed, then awaited in order by the driver (generationStream.ts). */
-export type ParserEvent = { kind: 'open'; index: number } | { kind: 'write'; index: number; bytes: Buffer } | { kind: 'close'; index: number };
+export type ParserEvent =
+  | { kind: 'open'; index: number }
+  | { kind: 'write'; index: number; bytes: Buffer }
+  | { kind: 'close'; index: number }
+  /** Bytes of the body outside the images' content (the envelope), in order; after a failure, all of it. */
+  | { kind: 'raw'; bytes: Buffer }
+  /** The open image's string could not be decoded to its end: what arrived of it (see ImageString.received). */
+  | { kind: 'unfinished'; index: number; decodedBytes: number; text: Buffer };
 
 /** What the parser expects next. */
 const enum State {
@@ -40,7 +47,7 @@ const enum StringRole {
   /** A value that is kept (model, media_type, an amount). */
   Kept,
   Skipped,
-  /** data[i].b64_json: decoded as it arrives. */
+  /** data[i].b64_json, or data[i].url (a data URL): decoded as it arrives. */
   Image,
 }
 
@@ -69,7 +76,12 @@ export class GenerationParser {
   private stringRole = StringRole.Skipped;
   private stringMeaning = Meaning.Skip;
   private readonly string = new JsonStringReader(this.quotes, this.backslashes);
-  private readonly image = new Base64Decoder();
+  private readonly image = new ImageString();
+  /** Inside an image string's content (not kept as raw bytes: its decoded bytes go to the sink). */
+  private inImage = false;
+  /** Where the current buffer's bytes are kept as raw from; -1 while inside an image string. */
+  private keepFrom = 0;
+  private buffer: Buffer = Buffer.alloc(0);
   // numbers and literals
   private numberText = '';
   private literal: Buffer = LITERALS[0x6e]!;
@@ -89,10 +101,17 @@ export class GenerationParser {
     if (this.state === State.Done) return;
     if (this.offset === 0) throw new ResponseFormatError(l10n.t("The gateway's response body is empty (expected a JSON object)."));
     throw new ResponseFormatError(
-      this.state === State.String && this.stringRole === StringRole.Image
+      this.inImage && this.image.opened
         ? l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes inside data[{1}].b64_json.", this.offset, this.fields.elementIndex)
         : l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes.", this.offset),
     );
+  }
+
+  /** The body ends here, unfinished (cut, truncated, refused): what arrived of an open image is told in the events. */
+  abandon(): void {
+    if (!this.inImage) return;
+    this.inImage = false;
+    this.imageFailed();
   }
 
   feed(buf: Buffer): void {
@@ -100,6 +119,8 @@ export class GenerationParser {
     this.backslashes.reset(buf);
     const n = buf.length;
     let i = 0;
+    this.buffer = buf;
+    this.keepFrom = this.inImage ? -1 : 0;
     try {
       while (i < n) {
         const state = this.state;
@@ -166,9 +187,18 @@ export class GenerationParser {
             );
         }
       }
+    } catch (error) {
+      // Whatever could not be read is kept as it came: the rest of this buffer (the driver keeps the rest of the body).
+      this.keepRaw(buf, this.keepFrom, n);
+      throw error;
     } finally {
       this.offset += n;
     }
+    this.keepRaw(buf, this.keepFrom, n);
+  }
+
+  private keepRaw(buf: Buffer, from: number, to: number): void {
+    if (from >= 0 && to > from) this.events.push({ kind: 'raw', bytes: buf.subarray(from, to) });
   }
 
   // --- values -------------------------------------------------------------------------------
@@ -188,11 +218,20 @@ export class GenerationParser {
     }
     if (c === 0x22) {
       this.stringMeaning = meaning;
-      if (meaning === Meaning.Base64) {
+      if (meaning === Meaning.Base64 || meaning === Meaning.Url) {
         this.stringRole = StringRole.Image;
-        const index = this.fields.openImage();
-        this.events.push({ kind: 'open', index });
-        this.image.reset(`data[${index}].b64_json`, this.emitWrite);
+        this.keepRaw(this.buffer, this.keepFrom, i + 1);
+        this.keepFrom = -1;
+        this.inImage = true;
+        if (meaning === Meaning.Base64) {
+          const index = this.fields.openImage('b64_json');
+          this.events.push({ kind: 'open', index });
+          this.image.begin(`data[${index}].b64_json`, this.emitWrite, 'base64');
+        } else {
+          this.image.begin(`data[${this.fields.elementIndex}].url`, this.emitWrite, 'url', () => {
+            this.events.push({ kind: 'open', index: this.fields.openImage('url') });
+          });
+        }
       } else if (isKeptString(meaning)) {
         this.stringRole = StringRole.Kept;
         this.string.begin(MAX_KEPT);
@@ -291,17 +330,44 @@ export class GenerationParser {
   private scanImage(buf: Buffer, i: number, n: number): number {
     const q = this.quotes.find(i);
     const stop = q === -1 ? n : q;
-    if (stop > i) this.image.feed(buf, i, stop, this.backslashes);
-    if (q === -1) return n;
-    if (this.image.inEscape) {
-      throw new ResponseFormatError(
-        l10n.t("The image in data[{0}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.", this.fields.elementIndex),
-      );
+    try {
+      const plainUrl = this.image.feed(buf, i, stop, this.backslashes, q !== -1);
+      if (plainUrl) {
+        // A url with no data URL in it: plain text, kept like the rest of the envelope.
+        if (plainUrl.length) this.events.push({ kind: 'raw', bytes: plainUrl });
+        this.keepFrom = i;
+        this.inImage = false;
+      }
+      if (q === -1) return n;
+      if (this.image.inEscape) {
+        throw new ResponseFormatError(
+          l10n.t("The image in data[{0}].b64_json of the gateway's response is not valid base64: it contains an escaped quote.", this.fields.elementIndex),
+        );
+      }
+      this.image.end();
+    } catch (error) {
+      if (this.inImage) this.imageFailed();
+      this.inImage = false;
+      this.keepFrom = i;
+      throw error;
     }
-    this.image.end();
-    this.events.push({ kind: 'close', index: this.fields.elementIndex });
+    this.inImage = false;
+    if (this.keepFrom < 0) this.keepFrom = q;
+    if (this.image.opened) {
+      this.fields.imageEnded(this.image.mediaType);
+      this.events.push({ kind: 'close', index: this.fields.elementIndex });
+    } else {
+      this.fields.urlWithoutImage();
+    }
     this.valueDone();
     return q + 1;
+  }
+
+  /** What arrived of the image string goes with the events (a url that was no image yet: as raw text). */
+  private imageFailed(): void {
+    const { decodedBytes, text } = this.image.received();
+    if (this.image.opened) this.events.push({ kind: 'unfinished', index: this.fields.elementIndex, decodedBytes, text });
+    else if (text.length) this.events.push({ kind: 'raw', bytes: text });
   }
 
   // --- numbers and literals -------------------------------------------------------------------

@@ -9,6 +9,7 @@
 //
 // Pure: no vscode import. See docs/gateway-contract.md, "The answer".
 
+import type { FileHandle } from 'node:fs/promises';
 import type { GenerationResponseMeta } from './types';
 import { CancelledError, GatewayError } from './errors';
 import { MAX_SLICE } from './base64Stream';
@@ -20,12 +21,31 @@ export interface ImageWriter {
   write(bytes: Buffer): void | Promise<void>;
   /** The image's base64 string ended and was valid. */
   close(): Promise<void>;
-  /** Decoding failed or the stream ended early: discard what was written. */
+  /** Decoding failed or the stream ended early: discard what was written (after `unfinished`, when there is one). */
   abort(reason: Error): Promise<void>;
+  /**
+   * The image could not be received whole: what arrived of it goes on in the sink's kept answer (see
+   * ImageSink.keep). `encoding` 'base64': as text, the base64 of the first `bytes` bytes written,
+   * then `text`; 'binary': the first `bytes` bytes as they are. Optional: without it nothing is kept.
+   */
+  unfinished?(received: { bytes: number; encoding: 'base64' | 'binary'; text?: Buffer }): Promise<void>;
+  /** Writes out what is buffered and names the file that holds every byte written so far (to keep them). Optional. */
+  received?(): Promise<string>;
 }
 
 export interface ImageSink {
   open(index: number): ImageWriter | Promise<ImageWriter>;
+  /**
+   * The answer's bytes that are not decoded into images, in order: the JSON around the images, and
+   * once the answer could not be read, everything that follows as it came. Kept so that nothing paid
+   * for is lost; a sink that keeps nothing leaves it out. Must not throw (failures are its own to report).
+   */
+  keep?(bytes: Buffer): void | Promise<void>;
+  /**
+   * Creates a file for what cannot be decoded (`<job>-<name>` in the sink's folder): with it, the client
+   * keeps that itself (keptAnswer.ts: keep and unfinished are then the client's). Optional.
+   */
+  createFile?(name: string): Promise<{ file: string; handle: FileHandle }>;
 }
 
 export interface DecodeGenerationOptions {
@@ -35,14 +55,16 @@ export interface DecodeGenerationOptions {
 }
 
 /**
- * Consumes a JSON generation response body; writes each data[i].b64_json, decoded, to sink.open(i);
- * returns everything else.
+ * Consumes a JSON generation response body; writes each image, decoded, to sink.open(i) (from
+ * data[i].b64_json, or data[i].url holding a data URL; a data URL header is stripped and its media
+ * type is a hint); hands the bytes around the images to sink.keep; returns everything else.
  *
  * Errors: ResponseFormatError for anything malformed (not JSON, not an object, truncated, bad base64,
- * `data` not an array, an element without b64_json, URL elements of the old API); errors of the body
+ * `data` not an array, an element without an image, URL elements of the old API); errors of the body
  * iterator and of the sink are rethrown as they are. On abort of `options.signal`: its reason when that
- * is an Error other than the default AbortError, otherwise a CancelledError. On any error the writer that
- * is open (opened and not closed) is aborted first.
+ * is an Error other than the default AbortError, otherwise a CancelledError. On any error other than an
+ * abort, what arrived of the open image goes to its writer's `unfinished` and the rest of the current
+ * chunk to sink.keep (the caller keeps the rest of the body); then the open writer is aborted.
  */
 export async function decodeGenerationStream(
   body: AsyncIterable<Uint8Array>,
@@ -57,13 +79,18 @@ export async function decodeGenerationStream(
   let iteratorDone = false;
   const turn = options?.turn ?? sharedTurn;
 
-  const drain = async (): Promise<void> => {
+  const drain = async (stopOnAbort = true): Promise<void> => {
     // Events are few per slice (at most a handful of opens/closes and writes of ~36 KiB).
     for (let k = 0; k < queue.length; k++) {
       const ev = queue[k]!; // k < queue.length
       if (ev.kind === 'write') {
         const pending = writer!.write(ev.bytes);
         if (pending !== undefined) await pending;
+      } else if (ev.kind === 'raw') {
+        const pending = sink.keep?.(ev.bytes);
+        if (pending !== undefined) await pending;
+      } else if (ev.kind === 'unfinished') {
+        await writer?.unfinished?.({ bytes: ev.decodedBytes, encoding: 'base64', text: ev.text });
       } else if (ev.kind === 'open') {
         writer = await sink.open(ev.index);
       } else {
@@ -76,7 +103,7 @@ export async function decodeGenerationStream(
           throw error;
         }
       }
-      if (signal?.aborted) throw abortReason(signal);
+      if (stopOnAbort && signal?.aborted) throw abortReason(signal);
     }
     queue.length = 0;
   };
@@ -107,7 +134,12 @@ export async function decodeGenerationStream(
         }
         // Events produced before a failure still happen in order (an image that ended is closed).
         await drain();
-        if (failure) throw failure.error;
+        if (failure) {
+          // What could not be read is kept as it came: the rest of this chunk (the caller keeps the rest).
+          const rest = chunk.subarray(off + slice.length);
+          if (rest.length) await sink.keep?.(rest);
+          throw failure.error;
+        }
         if (signal?.aborted) throw abortReason(signal);
       }
     }
@@ -115,6 +147,17 @@ export async function decodeGenerationStream(
     return parser.result();
   } catch (error) {
     const reason = signal?.aborted ? abortReason(signal) : asError(error);
+    // Paid bytes of an image cut short (a broken body, a truncated answer) are kept too. A cancel or
+    // the deadline stops at once: nothing more is written.
+    if (signal?.aborted) queue.length = 0;
+    else {
+      parser.abandon();
+      try {
+        await drain(false);
+      } catch {
+        // The sink failed to keep it: the original error matters more.
+      }
+    }
     if (writer) {
       const w = writer;
       writer = undefined;

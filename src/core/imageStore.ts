@@ -17,11 +17,12 @@ export interface StagedImage {
   /** From the image's magic bytes. */
   sniffed?: ImageKind;
   /**
-   * Settles once the bytes are on disk (fsync) and the file is closed. The sync runs beside what
-   * follows (the next image of the answer, placing this one): whoever finishes with the image
-   * awaits it, so a job still ends only once its images are durable. Absent: nothing to wait for.
+   * Settles once the bytes are on disk (fsync) and the file is closed, with the error when the sync
+   * or the close failed (the bytes may not be on disk: the image is then kept for recovery). The sync
+   * runs beside what follows (the next image of the answer, placing this one): whoever finishes with
+   * the image awaits it, so a job still ends only once its images are durable. Absent: nothing to wait for.
    */
-  durable?: Promise<void>;
+  durable?: Promise<Error | undefined>;
   /**
    * The PNG chunk the sink was asked to add (provenance): 'added' before IEND, in the same pass as
    * the image's bytes, or why not (the file is not a PNG ending in IEND). Absent: none was asked for.
@@ -45,7 +46,10 @@ const WRITE_BATCH_BUFFERS = 256;
 export const FALLBACK_RECOVERY_DIR = path.join(os.tmpdir(), 'gateway-images-recovery');
 const MAX_NAME_ATTEMPTS = 1000;
 
-/** An ImageSink that writes each decoded image to `<dir>/<jobId>-<index>.part`, renamed `.img` once complete. */
+/**
+ * An ImageSink that writes each decoded image to `<dir>/<jobId>-<index>.part`, renamed `.img` once
+ * complete; what cannot be decoded the client keeps beside them (createFile, keptAnswer.ts).
+ */
 export class StagingSink implements ImageSink {
   readonly jobId: string;
   private readonly completed = new Map<number, StagedImage>();
@@ -81,19 +85,23 @@ export class StagingSink implements ImageSink {
     return [...this.completed.values()].sort((a, b) => a.index - b.index);
   }
 
-  async open(index: number): Promise<ImageWriter> {
-    let partPath = path.join(this.dir, `${this.jobId}-${index}.part`);
-    let handle: fs.FileHandle;
+  /** Creates `<jobId>-<name>` in the staging folder (the fallback folder once the preferred one failed). */
+  async createFile(name: string): Promise<{ file: string; handle: fs.FileHandle }> {
     try {
       await fs.mkdir(this.dir, { recursive: true });
-      handle = await fs.open(partPath, 'wx');
+      const file = path.join(this.dir, `${this.jobId}-${name}`);
+      return { file, handle: await fs.open(file, 'wx') };
     } catch (error) {
       if (this.dirPreferred === this.fallbackDir) throw error;
       this.dirPreferred = this.fallbackDir;
       await fs.mkdir(this.dir, { recursive: true });
-      partPath = path.join(this.dir, `${this.jobId}-${index}.part`);
-      handle = await fs.open(partPath, 'wx');
+      const file = path.join(this.dir, `${this.jobId}-${name}`);
+      return { file, handle: await fs.open(file, 'wx') };
     }
+  }
+
+  async open(index: number): Promise<ImageWriter & Required<Pick<ImageWriter, 'received'>>> {
+    const { file: partPath, handle } = await this.createFile(`${index}.part`);
     let bytes = 0;
     let head = Buffer.alloc(0);
     /** The last IEND_CHUNK.length bytes written so far (kept only when a PNG chunk may be added). */
@@ -160,11 +168,7 @@ export class StagingSink implements ImageSink {
         await flush();
         // Not awaited here: the stream would stop for it (~45 ms per 24 MiB on the bench machine,
         // 0.4-0.6 s over ten images) and the first image would be shown that much later.
-        const durable = handle
-          .sync()
-          .catch(() => undefined)
-          .then(finish)
-          .catch(() => undefined);
+        const durable = syncAndClose(handle, () => (finished = true));
         const donePath = path.join(this.dir, `${this.jobId}-${index}.img`);
         try {
           await fs.rename(partPath, donePath);
@@ -173,6 +177,10 @@ export class StagingSink implements ImageSink {
           throw error;
         }
         this.completed.set(index, { index, path: donePath, bytes, sniffed, durable, ...(pngChunk ? { pngChunk } : {}) });
+      },
+      received: async () => {
+        await flush();
+        return partPath;
       },
       abort: async () => {
         // A partly written file is never presented as an image.
@@ -184,17 +192,31 @@ export class StagingSink implements ImageSink {
     };
   }
 
-  /** Settles once every complete image is on disk and closed (see StagedImage.durable). */
-  async durable(): Promise<void> {
-    await Promise.all([...this.completed.values()].map((image) => image.durable ?? Promise.resolve()));
-  }
-
-  /** Removes every file of this job from the staging folder (after all were placed). */
-  async discard(): Promise<void> {
-    for (const image of this.completed.values()) await fs.rm(image.path, { force: true }).catch(() => undefined);
-    this.completed.clear();
+  /** Settles once every complete image is on disk and closed, with the sync or close failures (see StagedImage.durable). */
+  async durable(): Promise<Error[]> {
+    const settled = await Promise.all([...this.completed.values()].map((image) => image.durable ?? Promise.resolve(undefined)));
+    return settled.filter((failure): failure is Error => failure !== undefined);
   }
 }
+
+/** Syncs and closes a staged image: settles with the first failure, never rejects (see StagedImage.durable). */
+async function syncAndClose(handle: fs.FileHandle, onClosed: () => void): Promise<Error | undefined> {
+  let failure: Error | undefined;
+  try {
+    await handle.sync();
+  } catch (error) {
+    failure = asError(error);
+  }
+  try {
+    onClosed();
+    await handle.close();
+  } catch (error) {
+    failure ??= asError(error);
+  }
+  return failure;
+}
+
+const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -305,73 +327,5 @@ async function copyExclusive(source: string, target: string): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await fs.rm(target, { force: true }).catch(() => undefined);
     throw error;
-  }
-}
-
-/** Keeps an answer that could not be read as images next to the staged images: `<jobId>-answer.<ext>`. */
-export async function keepReceivedAnswer(dir: string, jobId: string, bytes: Buffer, contentType?: string): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${jobId}-answer.${answerExtension(contentType)}`);
-  await fs.writeFile(file, bytes);
-  return file;
-}
-
-function answerExtension(contentType: string | undefined): string {
-  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  if (type === 'application/json' || type.endsWith('+json') || type === 'text/json') return 'json';
-  if (type === 'text/html') return 'html';
-  if (type.startsWith('text/')) return 'txt';
-  return extensionForMediaType(type) ?? 'bin';
-}
-
-/** What the recovery folder says about images that could not be placed. */
-export interface RecoveryManifest {
-  jobId: string;
-  createdAt: string;
-  prompt: string;
-  model: string;
-  intendedDirectory: string;
-  reason: string;
-  files: { path: string; suggestedName: string }[];
-  /** Where this manifest was read from (filled by listRecoverable). */
-  manifestPath?: string;
-}
-
-export async function writeRecoveryManifest(dir: string, manifest: RecoveryManifest): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${manifest.jobId}.json`);
-  await fs.writeFile(file, JSON.stringify(manifest, null, 2));
-  return file;
-}
-
-/** Every manifest in the recovery folder whose images are still there. */
-export async function listRecoverable(dir: string): Promise<RecoveryManifest[]> {
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
-  const manifests: RecoveryManifest[] = [];
-  for (const name of names.filter((n) => n.endsWith('.json'))) {
-    try {
-      const manifestPath = path.join(dir, name);
-      const manifest = { ...(JSON.parse(await fs.readFile(manifestPath, 'utf8')) as RecoveryManifest), manifestPath };
-      const present = [];
-      for (const file of manifest.files) if (await exists(file.path)) present.push(file);
-      if (present.length) manifests.push({ ...manifest, files: present });
-    } catch {
-      // A damaged manifest hides nothing: its images are still listed by the folder itself.
-    }
-  }
-  return manifests.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
   }
 }

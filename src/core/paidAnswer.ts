@@ -1,7 +1,8 @@
 // Reads the success answer of a paid request in whatever shape it comes. The generations answer is
 // JSON (decodeGenerationStream); the shape of the edits answer is not shown by the contract, so a
-// binary image body is accepted too. Any other shape is reported with its content type, and what
-// was received travels with the error so the job can keep it in the recovery folder.
+// binary image body is accepted too. Any other shape is reported with its content type. What could
+// not be read goes to the sink's kept answer (ImageSink.keep) as it arrives, so that nothing paid
+// for is lost, however large the answer.
 // Pure: no vscode import.
 import { ResponseFormatError } from './errors';
 import { decodeGenerationStream, type ImageSink } from './generationStream';
@@ -9,32 +10,11 @@ import * as l10n from '@vscode/l10n';
 import { sniffImage } from './imageSniff';
 import type { GenerationResponseMeta } from './types';
 
-/**
- * At most this much of an answer that could not be read is kept for the user. It is held in memory
- * while every answer streams, and copied: at 4 MiB, 20 jobs at once held 80 MB of it (npm run bench).
- */
-export const MAX_KEPT_BYTES = 256 * 1024;
-/** After a failure, the rest of the answer is read for at most this long (to keep it whole). */
-const DRAIN_MS = 5000;
+/** After a failure, the rest of the answer is read (to keep it whole) until it ends or stalls this long. */
+const DRAIN_IDLE_MS = 30_000;
 
-/** What the gateway sent, when it could not be read as images. */
-export interface ReceivedAnswer {
-  contentType?: string;
-  bytes: Buffer;
-  /** False when the answer was longer than what was kept, or was cut. */
-  complete: boolean;
-}
-
-/** A ResponseFormatError that carries the answer it could not read. */
-export class UnreadableAnswerError extends ResponseFormatError {
-  constructor(
-    message: string,
-    readonly received: ReceivedAnswer,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+/** A ResponseFormatError for a paid answer that could not be read; what it held went to the sink's `keep`. */
+export class UnreadableAnswerError extends ResponseFormatError {}
 
 export async function decodePaidAnswer(
   body: AsyncIterable<Uint8Array>,
@@ -43,7 +23,7 @@ export async function decodePaidAnswer(
   options: { signal?: AbortSignal } = {},
 ): Promise<GenerationResponseMeta> {
   const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
-  const source = new KeepingSource(body);
+  const source = new PeekingSource(body);
   const head = await source.peek();
   const firstChar = head
     .toString('latin1')
@@ -65,16 +45,13 @@ export async function decodePaidAnswer(
         source.close();
         throw error;
       }
-      await source.drain(options.signal);
+      await source.keepRest(sink, options.signal);
       const what = type ? l10n.t('The gateway answered with "{0}": {1}', type, error.message) : error.message;
-      throw new UnreadableAnswerError(what, source.received(contentType), { cause: error });
+      throw new UnreadableAnswerError(what, { cause: error });
     }
   }
-  await source.drain(options.signal);
-  throw new UnreadableAnswerError(
-    l10n.t('The gateway answered with "{0}", which is neither an image nor the JSON answer of the API.', type ?? ''),
-    source.received(contentType),
-  );
+  await source.keepRest(sink, options.signal);
+  throw new UnreadableAnswerError(l10n.t('The gateway answered with "{0}", which is neither an image nor the JSON answer of the API.', type ?? ''));
 }
 
 function isJsonType(type: string | undefined): boolean {
@@ -83,12 +60,11 @@ function isJsonType(type: string | undefined): boolean {
 
 /** The whole body is one image (image/* or bytes that sniff as one). */
 async function streamBinaryImage(
-  source: KeepingSource,
+  source: PeekingSource,
   sink: ImageSink,
   mediaType: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<GenerationResponseMeta> {
-  source.keeping = false;
   const writer = await sink.open(0);
   let bytes = 0;
   try {
@@ -100,22 +76,22 @@ async function streamBinaryImage(
     if (bytes === 0) throw new ResponseFormatError(l10n.t('The gateway answered with an empty image body.'));
     await writer.close();
   } catch (error) {
+    // An image cut short is kept as far as it came.
+    if (bytes > 0) await writer.unfinished?.({ bytes, encoding: 'binary' }).catch(() => undefined);
     await writer.abort(error instanceof Error ? error : new Error(String(error))).catch(() => undefined);
     throw error;
   }
   return { images: [{ index: 0, ...(mediaType ? { mediaType } : {}) }] };
 }
 
-/** An async iterable over the body that can peek at the first chunk and keeps a bounded copy. */
-class KeepingSource implements AsyncIterable<Uint8Array> {
-  keeping = true;
+/** An async iterable over the body that can peek at the first chunk, and keep what is left of it. */
+class PeekingSource implements AsyncIterable<Uint8Array> {
   private readonly iterator: AsyncIterator<Uint8Array>;
   private first: Buffer | undefined;
   private peeked = false;
+  /** The first chunk was handed out (to the decoder, which keeps what it cannot read itself). */
+  private started = false;
   private done = false;
-  private readonly kept: Buffer[] = [];
-  private keptBytes = 0;
-  private overflow = false;
 
   constructor(body: AsyncIterable<Uint8Array>) {
     this.iterator = body[Symbol.asyncIterator]();
@@ -126,7 +102,7 @@ class KeepingSource implements AsyncIterable<Uint8Array> {
       this.peeked = true;
       const step = await this.iterator.next();
       if (step.done) this.done = true;
-      else this.first = this.keep(asBuffer(step.value));
+      else this.first = asBuffer(step.value);
     }
     return this.first ?? Buffer.alloc(0);
   }
@@ -134,6 +110,7 @@ class KeepingSource implements AsyncIterable<Uint8Array> {
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     return {
       next: async () => {
+        this.started = true;
         if (this.first) {
           const value = this.first;
           this.first = undefined;
@@ -141,29 +118,31 @@ class KeepingSource implements AsyncIterable<Uint8Array> {
         }
         if (this.done) return { done: true, value: undefined };
         const step = await this.iterator.next();
-        if (step.done) {
-          this.done = true;
-          return step;
-        }
-        return { done: false, value: this.keep(asBuffer(step.value)) };
+        if (step.done) this.done = true;
+        return step;
       },
-      // The decoder stops on an error: the body stays open so drain() can keep the rest.
+      // The decoder stops on an error: the body stays open so keepRest() can keep the rest.
       return: () => Promise.resolve({ done: true, value: undefined }),
     };
   }
 
-  /** Reads what is left (bounded in size and time), then closes the body. */
-  async drain(signal?: AbortSignal): Promise<void> {
-    const until = Date.now() + DRAIN_MS;
+  /**
+   * Hands what is left of the body to `sink.keep` as it arrives (the peeked chunk too, when nobody
+   * took it), until it ends, stalls or the request is aborted; then closes it.
+   */
+  async keepRest(sink: ImageSink, signal?: AbortSignal): Promise<void> {
     try {
-      while (!this.done && !this.overflow && Date.now() < until && !signal?.aborted) {
+      if (!this.started && this.first) await sink.keep?.(this.first);
+      this.first = undefined;
+      while (!this.done && !signal?.aborted) {
+        let timer: NodeJS.Timeout | undefined;
         const step = await Promise.race([
           this.iterator.next(),
-          new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), Math.max(0, until - Date.now())).unref?.()),
-        ]);
-        if (step === 'late') break;
+          new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), DRAIN_IDLE_MS))),
+        ]).finally(() => clearTimeout(timer));
+        if (step === 'stalled') break;
         if (step.done) this.done = true;
-        else this.keep(asBuffer(step.value));
+        else await sink.keep?.(asBuffer(step.value));
       }
     } catch {
       // A broken connection ends what can be kept.
@@ -175,22 +154,6 @@ class KeepingSource implements AsyncIterable<Uint8Array> {
   /** Stops the body (an undici body cancels its socket). */
   close(): void {
     if (!this.done) Promise.resolve(this.iterator.return?.()).catch(() => undefined);
-  }
-
-  received(contentType: string | undefined): ReceivedAnswer {
-    return { contentType, bytes: Buffer.concat(this.kept, this.keptBytes), complete: this.done && !this.overflow };
-  }
-
-  private keep(chunk: Buffer): Buffer {
-    if (!this.keeping || this.overflow) return chunk;
-    const room = MAX_KEPT_BYTES - this.keptBytes;
-    if (chunk.length > room) this.overflow = true;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length) {
-      this.kept.push(Buffer.from(part));
-      this.keptBytes += part.length;
-    }
-    return chunk;
   }
 }
 

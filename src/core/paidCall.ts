@@ -1,6 +1,6 @@
 // What a paid call needs to tell charged from not charged: whether any byte may have reached the
 // gateway, and the caller's sink failures kept apart from network failures. Pure: no vscode import.
-import { GatewayError } from './errors';
+import { ValidationError } from './errors';
 import { errorCode } from './deadline';
 import type { ImageSink } from './generationStream';
 
@@ -42,8 +42,12 @@ export function guardSink(sink: ImageSink): ImageSink {
           write: (bytes) => guard(() => writer.write(bytes)),
           close: () => guard(() => writer.close()),
           abort: (reason) => guard(() => writer.abort(reason)),
+          ...(writer.unfinished ? { unfinished: (received) => guard(() => writer.unfinished!(received)) } : {}),
+          ...(writer.received ? { received: () => guard(() => writer.received!()) } : {}),
         };
       }),
+    ...(sink.keep ? { keep: (bytes) => guard(() => sink.keep!(bytes)) } : {}),
+    ...(sink.createFile ? { createFile: (name) => guard(() => sink.createFile!(name)) } : {}),
   };
 }
 
@@ -55,7 +59,7 @@ export async function* trackFirstRead(body: string | AsyncIterable<Uint8Array>, 
 }
 
 export function mayHaveReachedGateway(error: unknown): boolean {
-  if (error instanceof GatewayError && error.kind === 'validation') return false;
+  if (error instanceof ValidationError) return false;
   const code = errorCode(error);
   return !(code && NOT_SENT_CODES.has(code));
 }

@@ -1,7 +1,7 @@
 // Checks a request against the chosen model's catalog entry with the spec's rules, before any
 // money is reserved. Every issue names the field and what is allowed.
 import { canEdit } from './catalog';
-import { ValidationError } from './errors';
+import { type LocalRefusalKind, ValidationError } from './errors';
 import * as l10n from '@vscode/l10n';
 import { transparencyIssue } from './transparency';
 import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './types';
@@ -11,6 +11,8 @@ export interface ValidationIssue {
   field: string;
   message: string;
   allowed?: readonly (string | number)[];
+  /** The error kind of this cause when it is not plain 'validation' (the gateway's kind for it). */
+  kind?: LocalRefusalKind;
 }
 
 export interface ValidationContext {
@@ -44,7 +46,8 @@ const RESERVED_FIELDS = new Set([
 /** All issues of a request (empty when it is valid). The studio shows them live. */
 export function collectIssues(request: GenerationRequest, context: ValidationContext): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const add = (field: string, message: string, allowed?: readonly (string | number)[]) => issues.push({ field, message, allowed });
+  const add = (field: string, message: string, allowed?: readonly (string | number)[], kind?: LocalRefusalKind) =>
+    issues.push({ field, message, allowed, ...(kind ? { kind } : {}) });
 
   const modelId = typeof request.model === 'string' ? request.model.trim() : '';
   const model = context.models.find((m) => m.id === modelId);
@@ -61,6 +64,7 @@ export function collectIssues(request: GenerationRequest, context: ValidationCon
       'model',
       `${l10n.t('Unknown model "{0}".', modelId)}${hint}`,
       context.models.map((m) => m.id),
+      'unknown-model',
     );
   }
 
@@ -87,7 +91,12 @@ export function collectIssues(request: GenerationRequest, context: ValidationCon
     checkListed(add, 'background', request.background, model.supported_background, model.id);
     if (references > 0) {
       if (!canEdit(model)) {
-        add('input_references', l10n.t('{0} does not support editing (references are not accepted). Choose a model that edits.', model.id));
+        add(
+          'input_references',
+          l10n.t('{0} does not support editing (references are not accepted). Choose a model that edits.', model.id),
+          undefined,
+          'edit-not-supported',
+        );
       } else if (references > model.max_input_references) {
         add(
           'input_references',
@@ -174,11 +183,11 @@ export function normalizeRequest(request: GenerationRequest, models: readonly Im
 /** Throws a ValidationError for the first issue; returns the model of a valid request. */
 export function validateRequest(request: GenerationRequest, context: ValidationContext): ImageModel {
   const [first] = collectIssues(request, context);
-  if (first) throw new ValidationError(first.field, first.message, first.allowed);
+  if (first) throw new ValidationError(first.field, first.message, first.allowed, first.kind);
   return context.models.find((m) => m.id === request.model.trim())!;
 }
 
-type Add = (field: string, message: string, allowed?: readonly (string | number)[]) => void;
+type Add = (field: string, message: string, allowed?: readonly (string | number)[], kind?: LocalRefusalKind) => void;
 
 function checkListed(add: Add, field: string, value: string | undefined, allowed: string[], modelId: string): void {
   if (value === undefined) return;

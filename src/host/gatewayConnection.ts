@@ -12,8 +12,8 @@ import { readSettings } from './settings';
 
 let bundle: typeof GatewayBundle | undefined;
 
-/** Loads dist/gateway.js (client + undici) on first use; esbuild leaves this require alone. */
-function loadBundle(): typeof GatewayBundle {
+/** Loads dist/gateway.js (client + undici; Recover's reading of the recovery folder) on first use; esbuild leaves this require alone. */
+export function loadBundle(): typeof GatewayBundle {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   bundle ??= require('./gateway.js') as typeof GatewayBundle;
   return bundle;

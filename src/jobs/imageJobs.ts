@@ -8,17 +8,7 @@ import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatR
 import { ApiError, CancelledError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
-import {
-  extensionOf,
-  keepReceivedAnswer,
-  linkWithoutOverwrite,
-  makeFolder,
-  removeEmptyFolders,
-  type StagedImage,
-  StagingSink,
-  writeRecoveryManifest,
-} from '../core/imageStore';
-import { UnreadableAnswerError } from '../core/paidAnswer';
+import { extensionOf, linkWithoutOverwrite, makeFolder, removeEmptyFolders, type StagedImage, StagingSink } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
 import { buildITXtChunk, NOT_A_PNG } from '../core/pngText';
 import type { ReferenceFile } from '../core/requestBodies';
@@ -28,7 +18,7 @@ import type { GenerationResponseMeta, ImageModel } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
 import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
-import { trPlural } from '../core/plural';
+import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
 import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
 
@@ -136,6 +126,7 @@ export class ImageJobService {
     const hold = this.deps.cap?.reserve(estimate.reservation);
     emit({ type: 'sending', estimate, model });
     let sent = false;
+    const recovery: RecoveryContext = { job, staging: sink.staging, emit };
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
@@ -144,8 +135,9 @@ export class ImageJobService {
           sent = true;
           emit({ type: 'sent' });
         },
-        onPaidAnswer: () => {
+        onPaidAnswer: ({ requestId }) => {
           cancel.paidAnswerArrived();
+          recovery.requestId = requestId;
           placing.folder = makeFolder(job.output.directory);
           emit({ type: 'answered' });
         },
@@ -156,8 +148,13 @@ export class ImageJobService {
       if (!sent || (error instanceof ApiError && !error.outcomeUnknown)) hold?.release();
       else hold?.settle(undefined);
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
+      if (error instanceof GatewayError && error.outcomeUnknown) {
+        emit({ type: 'outcome-unknown', error });
+        this.deps.reconcile();
+      }
       const placed = await settle(early);
-      await this.afterFailure(job, sink.staging, placed, error, emit);
+      // Should even the manifest fail, the kept files are still listed by Recover (as left behind).
+      await keepAfterFailure(recovery, placed, error).catch(() => undefined);
       if (![...placed.values()].some((p) => p.file)) await removeUnusedFolder(job, placing);
       throw error;
     } finally {
@@ -166,7 +163,7 @@ export class ImageJobService {
     hold?.settle(meta.usage?.cost_rub);
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
-    const result = await this.place(job, sink.staging, meta, estimate, date, await settle(early), placing);
+    const result = await this.place(recovery, meta, estimate, date, await settle(early), placing);
     if (!result.files.length) await removeUnusedFolder(job, placing);
     return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };
   }
@@ -198,16 +195,20 @@ export class ImageJobService {
     } catch (error) {
       return { image, name: baseName, ext, reason: describeFsError(error, job.output.directory) };
     }
-    // Shown as soon as it is linked; then the staged name goes, and the job goes on only once the
-    // bytes are on disk (the link shares them).
+    // Shown as soon as it is linked. The staged name goes once the bytes are on disk (the link
+    // shares them): after a failed sync it stays, for recovery, and says why.
     emit({ type: 'image-saved', index: image.index, file });
+    const syncFailure = await image.durable;
+    if (syncFailure) {
+      const reason = l10n.t('the bytes of {0} may not be on disk: writing them failed ({1}); a copy is kept in the recovery folder', file, syncFailure.message);
+      return { image, name: baseName, ext, file, reason };
+    }
     try {
       await fs.rm(image.path, { force: true });
     } catch (error) {
       // Placed, but the staged copy could not be removed: it is kept for recovery, and says why.
       return { image, name: baseName, ext, reason: describeFsError(error, path.dirname(image.path)) };
     }
-    await image.durable;
     return { image, name: baseName, ext, file };
   }
 
@@ -217,16 +218,16 @@ export class ImageJobService {
     return job.transport === 'multipart' ? api.edit(request, references, sink, options) : api.generateWithReferences(request, references, sink, options);
   }
 
-  /** Collects what was placed early, places the rest; whatever cannot be moved stays recoverable. */
+  /** Collects what was placed early, places the rest; whatever cannot be moved (or synced) stays recoverable. */
   private async place(
-    job: ImageJob,
-    staging: StagingSink,
+    recovery: RecoveryContext,
     meta: GenerationResponseMeta,
     estimate: CostEstimate,
     date: Date,
     early: Map<number, Placement>,
     placing: Placing,
   ): Promise<JobResult> {
+    const { job, staging } = recovery;
     const { emit } = placing;
     const files: string[] = [];
     const left: Placement[] = [];
@@ -235,8 +236,8 @@ export class ImageJobService {
       const placement =
         early.get(image.index) ?? (await this.placeOne(job, image, job.request.model, date, extensionOf(image, meta.images[image.index]?.mediaType), placing));
       if (placement.file) files.push(placement.file);
-      else {
-        reason ||= placement.reason ?? '';
+      if (placement.reason !== undefined) {
+        reason ||= placement.reason;
         left.push(placement);
       }
     }
@@ -248,76 +249,8 @@ export class ImageJobService {
         emit({ type: 'opaque-result', files: opaque });
       }
     }
-    if (left.length) result.recovered = await this.keepForRecovery(job, staging, left, reason, emit);
+    if (left.length) result.recovered = await keepForRecovery(recovery, left, reason);
     return result;
-  }
-
-  /** A failed request may still have delivered complete, paid images: keep them. */
-  private async afterFailure(
-    job: ImageJob,
-    staging: StagingSink,
-    early: Map<number, Placement>,
-    error: unknown,
-    emit: (event: JobEvent) => void,
-  ): Promise<void> {
-    if (error instanceof GatewayError && error.outcomeUnknown) {
-      emit({ type: 'outcome-unknown', error });
-      this.deps.reconcile();
-    }
-    // Images already placed in the workspace stay there; the others wait in the recovery folder.
-    const images = staging.images.filter((image) => !early.get(image.index)?.file);
-    const answer = error instanceof UnreadableAnswerError && error.received.bytes.length ? await this.keepAnswer(staging, error) : undefined;
-    if (!images.length && !answer) return;
-    const left = images.map((image) => ({ image, name: `${path.basename(image.path, '.img')}`, ext: extensionOf(image) }));
-    if (answer)
-      left.push({
-        image: { index: images.length, path: answer, bytes: 0 },
-        name: path.basename(answer, path.extname(answer)),
-        ext: path.extname(answer).slice(1),
-      });
-    const failure = error instanceof Error ? error.message : String(error);
-    const reason = images.length
-      ? trPlural(
-          images.length,
-          { one: 'the request failed after {0} image arrived: {1}', other: 'the request failed after {0} images arrived: {1}' },
-          images.length,
-          failure,
-        )
-      : failure;
-    await this.keepForRecovery(job, staging, left, reason, emit);
-  }
-
-  /** A paid answer in a shape that is not understood is kept as it came, and the error says where. */
-  private async keepAnswer(staging: StagingSink, error: UnreadableAnswerError): Promise<string | undefined> {
-    try {
-      const file = await keepReceivedAnswer(staging.dir, staging.jobId, error.received.bytes, error.received.contentType);
-      error.message = `${error.message} ${l10n.t('What the gateway sent is kept in the recovery folder ({0}).', file)}`;
-      return file;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async keepForRecovery(
-    job: ImageJob,
-    staging: StagingSink,
-    left: { image: StagedImage; name: string; ext: string }[],
-    reason: string,
-    emit: (event: JobEvent) => void,
-  ): Promise<{ manifestPath: string; files: string[]; reason: string }> {
-    const files = left.map((l) => l.image.path);
-    await staging.durable();
-    const manifestPath = await writeRecoveryManifest(staging.dir, {
-      jobId: staging.jobId,
-      createdAt: new Date().toISOString(),
-      prompt: job.request.prompt,
-      model: job.request.model,
-      intendedDirectory: job.output.directory,
-      reason,
-      files: left.map((l) => ({ path: l.image.path, suggestedName: `${l.name}.${l.ext}` })),
-    });
-    emit({ type: 'recovered', manifestPath, files, reason });
-    return { manifestPath, files, reason };
   }
 }
 
@@ -333,15 +266,6 @@ interface Placing {
 async function removeUnusedFolder(job: ImageJob, placing: Placing): Promise<void> {
   const created = await placing.folder;
   if (created) await removeEmptyFolders(job.output.directory, created);
-}
-
-interface Placement {
-  image: StagedImage;
-  name: string;
-  ext: string;
-  /** Where it was placed; absent when it could not be (then `reason`). */
-  file?: string;
-  reason?: string;
 }
 
 async function settle(pending: Map<number, Promise<Placement>>): Promise<Map<number, Placement>> {

@@ -61,7 +61,7 @@ export function describeFsError(error: unknown, dir: string): string {
   return l10n.t('could not save into {0}: {1}', dir, reason);
 }
 
-/** Forwards to the staging sink and reports each completed image. */
+/** Forwards to the staging sink (images, and a place for what cannot be decoded) and reports each completed image. */
 export class ReportingSink implements ImageSink {
   constructor(
     readonly staging: StagingSink,
@@ -85,6 +85,11 @@ export class ReportingSink implements ImageSink {
         if (image) this.onComplete?.(image);
       },
       abort: (reason: Error) => writer.abort(reason),
+      received: () => writer.received(),
     };
+  }
+
+  createFile(name: string) {
+    return this.staging.createFile(name);
   }
 }

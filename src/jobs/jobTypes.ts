@@ -47,7 +47,7 @@ export type JobEvent =
   | { type: 'image-received'; index: number; bytes: number }
   /** An image was placed into the output folder while the response may still be streaming. */
   | { type: 'image-saved'; index: number; file: string }
-  | { type: 'recovered'; manifestPath: string; files: string[]; reason: string }
+  | ({ type: 'recovered' } & RecoveredFiles)
   | { type: 'outcome-unknown'; error: GatewayError }
   | { type: 'provenance-failed'; file: string; reason: string }
   /** Something the user should know that does not stop the job: inputs normalised, a budget shortfall. */
@@ -93,9 +93,19 @@ export interface JobResult {
   usage?: Usage;
   estimate: CostEstimate;
   /** Paid images that could not be placed into the workspace and wait in the recovery folder. */
-  recovered?: { manifestPath: string; files: string[]; reason: string };
+  recovered?: RecoveredFiles;
   /** Saved files without an alpha channel although `background: transparent` was asked for. */
   opaque?: string[];
+}
+
+/** What a job left in the recovery folder: its manifest, the files it lists, and why. */
+export interface RecoveredFiles {
+  manifestPath: string;
+  /** Images, and what the gateway sent when it could not be read (`answer`). */
+  files: string[];
+  /** The paid answer as it came, when it could not be read (`<jobId>-answer.<ext>`): Recover reads it again. */
+  answer?: string;
+  reason: string;
 }
 
 export interface RunOptions extends CallOptions {

@@ -84,7 +84,9 @@ describe('Edit Image (arguments, both transports)', function () {
   it('refuses a model without editing before sending', async () => {
     const before = (await paidRequests()).length;
     const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.editImage', { images: [sample], model: 'sketch-mini', prompt: 'x' }));
-    assert.strictEqual(error.kind, 'validation');
+    // The gateway's kind for the same cause: one kind per cause, local or not.
+    assert.strictEqual(error.kind, 'edit-not-supported');
+    assert.strictEqual(error.field, 'input_references');
     assert.match(error.message, /sketch-mini does not support editing/);
     assert.strictEqual((await paidRequests()).length, before);
   });

@@ -5,7 +5,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR, type RecoveryManifest, writeRecoveryManifest } from '../../src/core/imageStore';
+import { FALLBACK_RECOVERY_DIR } from '../../src/core/imageStore';
+import type { WaitingJob } from '../../src/core/recoveryFolder';
+import { type RecoveryManifest, writeRecoveryManifest } from '../../src/core/recoveryManifest';
 import { workspaceRoot } from './support';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -25,9 +27,9 @@ function answer(answers: Answers): { shown: string[]; pickItems: string[]; resto
   const shown: string[] = [];
   const pickItems: string[] = [];
   window.showQuickPick = async (items: Thenable<unknown[]> | unknown[]) => {
-    const list = (await items) as { label: string; manifest: RecoveryManifest }[];
-    pickItems.push(...list.map((i) => i.manifest.jobId));
-    return list.find((i) => i.manifest.jobId === answers.pick);
+    const list = (await items) as { label: string; job: WaitingJob }[];
+    pickItems.push(...list.map((i) => i.job.jobId));
+    return list.find((i) => i.job.jobId === answers.pick);
   };
   window.showInformationMessage = async (message: string) => {
     shown.push(message);

@@ -16,7 +16,7 @@ import {
   CancelledError,
   AuthenticationError,
 } from '../../src/core/errors';
-import type { RecoveryManifest } from '../../src/core/imageStore';
+import type { RecoveryManifest } from '../../src/core/recoveryManifest';
 import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../../tools/emulator';
 import {
@@ -120,7 +120,8 @@ describe('faults through the job service', function () {
   }
 
   const CASES: FaultCase[] = [
-    { spec: { fault: 'drop-mid-body' }, n: 3, error: ConnectionError, outcomeUnknown: true, charged: true, saved: 1 },
+    // What arrived after the whole images is kept in the recovery folder (`<job>-answer.json`).
+    { spec: { fault: 'drop-mid-body' }, n: 3, error: ConnectionError, outcomeUnknown: true, charged: true, saved: 1, answerKept: true },
     { spec: { fault: 'kill' }, n: 1, error: ConnectionError, outcomeUnknown: true, charged: true, saved: 0 },
     {
       spec: { fault: 'html-500' },

@@ -111,7 +111,7 @@ describe('images are saved as they land', () => {
     assert.deepEqual(await listFiles(out), ['1.png']);
   });
 
-  it('a connection cut after the first image: that image stays saved, nothing needs recovering', async () => {
+  it('a connection cut after the first image: that image stays saved; what arrived after it is kept in the recovery folder, and the message says where', async () => {
     gw.emu.state.imageGapMs = 300;
     gw.emu.state.armFault({ fault: 'drop-mid-body' });
     const out = path.join(gw.dir, 'dropped');
@@ -129,7 +129,11 @@ describe('images are saved as they land', () => {
       await Promise.all(saved.map(async (f) => sha256(await readFile(f)))),
       delivered.map((i) => i.sha256),
     );
-    assert.equal(rig.events.filter((e) => e.type === 'recovered').length, 0);
+    // No image waits for recovery; what arrived of the answer after the whole images does.
+    const recovered = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
+    assert.equal(recovered.length, 1, recovered.join(', '));
+    assert.match(recovered[0]!, /-answer\.json$/);
+    assert.ok(error.message.includes(recovered[0]!), error.message);
     assert.deepEqual(
       (await listFiles(recovery)).filter((f) => !f.endsWith('.json')),
       [],

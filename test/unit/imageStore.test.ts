@@ -3,8 +3,9 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { extensionOf, linkWithoutOverwrite, listRecoverable, placeWithoutOverwrite, StagingSink, writeRecoveryManifest } from '../../src/core/imageStore';
+import { extensionOf, linkWithoutOverwrite, placeWithoutOverwrite, StagingSink } from '../../src/core/imageStore';
 import { buildITXtChunk, IEND_CHUNK, readPngTextChunk } from '../../src/core/pngText';
+import { canFailSync, makeSyncFail } from './support/failingSync';
 import { listFiles, removeDir, tempDir, TINY_PNG } from './support/gateway';
 
 describe('imageStore', () => {
@@ -54,20 +55,6 @@ describe('imageStore', () => {
       assert.deepEqual(await listFiles(dir), []);
       assert.deepEqual(sink.images, []);
     });
-    it('discard removes completed images', async () => {
-      const sink = new StagingSink(dir, { jobId: 'job3' });
-      for (const i of [1, 0]) {
-        const w = await sink.open(i);
-        await w.write(TINY_PNG);
-        await w.close();
-      }
-      assert.deepEqual(
-        sink.images.map((i) => i.index),
-        [0, 1],
-      );
-      await sink.discard();
-      assert.deepEqual(await listFiles(dir), []);
-    });
     it('adds the PNG chunk before IEND while writing; none to other images; says why when a PNG does not end in IEND', async () => {
       const chunk = buildITXtChunk('gateway-images', '{"prompt":"кот"}');
       const asked: number[] = [];
@@ -106,6 +93,21 @@ describe('imageStore', () => {
       assert.equal(image!.pngChunk, 'added');
       assert.ok((await readFile(image!.path)).equals(Buffer.concat([png.subarray(0, png.length - 12), chunk, IEND_CHUNK])));
       await sink.durable();
+    });
+    it('a failed sync is not swallowed: durable settles with the error, the bytes written stay', async function () {
+      if (!canFailSync) this.skip();
+      const sink = new StagingSink(dir, { jobId: 'sync' });
+      const writer = await sink.open(0);
+      const bytes = Buffer.concat([TINY_PNG, Buffer.alloc(1024 * 1024)]);
+      await writer.write(bytes); // a full batch: on disk before close
+      makeSyncFail(path.join(dir, 'sync-0.part'));
+      await writer.close();
+      const [image] = sink.images;
+      const failure = await image!.durable;
+      assert.ok(failure instanceof Error, `durable settled with ${String(failure)}`);
+      assert.match(failure.message, /EINVAL/);
+      assert.deepEqual(await sink.durable(), [failure]);
+      assert.ok((await readFile(image!.path)).equals(bytes));
     });
     it('job ids are unique', () => {
       const ids = new Set(Array.from({ length: 50 }, () => new StagingSink(dir).jobId));
@@ -157,42 +159,6 @@ describe('imageStore', () => {
       const s = await source('keep-me', 'data');
       await assert.rejects(placeWithoutOverwrite(s, path.join(dir, 'blocker', 'sub'), 'x', 'png'), (e: NodeJS.ErrnoException) => e.code === 'ENOTDIR');
       assert.equal(await readFile(s, 'utf8'), 'data');
-    });
-  });
-
-  describe('recovery manifests', () => {
-    it('lists manifests whose images are still there, oldest first', async () => {
-      const img = path.join(dir, 'a.img');
-      await writeFile(img, TINY_PNG);
-      const base = { prompt: 'p', model: 'm', intendedDirectory: '/x', reason: 'r' };
-      await writeRecoveryManifest(dir, { ...base, jobId: 'late', createdAt: '2030-01-02T00:00:00Z', files: [{ path: img, suggestedName: 'a.png' }] });
-      await writeRecoveryManifest(dir, {
-        ...base,
-        jobId: 'early',
-        createdAt: '2030-01-01T00:00:00Z',
-        files: [
-          { path: img, suggestedName: 'a.png' },
-          { path: path.join(dir, 'gone.img'), suggestedName: 'b.png' },
-        ],
-      });
-      await writeRecoveryManifest(dir, {
-        ...base,
-        jobId: 'empty',
-        createdAt: '2030-01-03T00:00:00Z',
-        files: [{ path: path.join(dir, 'gone2.img'), suggestedName: 'c.png' }],
-      });
-      await writeFile(path.join(dir, 'broken.json'), '{not json');
-      const list = await listRecoverable(dir);
-      assert.deepEqual(
-        list.map((m) => m.jobId),
-        ['early', 'late'],
-      );
-      assert.deepEqual(
-        list[0]!.files.map((f) => f.suggestedName),
-        ['a.png'],
-        'missing files are left out',
-      );
-      assert.deepEqual(await listRecoverable(path.join(dir, 'none')), []);
     });
   });
 

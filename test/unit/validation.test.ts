@@ -19,6 +19,8 @@ interface Case {
   says?: RegExp;
   /** Local reference files: a count of PNGs, or named kinds. */
   references?: string[];
+  /** The error's kind when the gateway has a kind of its own for the same cause (default 'validation'). */
+  kind?: 'unknown-model' | 'edit-not-supported';
 }
 
 const url = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -28,8 +30,14 @@ const INVALID: Case[] = [
   // model
   { name: 'no model', request: { model: '' }, field: 'model' },
   { name: 'blank model', request: { model: '   ' }, field: 'model' },
-  { name: 'unknown model', request: { model: 'aurora-9' }, field: 'model', says: /Unknown model "aurora-9"/ },
-  { name: 'provider-prefixed model', request: { model: 'northlight/aurora-1' }, field: 'model', says: /Use "aurora-1" without the provider prefix/ },
+  { name: 'unknown model', request: { model: 'aurora-9' }, field: 'model', says: /Unknown model "aurora-9"/, kind: 'unknown-model' },
+  {
+    name: 'provider-prefixed model',
+    request: { model: 'northlight/aurora-1' },
+    field: 'model',
+    says: /Use "aurora-1" without the provider prefix/,
+    kind: 'unknown-model',
+  },
   { name: 'edit-only model without references', request: { model: 'retouch-pro' }, field: 'model', says: /only edits/ },
   // prompt
   { name: 'empty prompt', request: { prompt: '' }, field: 'prompt' },
@@ -111,8 +119,14 @@ const INVALID: Case[] = [
     references: ['png'],
     field: 'input_references',
     says: /does not support editing/,
+    kind: 'edit-not-supported',
   },
-  { name: 'references on a model without editing (URLs)', request: { model: 'sketch-mini', input_references: [ref()] }, field: 'input_references' },
+  {
+    name: 'references on a model without editing (URLs)',
+    request: { model: 'sketch-mini', input_references: [ref()] },
+    field: 'input_references',
+    kind: 'edit-not-supported',
+  },
   { name: 'too many reference files', request: {}, references: ['png', 'png'], field: 'input_references', says: /at most 1 reference image; got 2/ },
   { name: 'too many reference URLs', request: { model: 'lumen-xl', input_references: [ref(), ref(), ref()] }, field: 'input_references', says: /at most 2/ },
   { name: 'reference URL not data: or http', request: { input_references: [ref('ftp://x/y.png')] }, field: 'input_references' },
@@ -184,6 +198,8 @@ describe('validation matrix', function () {
         reserved += reservedNow;
         assert.ok(error instanceof ValidationError, `${c.name}: ${String(error)}`);
         assert.equal(error.field, c.field, error.message);
+        // One kind per cause, whether the refusal is local or the gateway's (errorTable.test.ts).
+        assert.equal(error.kind, c.kind ?? 'validation', error.message);
         if (c.allowed) assert.deepEqual([...(error.allowed ?? [])], [...c.allowed], error.message);
         if (c.says) assert.match(error.message, c.says);
         assert.match(error.message, /[.!?]$/);

@@ -15,6 +15,8 @@ export const FAULT_NAMES = [
   'media-type-last',
   'usage-first',
   'invalid-base64',
+  /** One character that is not base64 ('!') inserted in the middle of one image's text (`imageIndex`, default the last). */
+  'stray-character',
   'truncated-json',
   'large',
   'kill',
@@ -34,6 +36,8 @@ export interface FaultSpec {
   latencyMs?: number;
   imageBytes?: number;
   retryAfterSeconds?: number;
+  /** The image (0-based) a fault of one image applies to (stray-character). */
+  imageIndex?: number;
 }
 
 /** The faults in force for one request, with their parameters resolved. */
@@ -42,6 +46,7 @@ export interface ActiveFaults {
   latencyMs?: number;
   imageBytes?: number;
   retryAfterSeconds?: number;
+  imageIndex?: number;
 }
 
 export const DEFAULT_LATENCY_MS = 1000;
@@ -67,7 +72,7 @@ export function parseFaultSpec(body: unknown): FaultSpec | string {
     if (!Number.isInteger(b.times) || ((b.times as number) < 1 && b.times !== -1)) return '"times" must be a positive integer or -1.';
     spec.times = b.times as number;
   }
-  for (const field of ['latencyMs', 'imageBytes', 'retryAfterSeconds'] as const) {
+  for (const field of ['latencyMs', 'imageBytes', 'retryAfterSeconds', 'imageIndex'] as const) {
     const v = b[field];
     if (v === undefined) continue;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return `"${field}" must be a non-negative number.`;
@@ -85,6 +90,7 @@ export function faultsFromHeaders(headers: IncomingHttpHeaders): ActiveFaults {
   active.latencyMs = numberHeader(headers['x-emulator-latency-ms']);
   active.imageBytes = numberHeader(headers['x-emulator-image-bytes']);
   active.retryAfterSeconds = numberHeader(headers['x-emulator-retry-after']);
+  active.imageIndex = numberHeader(headers['x-emulator-image-index']);
   return active;
 }
 
@@ -125,6 +131,7 @@ export class FaultQueue {
       into.latencyMs ??= spec.latencyMs;
       into.imageBytes ??= spec.imageBytes;
       into.retryAfterSeconds ??= spec.retryAfterSeconds;
+      into.imageIndex ??= spec.imageIndex;
       if (spec.times !== -1) spec.times = (spec.times ?? 1) - 1;
     }
     this.armed = this.armed.filter((f) => f.times !== 0);

@@ -20,6 +20,12 @@ export const FORM_NAMES = [
   'budget-reset',
   /** Errors come as {"detail": "<Russian text>"}; a key budget shortfall is 403 "Лимит ключа исчерпан". */
   'ru-errors',
+  /** b64_json holds a data URL: "data:image/png;base64,iVBOR…". */
+  'data-url-b64',
+  /** Each image comes as {"url": "data:image/png;base64,…"}, without b64_json. */
+  'data-url-url',
+  /** Another envelope: {"id", "output": [{"type": "image", "mime_type", "image_base64"}], "usage"}; it is charged. */
+  'unknown-envelope',
 ] as const;
 export type FormName = (typeof FORM_NAMES)[number];
 

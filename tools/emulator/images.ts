@@ -152,19 +152,24 @@ function responseSegments(
   state: EmulatorState,
   form: { mediaType?: string; stringUsage?: boolean } = {},
 ): Segment[] {
-  const { balanceRub, defaultImageBytes, imageGapMs, headGapMs } = state;
+  const { balanceRub, defaultImageBytes, imageGapMs, headGapMs, forms } = state;
   const f = ctx.faults.names;
   const padTo = f.has('large') ? (ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES) : 0;
   const figures = form.stringUsage ? { cost_rub: costRub.toFixed(2), balance: balanceRub.toFixed(2) } : { cost_rub: costRub, balance: balanceRub };
   const usage = `"usage":${JSON.stringify(figures)}`;
-  const mediaType = f.has('no-media-type') || form.mediaType === '' ? '' : '"media_type":"image/png"';
+  const envelope = forms.has('unknown-envelope');
+  const asUrl = forms.has('data-url-url');
+  const mediaType = f.has('no-media-type') || form.mediaType === '' || asUrl ? '' : '"media_type":"image/png"';
   const segments: Segment[] = [`{"created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(model)},`];
+  if (envelope) segments[0] = `{"id":${JSON.stringify(ctx.entry.id)},"created":${Math.floor(Date.now() / 1000)},`;
   if (headGapMs > 0) segments.push({ pauseMs: headGapMs });
   if (f.has('usage-first')) segments.push(`${usage},`);
-  segments.push('"data":[');
+  segments.push(envelope ? '"output":[' : '"data":[');
+  const strayIn = f.has('stray-character') ? (ctx.faults.imageIndex ?? pngs.length - 1) : -1;
   pngs.forEach((png, i) => {
     const parts = padTo ? paddedPngParts(png, padTo) : [png];
-    const image: Segment = { parts, escapeSlashes: f.has('escaped-slashes'), corrupt: f.has('invalid-base64') };
+    const escapeSlashes = f.has('escaped-slashes');
+    const image: Segment = { parts, escapeSlashes, corrupt: f.has('invalid-base64'), stray: i === strayIn };
     const before = f.has('media-type-last') || !mediaType ? '' : `${mediaType},`;
     const after = f.has('media-type-last') && mediaType ? `,${mediaType}` : '';
     if (i && imageGapMs > 0) segments.push({ pauseMs: imageGapMs });
@@ -175,9 +180,12 @@ function responseSegments(
       const sent = { index: i, sha256: hash.digest('hex'), bytes: parts.reduce((n, p) => n + p.length, 0), delivered: false };
       (ctx.entry.images ??= []).push(sent);
       // Delivered once the closing quote is out; corrupt base64 is never a deliverable image.
-      closing = { text: closing, onWritten: () => void (sent.delivered = !f.has('invalid-base64')) };
+      closing = { text: closing, onWritten: () => void (sent.delivered = !f.has('invalid-base64') && i !== strayIn) };
     }
-    segments.push(`${i ? ',' : ''}{${before}"b64_json":"`, image, closing);
+    const type = png[0] === 0x89 ? 'image/png' : 'image/svg+xml';
+    const dataUrl = forms.has('data-url-b64') || asUrl ? `data:${escapeSlashes ? type.replace('/', '\\/') : type};base64,` : '';
+    const opening = envelope ? `{"type":"image","mime_type":"${type}","image_base64":"` : `{${before}"${asUrl ? 'url' : 'b64_json'}":"${dataUrl}`;
+    segments.push(`${i ? ',' : ''}${opening}`, image, closing);
   });
   segments.push(']');
   if (!f.has('usage-first')) segments.push(`,${usage}`);

@@ -21,7 +21,10 @@ export interface RequestContext {
  * reports when it has been written, or a pause (nothing is written).
  */
 export type Segment = string | ImageSegment | { text: string; onWritten: () => void } | { pauseMs: number };
-type ImageSegment = { parts: readonly Buffer[]; escapeSlashes: boolean; corrupt: boolean };
+type ImageSegment = { parts: readonly Buffer[]; escapeSlashes: boolean; corrupt: boolean; stray?: boolean };
+
+/** Where the stray-character fault puts its '!' in a base64 text of `length` characters: the middle. */
+export const strayCharacterAt = (length: number): number => Math.floor(length / 2);
 
 const segmentText = (seg: Segment): string | undefined => (typeof seg === 'string' ? seg : 'text' in seg ? seg.text : undefined);
 
@@ -68,7 +71,7 @@ export function sendJson(ctx: RequestContext, value: unknown, status = 200): Pro
 
 function imageLength(seg: ImageSegment): number {
   const bytes = seg.parts.reduce((s, p) => s + p.length, 0);
-  let length = base64Length(bytes);
+  let length = base64Length(bytes) + (seg.stray ? 1 : 0);
   if (seg.escapeSlashes) {
     for (const chunk of base64Chunks(seg.parts)) for (let i = chunk.indexOf('/'); i >= 0; i = chunk.indexOf('/', i + 1)) length++;
   }
@@ -76,13 +79,17 @@ function imageLength(seg: ImageSegment): number {
 }
 
 function* pieces(seg: ImageSegment): Generator<Buffer> {
-  {
-    let first = true;
-    for (let chunk of base64Chunks(seg.parts)) {
-      if (seg.corrupt && first) chunk = corrupt(chunk);
-      first = false;
-      yield Buffer.from(seg.escapeSlashes ? chunk.replaceAll('/', '\\/') : chunk, 'latin1');
-    }
+  const strayAt = seg.stray ? strayCharacterAt(base64Length(seg.parts.reduce((s, p) => s + p.length, 0))) : -1;
+  let first = true;
+  /** Base64 characters before this chunk. */
+  let at = 0;
+  for (let chunk of base64Chunks(seg.parts)) {
+    const length = chunk.length;
+    if (seg.corrupt && first) chunk = corrupt(chunk);
+    if (strayAt >= at && strayAt < at + length) chunk = `${chunk.slice(0, strayAt - at)}!${chunk.slice(strayAt - at)}`;
+    at += length;
+    first = false;
+    yield Buffer.from(seg.escapeSlashes ? chunk.replaceAll('/', '\\/') : chunk, 'latin1');
   }
 }
 

@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { AccountModel } from '../../../src/account/accountModel';
 import type { GatewayClient } from '../../../src/core/client';
-import type { RecoveryManifest } from '../../../src/core/imageStore';
+import type { RecoveryManifest } from '../../../src/core/recoveryManifest';
 import type { ImageModel } from '../../../src/core/types';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
 import type { EmulatorProcess } from './emulatorProcess';

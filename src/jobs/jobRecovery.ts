@@ -1,0 +1,107 @@
+// What a job keeps when its paid images cannot all be placed, or its paid answer cannot be read:
+// the images and what the gateway sent go to the recovery folder with a manifest, and the user is
+// told where (Recover Unsaved Images reads the answer again). No vscode import.
+import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
+import { GatewayError } from '../core/errors';
+import { extensionOf, type StagedImage, type StagingSink } from '../core/imageStore';
+import { trPlural } from '../core/plural';
+import { writeRecoveryManifest } from '../core/recoveryManifest';
+import type { ImageJob, JobEvent, RecoveredFiles } from './jobTypes';
+
+/** One staged image of a job, and where it went: `file` when placed, `reason` when it is kept for recovery (both: placed, but not safely). */
+export interface Placement {
+  image: StagedImage;
+  name: string;
+  ext: string;
+  file?: string;
+  reason?: string;
+}
+
+export interface RecoveryContext {
+  job: ImageJob;
+  staging: StagingSink;
+  emit: (event: JobEvent) => void;
+  /** The gateway's id of the paid request (from its answer's headers). */
+  requestId?: string;
+}
+
+/**
+ * A request failed after its answer began: complete images that could not be placed, and what was
+ * received of the rest of the answer, go to the recovery folder. The error's message then says where
+ * everything is, and `error.recovered` lets the one who shows it offer Recover.
+ */
+export async function keepAfterFailure(context: RecoveryContext, placed: Map<number, Placement>, error: unknown): Promise<void> {
+  const { staging } = context;
+  // Images placed safely stay in the workspace; the others wait in the recovery folder.
+  const images = staging.images.filter((image) => !placed.get(image.index)?.file || placed.get(image.index)?.reason);
+  const answer = error instanceof GatewayError ? error.keptAnswer : undefined;
+  const saved = [...placed.values()].flatMap((p) => (p.file ? [p.file] : []));
+  if (!images.length && !answer) return;
+  const left: Placement[] = images.map((image) => placed.get(image.index) ?? { image, name: path.basename(image.path, '.img'), ext: extensionOf(image) });
+  const failure = error instanceof Error ? error.message : String(error);
+  let reason = images.length
+    ? trPlural(
+        images.length,
+        { one: 'the request failed after {0} image arrived: {1}', other: 'the request failed after {0} images arrived: {1}' },
+        images.length,
+        failure,
+      )
+    : failure;
+  if (answer?.failure) reason = `${reason} ${l10n.t('Not all of what the gateway sent could be kept: {0}.', answer.failure)}`;
+  const extra = answer ? { answer: answer.file, costRub: answer.costRub } : {};
+  const recovered = await keepForRecovery(context, left, reason, extra);
+  if (error instanceof GatewayError) {
+    const where = [
+      saved.length
+        ? trPlural(
+            saved.length,
+            { one: 'The {0} image that arrived whole was saved in {1}.', other: 'The {0} images that arrived whole were saved in {1}.' },
+            saved.length,
+            path.dirname(saved[0]!), // saved is not empty here
+          )
+        : '',
+      answer ? l10n.t('What the gateway sent is kept in the recovery folder ({0}).', answer.file) : '',
+      images.length
+        ? trPlural(
+            images.length,
+            { one: '{0} image is kept in {1}.', other: '{0} images are kept in {1}.' },
+            images.length,
+            path.dirname(recovered.manifestPath),
+          )
+        : '',
+    ].filter(Boolean);
+    error.message = [error.message, ...where].join(' ');
+    error.recovered = recovered;
+  }
+}
+
+/** Writes the manifest of what is left (images, and the answer that could not be read) and tells about it. */
+export async function keepForRecovery(
+  context: RecoveryContext,
+  left: Placement[],
+  reason: string,
+  extra: { answer?: string; costRub?: number } = {},
+): Promise<RecoveredFiles> {
+  const { job, staging, emit, requestId } = context;
+  const [syncFailure] = await staging.durable();
+  if (syncFailure && !reason.includes(syncFailure.message)) reason = `${reason} ${l10n.t('Writing to disk failed: {0}.', syncFailure.message)}`;
+  const files = [
+    ...left.map((l) => ({ path: l.image.path, suggestedName: `${l.name}.${l.ext}` })),
+    ...(extra.answer ? [{ path: extra.answer, suggestedName: path.basename(extra.answer), kind: 'answer' as const }] : []),
+  ];
+  const manifestPath = await writeRecoveryManifest(staging.dir, {
+    jobId: staging.jobId,
+    createdAt: new Date().toISOString(),
+    prompt: job.request.prompt,
+    model: job.request.model,
+    intendedDirectory: job.output.directory,
+    reason,
+    files,
+    ...(requestId ? { requestId } : {}),
+    ...(extra.costRub !== undefined ? { costRub: extra.costRub } : {}),
+  });
+  const recovered: RecoveredFiles = { manifestPath, files: files.map((f) => f.path), ...(extra.answer ? { answer: extra.answer } : {}), reason };
+  emit({ type: 'recovered', ...recovered });
+  return recovered;
+}

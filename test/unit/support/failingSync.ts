@@ -1,0 +1,28 @@
+// A real failing fsync, without mocking the file system: the process's descriptor of a file is
+// pointed at /dev/null, where fsync fails with EINVAL as a failing disk's would. The bytes written
+// before stay in the file. Linux only (/proc/self/fd); callers skip elsewhere.
+import * as assert from 'node:assert/strict';
+import { closeSync, existsSync, openSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+
+const FD_DIR = '/proc/self/fd';
+
+export const canFailSync = existsSync(FD_DIR) && existsSync('/dev/null');
+
+/** From now on, fsync of `file`'s open descriptor fails (and further writes go nowhere). */
+export function makeSyncFail(file: string): void {
+  const target = realpathSync(file);
+  const fd = readdirSync(FD_DIR)
+    .map(Number)
+    .find((n) => {
+      try {
+        return readlinkSync(`${FD_DIR}/${n}`) === target;
+      } catch {
+        return false;
+      }
+    });
+  assert.ok(fd !== undefined, `no open descriptor for ${file}`);
+  closeSync(fd);
+  // The lowest free number is the one just closed: the owner's handle now writes to /dev/null.
+  const replacement = openSync('/dev/null', 'w');
+  assert.equal(replacement, fd, 'another file took the descriptor number meanwhile');
+}
