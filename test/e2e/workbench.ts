@@ -622,6 +622,20 @@ export async function waitForWebviewTheme(page: Page, light: boolean, timeoutMs 
   }
 }
 
+/**
+ * Switches the colour theme for the rest of the test (the next prepareTest switches it back): through
+ * the settings, since the theme picker is not what is tested; then waits until the workbench and
+ * every visible webview wear it.
+ */
+export async function setColorTheme(opened: OpenedWorkbench, label: 'Dark Modern' | 'Light Modern'): Promise<void> {
+  const light = label.startsWith('Light');
+  await opened.settings({ 'workbench.colorTheme': `Default ${label}` }); // the theme's id; the picker shows its label
+  opened.testSettings.add('workbench.colorTheme');
+  const isLight = () => opened.page.locator('.monaco-workbench').evaluate((e: { classList: { contains(c: string): boolean } }) => e.classList.contains('vs'));
+  await waitFor(async () => (await isLight()) === light, 15_000, `the workbench to switch to ${label}`);
+  await waitForWebviewTheme(opened.page, light);
+}
+
 // ---- artifacts -------------------------------------------------------------------------------
 
 function safeName(name: string): string {
