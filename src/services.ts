@@ -5,6 +5,7 @@ import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
 import { HistoryStore } from './jobs/history';
+import { ThumbnailCache } from './core/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
 import { GatewayConnection } from './host/gatewayConnection';
 import { createLog } from './host/log';
@@ -21,12 +22,39 @@ export interface Services {
   catalog: CatalogCache;
   jobs: ImageJobService;
   history: HistoryStore;
+  /** The gallery's small previews, in the workspace storage next to the journal. */
+  thumbnails: ThumbnailCache;
   /** Paid images that could not be placed into the workspace wait here. */
   recoveryDir: string;
   locale: string;
 }
 
 const CATALOG_STATE_KEY = 'gatewayImages.catalog';
+/** Where the history was kept before the results journal (an array of at most 500 results). */
+const LEGACY_HISTORY_KEY = 'gatewayImages.history';
+
+/**
+ * The results journal of this workspace: `results.jsonl` in the extension's workspace storage
+ * (global storage for a window without a folder). Read on first use, not here.
+ */
+function workspaceData(context: vscode.ExtensionContext): { folder: string; suffix: string } {
+  return { folder: context.storageUri?.fsPath ?? context.globalStorageUri.fsPath, suffix: context.storageUri ? '' : '-without-folder' };
+}
+
+function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): HistoryStore {
+  const { folder, suffix } = workspaceData(context);
+  const file = path.join(folder, `results${suffix}.jsonl`);
+  const legacy = {
+    read: () => context.workspaceState.get<unknown>(LEGACY_HISTORY_KEY),
+    clear: () => context.workspaceState.update(LEGACY_HISTORY_KEY, undefined),
+  };
+  return new HistoryStore(file, legacy, (report) => {
+    log.info(`Results journal ${report.file}: ${report.entries} results from ${report.lines} lines in ${report.ms.toFixed(0)} ms`);
+    if (report.migrated) log.info(`Results journal: moved ${report.migrated} results from the old workspace history`);
+    if (report.tornBytes) log.warn(`Results journal: its last line was cut short (${report.tornBytes} bytes, a crash while writing) and was skipped`);
+    if (report.skippedLines) log.warn(`Results journal: ${report.skippedLines} unreadable line(s) were skipped`);
+  });
+}
 
 function catalogSource(baseUrl: string): string | undefined {
   try {
@@ -92,8 +120,10 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     locale,
   });
 
-  const history = new HistoryStore(context.workspaceState);
+  const history = openHistory(context, log);
+  const data = workspaceData(context);
+  const thumbnails = new ThumbnailCache(path.join(data.folder, `thumbnails${data.suffix}`));
 
-  context.subscriptions.push(log, keys, connection, reloadCatalog, { dispose: () => account.dispose() });
-  return { context, log, keys, connection, account, catalog, jobs, history, recoveryDir, locale };
+  context.subscriptions.push(log, keys, connection, reloadCatalog, { dispose: () => account.dispose() }, { dispose: () => void history.close() });
+  return { context, log, keys, connection, account, catalog, jobs, history, thumbnails, recoveryDir, locale };
 }

@@ -11,8 +11,9 @@ import { batchFileKind, type BatchLine, describeBatchIssues, parseBatchFile, val
 import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
-import { type LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
-import { batchReport, reportPathFor } from '../jobs/batchReport';
+import { type LineOutcome, planResume, type ResumePlan, runBatch, skipFoundByProvenance, summarize } from '../jobs/batch';
+import { findLinesByProvenance } from '../jobs/batchProvenance';
+import { batchReport, reportPathFor, skippedSummary } from '../jobs/batchReport';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
@@ -91,25 +92,25 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
     );
   }
 
-  const { todo, skipped } = planResume(file.fsPath, lines, services.history.list(), existsSync);
+  const directory = await resolveOutputFolder(args.outputDirectory);
+  const { todo, skipped } = await planBatchResume(services, file.fsPath, lines, directory);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
   if (!todo.length) {
     await writeFile(report.fsPath, batchReport(file.fsPath, skipped, new Date(), services.locale));
-    void vscode.window.showInformationMessage(
-      trPlural(
-        skipped.length,
-        { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' },
-        skipped.length,
-        name,
-      ),
+    const allDone = trPlural(
+      skipped.length,
+      { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' },
+      skipped.length,
+      name,
     );
+    void vscode.window.showInformationMessage(`${allDone} ${skippedSummary(skipped)}`);
     return toResult(report, skipped);
   }
   const byId = new Map(models.map((m) => [m.id, m]));
   const combined = combineEstimates(todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1)));
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
   const skippedNote = skipped.length
-    ? trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length)
+    ? `${trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length)} ${skippedSummary(skipped)}`
     : '';
   if (
     !(await confirmRun(
@@ -122,7 +123,6 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
     throw new CancelledError(vscode.l10n.t('Not sent: the cost was not confirmed.'));
   }
 
-  const directory = await resolveOutputFolder(args.outputDirectory);
   const pattern = vscode.workspace.getConfiguration('gatewayImages').get<string>('fileNamePattern', FILE_NAME_PATTERN_DEFAULT);
   const concurrency = args.concurrency ?? vscode.workspace.getConfiguration('gatewayImages').get<number>('batchConcurrency', 2);
   // Confirmed as a whole: the lines do not ask one by one.
@@ -142,7 +142,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
           output: { directory, pattern },
           concurrency: Math.min(6, Math.max(1, Math.trunc(concurrency) || 1)),
           signal: controller.signal,
-          record: (line, result) => record(services, file.fsPath, line, result),
+          history: { store: services.history, promptFile: file.fsPath, warn: (message) => services.log.warn(message) },
           onProgress: (_outcome, p) => {
             progress.report({
               message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)),
@@ -164,22 +164,13 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   return result;
 }
 
-async function record(
-  services: Services,
-  file: string,
-  line: BatchLine,
-  result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } },
-): Promise<void> {
-  if (!result.files.length) return;
-  const { input_references: _refs, ...request } = line.request;
-  await services.history.add({
-    request,
-    model: result.model,
-    files: result.files,
-    costRub: result.usage?.cost_rub,
-    balanceAfter: result.usage?.balance,
-    batch: { file, line: line.line, key: line.key },
-  });
+/** Lines already paid for: from the results journal, then from the provenance of unknown PNGs in the output folder. */
+async function planBatchResume(services: Services, promptFile: string, lines: BatchLine[], directory: string): Promise<ResumePlan> {
+  const index = await services.history.index();
+  const plan = planResume(promptFile, lines, index, existsSync);
+  const found = await findLinesByProvenance(directory, promptFile, plan.todo, (f) => !!index.findByFile(f));
+  if (found.size) services.log.info(`${found.size} line(s) of ${path.basename(promptFile)} were found done by the provenance of their PNGs in ${directory}.`);
+  return skipFoundByProvenance(plan, found);
 }
 
 function toResult(report: vscode.Uri, lines: LineOutcome[]): BatchResult {
@@ -207,9 +198,23 @@ async function presentBatch(services: Services, name: string, result: BatchResul
     formatRubles(result.spent, services.locale),
   );
   if (result.outcomeUnknown) services.account.reconcileSoon();
+  const recovered = result.lines.filter((l) => l.recovered).length;
+  const recoveredNote = recovered
+    ? trPlural(
+        recovered,
+        {
+          one: 'The images of {0} line could not be saved into the workspace and wait in the recovery folder.',
+          other: 'The images of {0} lines could not be saved into the workspace and wait in the recovery folder.',
+        },
+        recovered,
+      )
+    : '';
   const open = vscode.l10n.t('Open Report');
-  const show = result.failed || result.outcomeUnknown ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  if ((await show(message, open)) === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
+  const recover = vscode.l10n.t('Recover Images');
+  const show = result.failed || result.outcomeUnknown || recovered ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const choice = await show([message, recoveredNote].filter(Boolean).join(' '), open, ...(recovered ? [recover] : []));
+  if (choice === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
+  else if (choice === recover) await vscode.commands.executeCommand('gatewayImages.recoverImages');
 }
 
 function toBatchArgs(args: Record<string, unknown>): BatchArgs {

@@ -4,13 +4,15 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { escapeHtml } from '../core/escapeHtml';
 
-export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+/** `extraRoots`: folders outside the workspace the page shows files of (the gallery's thumbnails). */
+export function webviewOptions(extensionUri: vscode.Uri, extraRoots: vscode.Uri[] = []): vscode.WebviewOptions {
   return {
     enableScripts: true,
     localResourceRoots: [
       vscode.Uri.joinPath(extensionUri, 'dist'),
       vscode.Uri.joinPath(extensionUri, 'media'),
       ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri),
+      ...extraRoots,
     ],
   };
 }

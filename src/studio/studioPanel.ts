@@ -19,7 +19,8 @@ import { aspectHint } from './aspectHint';
 import { comparisonFeed } from './comparisonFeed';
 import { handleCompareMessage, toComparisonView } from './compareView';
 import { studioStrings, studioTitle } from './strings';
-import { evaluateForm, toAccountView, toFormValues, toGalleryItems, toModelInfo, toRequest } from './view';
+import { evaluateForm, toAccountView, toFormValues, toModelInfo, toRequest } from './view';
+import { GalleryFeed } from './galleryFeed';
 
 /** A request to show in the form (and its local reference images, for edits). */
 export interface StudioFill {
@@ -37,7 +38,7 @@ export class StudioPanel {
       return;
     }
     const panel = vscode.window.createWebviewPanel(STUDIO_VIEW_TYPE, studioTitle(), vscode.ViewColumn.Active, {
-      ...webviewOptions(services.context.extensionUri),
+      ...studioWebviewOptions(services),
       retainContextWhenHidden: false,
     });
     StudioPanel.current = new StudioPanel(panel, services);
@@ -63,6 +64,7 @@ export class StudioPanel {
   private pageReady = false;
   private running: AbortController | undefined;
   private pendingFill: StudioFill | undefined;
+  private readonly gallery: GalleryFeed;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -70,20 +72,27 @@ export class StudioPanel {
   ) {
     const { webview } = panel;
     const extensionUri = services.context.extensionUri;
-    webview.options = webviewOptions(extensionUri);
+    webview.options = studioWebviewOptions(services);
     panel.title = studioTitle();
     webview.html = buildHtml(webview, extensionUri, studioTitle(), vscode.l10n.t('Loading…'));
+    this.gallery = new GalleryFeed(
+      services,
+      (message) => this.post(message),
+      (file) => this.src(file),
+    );
     this.disposables.push(
+      this.gallery,
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidChangeViewState(() => {
+        // Hidden, the page is discarded; shown again, it loads anew.
         if (!panel.visible) this.pageReady = false;
+        else if (!this.pageReady) this.gallery.pageLoading();
       }),
       panel.onDidDispose(() => this.dispose()),
       disposable(services.account.onDidChange((snapshot) => this.post({ type: 'account', account: toAccountView(snapshot, services.locale) }))),
       disposable(services.catalog.onDidChange(() => this.postModels())),
-      disposable(services.history.onDidChange(() => this.post({ type: 'gallery', items: this.galleryItems() }))),
       disposable(comparisonFeed.onDidChange(() => this.postComparison())),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => (webview.options = webviewOptions(extensionUri))),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => (webview.options = studioWebviewOptions(services))),
     );
   }
 
@@ -113,13 +122,14 @@ export class StudioPanel {
         this.pageReady = true;
         const models = services.catalog.peek();
         const { views } = await this.referenceViews(message.references);
+        const gallery = await this.gallery.firstPage();
         this.post({
           type: 'init',
           requestId: message.requestId,
           strings: studioStrings(),
           models: models.map((m) => toModelInfo(m, services.locale)),
           account: toAccountView(services.account.snapshot, services.locale),
-          gallery: this.galleryItems(),
+          gallery,
           references: views,
           busy: !!this.running,
         });
@@ -183,6 +193,12 @@ export class StudioPanel {
           addReferences: (requestId, paths) => this.addReferences(requestId, paths),
           fillForm: (request, references) => this.fillForm(request, references),
         });
+      case 'galleryPage':
+        return this.gallery.page(message);
+      case 'thumbnails':
+        return this.gallery.thumbnails(message);
+      case 'galleryShown':
+        return this.gallery.shown(message);
       case 'compare':
       case 'cancelCompare':
       case 'useModel':
@@ -262,10 +278,6 @@ export class StudioPanel {
     return { views, rejected };
   }
 
-  private galleryItems() {
-    return toGalleryItems(this.services.history.list(), this.services.locale, (file) => this.src(file));
-  }
-
   private postComparison(): void {
     const state = comparisonFeed.latest;
     if (state) this.post({ type: 'comparison', view: toComparisonView(state, (file) => this.src(file), this.services.locale) });
@@ -278,6 +290,11 @@ export class StudioPanel {
   private src(file: string): string {
     return this.panel.webview.asWebviewUri(vscode.Uri.file(file)).toString();
   }
+}
+
+/** The studio shows files of the workspace and the gallery's thumbnails. */
+function studioWebviewOptions(services: Services): vscode.WebviewOptions {
+  return webviewOptions(services.context.extensionUri, [vscode.Uri.file(services.thumbnails.dir)]);
 }
 
 function disposable(value: { dispose(): void }): vscode.Disposable {

@@ -94,7 +94,8 @@ describe('Generate Images from File', function () {
     assert.strictEqual(second.skipped, 2);
     const report = fs.readFileSync(second.report.fsPath, 'utf8');
     assert.match(report, /\| 1 \| a red cat \| sketch-mini \| done earlier \(skipped\): images in the recovery folder \|/);
-    for (const line of second.lines) assert.ok(line.files.length > 0 && line.files.every((f) => fs.existsSync(f)), `line ${line.line} names its recovered images`);
+    for (const line of second.lines)
+      assert.ok(line.files.length > 0 && line.files.every((f) => fs.existsSync(f)), `line ${line.line} names its recovered images`);
   });
 
   it('refuses transparent + jpeg before sending, naming output_format', async () => {

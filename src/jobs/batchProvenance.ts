@@ -1,0 +1,53 @@
+// The second source of a batch resume: PNGs in the output folder that the results journal does not
+// know (a journal cleared or lost, a crash between saving and recording, images moved in by
+// Recover) whose provenance chunk names a line of this prompt file. No vscode import.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { type BatchLine } from '../core/batchFile';
+import { isRecord } from '../core/json';
+import { readPngTextChunk } from '../core/pngText';
+import { runBounded } from './pool';
+import { PROVENANCE_KEYWORD } from './provenance';
+
+const READ_AT_ONCE = 8;
+
+/** Line number → the PNGs in `dir` made for that line (same prompt file name, line and request key). */
+export async function findLinesByProvenance(
+  dir: string,
+  promptFile: string,
+  lines: readonly BatchLine[],
+  known: (file: string) => boolean,
+): Promise<Map<number, string[]>> {
+  const found = new Map<number, string[]>();
+  if (!lines.length) return found;
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return found; // no output folder yet: nothing was made
+  }
+  const wanted = new Map(lines.map((l) => [`${l.line}\0${l.key}`, l.line]));
+  const name = path.basename(promptFile);
+  const candidates = names
+    .filter((n) => n.toLowerCase().endsWith('.png'))
+    .map((n) => path.join(dir, n))
+    .filter((file) => !known(file));
+  await runBounded(candidates, READ_AT_ONCE, async (file) => {
+    const batch = await batchOf(file);
+    const line = batch && batch.file === name ? wanted.get(`${batch.line}\0${batch.key}`) : undefined;
+    if (line !== undefined) found.set(line, [...(found.get(line) ?? []), file].sort());
+  });
+  return found;
+}
+
+async function batchOf(file: string): Promise<{ file: string; line: number; key: string } | undefined> {
+  try {
+    const text = await readPngTextChunk(file, PROVENANCE_KEYWORD);
+    const batch: unknown = text === undefined ? undefined : (JSON.parse(text) as { batch?: unknown }).batch;
+    if (isRecord(batch) && typeof batch.file === 'string' && typeof batch.line === 'number' && typeof batch.key === 'string')
+      return { file: batch.file, line: batch.line, key: batch.key };
+  } catch {
+    // not a readable PNG, or no provenance: not one of ours
+  }
+  return undefined;
+}
