@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
-import { HistoryStore } from './jobs/history';
+import { HistoryStore, type ResultsOpenReport } from './jobs/history';
 import { ThumbnailCache } from './core/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
 import { GatewayConnection } from './host/gatewayConnection';
@@ -32,6 +32,20 @@ export interface Services {
 const CATALOG_STATE_KEY = 'gatewayImages.catalog';
 /** Where the history was kept before the results journal (an array of at most 500 results). */
 const LEGACY_HISTORY_KEY = 'gatewayImages.history';
+
+/**
+ * Only in the extension's tests (ExtensionMode.Test): what a restart does to the results journal,
+ * with the old workspace-state array set first when `legacy` is given (the migration's input).
+ */
+export function resultsForTests(context: vscode.ExtensionContext, history: HistoryStore) {
+  return {
+    resultsJournal: history.file,
+    async reopenResults(legacy?: unknown[]): Promise<ResultsOpenReport> {
+      if (legacy) await context.workspaceState.update(LEGACY_HISTORY_KEY, legacy);
+      return history.reopen();
+    },
+  };
+}
 
 /**
  * The results journal of this workspace: `results.jsonl` in the extension's workspace storage
