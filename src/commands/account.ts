@@ -4,7 +4,7 @@ import { type AccountSnapshot } from '../account/accountModel';
 import { canEdit } from '../core/catalog';
 import { runwayLines } from '../account/runway';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindow } from '../core/spendChart';
+import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindowBounds } from '../core/spendChart';
 import { CATALOG_GROUPS, type CatalogEntry } from '../core/types';
 import { markOnboarding } from '../host/onboarding';
 import { type Services } from '../services';
@@ -49,8 +49,9 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
   private readonly historySubscription: { dispose(): void };
 
   async provideTextDocumentContent(): Promise<string> {
-    // Every result of the chart's 30 days, from the journal's index by day.
-    const results = (await this.services.history.index()).onDays(spendWindow(new Date()));
+    // Every result of the chart's 30 days, from the journal's index by time.
+    const { from, to } = spendWindowBounds(new Date());
+    const results = (await this.services.history.index()).createdBetween(from, to);
     return renderAccount(this.services.account.snapshot, this.services.locale, results);
   }
 

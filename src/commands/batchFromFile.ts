@@ -12,7 +12,7 @@ import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
 import { type LineOutcome, planResume, type ResumePlan, runBatch, skipFoundByProvenance, summarize } from '../jobs/batch';
-import { findLinesByProvenance } from '../jobs/batchProvenance';
+import { existsWith, filesIn, findLinesByProvenance } from '../jobs/batchProvenance';
 import { batchReport, reportPathFor, skippedSummary } from '../jobs/batchReport';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
@@ -167,8 +167,9 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
 /** Lines already paid for: from the results journal, then from the provenance of unknown PNGs in the output folder. */
 async function planBatchResume(services: Services, promptFile: string, lines: BatchLine[], directory: string): Promise<ResumePlan> {
   const index = await services.history.index();
-  const plan = planResume(promptFile, lines, index, existsSync);
-  const found = await findLinesByProvenance(directory, promptFile, plan.todo, (f) => !!index.findByFile(f));
+  const listing = await filesIn(directory);
+  const plan = planResume(promptFile, lines, index, existsWith(directory, listing, existsSync));
+  const found = await findLinesByProvenance(listing, promptFile, plan.todo, (f) => !!index.findByFile(f));
   if (found.size) services.log.info(`${found.size} line(s) of ${path.basename(promptFile)} were found done by the provenance of their PNGs in ${directory}.`);
   return skipFoundByProvenance(plan, found);
 }

@@ -26,6 +26,14 @@ export interface SpendSeries {
 /** YYYY-MM-DD of the local calendar day. */
 export const localDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
+/** From the local midnight that starts the chart's first day to the one after today. */
+export function spendWindowBounds(now: Date, dayCount = 30): { from: Date; to: Date } {
+  return {
+    from: new Date(now.getFullYear(), now.getMonth(), now.getDate() - (dayCount - 1)),
+    to: new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1),
+  };
+}
+
 /** The local days of the chart, oldest first, ending today. */
 export function spendWindow(now: Date, dayCount = 30): string[] {
   return Array.from({ length: dayCount }, (_, i) => localDay(new Date(now.getFullYear(), now.getMonth(), now.getDate() - (dayCount - 1 - i))));

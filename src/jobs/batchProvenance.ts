@@ -11,27 +11,36 @@ import { PROVENANCE_KEYWORD } from './provenance';
 
 const READ_AT_ONCE = 8;
 
-/** Line number → the PNGs in `dir` made for that line (same prompt file name, line and request key). */
+/** The files now in `dir`, as full paths (none when it does not exist yet). */
+export async function filesIn(dir: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(dir)).map((name) => path.join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Whether a file exists: a file right in `dir` is looked up in its listing (one read of the
+ * folder instead of a question to the disk per line); any other is asked of the disk.
+ */
+export function existsWith(dir: string, listing: readonly string[], exists: (file: string) => boolean): (file: string) => boolean {
+  const present = new Set(listing);
+  return (file) => present.has(file) || (path.dirname(file) !== dir && exists(file));
+}
+
+/** Line number → the PNGs of `listing` made for that line (same prompt file name, line and request key). */
 export async function findLinesByProvenance(
-  dir: string,
+  listing: readonly string[],
   promptFile: string,
   lines: readonly BatchLine[],
   known: (file: string) => boolean,
 ): Promise<Map<number, string[]>> {
   const found = new Map<number, string[]>();
   if (!lines.length) return found;
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return found; // no output folder yet: nothing was made
-  }
   const wanted = new Map(lines.map((l) => [`${l.line}\0${l.key}`, l.line]));
   const name = path.basename(promptFile);
-  const candidates = names
-    .filter((n) => n.toLowerCase().endsWith('.png'))
-    .map((n) => path.join(dir, n))
-    .filter((file) => !known(file));
+  const candidates = listing.filter((file) => file.toLowerCase().endsWith('.png') && !known(file));
   await runBounded(candidates, READ_AT_ONCE, async (file) => {
     const batch = await batchOf(file);
     const line = batch && batch.file === name ? wanted.get(`${batch.line}\0${batch.key}`) : undefined;

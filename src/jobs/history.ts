@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { Emitter, type Event } from '../core/emitter';
 import { isRecord } from '../core/json';
 import { JournalAppender, readJournal } from './journalFile';
-import { type GallerySplice, type HistoryEntry, ResultsIndex } from './resultsIndex';
+import { type GallerySplice, type HistoryEntry, journalLine, ResultsIndex, type ResultSummary } from './resultsIndex';
 
-export type { BatchTag, GallerySlot, GallerySplice, HistoryEntry } from './resultsIndex';
+export type { BatchTag, GallerySlot, GallerySplice, HistoryEntry, ResultSummary } from './resultsIndex';
 
 /** The array that held the history before the journal (workspaceState), read once and then cleared. */
 export interface LegacyHistory {
@@ -116,11 +116,10 @@ export class HistoryStore {
 
   private async put(change: HistoryEntry): Promise<void> {
     const index = await this.index();
-    // Kept in memory exactly as the journal holds it (no undefined fields).
-    const line = JSON.stringify({ put: change });
-    const entry = (JSON.parse(line) as { put: HistoryEntry }).put;
-    const gallery = index.put(entry);
-    this.changed.fire({ entry, gallery, galleryTotal: index.galleryCount });
+    // The index reads the line itself: it holds the result exactly as the journal does.
+    const line = journalLine(change);
+    const gallery = index.put(line);
+    this.changed.fire({ entry: index.find(change.id)!, gallery, galleryTotal: index.galleryCount });
     await this.write(async () => {
       await this.appender.append(line);
       this.lines++;
@@ -137,20 +136,30 @@ export class HistoryStore {
 
   /** One line per result, written to a new file that replaces the journal atomically. */
   private async compact(index: ResultsIndex): Promise<void> {
-    await this.appender.rewrite([...index.entries()].map((put) => ({ put })));
+    await this.appender.rewrite(index.lines());
     this.lines = index.size;
   }
 
   private async open(): Promise<ResultsIndex> {
     const started = performance.now();
     const contents = await readJournal(this.file);
-    const read = contents.values.map((value) => (isRecord(value) ? toEntry(value.put) : undefined));
-    const entries = read.filter((e): e is HistoryEntry => !!e);
-    const moved = this.legacyEntries(new Set(entries.map((e) => e.id)));
-    const all = moved.length ? [...moved, ...entries] : entries;
+    const summaries: ResultSummary[] = [];
+    const details: string[] = [];
+    contents.heads.forEach((head, i) => {
+      const summary = isRecord(head) ? toSummary(head.put) : undefined;
+      if (!summary) return;
+      summaries.push(summary);
+      details.push(contents.tails[i]!);
+    });
+    const moved = this.legacyLines(new Set(summaries.map((s) => s.id)));
     // The old array is written (older results first) and synced before it is cleared: a crash in
     // between migrates again without duplicates (results keep their ids).
-    if (moved.length) await this.appender.rewrite(all.map((put) => ({ put })));
+    if (moved.length) {
+      const lines = [...moved, ...summaries.map((summary, i) => `${JSON.stringify({ put: summary })}\t${details[i]}`)];
+      await this.appender.rewrite(lines);
+      summaries.unshift(...moved.map((line) => (JSON.parse(line.slice(0, line.indexOf('\t'))) as { put: ResultSummary }).put));
+      details.unshift(...moved.map((line) => line.slice(line.indexOf('\t') + 1)));
+    }
     if (this.legacy?.read() !== undefined) {
       try {
         await this.legacy.clear();
@@ -159,13 +168,13 @@ export class HistoryStore {
       }
     }
     const index = new ResultsIndex();
-    index.load(all);
-    this.lines = moved.length ? all.length : contents.lines;
+    index.load(summaries, details);
+    this.lines = moved.length ? summaries.length : contents.lines;
     this.lastReport = {
       file: this.file,
       entries: index.size,
       lines: contents.lines,
-      skippedLines: contents.badLines.length + read.length - entries.length,
+      skippedLines: contents.badLines.length + contents.heads.length - (summaries.length - moved.length),
       tornBytes: contents.tornBytes,
       migrated: moved.length,
       ms: performance.now() - started,
@@ -174,26 +183,27 @@ export class HistoryStore {
     return index;
   }
 
-  /** Results of the old workspace-state array (newest first there) not yet in the journal, oldest first. */
-  private legacyEntries(known: Set<string>): HistoryEntry[] {
+  /** Journal lines of the old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
+  private legacyLines(known: Set<string>): string[] {
     const old = this.legacy?.read();
     if (!Array.isArray(old)) return [];
     return old
-      .map(toEntry)
-      .filter((e): e is HistoryEntry => !!e && !known.has(e.id))
-      .reverse();
+      .filter(
+        (e): e is HistoryEntry =>
+          isRecord(e) && !!toSummary(e) && isRecord(e.request) && isText(e.request.model) && isText(e.request.prompt) && !known.has(e.id as string),
+      )
+      .reverse()
+      .map(journalLine);
   }
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string';
 const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
 
-/** A result read from disk, when it has the shape of one (else the line is skipped). */
-function toEntry(value: unknown): HistoryEntry | undefined {
+/** A result's summary read from disk, when it has the shape of one (else the line is skipped). */
+function toSummary(value: unknown): ResultSummary | undefined {
   if (!isRecord(value) || !isText(value.id) || !isText(value.createdAt) || !isText(value.model) || !isTextList(value.files)) return undefined;
-  const request = value.request;
-  if (!isRecord(request) || !isText(request.model) || !isText(request.prompt)) return undefined;
-  return value as unknown as HistoryEntry;
+  return value as unknown as ResultSummary;
 }
 
 /** What a job tells the history about itself; the rest comes from its result. */

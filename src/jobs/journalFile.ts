@@ -5,7 +5,10 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 export interface JournalContents {
-  values: unknown[];
+  /** The JSON value that starts each line. */
+  heads: unknown[];
+  /** What follows a tab after it, as text (read later, when needed); '' when nothing does. */
+  tails: string[];
   /** Complete lines in the file (blank lines aside). */
   lines: number;
   /** 1-based numbers of lines that were not JSON (skipped). */
@@ -16,59 +19,67 @@ export interface JournalContents {
 
 const NEWLINE = 0x0a;
 
-/** Reads the journal; a missing file is an empty one. A torn last line is removed from the file. */
+/**
+ * Reads the journal; a missing file is an empty one. Each line is a JSON value, optionally
+ * followed by a tab and more text (JSON never holds a raw tab, so the first one ends the value).
+ * A torn last line is removed from the file.
+ */
 export async function readJournal(file: string): Promise<JournalContents> {
   let bytes: Buffer;
   try {
     bytes = await fs.readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { values: [], lines: 0, badLines: [], tornBytes: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { heads: [], tails: [], lines: 0, badLines: [], tornBytes: 0 };
     throw error;
   }
   const end = bytes.lastIndexOf(NEWLINE) + 1;
   const complete = bytes.toString('utf8', 0, end).split('\n');
   complete.pop(); // after the last newline
   const tail = bytes.subarray(end);
-  const { values, badLines } = parseLines(complete);
+  const contents = parseLines(complete);
   let tornBytes = 0;
   if (tail.length) {
     // Each append writes its line and newline together: a line without one was cut short,
     // unless it is whole (the newline alone was lost), and then it is kept.
-    const whole = parseLine(tail.toString('utf8'));
-    if (whole === undefined) {
+    const last = parseLines([tail.toString('utf8')]);
+    if (last.badLines.length) {
       tornBytes = tail.length;
       await fs.truncate(file, end);
     } else {
-      values.push(whole);
+      contents.heads.push(...last.heads);
+      contents.tails.push(...last.tails);
       await fs.appendFile(file, '\n');
     }
   }
-  return { values, lines: values.length + badLines.length, badLines, tornBytes };
+  return { ...contents, lines: contents.heads.length + contents.badLines.length, tornBytes };
 }
 
-function parseLine(line: string): unknown {
-  try {
-    return JSON.parse(line) as unknown;
-  } catch {
-    return undefined;
+/** All heads in one parse when they are all valid (the usual case), else line by line. */
+function parseLines(lines: string[]): { heads: unknown[]; tails: string[]; badLines: number[] } {
+  const heads: string[] = [];
+  const tails: string[] = [];
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    const tab = line.indexOf('\t');
+    heads.push(tab < 0 ? line : line.slice(0, tab));
+    tails.push(tab < 0 ? '' : line.slice(tab + 1));
   }
-}
-
-/** All lines in one parse when they are all valid (the usual case), else line by line. */
-function parseLines(lines: string[]): { values: unknown[]; badLines: number[] } {
-  const nonBlank = lines.filter((line) => line.trim() !== '');
   try {
-    return { values: JSON.parse(`[${nonBlank.join(',')}]`) as unknown[], badLines: [] };
+    return { heads: JSON.parse(`[${heads.join(',')}]`) as unknown[], tails, badLines: [] };
   } catch {
-    const values: unknown[] = [];
-    const badLines: number[] = [];
+    const parsed: { heads: unknown[]; tails: string[]; badLines: number[] } = { heads: [], tails: [], badLines: [] };
+    let n = 0;
     lines.forEach((line, i) => {
       if (line.trim() === '') return;
-      const value = parseLine(line);
-      if (value === undefined) badLines.push(i + 1);
-      else values.push(value);
+      try {
+        parsed.heads.push(JSON.parse(heads[n]!));
+        parsed.tails.push(tails[n]!);
+      } catch {
+        parsed.badLines.push(i + 1);
+      }
+      n++;
     });
-    return { values, badLines };
+    return parsed;
   }
 }
 
@@ -85,14 +96,14 @@ export class JournalAppender {
     await this.handle.datasync();
   }
 
-  /** Replaces the file with these values, atomically; later appends go to the new file. */
-  async rewrite(values: Iterable<unknown>): Promise<void> {
+  /** Replaces the file with these lines, atomically; later appends go to the new file. */
+  async rewrite(lines: Iterable<string>): Promise<void> {
     const temporary = `${this.file}.${process.pid}.tmp`;
     const handle = await fs.open(temporary, 'w');
     try {
       let chunk = '';
-      for (const value of values) {
-        chunk += `${JSON.stringify(value)}\n`;
+      for (const line of lines) {
+        chunk += `${line}\n`;
         if (chunk.length >= 1 << 20) {
           await handle.write(chunk);
           chunk = '';

@@ -6,7 +6,7 @@ import { parseBatchFile } from '../../src/core/batchFile';
 import { type LineOutcome, planResume, runBatch, skipFoundByProvenance, summarize } from '../../src/jobs/batch';
 import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
 import { runBounded } from '../../src/jobs/pool';
-import { type HistoryEntry, ResultsIndex } from '../../src/jobs/resultsIndex';
+import { type HistoryEntry, journalLine, ResultsIndex } from '../../src/jobs/resultsIndex';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 const FIVE = ['a cat', 'a dog', 'a fox', 'an owl', 'a bee'].join('\n');
@@ -106,12 +106,13 @@ describe('batch runs', () => {
       costRub: 3,
     });
     const history = new ResultsIndex();
-    history.load([
+    for (const result of [
       entry(1, all[0]!.key, ['/out/a.png']),
       entry(2, 'changed-line', ['/out/b.png']),
       entry(3, all[2]!.key, ['/out/gone.png']),
       { ...entry(4, all[3]!.key, []), id: '4r', recovered: { files: ['/recovery/x-0.png'] } },
-    ]);
+    ])
+      history.put(journalLine(result));
     const plan = planResume(file, all, history, (p) => p !== '/out/gone.png');
     assert.deepEqual(
       plan.todo.map((l) => l.line),

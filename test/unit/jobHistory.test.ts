@@ -4,7 +4,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { localDay, spendWindow } from '../../src/core/spendChart';
+import { spendWindowBounds } from '../../src/core/spendChart';
+import type { ResultsIndex } from '../../src/jobs/resultsIndex';
 import { HistoryStore, JobHistoryRecord, type HistoryEntry, type LegacyHistory } from '../../src/jobs/history';
 import { GalleryList } from '../../src/studio/galleryList';
 
@@ -12,8 +13,23 @@ const request = { model: 'aurora-1', prompt: 'a fox' };
 const details = { request, model: 'aurora-1' };
 
 let dir: string;
+const opened: HistoryStore[] = [];
 beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'gi-journal-'))));
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A store on this test's journal, closed after the test. */
+function store(...args: ConstructorParameters<typeof HistoryStore>): HistoryStore {
+  const history = new HistoryStore(...args);
+  opened.push(history);
+  return history;
+}
+
+/** Every result of the index, oldest first, whole. */
+const everything = (index: ResultsIndex) => [...index.lines()].map((line) => index.find((JSON.parse(line.split('\t')[0]!) as { put: { id: string } }).put.id)!);
+const thisMonth = (index: ResultsIndex) => index.createdBetween(spendWindowBounds(new Date()).from, spendWindowBounds(new Date()).to);
 
 const journalFile = () => path.join(dir, 'results.jsonl');
 const lineCount = async () => (await fs.readFile(journalFile(), 'utf8')).split('\n').filter(Boolean).length;
@@ -34,7 +50,7 @@ function legacyState(entries: HistoryEntry[] | undefined): LegacyHistory & { val
 
 describe('JobHistoryRecord', () => {
   it('adds the entry with the first saved image and appends the next ones, then the cost', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     let changes = 0;
     history.onDidChange(() => changes++);
     const record = new JobHistoryRecord(history, details);
@@ -45,32 +61,32 @@ describe('JobHistoryRecord', () => {
     await record.finish({ files: ['/w/a-1.png', '/w/a-2.png', '/w/a-3.png'], model: 'aurora-1', usage: { cost_rub: 12.5 } });
     const index = await history.index();
     assert.equal(index.size, 1, 'one entry per job');
-    const [only] = index.entries();
+    const [only] = everything(index);
     assert.deepEqual(only!.files, ['/w/a-1.png', '/w/a-2.png', '/w/a-3.png']);
     assert.equal(only!.costRub, 12.5);
     assert.equal(changes, 3);
     await history.close();
-    const again = new HistoryStore(journalFile());
-    assert.deepEqual([...(await again.index()).entries()], [only], 'the journal holds the last state after a restart');
+    const again = store(journalFile());
+    assert.deepEqual(everything(await again.index()), [only], 'the journal holds the last state after a restart');
   });
 
   it('a job that failed after saving an image keeps that image in the history', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     await new JobHistoryRecord(history, details).saved('/w/b-1.png');
     assert.deepEqual(
-      [...(await history.index()).entries()].map((e) => e.files),
+      everything(await history.index()).map((e) => e.files),
       [['/w/b-1.png']],
     );
   });
 
   it('nothing saved and nothing kept for recovery: no entry', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     await new JobHistoryRecord(history, details).finish({ files: [], model: 'aurora-1' });
     assert.equal((await history.index()).size, 0);
   });
 
   it('a paid job whose images all went to the recovery folder is recorded with where they are', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     const batch = { file: '/w/p.txt', line: 3, key: 'k' };
     await new JobHistoryRecord(history, { ...details, batch }).finish({
       files: [],
@@ -85,7 +101,7 @@ describe('JobHistoryRecord', () => {
   });
 
   it('never stores the reference images sent as data URLs', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     await new JobHistoryRecord(history, {
       ...details,
       request: { ...request, input_references: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
@@ -96,26 +112,27 @@ describe('JobHistoryRecord', () => {
 
 describe('Results journal', () => {
   it('finds results by id, file, prompt-file line, comparison run and day', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     const batch = { file: '/w/p.txt', line: 2, key: 'k2' };
     const a = await history.add({ ...details, files: ['/w/a.png'], batch });
     const b = await history.add({ ...details, files: ['/w/b-1.png', '/w/b-2.png'], comparison: 'run-1', costRub: 4 });
     const c = await history.add({ ...details, files: ['/w/c.png'], comparison: 'run-1' });
     const index = await history.index();
-    assert.equal(index.find(b.id), index.findByFile('/w/b-2.png'));
-    assert.deepEqual(index.findBatch(batch), [a]);
+    assert.deepEqual(index.find(b.id), b);
+    assert.deepEqual(index.findByFile('/w/b-2.png'), b);
+    const { request: _request, ...summary } = a;
+    assert.deepEqual(index.findBatch(batch), [summary], 'the summary: what the resume needs, without reading the request');
     assert.deepEqual(index.findBatch({ ...batch, key: 'edited line' }), []);
     assert.deepEqual(
       index.comparison('run-1').map((e) => e.id),
       [b.id, c.id],
     );
-    assert.equal(index.onDays(spendWindow(new Date())).length, 3);
-    assert.equal(index.onDays(['2001-01-01']).length, 0);
-    assert.equal(localDay(new Date(a.createdAt)), spendWindow(new Date()).at(-1));
+    assert.equal(thisMonth(index).length, 3);
+    assert.equal(index.createdBetween(new Date(2001, 0, 1), new Date(2001, 0, 2)).length, 0);
   });
 
   it('the gallery lists each file, newest result first, and a change reports only its splice', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     const splices: unknown[] = [];
     history.onDidChange((change) => splices.push(change.gallery));
     const older = await history.add({ ...details, files: ['/w/old.png'] });
@@ -154,7 +171,7 @@ describe('Results journal', () => {
   });
 
   it('a file deleted from the gallery leaves the gallery and the lookup by file; its cost still counts', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     const result = await history.add({ ...details, files: ['/w/a.png', '/w/b.png'], costRub: 5 });
     await history.removeFile('/w/a.png');
     await history.removeFile('/w/b.png');
@@ -162,16 +179,16 @@ describe('Results journal', () => {
     assert.equal(index.findByFile('/w/a.png'), undefined);
     assert.equal(index.galleryCount, 0);
     assert.deepEqual(
-      index.onDays(spendWindow(new Date())).map((e) => [e.id, e.costRub]),
+      thisMonth(index).map((e) => [e.id, e.costRub]),
       [[result.id, 5]],
     );
     await history.close();
-    const reopened = await new HistoryStore(journalFile()).index();
+    const reopened = await store(journalFile()).index();
     assert.equal(reopened.galleryCount, 0, 'the deletion is in the journal');
   });
 
   it('compacts atomically once the lines are more than twice the results, keeping every result as it is', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     const ids: string[] = [];
     for (let i = 0; i < 300; i++) ids.push((await history.add({ ...details, files: [`/w/${i}.png`] })).id);
     // 3 more lines per result: 1,200 lines for 300 results; compaction runs when line 1,000 is past 2 × 300.
@@ -180,33 +197,33 @@ describe('Results journal', () => {
     assert.ok(lines < 1000, `the journal was compacted (${lines} lines)`);
     assert.deepEqual(await fs.readdir(dir), ['results.jsonl'], 'no temporary file is left');
     await history.close();
-    const reopened = await new HistoryStore(journalFile()).index();
+    const reopened = await store(journalFile()).index();
     assert.equal(reopened.size, 300);
     assert.deepEqual(
-      [...reopened.entries()].map((e) => e.id),
+      everything(reopened).map((e) => e.id),
       ids,
       'the order is kept',
     );
     assert.ok(
-      [...reopened.entries()].every((e) => e.costRub === 2),
+      everything(reopened).every((e) => e.costRub === 2),
       'every result has its last state',
     );
   });
 
   it('a torn last line (a crash while appending) is skipped, reported and cut off; the next append is whole', async () => {
-    const first = new HistoryStore(journalFile());
+    const first = store(journalFile());
     await first.add({ ...details, files: ['/w/kept.png'] });
     await first.close();
     await fs.appendFile(journalFile(), '{"put":{"id":"torn","createdAt":"2026-');
     const reports: number[] = [];
-    const history = new HistoryStore(journalFile(), undefined, (r) => reports.push(r.tornBytes));
+    const history = store(journalFile(), undefined, (r) => reports.push(r.tornBytes));
     assert.equal((await history.index()).size, 1);
     assert.deepEqual(reports, [38]);
     await history.add({ ...details, files: ['/w/after.png'] });
     await history.close();
-    const again = new HistoryStore(journalFile());
+    const again = store(journalFile());
     assert.deepEqual(
-      [...(await again.index()).entries()].map((e) => e.files[0]),
+      everything(await again.index()).map((e) => e.files[0]),
       ['/w/kept.png', '/w/after.png'],
     );
     assert.equal((await again.report()).tornBytes, 0);
@@ -215,7 +232,7 @@ describe('Results journal', () => {
   it('a bad line in the middle is skipped and counted; the others are read', async () => {
     const good = (id: string) => JSON.stringify({ put: entry(id, [`/w/${id}.png`]) });
     await fs.writeFile(journalFile(), `${good('a')}\nnot json\n${JSON.stringify({ put: { id: 'no shape' } })}\n${good('b')}\n`);
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     assert.equal((await history.index()).size, 2);
     assert.equal((await history.report()).skippedLines, 2);
   });
@@ -226,7 +243,7 @@ describe('Results journal', () => {
       entry('old', ['/w/old.png'], { references: ['/w/src.png'] }),
     ];
     const legacy = legacyState(structuredClone(old));
-    const history = new HistoryStore(journalFile(), legacy);
+    const history = store(journalFile(), legacy);
     const index = await history.index();
     assert.equal(legacy.value, undefined, 'the old array is cleared');
     assert.deepEqual(
@@ -235,28 +252,31 @@ describe('Results journal', () => {
       'every result, every field, in the same order',
     );
     assert.equal((await history.report()).migrated, 2);
-    assert.deepEqual(index.findBatch({ file: '/w/p.txt', line: 1, key: 'k' }), [old[0]]);
+    assert.deepEqual(
+      index.findBatch({ file: '/w/p.txt', line: 1, key: 'k' }).map((e) => e.id),
+      ['new'],
+    );
     await history.close();
-    const restarted = new HistoryStore(journalFile(), legacyState(undefined));
-    assert.deepEqual([...(await restarted.index()).entries()], [old[1], old[0]], 'the journal holds them, oldest first');
+    const restarted = store(journalFile(), legacyState(undefined));
+    assert.deepEqual(everything(await restarted.index()), [old[1], old[0]], 'the journal holds them, oldest first');
   });
 
   it('a migration interrupted before the old array was cleared runs again without duplicates', async () => {
     const old = [entry('b', ['/w/b.png']), entry('a', ['/w/a.png'])];
     const interrupted = legacyState(structuredClone(old));
     interrupted.clear = () => Promise.reject(new Error('the window closed'));
-    assert.equal((await new HistoryStore(journalFile(), interrupted).index()).size, 2);
+    assert.equal((await store(journalFile(), interrupted).index()).size, 2);
     assert.ok(interrupted.value, 'not cleared');
-    const history = new HistoryStore(journalFile(), legacyState(structuredClone(old)));
+    const history = store(journalFile(), legacyState(structuredClone(old)));
     assert.deepEqual(
-      [...(await history.index()).entries()].map((e) => e.id),
+      everything(await history.index()).map((e) => e.id),
       ['a', 'b'],
     );
     assert.equal((await history.report()).migrated, 0);
   });
 
   it('reopen reads the file again and tells listeners to read the gallery again', async () => {
-    const history = new HistoryStore(journalFile());
+    const history = store(journalFile());
     await history.add({ ...details, files: ['/w/a.png'] });
     const changes: unknown[] = [];
     history.onDidChange((c) => changes.push(c.gallery));

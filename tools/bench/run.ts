@@ -16,6 +16,7 @@ import { packageVsix } from '../../test/harness/packageVsix';
 import type { WorkerResult, WorkerTask } from './worker';
 import { concurrentScenario } from './concurrent';
 import { firstImageScenario } from './firstImage';
+import { journalScenario } from './journal';
 import type { BenchContext, ScenarioReport } from './scenario';
 import { makeReference, uploadLimitScenario } from './uploadLimit';
 
@@ -46,6 +47,7 @@ const NEWER_SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioRep
   'upload-limit': uploadLimitScenario,
   'first-image': firstImageScenario,
   concurrent: concurrentScenario,
+  journal: journalScenario,
 };
 
 /** Scenario sizes: the real ones, or the quick mode's. */
