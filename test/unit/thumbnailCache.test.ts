@@ -22,7 +22,7 @@ describe('Thumbnail cache', () => {
     assert.ok('file' in first);
     const header = await imageHeaderOf(readFileSync(first.file));
     assert.equal(header?.mediaType, 'image/png');
-    assert.ok(Math.max(header!.width, header!.height) <= 64, `thumbnail ${header?.width}×${header?.height}`);
+    assert.ok(Math.max(header.width, header.height) <= 64, `thumbnail ${header?.width}×${header?.height}`);
     const made = (await fs.stat(first.file)).mtimeMs;
     const [again, together] = await Promise.all([cache.get(image), cache.get(image)]);
     assert.deepEqual(again, first);
