@@ -6,6 +6,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { api, paidRequests, prepareSuite, workspaceRoot } from './support';
 
+/** A result of a journal line: its summary, a tab, its details. */
+function result(line: string): Record<string, unknown> {
+  const [summary, details] = line.split('\t');
+  return { ...(JSON.parse(summary!) as { put: Record<string, unknown> }).put, ...(JSON.parse(details!) as Record<string, unknown>) };
+}
+
 describe('Results journal', function () {
   this.timeout(240_000);
   let dir: string;
@@ -53,7 +59,7 @@ describe('Results journal', function () {
     const hooks = await testing();
     // What the 500-entry history held: the same result (a new id), and one whose file is gone.
     const journal = fs.readFileSync(hooks.resultsJournal, 'utf8').trim().split('\n');
-    const recorded = (JSON.parse(journal.at(-1)!) as { put: Record<string, unknown> }).put;
+    const recorded = result(journal.at(-1)!);
     fs.writeFileSync(hooks.resultsJournal, journal.slice(0, -1).join('\n') + (journal.length > 1 ? '\n' : ''));
     const legacy = [
       { ...recorded, id: 'legacy-1' },
@@ -65,7 +71,7 @@ describe('Results journal', function () {
       .readFileSync(hooks.resultsJournal, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => (JSON.parse(l) as { put: { id: string } }).put.id);
+      .map((line) => result(line).id);
     assert.deepStrictEqual(migrated.slice(0, 2), ['legacy-2', 'legacy-1'], 'older results first, at the start of the journal');
     const before = (await paidRequests()).length;
     const again = await gateway.generateFromFile({ file, model: 'sketch-mini', outputDirectory });
