@@ -13,6 +13,8 @@ const MIN_CARD_WIDTH = 220;
 const GAP = 16;
 /** Rows drawn above and below the screen, so a scroll shows cards already drawn. */
 const OVERSCAN_ROWS = 2;
+/** Thumbnails are asked for once the list has been still this long: not for every card scrolled past. */
+const THUMBNAIL_DELAY_MS = 120;
 
 type ThumbnailState = Omit<ThumbnailMessage, 'type' | 'file'>;
 
@@ -38,7 +40,24 @@ export function buildGallery(): Gallery {
   let rowHeight = 0;
   let firstShown = false;
   let scheduled = false;
+  let thumbnailTimer: ReturnType<typeof setTimeout> | undefined;
 
+  /**
+   * Asks for the thumbnails of the cards drawn now that have none yet. The host drops what an
+   * earlier request has not made yet, so cards scrolled away are asked for again when drawn again.
+   */
+  const askThumbnails = () => {
+    const drawn = new Set([...cards.values()].map((element) => element.dataset.file));
+    for (const file of asked) if (!drawn.has(file)) asked.delete(file);
+    const items: { entryId: string; file: string }[] = [];
+    for (const element of cards.values()) {
+      const { entryId = '', file = '' } = element.dataset;
+      if (thumbnails.has(file) || asked.has(file) || items.length >= LIMITS.thumbnails) continue;
+      asked.add(file);
+      items.push({ entryId, file });
+    }
+    if (items.length) request({ type: 'thumbnails', items });
+  };
   const layout = () => {
     const width = ul.clientWidth || MIN_CARD_WIDTH;
     const columns = Math.max(1, Math.floor((width + GAP) / (MIN_CARD_WIDTH + GAP)));
@@ -68,33 +87,37 @@ export function buildGallery(): Gallery {
     const lastRow = Math.min(rows, Math.ceil((top + window.innerHeight) / (rowHeight || 1)) + OVERSCAN_ROWS);
     const from = firstRow * columns;
     const to = Math.min(list.total, lastRow * columns);
-    const wanted = new Set<string>();
-    const needThumbnails: { entryId: string; file: string }[] = [];
+    const shown: GalleryItem[] = [];
     for (let i = from; i < to; i++) {
       const item = list.at(i);
-      if (!item) continue;
-      const key = keyOf(item);
-      wanted.add(key);
-      let element = cards.get(key);
-      if (!element) {
-        element = card(item, thumbnails.get(item.file));
-        cards.set(key, element);
-        ul.appendChild(element);
-      }
-      element.style.width = `${cardWidth}px`;
-      element.style.transform = `translate(${(i % columns) * (cardWidth + GAP)}px, ${Math.floor(i / columns) * rowHeight}px)`;
-      if (!thumbnails.has(item.file) && !asked.has(item.file) && needThumbnails.length < LIMITS.thumbnails) {
-        asked.add(item.file);
-        needThumbnails.push({ entryId: item.entryId, file: item.file });
-      }
+      if (item) shown.push(item);
     }
+    const wanted = new Set(shown.map(keyOf));
     for (const [key, element] of cards) {
       if (wanted.has(key)) continue;
       element.remove();
       cards.delete(key);
     }
+    // The cards stay in the DOM in the gallery's order: keyboard and screen readers follow it.
+    let previous: HTMLElement | undefined;
+    for (let i = from; i < to; i++) {
+      const item = list.at(i);
+      if (!item) continue;
+      const key = keyOf(item);
+      let element = cards.get(key);
+      if (!element) {
+        element = card(item, thumbnails.get(item.file));
+        cards.set(key, element);
+      }
+      const expected = previous ? previous.nextSibling : ul.firstChild;
+      if (element !== expected) ul.insertBefore(element, expected);
+      previous = element;
+      element.style.width = `${cardWidth}px`;
+      element.style.transform = `translate(${(i % columns) * (cardWidth + GAP)}px, ${Math.floor(i / columns) * rowHeight}px)`;
+    }
     ul.dataset.renderedCards = String(cards.size);
-    if (needThumbnails.length) request({ type: 'thumbnails', items: needThumbnails });
+    clearTimeout(thumbnailTimer);
+    thumbnailTimer = setTimeout(askThumbnails, firstShown ? THUMBNAIL_DELAY_MS : 0);
     const gap = list.missing(from, to, LIMITS.galleryPage);
     if (gap && !pagesAsked.has(gap.start)) {
       pagesAsked.add(gap.start);
@@ -102,8 +125,12 @@ export function buildGallery(): Gallery {
     }
     if (!firstShown && (cards.size > 0 || list.total === 0)) {
       firstShown = true;
-      // For the e2e measurement: milliseconds from the page's start to its first gallery page.
-      document.body.dataset.galleryFirstPageMs = String(Math.round(performance.now()));
+      // For the e2e measurement: milliseconds from the page's start, and from its HTML's arrival
+      // (what the webview itself takes to boot comes before that), to its first gallery page.
+      const now = performance.now();
+      const html = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+      document.body.dataset.galleryFirstPageMs = String(Math.round(now));
+      document.body.dataset.galleryFirstPageAfterHtmlMs = String(Math.round(now - (html?.responseStart ?? 0)));
       post({ type: 'galleryShown', at: Date.now(), cards: cards.size, total: list.total });
     }
   };
@@ -173,6 +200,7 @@ function card(item: GalleryItem, thumbnail: ThumbnailState | undefined): HTMLEle
     el('div', { class: 'card-actions', role: 'group', 'aria-label': t('actionsFor', item.name) }, buttons),
   ]);
   li.dataset.file = item.file;
+  li.dataset.entryId = item.entryId;
   li.title = item.prompt; // a property, never markup
   if (thumbnail) setThumbnail(li, thumbnail);
   li.addEventListener('dragstart', (event) => {

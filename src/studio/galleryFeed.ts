@@ -14,6 +14,7 @@ export class GalleryFeed implements vscode.Disposable {
   private readonly subscription: { dispose(): void };
   /** When the page started loading (the panel opened or was shown again). */
   private loadingSince = Date.now();
+  private latestThumbnails = 0;
 
   constructor(
     private readonly services: Services,
@@ -36,10 +37,15 @@ export class GalleryFeed implements vscode.Disposable {
     this.post({ type: 'galleryPage', requestId, ...toGalleryPage(await this.services.history.index(), start, count, this.services.locale) });
   }
 
-  /** Thumbnails of cards the page shows; only files of results the journal knows. */
-  async thumbnails({ items }: ThumbnailsRequest): Promise<void> {
+  /**
+   * Thumbnails of the cards the page shows, one at a time; only files of results the journal
+   * knows. A newer request replaces this one: the cards scrolled past are not made first.
+   */
+  async thumbnails({ requestId, items }: ThumbnailsRequest): Promise<void> {
+    this.latestThumbnails = requestId;
     const index = await this.services.history.index();
     for (const { entryId, file } of items) {
+      if (this.latestThumbnails !== requestId) return;
       if (!index.find(entryId)?.files.includes(file)) continue;
       const thumbnail = await this.services.thumbnails.get(file).catch((error: unknown) => {
         this.services.log.warn(`Image Studio: no thumbnail for ${file}: ${String(error)}`);
