@@ -151,7 +151,7 @@ export class HistoryStore {
       summaries.push(summary);
       details.push(contents.tails[i]!);
     });
-    const moved = this.legacyLines(new Set(summaries.map((s) => s.id)));
+    const moved = this.legacyLines(summaries);
     // The old array is written (older results first) and synced before it is cleared: a crash in
     // between migrates again without duplicates (results keep their ids).
     if (moved.length) {
@@ -184,9 +184,10 @@ export class HistoryStore {
   }
 
   /** Journal lines of the old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
-  private legacyLines(known: Set<string>): string[] {
+  private legacyLines(journal: readonly ResultSummary[]): string[] {
     const old = this.legacy?.read();
-    if (!Array.isArray(old)) return [];
+    if (!Array.isArray(old) || !old.length) return [];
+    const known = new Set(journal.map((s) => s.id));
     return old
       .filter(
         (e): e is HistoryEntry =>

@@ -5,7 +5,7 @@
 // Each row runs in its own forked process (out/tools/bench/worker.js); the gateway emulator runs here.
 //   node out/tools/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick] [--only NAME,…]
 // --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds).
-// --only: just these scenarios (upload-limit, first-image, concurrent), for working on one row.
+// --only: just these scenarios (upload-limit, first-image, concurrent, journal), for working on one row.
 import { fork, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
