@@ -142,23 +142,14 @@ export class HistoryStore {
 
   private async open(): Promise<ResultsIndex> {
     const started = performance.now();
-    const contents = await readJournal(this.file);
-    const summaries: ResultSummary[] = [];
-    const details: string[] = [];
-    contents.heads.forEach((head, i) => {
-      const summary = isRecord(head) ? toSummary(head.put) : undefined;
-      if (!summary) return;
-      summaries.push(summary);
-      details.push(contents.tails[i]!);
-    });
-    const moved = this.legacyLines(summaries);
+    let contents = await readJournal(this.file);
+    const moved = this.legacyLines(contents.heads);
     // The old array is written (older results first) and synced before it is cleared: a crash in
-    // between migrates again without duplicates (results keep their ids).
+    // between migrates again without duplicates (results keep their ids). Then the file is read as written.
     if (moved.length) {
-      const lines = [...moved, ...summaries.map((summary, i) => `${JSON.stringify({ put: summary })}\t${details[i]}`)];
-      await this.appender.rewrite(lines);
-      summaries.unshift(...moved.map((line) => (JSON.parse(line.slice(0, line.indexOf('\t'))) as { put: ResultSummary }).put));
-      details.unshift(...moved.map((line) => line.slice(line.indexOf('\t') + 1)));
+      const journal = contents.heads.map((head, i) => `${JSON.stringify(head)}\t${contents.text.slice(contents.tailStarts[i], contents.tailEnds[i])}`);
+      await this.appender.rewrite([...moved, ...journal]);
+      contents = { ...(await readJournal(this.file)), lines: contents.lines, badLines: contents.badLines, tornBytes: contents.tornBytes };
     }
     if (this.legacy?.read() !== undefined) {
       try {
@@ -167,14 +158,24 @@ export class HistoryStore {
         // Cleared next time: what is already in the journal is not moved twice.
       }
     }
+    const summaries: ResultSummary[] = [];
+    const starts: number[] = [];
+    const ends: number[] = [];
+    contents.heads.forEach((head, i) => {
+      const summary = isRecord(head) ? toSummary(head.put) : undefined;
+      if (!summary) return;
+      summaries.push(summary);
+      starts.push(contents.tailStarts[i]!);
+      ends.push(contents.tailEnds[i]!);
+    });
     const index = new ResultsIndex();
-    index.load(summaries, details);
-    this.lines = moved.length ? summaries.length : contents.lines;
+    index.load(summaries, contents.text, starts, ends);
+    this.lines = moved.length ? contents.heads.length : contents.lines;
     this.lastReport = {
       file: this.file,
       entries: index.size,
       lines: contents.lines,
-      skippedLines: contents.badLines.length + contents.heads.length - (summaries.length - moved.length),
+      skippedLines: contents.badLines.length + contents.heads.length - summaries.length,
       tornBytes: contents.tornBytes,
       migrated: moved.length,
       ms: performance.now() - started,
@@ -184,10 +185,10 @@ export class HistoryStore {
   }
 
   /** Journal lines of the old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
-  private legacyLines(journal: readonly ResultSummary[]): string[] {
+  private legacyLines(journal: readonly unknown[]): string[] {
     const old = this.legacy?.read();
     if (!Array.isArray(old) || !old.length) return [];
-    const known = new Set(journal.map((s) => s.id));
+    const known = new Set(journal.map((head) => (isRecord(head) && isRecord(head.put) ? head.put.id : undefined)));
     return old
       .filter(
         (e): e is HistoryEntry =>

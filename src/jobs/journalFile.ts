@@ -7,8 +7,10 @@ import * as path from 'node:path';
 export interface JournalContents {
   /** The JSON value that starts each line. */
   heads: unknown[];
-  /** What follows a tab after it, as text (read later, when needed); '' when nothing does. */
-  tails: string[];
+  /** The file's text: what follows each head's tab is `text.slice(tailStarts[i], tailEnds[i])` (empty without a tab). */
+  text: string;
+  tailStarts: number[];
+  tailEnds: number[];
   /** Complete lines in the file (blank lines aside). */
   lines: number;
   /** 1-based numbers of lines that were not JSON (skipped). */
@@ -21,66 +23,91 @@ const NEWLINE = 0x0a;
 
 /**
  * Reads the journal; a missing file is an empty one. Each line is a JSON value, optionally
- * followed by a tab and more text (JSON never holds a raw tab, so the first one ends the value).
- * A torn last line is removed from the file.
+ * followed by a tab and more text (JSON never holds a raw tab, so the first one ends the value),
+ * which stays unread text. A torn last line is removed from the file.
  */
 export async function readJournal(file: string): Promise<JournalContents> {
   let bytes: Buffer;
   try {
     bytes = await fs.readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { heads: [], tails: [], lines: 0, badLines: [], tornBytes: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ...parseText(''), lines: 0, tornBytes: 0 };
     throw error;
   }
-  const end = bytes.lastIndexOf(NEWLINE) + 1;
-  const complete = bytes.toString('utf8', 0, end).split('\n');
-  complete.pop(); // after the last newline
-  const tail = bytes.subarray(end);
-  const contents = parseLines(complete);
+  let end = bytes.lastIndexOf(NEWLINE) + 1;
   let tornBytes = 0;
-  if (tail.length) {
+  if (end < bytes.length) {
     // Each append writes its line and newline together: a line without one was cut short,
     // unless it is whole (the newline alone was lost), and then it is kept.
-    const last = parseLines([tail.toString('utf8')]);
-    if (last.badLines.length) {
-      tornBytes = tail.length;
-      await fs.truncate(file, end);
-    } else {
-      contents.heads.push(...last.heads);
-      contents.tails.push(...last.tails);
+    if (isWholeLine(bytes.toString('utf8', end))) {
       await fs.appendFile(file, '\n');
+      bytes = Buffer.concat([bytes, Buffer.from('\n')]);
+      end = bytes.length;
+    } else {
+      tornBytes = bytes.length - end;
+      await fs.truncate(file, end);
     }
   }
+  const contents = parseText(bytes.toString('utf8', 0, end));
   return { ...contents, lines: contents.heads.length + contents.badLines.length, tornBytes };
 }
 
-/** All heads in one parse when they are all valid (the usual case), else line by line. */
-function parseLines(lines: string[]): { heads: unknown[]; tails: string[]; badLines: number[] } {
-  const heads: string[] = [];
-  const tails: string[] = [];
-  for (const line of lines) {
-    if (line.trim() === '') continue;
-    const tab = line.indexOf('\t');
-    heads.push(tab < 0 ? line : line.slice(0, tab));
-    tails.push(tab < 0 ? '' : line.slice(tab + 1));
+type Parsed = Omit<JournalContents, 'lines' | 'tornBytes'>;
+
+/** Whether a line without its newline holds all it should: its head and the tail after its tab are JSON. */
+function isWholeLine(line: string): boolean {
+  const tab = line.indexOf('\t');
+  try {
+    JSON.parse(tab < 0 ? line : line.slice(0, tab));
+    if (tab >= 0) JSON.parse(line.slice(tab + 1));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The usual case in one parse and no object per line: every line is a head, a tab and its tail;
+ * the heads become one JSON array (the tails cut out by one regular expression) and the tails are
+ * kept as positions. Anything else (a blank line, a line without a tab, a bad line) goes line by line.
+ */
+function parseText(text: string): Parsed {
+  const tailStarts: number[] = [];
+  const tailEnds: number[] = [];
+  for (let at = 0; at < text.length;) {
+    const newline = text.indexOf('\n', at);
+    const tab = text.indexOf('\t', at);
+    if (tab < 0 || tab > newline) return lineByLine(text);
+    tailStarts.push(tab + 1);
+    tailEnds.push(newline);
+    at = newline + 1;
   }
   try {
-    return { heads: JSON.parse(`[${heads.join(',')}]`) as unknown[], tails, badLines: [] };
+    const heads = JSON.parse(`[${text.replace(/\t[^\n]*\n/g, ',').slice(0, -1)}]`) as unknown[];
+    if (heads.length === tailStarts.length) return { heads, text, tailStarts, tailEnds, badLines: [] };
   } catch {
-    const parsed: { heads: unknown[]; tails: string[]; badLines: number[] } = { heads: [], tails: [], badLines: [] };
-    let n = 0;
-    lines.forEach((line, i) => {
-      if (line.trim() === '') return;
-      try {
-        parsed.heads.push(JSON.parse(heads[n]!));
-        parsed.tails.push(tails[n]!);
-      } catch {
-        parsed.badLines.push(i + 1);
-      }
-      n++;
-    });
-    return parsed;
+    // a bad line: found line by line
   }
+  return lineByLine(text);
+}
+
+function lineByLine(text: string): Parsed {
+  const parsed: Parsed = { heads: [], text, tailStarts: [], tailEnds: [], badLines: [] };
+  let at = 0;
+  text.split('\n').forEach((line, i, all) => {
+    const start = at;
+    at += line.length + 1;
+    if (i === all.length - 1 || line.trim() === '') return; // after the last newline; blank lines
+    const tab = line.indexOf('\t');
+    try {
+      parsed.heads.push(JSON.parse(tab < 0 ? line : line.slice(0, tab)));
+      parsed.tailStarts.push(tab < 0 ? start + line.length : start + tab + 1);
+      parsed.tailEnds.push(start + line.length);
+    } catch {
+      parsed.badLines.push(i + 1);
+    }
+  });
+  return parsed;
 }
 
 /** Appends lines, each written whole with its newline and synced before the next. */

@@ -51,10 +51,13 @@ export interface GallerySplice {
   items: GallerySlot[];
 }
 
-/** A result as the index holds it: its summary, and its details as the journal's text. */
+/** A result as the index holds it: its summary, and where its details are in the journal's text. */
 interface Stored {
   summary: ResultSummary;
-  details: string;
+  /** The details are `source.slice(start, end)`: a journal line, or the whole file's text as read. */
+  source: string;
+  start: number;
+  end: number;
   /** Position in the order of first writing. */
   order: number;
 }
@@ -85,9 +88,12 @@ export class ResultsIndex {
   private slotResults: Stored[] = [];
   private slotFiles: string[] = [];
 
-  /** Loads a journal's results at once (summary and details text each); the lists are built once at the end. */
-  load(summaries: readonly ResultSummary[], details: readonly string[]): void {
-    summaries.forEach((summary, i) => this.index(summary, details[i]!));
+  /**
+   * Loads a journal's results at once: their summaries, and where their details are in `source`.
+   * The lists are built once at the end.
+   */
+  load(summaries: readonly ResultSummary[], source: string, starts: readonly number[], ends: readonly number[]): void {
+    summaries.forEach((summary, i) => this.index(summary, source, starts[i]!, ends[i]!));
     const all = [...this.byId.values()];
     this.chronological = isChronological(all) ? all : [...all].sort((a, b) => compareTime(a, b));
     for (let i = all.length - 1; i >= 0; i--) {
@@ -104,7 +110,7 @@ export class ResultsIndex {
     const tab = line.indexOf('\t');
     const summary = (JSON.parse(line.slice(0, tab)) as { put: ResultSummary }).put;
     const before = this.byId.get(summary.id);
-    const stored = this.index(summary, line.slice(tab + 1));
+    const stored = this.index(summary, line, tab + 1, line.length);
     if (!before) this.insertChronologically(stored);
     const start = before?.summary.files.length ? this.slotResults.indexOf(before) : this.insertionPoint(stored);
     const deleteCount = before?.summary.files.length ?? 0;
@@ -122,7 +128,7 @@ export class ResultsIndex {
 
   /** Every result as a journal line, oldest first (what compaction writes). */
   *lines(): IterableIterator<string> {
-    for (const { summary, details } of this.byId.values()) yield `${JSON.stringify({ put: summary })}\t${details}`;
+    for (const { summary, source, start, end } of this.byId.values()) yield `${JSON.stringify({ put: summary })}\t${source.slice(start, end)}`;
   }
 
   find(id: string): HistoryEntry | undefined {
@@ -165,10 +171,10 @@ export class ResultsIndex {
     return page;
   }
 
-  private index(summary: ResultSummary, details: string): Stored {
+  private index(summary: ResultSummary, source: string, start: number, end: number): Stored {
     const before = this.byId.get(summary.id);
     for (const file of before?.summary.files ?? []) if (this.byFile.get(file) === before) this.byFile.delete(file);
-    const stored: Stored = { summary, details, order: before?.order ?? this.byId.size };
+    const stored: Stored = { summary, source, start, end, order: before?.order ?? this.byId.size };
     // A Map keeps the first insertion's place: a new state of a result stays where the result was.
     this.byId.set(summary.id, stored);
     for (const file of summary.files) this.byFile.set(file, stored);
@@ -188,10 +194,10 @@ export class ResultsIndex {
   }
 
   /** The whole result: its details are read from their text (once per call: pages are small). */
-  private entryOf({ summary, details }: Stored): HistoryEntry {
+  private entryOf({ summary, source, start, end }: Stored): HistoryEntry {
     let parsed: Partial<Details> = {};
     try {
-      parsed = JSON.parse(details) as Details;
+      parsed = JSON.parse(source.slice(start, end)) as Details;
     } catch {
       // A damaged line keeps what its summary says; its request is unknown.
     }
