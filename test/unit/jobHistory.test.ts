@@ -5,7 +5,7 @@ import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spendWindowBounds } from '../../src/core/spendChart';
-import type { ResultsIndex } from '../../src/jobs/resultsIndex';
+import { journalLine, type ResultsIndex } from '../../src/jobs/resultsIndex';
 import { HistoryStore, JobHistoryRecord, type HistoryEntry, type LegacyHistory } from '../../src/jobs/history';
 import { GalleryList } from '../../src/studio/galleryList';
 
@@ -227,6 +227,30 @@ describe('Results journal', () => {
       ['/w/kept.png', '/w/after.png'],
     );
     assert.equal((await again.report()).tornBytes, 0);
+  });
+
+  it('a last line cut inside its details is torn too; a last line that lost only its newline is kept', async () => {
+    const whole = journalLine(entry('whole', ['/w/whole.png']));
+    const cut = journalLine(entry('cut', ['/w/cut.png']));
+    await fs.writeFile(journalFile(), `${whole}\n${cut.slice(0, cut.indexOf('\t') + 12)}`);
+    const history = store(journalFile());
+    assert.deepEqual(
+      everything(await history.index()).map((e) => e.id),
+      ['whole'],
+    );
+    assert.equal((await history.report()).tornBytes, cut.indexOf('\t') + 12, 'the whole unfinished line is cut off');
+    await history.close();
+    await fs.writeFile(journalFile(), `${whole}\n${cut}`);
+    const again = store(journalFile());
+    assert.deepEqual(
+      everything(await again.index()).map((e) => [e.id, e.request.prompt]),
+      [
+        ['whole', 'a fox'],
+        ['cut', 'a fox'],
+      ],
+    );
+    assert.equal((await again.report()).tornBytes, 0);
+    assert.ok((await fs.readFile(journalFile(), 'utf8')).endsWith('\n'));
   });
 
   it('a bad line in the middle is skipped and counted; the others are read', async () => {
