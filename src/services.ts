@@ -4,8 +4,8 @@ import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
-import { HistoryStore, type ResultsOpenReport } from './jobs/history';
-import { ThumbnailCache } from './core/thumbnailCache';
+import { HistoryStore, type ResultsCode, type ResultsOpenReport } from './jobs/history';
+import type { ThumbnailCache } from './core/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
 import { GatewayConnection } from './host/gatewayConnection';
 import { createLog } from './host/log';
@@ -22,8 +22,10 @@ export interface Services {
   catalog: CatalogCache;
   jobs: ImageJobService;
   history: HistoryStore;
-  /** The gallery's small previews, in the workspace storage next to the journal. */
-  thumbnails: ThumbnailCache;
+  /** The gallery's small previews, in the workspace storage next to the journal (made by the results chunk). */
+  thumbnails: { readonly dir: string; cache(): ThumbnailCache };
+  /** The results chunk (dist/results.js): the journal's code, the resume's folder reads, thumbnails. Loaded on first use. */
+  results(): ResultsCode;
   /** Paid images that could not be placed into the workspace wait here. */
   recoveryDir: string;
   locale: string;
@@ -55,6 +57,14 @@ function workspaceData(context: vscode.ExtensionContext): { folder: string; suff
   return { folder: context.storageUri?.fsPath ?? context.globalStorageUri.fsPath, suffix: context.storageUri ? '' : '-without-folder' };
 }
 
+let resultsChunk: ResultsCode | undefined;
+/** Loads dist/results.js on first use; esbuild leaves this require alone. */
+function loadResults(): ResultsCode {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  resultsChunk ??= require('./results.js') as ResultsCode;
+  return resultsChunk;
+}
+
 function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): HistoryStore {
   const { folder, suffix } = workspaceData(context);
   const file = path.join(folder, `results${suffix}.jsonl`);
@@ -62,11 +72,14 @@ function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChan
     read: () => context.workspaceState.get<unknown>(LEGACY_HISTORY_KEY),
     clear: () => context.workspaceState.update(LEGACY_HISTORY_KEY, undefined),
   };
-  return new HistoryStore(file, legacy, (report) => {
-    log.info(`Results journal ${report.file}: ${report.entries} results from ${report.lines} lines in ${report.ms.toFixed(0)} ms`);
-    if (report.migrated) log.info(`Results journal: moved ${report.migrated} results from the old workspace history`);
-    if (report.tornBytes) log.warn(`Results journal: its last line was cut short (${report.tornBytes} bytes, a crash while writing) and was skipped`);
-    if (report.skippedLines) log.warn(`Results journal: ${report.skippedLines} unreadable line(s) were skipped`);
+  return new HistoryStore(file, {
+    load: loadResults,
+    legacy,
+    // A torn last line (a crash while writing) or unreadable lines are a warning; the rest is information.
+    onOpened: (r) =>
+      log[r.tornBytes || r.skippedLines ? 'warn' : 'info'](
+        `Results journal ${r.file}: ${r.entries} results, ${r.lines} lines, ${r.migrated} moved from the old history, ${r.tornBytes} bytes of a torn last line and ${r.skippedLines} unreadable lines skipped, ${r.ms.toFixed(0)} ms`,
+      ),
   });
 }
 
@@ -136,8 +149,10 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
 
   const history = openHistory(context, log);
   const data = workspaceData(context);
-  const thumbnails = new ThumbnailCache(path.join(data.folder, `thumbnails${data.suffix}`));
+  const thumbnailsDir = path.join(data.folder, `thumbnails${data.suffix}`);
+  let thumbnailCache: ThumbnailCache | undefined;
+  const thumbnails = { dir: thumbnailsDir, cache: () => (thumbnailCache ??= new (loadResults().ThumbnailCache)(thumbnailsDir)) };
 
   context.subscriptions.push(log, keys, connection, reloadCatalog, { dispose: () => account.dispose() }, { dispose: () => void history.close() });
-  return { context, log, keys, connection, account, catalog, jobs, history, thumbnails, recoveryDir, locale };
+  return { context, log, keys, connection, account, catalog, jobs, history, thumbnails, results: loadResults, recoveryDir, locale };
 }

@@ -7,13 +7,13 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { batchFileKind, type BatchLine, describeBatchIssues, parseBatchFile, validateBatch } from '../core/batchFile';
+import type { BatchLine } from '../core/batchFile';
+import { validateBatch } from '../core/batchValidation';
 import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
-import { type LineOutcome, planResume, type ResumePlan, runBatch, skipFoundByProvenance, summarize } from '../jobs/batch';
-import { existsWith, filesIn, findLinesByProvenance } from '../jobs/batchProvenance';
-import { batchReport, reportPathFor, skippedSummary } from '../jobs/batchReport';
+import type { LineOutcome, ResumePlan } from '../jobs/batch';
+import { recordResult } from '../jobs/history';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
@@ -53,7 +53,7 @@ export function registerBatchFromFile(services: Services): vscode.Disposable {
 export function generateFromFileCommand(services: Services, first?: unknown): Promise<BatchResult | undefined> {
   if (isArgsObject(first)) return runCommandBody(services, true, () => generateFromFile(services, toBatchArgs(first), false));
   return runCommandBody(services, false, async () => {
-    const file = await fileFromInvocation(first);
+    const file = await fileFromInvocation(services, first);
     return file ? generateFromFile(services, { file }, true) : undefined;
   });
 }
@@ -61,6 +61,8 @@ export function generateFromFileCommand(services: Services, first?: unknown): Pr
 export async function generateFromFile(services: Services, args: BatchArgs, interactive: boolean): Promise<BatchResult> {
   const file = typeof args.file === 'string' ? (args.file.startsWith('file:') ? vscode.Uri.parse(args.file) : vscode.Uri.file(args.file)) : args.file;
   const name = path.basename(file.fsPath);
+  // Prompt files, their resume and report are code of the results chunk, loaded here on first use.
+  const { batchFileKind, parseBatchFile, describeBatchIssues, reportPathFor, batchReport, skippedSummary, runBatch } = services.results();
   const kind = batchFileKind(file.fsPath);
   if (!kind)
     throw new ValidationError(
@@ -104,7 +106,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
       name,
     );
     void vscode.window.showInformationMessage(`${allDone} ${skippedSummary(skipped)}`);
-    return toResult(report, skipped);
+    return toResult(services, report, skipped);
   }
   const byId = new Map(models.map((m) => [m.id, m]));
   const combined = combineEstimates(todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1)));
@@ -142,7 +144,11 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
           output: { directory, pattern },
           concurrency: Math.min(6, Math.max(1, Math.trunc(concurrency) || 1)),
           signal: controller.signal,
-          history: { store: services.history, promptFile: file.fsPath, warn: (message) => services.log.warn(message) },
+          history: {
+            promptFile: file.fsPath,
+            record: (details, result) => recordResult(services.history, details, result),
+            warn: (message) => services.log.warn(message),
+          },
           onProgress: (_outcome, p) => {
             progress.report({
               message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)),
@@ -159,7 +165,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   );
   const all = [...skipped, ...outcomes];
   await writeFile(report.fsPath, batchReport(file.fsPath, all, new Date(), services.locale));
-  const result = toResult(report, all);
+  const result = toResult(services, report, all);
   void presentBatch(services, name, result);
   return result;
 }
@@ -167,6 +173,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
 /** Lines already paid for: from the results journal, then from the provenance of unknown PNGs in the output folder. */
 async function planBatchResume(services: Services, promptFile: string, lines: BatchLine[], directory: string): Promise<ResumePlan> {
   const index = await services.history.index();
+  const { existsWith, filesIn, findLinesByProvenance, planResume, skipFoundByProvenance } = services.results();
   const listing = await filesIn(directory);
   const plan = planResume(promptFile, lines, index, existsWith(directory, listing, existsSync));
   const found = await findLinesByProvenance(listing, promptFile, plan.todo, (f) => !!index.findByFile(f));
@@ -174,8 +181,8 @@ async function planBatchResume(services: Services, promptFile: string, lines: Ba
   return skipFoundByProvenance(plan, found);
 }
 
-function toResult(report: vscode.Uri, lines: LineOutcome[]): BatchResult {
-  const sum = summarize(lines);
+function toResult(services: Services, report: vscode.Uri, lines: LineOutcome[]): BatchResult {
+  const sum = services.results().summarize(lines);
   return {
     report,
     lines,
@@ -239,10 +246,10 @@ function toBatchArgs(args: Record<string, unknown>): BatchArgs {
 }
 
 /** The explorer and editor menus pass the file; the palette uses the active editor's file, else asks. */
-async function fileFromInvocation(first: unknown): Promise<vscode.Uri | undefined> {
+async function fileFromInvocation(services: Services, first: unknown): Promise<vscode.Uri | undefined> {
   if (first instanceof vscode.Uri) return first;
   const active = vscode.window.activeTextEditor?.document.uri;
-  if (active?.scheme === 'file' && batchFileKind(active.fsPath)) return active;
+  if (active?.scheme === 'file' && services.results().batchFileKind(active.fsPath)) return active;
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: false,
     filters: { [vscode.l10n.t('Prompt files')]: ['txt', 'jsonl'] },

@@ -4,7 +4,7 @@
 import { type BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError } from '../core/errors';
-import { type BatchTag, type HistoryStore, recordResult } from './history';
+import type { BatchTag, JobDetails, RecordedResult } from './history';
 import { type ImageJobService } from './imageJobs';
 import type { ResultsIndex } from './resultsIndex';
 import { runBounded } from './pool';
@@ -89,7 +89,12 @@ export interface BatchRunOptions {
   /** Called after each line, before the next one starts. */
   onProgress?: (outcome: LineOutcome, progress: BatchProgress) => void;
   /** Where finished lines are recorded, as lines of this prompt file. */
-  history?: { store: HistoryStore; promptFile: string; warn(message: string): void };
+  history?: {
+    promptFile: string;
+    /** recordResult() on the workspace's history (passed in: this module loads apart from the history's). */
+    record(details: JobDetails, result: RecordedResult): Promise<void>;
+    warn(message: string): void;
+  };
 }
 
 export async function runBatch(lines: readonly BatchLine[], options: BatchRunOptions): Promise<LineOutcome[]> {
@@ -119,7 +124,7 @@ async function runLine(line: BatchLine, options: BatchRunOptions): Promise<LineO
     const result = await options.jobs.run({ request: line.request, output: options.output, batch }, { signal: options.signal });
     // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again.
     if (history)
-      await recordResult(history.store, { request: line.request, model: result.model, batch }, result).catch((error: unknown) =>
+      await history.record({ request: line.request, model: result.model, batch }, result).catch((error: unknown) =>
         history.warn(`Line ${line.line} was not recorded in the results journal: ${String(error)}`),
       );
     const files = [...result.files, ...(result.recovered?.files ?? [])];

@@ -5,8 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { Emitter, type Event } from '../core/emitter';
 import { isRecord } from '../core/json';
-import { JournalAppender, readJournal } from './journalFile';
-import { type GallerySplice, type HistoryEntry, journalLine, ResultsIndex, type ResultSummary } from './resultsIndex';
+import type { JournalAppender } from './journalFile';
+import type { GallerySplice, HistoryEntry, ResultsIndex, ResultSummary } from './resultsIndex';
+import type * as ResultsModules from './resultsBundle';
+
+/** The journal's code (dist/results.js in the extension, loaded on first use). */
+export type ResultsCode = typeof ResultsModules;
 
 export type { BatchTag, GallerySlot, GallerySplice, HistoryEntry, ResultSummary } from './resultsIndex';
 
@@ -48,18 +52,21 @@ export class HistoryStore {
   private readonly changed = new Emitter<HistoryChange>();
   readonly onDidChange: Event<HistoryChange> = this.changed.event;
   private opening?: Promise<ResultsIndex>;
-  private appender: JournalAppender;
+  private code?: ResultsCode;
+  private appender?: JournalAppender;
   private lines = 0;
   private writes: Promise<void> = Promise.resolve();
   private lastReport?: ResultsOpenReport;
 
   constructor(
     readonly file: string,
-    private readonly legacy?: LegacyHistory,
-    private readonly onOpened?: (report: ResultsOpenReport) => void,
-  ) {
-    this.appender = new JournalAppender(file);
-  }
+    private readonly options: {
+      /** The journal's code, loaded when the journal is first read. */
+      load: () => ResultsCode;
+      legacy?: LegacyHistory;
+      onOpened?: (report: ResultsOpenReport) => void;
+    },
+  ) {}
 
   /** The index, once the journal is read (the first call reads it). */
   index(): Promise<ResultsIndex> {
@@ -80,7 +87,7 @@ export class HistoryStore {
   /** Reads the journal again, as a restart would (after the file was replaced or cleared by hand). */
   async reopen(): Promise<ResultsOpenReport> {
     await this.writes;
-    await this.appender.close();
+    await this.appender?.close();
     this.opening = undefined;
     const index = await this.index();
     this.changed.fire({ gallery: 'reset', galleryTotal: index.galleryCount });
@@ -111,17 +118,17 @@ export class HistoryStore {
   /** Waits for the writes started so far and closes the file. */
   async close(): Promise<void> {
     await this.writes;
-    await this.appender.close();
+    await this.appender?.close();
   }
 
   private async put(change: HistoryEntry): Promise<void> {
     const index = await this.index();
     // The index reads the line itself: it holds the result exactly as the journal does.
-    const line = journalLine(change);
+    const line = this.code!.journalLine(change);
     const gallery = index.put(line);
     this.changed.fire({ entry: index.find(change.id)!, gallery, galleryTotal: index.galleryCount });
     await this.write(async () => {
-      await this.appender.append(line);
+      await this.appender!.append(line);
       this.lines++;
       if (this.lines >= MIN_COMPACT_LINES && this.lines > 2 * index.size) await this.compact(index);
     });
@@ -136,14 +143,17 @@ export class HistoryStore {
 
   /** One line per result, written to a new file that replaces the journal atomically. */
   private async compact(index: ResultsIndex): Promise<void> {
-    await this.appender.rewrite(index.lines());
+    await this.appender!.rewrite(index.lines());
     this.lines = index.size;
   }
 
   private async open(): Promise<ResultsIndex> {
     const started = performance.now();
+    const code = (this.code ??= this.options.load());
+    this.appender ??= new code.JournalAppender(this.file);
+    const { readJournal } = code;
     let contents = await readJournal(this.file);
-    const moved = this.legacyLines(contents.heads);
+    const moved = this.legacyLines(contents.heads).map(code.journalLine);
     // The old array is written (older results first) and synced before it is cleared: a crash in
     // between migrates again without duplicates (results keep their ids). Then the file is read as written.
     if (moved.length) {
@@ -151,9 +161,10 @@ export class HistoryStore {
       await this.appender.rewrite([...moved, ...journal]);
       contents = { ...(await readJournal(this.file)), lines: contents.lines, badLines: contents.badLines, tornBytes: contents.tornBytes };
     }
-    if (this.legacy?.read() !== undefined) {
+    const legacy = this.options.legacy;
+    if (legacy?.read() !== undefined) {
       try {
-        await this.legacy.clear();
+        await legacy.clear();
       } catch {
         // Cleared next time: what is already in the journal is not moved twice.
       }
@@ -168,7 +179,7 @@ export class HistoryStore {
       starts.push(contents.tailStarts[i]!);
       ends.push(contents.tailEnds[i]!);
     });
-    const index = new ResultsIndex();
+    const index = new code.ResultsIndex();
     index.load(summaries, contents.text, starts, ends);
     this.lines = moved.length ? contents.heads.length : contents.lines;
     this.lastReport = {
@@ -180,13 +191,13 @@ export class HistoryStore {
       migrated: moved.length,
       ms: performance.now() - started,
     };
-    this.onOpened?.(this.lastReport);
+    this.options.onOpened?.(this.lastReport);
     return index;
   }
 
-  /** Journal lines of the old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
-  private legacyLines(journal: readonly unknown[]): string[] {
-    const old = this.legacy?.read();
+  /** The old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
+  private legacyLines(journal: readonly unknown[]): HistoryEntry[] {
+    const old = this.options.legacy?.read();
     if (!Array.isArray(old) || !old.length) return [];
     const known = new Set(journal.map((head) => (isRecord(head) && isRecord(head.put) ? head.put.id : undefined)));
     return old
@@ -194,8 +205,7 @@ export class HistoryStore {
         (e): e is HistoryEntry =>
           isRecord(e) && !!toSummary(e) && isRecord(e.request) && isText(e.request.model) && isText(e.request.prompt) && !known.has(e.id as string),
       )
-      .reverse()
-      .map(journalLine);
+      .reverse();
   }
 }
 

@@ -74,5 +74,5 @@ async function deleteResult(services: Services, file: string): Promise<void> {
     }
   }
   await services.history.removeFile(file);
-  await services.thumbnails.forget(file);
+  await services.thumbnails.cache().forget(file);
 }

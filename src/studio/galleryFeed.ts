@@ -47,7 +47,7 @@ export class GalleryFeed implements vscode.Disposable {
     for (const { entryId, file } of items) {
       if (this.latestThumbnails !== requestId) return;
       if (!index.find(entryId)?.files.includes(file)) continue;
-      const thumbnail = await this.services.thumbnails.get(file).catch((error: unknown) => {
+      const thumbnail = await this.services.thumbnails.cache().get(file).catch((error: unknown) => {
         this.services.log.warn(`Image Studio: no thumbnail for ${file}: ${String(error)}`);
         return { format: '?' };
       });

@@ -6,7 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spendWindowBounds } from '../../src/core/spendChart';
 import { journalLine, type ResultsIndex } from '../../src/jobs/resultsIndex';
-import { HistoryStore, JobHistoryRecord, type HistoryEntry, type LegacyHistory } from '../../src/jobs/history';
+import { HistoryStore, JobHistoryRecord, type HistoryEntry, type LegacyHistory, type ResultsOpenReport } from '../../src/jobs/history';
+import * as resultsCode from '../../src/jobs/resultsBundle';
 import { GalleryList } from '../../src/studio/galleryList';
 
 const request = { model: 'aurora-1', prompt: 'a fox' };
@@ -20,9 +21,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A store on this test's journal, closed after the test. */
-function store(...args: ConstructorParameters<typeof HistoryStore>): HistoryStore {
-  const history = new HistoryStore(...args);
+/** A store on `file`, closed after the test. */
+function store(file: string, legacy?: LegacyHistory, onOpened?: (report: ResultsOpenReport) => void): HistoryStore {
+  const history = new HistoryStore(file, { load: () => resultsCode, legacy, onOpened });
   opened.push(history);
   return history;
 }

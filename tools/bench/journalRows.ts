@@ -8,6 +8,7 @@ import { type BatchLine, requestKey } from '../../src/core/batchFile';
 import { planResume, skipFoundByProvenance } from '../../src/jobs/batch';
 import { existsWith, filesIn, findLinesByProvenance } from '../../src/jobs/batchProvenance';
 import { HistoryStore } from '../../src/jobs/history';
+import * as resultsCode from '../../src/jobs/resultsBundle';
 import { type HistoryEntry, journalLine } from '../../src/jobs/resultsIndex';
 
 export interface JournalFigures {
@@ -84,13 +85,13 @@ export async function measureJournal({ dir, entries, runs, appends }: JournalTas
   const openMs: number[] = [];
   const parseArrayMs: number[] = [];
   for (let run = 0; run < runs; run++) {
-    const store = new HistoryStore(file);
+    const store = new HistoryStore(file, { load: () => resultsCode });
     openMs.push(await time(() => store.index()));
     await store.close();
     parseArrayMs.push(await time(async () => JSON.parse(await fs.readFile(arrayFile, 'utf8'))));
   }
 
-  const store = new HistoryStore(file);
+  const store = new HistoryStore(file, { load: () => resultsCode });
   const index = await store.index();
   const planMs: number[] = [];
   let planSkipped = 0;
