@@ -124,9 +124,9 @@ async function runLine(line: BatchLine, options: BatchRunOptions): Promise<LineO
     const result = await options.jobs.run({ request: line.request, output: options.output, batch }, { signal: options.signal });
     // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again.
     if (history)
-      await history.record({ request: line.request, model: result.model, batch }, result).catch((error: unknown) =>
-        history.warn(`Line ${line.line} was not recorded in the results journal: ${String(error)}`),
-      );
+      await history
+        .record({ request: line.request, model: result.model, batch }, result)
+        .catch((error: unknown) => history.warn(`Line ${line.line} was not recorded in the results journal: ${String(error)}`));
     const files = [...result.files, ...(result.recovered?.files ?? [])];
     return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub, ...(result.recovered ? { recovered: true } : {}) };
   } catch (error) {

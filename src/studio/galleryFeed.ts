@@ -47,10 +47,13 @@ export class GalleryFeed implements vscode.Disposable {
     for (const { entryId, file } of items) {
       if (this.latestThumbnails !== requestId) return;
       if (!index.find(entryId)?.files.includes(file)) continue;
-      const thumbnail = await this.services.thumbnails.cache().get(file).catch((error: unknown) => {
-        this.services.log.warn(`Image Studio: no thumbnail for ${file}: ${String(error)}`);
-        return { format: '?' };
-      });
+      const thumbnail = await this.services.thumbnails
+        .cache()
+        .get(file)
+        .catch((error: unknown) => {
+          this.services.log.warn(`Image Studio: no thumbnail for ${file}: ${String(error)}`);
+          return { format: '?' };
+        });
       if ('file' in thumbnail) this.post({ type: 'thumbnail', file, src: this.src(thumbnail.file) });
       else if ('missing' in thumbnail) this.post({ type: 'thumbnail', file, missing: true });
       else this.post({ type: 'thumbnail', file, standIn: thumbnailStandIn(thumbnail) });
