@@ -151,8 +151,19 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
   const data = workspaceData(context);
   const thumbnailsDir = path.join(data.folder, `thumbnails${data.suffix}`);
   let thumbnailCache: ThumbnailCache | undefined;
-  const thumbnails = { dir: thumbnailsDir, cache: () => (thumbnailCache ??= new (loadResults().ThumbnailCache)(thumbnailsDir)) };
+  const thumbnails = {
+    dir: thumbnailsDir,
+    cache: () => (thumbnailCache ??= loadResults().ThumbnailCache.withWorker(thumbnailsDir, path.join(__dirname, 'thumbnails.js'))),
+  };
 
-  context.subscriptions.push(log, keys, connection, reloadCatalog, { dispose: () => account.dispose() }, { dispose: () => void history.close() });
+  context.subscriptions.push(
+    log,
+    keys,
+    connection,
+    reloadCatalog,
+    { dispose: () => account.dispose() },
+    { dispose: () => void history.close() },
+    { dispose: () => thumbnailCache?.dispose() },
+  );
   return { context, log, keys, connection, account, catalog, jobs, history, thumbnails, results: loadResults, recoveryDir, locale };
 }

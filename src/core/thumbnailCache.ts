@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { readImageHeaderFile } from './imageHeader';
-import { pngThumbnail } from './pngThumbnail';
+import { ThumbnailWorker } from './thumbnailWorker';
+
+/** Makes a PNG thumbnail of at most `side` pixels (pngThumbnail, in a worker in the extension); undefined when it cannot. */
+export type ThumbnailDecoder = (png: Buffer, side: number) => Promise<Buffer | undefined>;
 
 /** A thumbnail file, or what to show instead (the format and size), or nothing (the image is gone). */
 export type Thumbnail = { file: string } | { format: string; width?: number; height?: number } | { missing: true };
@@ -23,8 +26,20 @@ export class ThumbnailCache {
 
   constructor(
     readonly dir: string,
+    private readonly decode: ThumbnailDecoder,
     private readonly side = THUMBNAIL_SIDE,
+    private readonly stopDecoder?: () => void,
   ) {}
+
+  /** The extension's cache: PNGs are decoded by a worker thread running `script` (dist/thumbnails.js). */
+  static withWorker(dir: string, script: string): ThumbnailCache {
+    const worker = new ThumbnailWorker(script);
+    return new ThumbnailCache(dir, worker.decode, THUMBNAIL_SIDE, () => worker.dispose());
+  }
+
+  dispose(): void {
+    this.stopDecoder?.();
+  }
 
   /** The thumbnail of `image`, made now when there is none for its current size and time. */
   get(image: string): Promise<Thumbnail> {
@@ -66,7 +81,7 @@ export class ThumbnailCache {
       height: header?.height,
     };
     if (header?.mediaType !== 'image/png' || size > MAX_PNG_BYTES) return standIn;
-    const thumbnail = pngThumbnail(await fs.readFile(image), this.side);
+    const thumbnail = await this.decode(await fs.readFile(image), this.side);
     if (!thumbnail) return standIn;
     await fs.mkdir(this.dir, { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;

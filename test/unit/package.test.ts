@@ -125,6 +125,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/errors.js',
       'extension/dist/gateway.js',
       'extension/dist/results.js',
+      'extension/dist/thumbnails.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
       'extension/dist/l10n.js',

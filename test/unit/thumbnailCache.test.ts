@@ -5,9 +5,12 @@ import { promises as fs, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { imageHeaderOf } from '../../src/core/imageHeader';
+import { pngThumbnail } from '../../src/core/pngThumbnail';
 import { ThumbnailCache } from '../../src/core/thumbnailCache';
+import { ThumbnailWorker } from '../../src/core/thumbnailWorker';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'images');
+const inProcess = (png: Buffer, side: number) => Promise.resolve(pngThumbnail(png, side));
 
 describe('Thumbnail cache', () => {
   let dir: string;
@@ -17,7 +20,7 @@ describe('Thumbnail cache', () => {
   it('makes a small PNG once per image, again when the image changes, and forgets it', async () => {
     const image = path.join(dir, 'result.png');
     await fs.copyFile(path.join(FIXTURES, 'python.png'), image);
-    const cache = new ThumbnailCache(path.join(dir, 'thumbs'), 64);
+    const cache = new ThumbnailCache(path.join(dir, 'thumbs'), inProcess, 64);
     const first = await cache.get(image);
     assert.ok('file' in first);
     const header = await imageHeaderOf(readFileSync(first.file));
@@ -37,11 +40,24 @@ describe('Thumbnail cache', () => {
   });
 
   it('JPEG and WebP get a stand-in with format and size; a missing file gets none', async () => {
-    const cache = new ThumbnailCache(path.join(dir, 'thumbs'));
+    const cache = new ThumbnailCache(path.join(dir, 'thumbs'), inProcess);
     const jpeg = await cache.get(path.join(FIXTURES, 'python.jpg'));
     const size = await imageHeaderOf(readFileSync(path.join(FIXTURES, 'python.jpg')));
     assert.deepEqual(jpeg, { format: 'JPEG', width: size!.width, height: size!.height });
     assert.equal(((await cache.get(path.join(FIXTURES, 'python.webp'))) as { format: string }).format, 'WEBP');
     assert.deepEqual(await cache.get(path.join(dir, 'gone.png')), { missing: true });
+  });
+
+  it('the worker thread makes the same thumbnail as the extension host would, and reports what it cannot decode', async () => {
+    const worker = new ThumbnailWorker(path.resolve(__dirname, '..', '..', 'src', 'core', 'thumbnailWorkerMain.js'));
+    try {
+      const png = readFileSync(path.join(FIXTURES, 'python.png'));
+      const [fromWorker, again] = await Promise.all([worker.decode(png, 48), worker.decode(png, 48)]);
+      assert.deepEqual(fromWorker, pngThumbnail(png, 48));
+      assert.deepEqual(again, fromWorker);
+      assert.equal(await worker.decode(Buffer.from('not a png'), 48), undefined);
+    } finally {
+      worker.dispose();
+    }
   });
 });
