@@ -39,8 +39,7 @@ export interface CommandResult {
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
-  const { input_references: _refs, ...request } = job.request;
-  const record = new JobHistoryRecord(services.history, { request, references: job.references, model: job.request.model });
+  const record = new JobHistoryRecord(services.history, { request: job.request, references: job.references, model: job.request.model });
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
     async (progress, token) => {
@@ -63,11 +62,8 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
     },
   );
   const files = result.files.map((f) => vscode.Uri.file(f));
-  if (result.files.length) {
-    markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
-    const { input_references: _sent, ...finalRequest } = result.request ?? job.request;
-    await record.finish(result.files, { request: finalRequest, model: result.model, costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance });
-  }
+  if (result.files.length) markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
+  await record.finish(result).catch((error: unknown) => services.log.warn(`History: ${String(error)}`));
   void presentResult(services, result, files, options);
   const opaque = result.opaque?.map((f) => vscode.Uri.file(f));
   return { files, model: result.model, usage: result.usage, ...(opaque ? { opaque } : {}) };

@@ -22,6 +22,8 @@ export interface ImageJob {
     /** Base name of the first source, for `{name}` in edit patterns. */
     sourceName?: string;
   };
+  /** A line of a prompt file: written into the PNG provenance, so a re-run finds it without the history. */
+  batch?: { file: string; line: number; key: string };
 }
 
 /** The paid calls a job makes. Each calls `options.onPaidAnswer` once a success answer arrives, before any image. */
