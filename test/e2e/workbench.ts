@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'timers/promises';
 import { freePort, launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
 import { readManifest, REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 import { readToasts } from './notifications';
+import { runCommand } from './quickInput';
 import { readStatusBar } from './parts';
 import { waitFor } from './wait';
 
