@@ -23,6 +23,21 @@ describe('recovery folder', () => {
     return file;
   }
 
+  /** A staged image with its job's manifest: a job the recovery folder has a record of. */
+  async function recordedJob(jobId: string): Promise<string> {
+    const file = await leftBehind(`${jobId}-0.img`, TINY_PNG);
+    await writeRecoveryManifest(dir, {
+      jobId,
+      createdAt: HOUR_AGO.toISOString(),
+      prompt: 'p',
+      model: 'm',
+      intendedDirectory: '/x',
+      reason: 'r',
+      files: [{ path: file, suggestedName: `${jobId.slice(4)}.png` }],
+    });
+    return file;
+  }
+
   it('lists manifests whose images are still there, oldest first', async () => {
     const img = path.join(dir, 'a.img');
     await writeFile(img, TINY_PNG);
@@ -65,16 +80,7 @@ describe('recovery folder', () => {
     const answer = await leftBehind('2030-01-01T10-00-00-000Z-abcd1234-answer.part', '{"data":[{"b64_json":"iVBO');
     await leftBehind('job-b-0.img', Buffer.from('not an image'));
     await leftBehind('job-c-0.part', 'still being written', new Date());
-    const recorded = await leftBehind('job-d-0.img', TINY_PNG);
-    await writeRecoveryManifest(dir, {
-      jobId: 'job-d',
-      createdAt: HOUR_AGO.toISOString(),
-      prompt: 'p',
-      model: 'm',
-      intendedDirectory: '/x',
-      reason: 'r',
-      files: [{ path: recorded, suggestedName: 'd.png' }],
-    });
+    await recordedJob('job-d');
 
     const list = await listRecoverable(dir);
     assert.deepEqual(
@@ -110,16 +116,7 @@ describe('recovery folder', () => {
   it('removeRecoverable removes the files and the manifest of one job, nothing else', async () => {
     const left = await leftBehind('job-e-0.img', TINY_PNG);
     const keep = await leftBehind('job-f-0.img', TINY_PNG);
-    const recorded = await leftBehind('job-g-0.img', TINY_PNG);
-    await writeRecoveryManifest(dir, {
-      jobId: 'job-g',
-      createdAt: HOUR_AGO.toISOString(),
-      prompt: 'p',
-      model: 'm',
-      intendedDirectory: '/x',
-      reason: 'r',
-      files: [{ path: recorded, suggestedName: 'g.png' }],
-    });
+    await recordedJob('job-g');
     const list = await listRecoverable(dir);
     await removeRecoverable(list.find((j) => j.jobId === 'job-e')!);
     await removeRecoverable(list.find((j) => j.jobId === 'job-g')!);
