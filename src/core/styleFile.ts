@@ -237,3 +237,23 @@ export async function readStyles(root: string, trusted: boolean): Promise<Styles
   }
   return parseStyles(text, STYLES_FILE, root, trusted);
 }
+
+/**
+ * The styles file's text with `name` set to `definition` (added, or replacing a style of that name),
+ * for "Save as Style…". A file that cannot be read as styles is refused, not overwritten.
+ */
+export function withStyle(text: string | undefined, name: string, definition: StyleDefinition): string {
+  let value: unknown = { styles: {} };
+  if (text !== undefined && text.trim()) {
+    try {
+      value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (error) {
+      throw fileError(
+        STYLES_FILE,
+        l10n.t('not valid JSON ({0}); fix it before saving a style into it', error instanceof Error ? error.message : String(error)),
+      );
+    }
+  }
+  if (!isRecord(value) || !isRecord(value.styles)) throw fileError(STYLES_FILE, l10n.t('has no "styles" object; fix it before saving a style into it'));
+  return `${JSON.stringify({ ...value, styles: { ...value.styles, [name]: definition } }, null, 2)}\n`;
+}
