@@ -74,7 +74,11 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
           const references = styled.fromStyle.includes('references') ? styled.style.values.references?.length : 0;
           message
             .appendMarkdown(`**${vscode.l10n.t('Style')}:** `)
-            .appendText(references ? vscode.l10n.t('{0} (with {1} reference images)', styled.style.name, references) : styled.style.name)
+            .appendText(
+              references
+                ? trPlural(references, { one: '{0} (with {1} reference image)', other: '{0} (with {1} reference images)' }, styled.style.name, references)
+                : styled.style.name,
+            )
             .appendMarkdown('  \n');
         }
         const options = describeOptions(styled.request);

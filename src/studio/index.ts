@@ -5,9 +5,9 @@ import type { GenerationRequest } from '../core/types';
 import { type Services } from '../services';
 import { STUDIO_VIEW_TYPE } from './protocol';
 
-/** Opens the Image Studio with its form filled from `request` (regenerate, variations). Never sends. */
-export async function openStudioWith(services: Services, request: GenerationRequest, references: string[] = []): Promise<void> {
-  (await import('./studioPanel')).StudioPanel.showWith(services, { request, references });
+/** Opens the Image Studio with its form filled from `request` (regenerate, variations; `madeWithStyle`: said, not applied again). Never sends. */
+export async function openStudioWith(services: Services, request: GenerationRequest, references: string[] = [], madeWithStyle?: string): Promise<void> {
+  (await import('./studioPanel')).StudioPanel.showWith(services, { request, references, madeWithStyle });
 }
 
 export function registerStudio(services: Services): vscode.Disposable {
