@@ -8,8 +8,9 @@ import { STYLES_FILE, type StyleDefinition } from '../core/styleFile';
 import { type Services } from '../services';
 import { stylesCode, stylesRoot } from './styles';
 
-/** The scheme of the schema's address in package.json (`gateway-images-schema:/styles.schema.json`). */
+/** The schema's address in package.json: `gateway-images-schema://schemas/styles.schema.json`. */
 export const SCHEMA_SCHEME = 'gateway-images-schema';
+const SCHEMA_URI = vscode.Uri.from({ scheme: SCHEMA_SCHEME, authority: 'schemas', path: '/styles.schema.json' });
 
 /** What a new styles file holds: one example style to change, in the display language. */
 function exampleStyle(): StyleDefinition {
@@ -86,7 +87,7 @@ class SchemaFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
     // New models become new suggestions.
     this.subscription = services.catalog.onDidChange(() => {
       this.mtime = Date.now();
-      this.changed.fire([{ type: vscode.FileChangeType.Changed, uri: vscode.Uri.from({ scheme: SCHEMA_SCHEME, path: '/styles.schema.json' }) }]);
+      this.changed.fire([{ type: vscode.FileChangeType.Changed, uri: SCHEMA_URI }]);
     });
   }
 
@@ -95,12 +96,12 @@ class SchemaFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   }
 
   stat(uri: vscode.Uri): vscode.FileStat {
-    if (uri.path !== '/styles.schema.json') throw vscode.FileSystemError.FileNotFound(uri);
+    if (uri.path !== SCHEMA_URI.path) throw vscode.FileSystemError.FileNotFound(uri);
     return { type: vscode.FileType.File, ctime: 0, mtime: this.mtime, size: this.content().byteLength };
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
-    if (uri.path !== '/styles.schema.json') throw vscode.FileSystemError.FileNotFound(uri);
+    if (uri.path !== SCHEMA_URI.path) throw vscode.FileSystemError.FileNotFound(uri);
     return this.content();
   }
 

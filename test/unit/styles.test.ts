@@ -7,6 +7,8 @@ import * as path from 'node:path';
 import { ValidationError } from '../../src/core/errors';
 import { parseStyles, readStyles, resolveStyle, STYLES_FILE, type StylesSource } from '../../src/core/styleFile';
 import { joinPrompt, resolveStyledRequest } from '../../src/jobs/styledRequest';
+import { styleInputOf } from '../../src/commands/commandArgs';
+import { formArgs, toFormValues } from '../../src/studio/view';
 import { testModel } from './support/models';
 
 const FIXTURE_PNG = path.resolve(__dirname, '../../../test/fixtures/images/python.png');
@@ -273,6 +275,41 @@ describe('styles: the file', () => {
       assert.deepEqual(missing.allowed, ['a']);
       const noFile = await refusal(resolveStyledRequest(undefined, 'a', { prompt: 'x' }, MODELS));
       assert.match(noFile.message, /There is no styles file: \.gateway-images\/styles\.json does not exist/);
+    });
+  });
+
+  describe("the studio's form as the caller's values", () => {
+    const form = {
+      model: 'painter',
+      prompt: 'a fox',
+      n: 1,
+      aspect_ratio: '1:1',
+      quality: undefined,
+      seed: '7',
+      params: {},
+      references: [],
+      style: 'docs',
+      fromStyle: ['model', 'quality'] as ('model' | 'quality')[],
+    };
+
+    it("a field showing the style's value is left to the style; one the person emptied clears it", async () => {
+      const args = formArgs(form);
+      assert.equal(args.model, '');
+      assert.equal(args.aspect_ratio, '1:1');
+      assert.equal(args.seed, 7);
+      assert.equal('quality' in args, false);
+      assert.equal(args.size, null);
+      assert.equal(args.params, null);
+      const styles = source({ docs: { model: 'painter', promptPrefix: 'Flat:', options: { quality: 'high', size: '2K', seed: 1 } } });
+      const styled = await resolveStyledRequest(styles, 'docs', styleInputOf(args), MODELS);
+      assert.deepEqual(styled.request, { model: 'painter', prompt: 'Flat: a fox', n: 1, aspect_ratio: '1:1', quality: 'high', seed: 7 });
+    });
+
+    it('a past request filled into the form (Regenerate) is sent as it was, with no style', async () => {
+      const past = { model: 'painter', prompt: 'Flat: a fox, soft', n: 2, aspect_ratio: '16:9', seed: 3, params: { moderation: 'low' } };
+      const args = formArgs(toFormValues(past, []));
+      assert.equal(args.style, undefined);
+      assert.deepEqual((await resolveStyledRequest(undefined, undefined, styleInputOf(args), MODELS)).request, past);
     });
   });
 });
