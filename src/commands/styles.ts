@@ -75,10 +75,11 @@ type StyleItem = vscode.QuickPickItem & { style?: string; error?: ValidationErro
 export async function askStyle(services: Services, title: string, uri?: vscode.Uri): Promise<string | undefined> {
   const source = await loadStyles(uri);
   if (!source) return undefined;
-  if (source.fileError) throw source.fileError;
   const last = services.context.workspaceState.get<string>(LAST_STYLE_KEY);
   const code = stylesCode();
   const items: StyleItem[] = [{ label: `$(circle-slash) ${vscode.l10n.t('No style')}`, description: vscode.l10n.t('only what you choose next') }];
+  // A file that cannot be read as styles is shown (picking it says why), and "No style" still works.
+  if (source.fileError) items.push({ label: `$(error) ${source.file}`, detail: source.fileError.message, error: source.fileError });
   for (const name of code.styleNames(source)) {
     const broken = source.broken.get(name);
     try {

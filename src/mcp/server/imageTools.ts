@@ -8,13 +8,13 @@ import { CatalogCache } from '../../core/catalogCache';
 import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/cost';
 import { CancelledError, NotConfiguredError, ValidationError } from '../../core/errors';
 import { type CapStatus, SpendingCap } from '../../core/spendingCap';
-import { readStyles, resolveStyle, styleNames } from '../../core/styleFile';
 import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/types';
 import { ImageJobService } from '../../jobs/imageJobs';
 import type { ImageApi, ImageJob, JobResult } from '../../jobs/jobTypes';
-import { resolveStyledRequest, type StyledRequest, type StyleInput } from '../../jobs/styledRequest';
+import type { StyledRequest, StyleInput } from '../../jobs/styledRequest';
 import type { McpConfig } from './config';
 import { PREVIEW_SIDE, previewOf } from './preview';
+import { WorkspaceStyles } from './styleTools';
 import type {
   AccountAnswer,
   EditArgs,
@@ -84,6 +84,7 @@ export class ImageTools {
   readonly cap: SpendingCap;
   readonly paths: WorkspacePaths;
   private readonly catalog: CatalogCache;
+  private readonly styles: WorkspaceStyles;
   private readonly jobs: ImageJobService;
   private funds: FundsSnapshot = {};
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -97,6 +98,7 @@ export class ImageTools {
     this.cap = new SpendingCap(() => config);
     this.paths = new WorkspacePaths(config.workspaceRoot);
     this.catalog = options.catalog ?? new CatalogCache(() => this.api().imageModels());
+    this.styles = new WorkspaceStyles(config.workspaceRoot, config.workspaceTrusted !== false, this.catalog);
     this.jobs = new ImageJobService({
       api: () => Promise.resolve(this.paidApi()),
       models: () => this.catalog.get(),
@@ -141,11 +143,6 @@ export class ImageTools {
     }
   }
 
-  /** Whether the workspace's styles may send (VS Code says when it has not trusted the workspace). */
-  private get trusted(): boolean {
-    return this.config.workspaceTrusted !== false;
-  }
-
   get callsInFlight(): number {
     return this.inFlight.size;
   }
@@ -179,27 +176,8 @@ export class ImageTools {
 
   /** The project's styles, each with `extends` applied, or why it cannot be used. */
   async listStyles(): Promise<ToolAnswer<ListStylesAnswer>> {
-    const source = await readStyles(this.config.workspaceRoot, this.trusted);
-    if (!source) return this.answer('This workspace has no styles: .gateway-images/styles.json does not exist.', { styles: [] });
-    if (source.fileError) throw source.fileError;
-    const styles: NonNullable<ListStylesAnswer['styles']> = styleNames(source).map((name) => {
-      try {
-        return { name, values: { ...resolveStyle(source, name) } };
-      } catch (error) {
-        return { name, error: error instanceof Error ? error.message : String(error) };
-      }
-    });
-    const lines = styles.map((s) =>
-      s.error
-        ? `- ${s.name}: cannot be used: ${s.error}`
-        : `- ${s.name}${s.values?.description ? `: ${s.values.description}` : ''}${s.values?.model ? ` (model ${s.values.model})` : ''}`,
-    );
-    const trust = this.trusted ? [] : ['The workspace is not trusted in VS Code: styles are listed and estimated, but a paid call with a style is refused.'];
-    return this.answer([`${styles.length} style(s) in ${source.file}:`, ...lines, ...trust].join('\n'), {
-      file: source.file,
-      styles,
-      trusted: this.trusted,
-    });
+    const { text, structured } = await this.styles.list();
+    return this.answer(text, structured);
   }
 
   /** The very checks of generate_image (no images) or edit_image (images), paths and style included; sends nothing. */
@@ -371,8 +349,8 @@ export class ImageTools {
     const { prompt, model, style, images: _images, output_directory: _output, ...options } = args;
     // An estimate may come before the prompt is written: any text estimates the same.
     const input: StyleInput = { prompt: prompt?.trim() ?? 'estimate', model: model?.trim(), options, references };
-    let styled = await this.styled(style, input);
-    if (!styled.request.model) styled = await this.styled(style, { ...input, model: await this.defaultModel(references.length) });
+    let styled = await this.styles.apply(style, input);
+    if (!styled.request.model) styled = await this.styles.apply(style, { ...input, model: await this.defaultModel(references.length) });
     const first = references[0];
     const styleFolder = styled.output.directory === undefined ? undefined : this.paths.relative(styled.output.directory) || '.';
     const outputInput = args.output_directory ?? styleFolder ?? (first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory);
@@ -387,19 +365,6 @@ export class ImageTools {
       ...(styled.style ? { style: styled.style } : {}),
     };
     return { job, outputInput, styled };
-  }
-
-  /** The style applied; a model it names that the cached catalog lacks may be new: the catalog is read once more. */
-  private async styled(style: string | undefined, input: StyleInput): Promise<StyledRequest> {
-    // Without a style nothing is checked against the catalog here: the job does that.
-    if (!style) return resolveStyledRequest(undefined, undefined, input, []);
-    const source = await readStyles(this.config.workspaceRoot, this.trusted);
-    try {
-      return await resolveStyledRequest(source, style, input, await this.catalog.get());
-    } catch (error) {
-      if (!(error instanceof ValidationError && error.field === 'style.model' && error.kind === 'unknown-model')) throw error;
-      return resolveStyledRequest(source, style, input, await this.catalog.refresh());
-    }
   }
 
   /** The cheapest model that can do the job (generation, or an edit with that many references). */
