@@ -73,7 +73,17 @@ export interface StylesSource {
   fileError?: ValidationError;
 }
 
-const STYLE_FIELDS = ['description', 'extends', 'promptPrefix', 'promptSuffix', 'model', 'options', 'references', 'outputFolder', 'fileNamePattern'];
+export const STYLE_DEFINITION_FIELDS = [
+  'description',
+  'extends',
+  'promptPrefix',
+  'promptSuffix',
+  'model',
+  'options',
+  'references',
+  'outputFolder',
+  'fileNamePattern',
+];
 const TEXT_FIELDS = ['description', 'extends', 'promptPrefix', 'promptSuffix', 'model', 'outputFolder', 'fileNamePattern'] as const;
 const MAX_NAME = 64;
 const NUMBER_RANGES: Record<StyleNumberOption, [number, number]> = {
@@ -130,8 +140,8 @@ type Refuse = (field: string, message: string, allowed?: readonly (string | numb
 /** The first problem of a style's shape (types, ranges, unknown fields); undefined when it is well formed. */
 function checkDefinition(raw: unknown, refuse: Refuse): ValidationError | undefined {
   if (!isRecord(raw)) return refuse('style', l10n.t('a style must be an object such as {"model": "…", "options": {…}}'));
-  const unknown = Object.keys(raw).find((k) => !STYLE_FIELDS.includes(k));
-  if (unknown) return refuse(unknown, l10n.t('unknown field; allowed: {0}', STYLE_FIELDS.join(', ')), STYLE_FIELDS);
+  const unknown = Object.keys(raw).find((k) => !STYLE_DEFINITION_FIELDS.includes(k));
+  if (unknown) return refuse(unknown, l10n.t('unknown field; allowed: {0}', STYLE_DEFINITION_FIELDS.join(', ')), STYLE_DEFINITION_FIELDS);
   for (const field of TEXT_FIELDS) {
     if (raw[field] !== undefined && typeof raw[field] !== 'string') return refuse(field, l10n.t('must be a text'));
   }

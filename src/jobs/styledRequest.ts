@@ -61,7 +61,8 @@ export async function resolveStyledRequest(
   input: StyleInput,
   models: readonly ImageModel[],
 ): Promise<StyledRequest> {
-  const own = input.model?.trim() ?? '';
+  // The caller's model as given: the job normalises it (and says so), a style only needs to know it is there.
+  const own = input.model?.trim() ? input.model : '';
   if (!styleName) {
     const request = { ...withoutNulls(input.options ?? {}), model: own, prompt: input.prompt };
     return { request, references: [...(input.references ?? [])], output: {}, notes: [], fromStyle: [], confirm: false };
@@ -94,7 +95,7 @@ export async function resolveStyledRequest(
   if (values.promptPrefix || values.promptSuffix) fromStyle.push('prompt');
 
   const styleReferences = await checkStyleReferences(source, values.references ?? [], refuse);
-  const chosen = models.find((m) => m.id === model);
+  const chosen = models.find((m) => m.id === model.trim());
   const notes: string[] = [];
   const ownReferences = input.references ?? [];
   let references = ownReferences;

@@ -229,6 +229,19 @@ describe('Project styles', function () {
     assert.strictEqual((await paidRequests()).length, sentBefore, 'nothing may be sent');
   });
 
+  it('the chat tool with a style: the request as the style makes it, saved into its folder', async () => {
+    const before = (await sentRequests()).length;
+    const result = await vscode.lm.invokeTool('gatewayImages_generateImage', { input: { prompt: 'a kite', style: 'docs' }, toolInvocationToken: undefined });
+    const text = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');
+    assert.match(text, /Generated 1 image with sketch-mini/, text);
+    assert.match(text, /- styled\/docs\/flat-illustration-a-kite-pastel-colours-11-1(-\d+)?\.png/, text);
+    const sent = (await sentRequests()).slice(before);
+    assert.deepStrictEqual(
+      sent.map((r) => r.prompt),
+      ['Flat illustration: a kite, pastel colours'],
+    );
+  });
+
   it("Compare Models with one style: each model gets the style's words and options; the images land in its folder", async () => {
     writeStyles({ styles: { banner: { promptPrefix: 'Banner:', options: { aspect_ratio: '16:9', seed: 5 }, outputFolder: 'styled/compare' } } });
     const before = (await sentRequests()).length;

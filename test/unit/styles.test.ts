@@ -5,7 +5,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ValidationError } from '../../src/core/errors';
-import { parseStyles, readStyles, resolveStyle, STYLES_FILE, type StylesSource } from '../../src/core/styleFile';
+import {
+  parseStyles,
+  readStyles,
+  resolveStyle,
+  STYLE_DEFINITION_FIELDS,
+  STYLE_OPTION_FIELDS,
+  STYLES_FILE,
+  type StylesSource,
+  withStyle,
+} from '../../src/core/styleFile';
+import { stylesSchema } from '../../src/core/styleSchema';
 import { joinPrompt, resolveStyledRequest } from '../../src/jobs/styledRequest';
 import { styleInputOf } from '../../src/commands/commandArgs';
 import { formArgs, toFormValues } from '../../src/studio/view';
@@ -132,6 +142,25 @@ describe('styles: the file', () => {
     assert.throws(() => resolveStyle(styles, 'missing'), /has no style "missing"; its styles: a, b, c, orphan/);
   });
 
+  it("the schema the editor checks with has exactly the fields the file checker accepts, and the catalog's models as suggestions", () => {
+    const schema = stylesSchema(MODELS) as {
+      properties: { styles: { additionalProperties: { properties: Record<string, { examples?: string[]; properties?: object }> } } };
+    };
+    const style = schema.properties.styles.additionalProperties.properties;
+    assert.deepEqual(Object.keys(style).sort(), [...STYLE_DEFINITION_FIELDS].sort());
+    assert.deepEqual(Object.keys(style.options!.properties!).sort(), [...STYLE_OPTION_FIELDS].sort());
+    assert.deepEqual(style.model!.examples, ['painter', 'sketcher']);
+  });
+
+  it('Save as Style writes a style into the file (added, or replacing one of that name) and refuses a file it cannot read', () => {
+    const first = withStyle(undefined, 'flat', { model: 'painter' });
+    assert.deepEqual(JSON.parse(first), { styles: { flat: { model: 'painter' } } });
+    const second = withStyle(first, 'flat', { model: 'sketcher', options: { n: 2 } });
+    assert.deepEqual(JSON.parse(withStyle(second, 'bold', {})), { styles: { flat: { model: 'sketcher', options: { n: 2 } }, bold: {} } });
+    assert.throws(() => withStyle('{"styles": ', 'x', {}), /styles\.json: not valid JSON .*fix it before saving a style into it/);
+    assert.throws(() => withStyle('{"other": {}}', 'x', {}), /has no "styles" object/);
+  });
+
   it('joins the words around the prompt with a space, none before punctuation', () => {
     assert.equal(joinPrompt('Watercolour:', ' a fox ', ', soft light'), 'Watercolour: a fox, soft light');
     assert.equal(joinPrompt(undefined, 'a fox', ''), 'a fox');
@@ -180,10 +209,13 @@ describe('styles: the file', () => {
       assert.match(sketch.notes.join(' '), /sketcher ignores what the style sets for quality, seed/);
     });
 
-    it("no style: the caller's values as they are, cleared ones left out", async () => {
+    it("no style: the caller's values as they are (a spaced model id is left for the job, which trims it and says so), cleared ones left out", async () => {
       const plain = await resolveStyledRequest(undefined, undefined, { prompt: 'p', model: ' painter ', options: { n: 2, seed: null } }, MODELS);
-      assert.deepEqual(plain.request, { model: 'painter', prompt: 'p', n: 2 });
+      assert.deepEqual(plain.request, { model: ' painter ', prompt: 'p', n: 2 });
       assert.equal(plain.style, undefined);
+      const styled = await resolveStyledRequest(styles(), 'docs', { prompt: 'x', model: ' sketcher ', options: { aspect_ratio: '1:1', params: null } }, MODELS);
+      assert.equal(styled.request.model, ' sketcher ');
+      assert.match(styled.notes.join(' '), /sketcher does not edit/, "the style still checks against the caller's model");
     });
 
     it('an untrusted workspace: the style applies, its output is ignored (said), and the request must be confirmed', async () => {
