@@ -3,11 +3,20 @@
 // Use from plain mocha suites (test/e2e/**/*.e2e.test.ts, `npm run test:e2e`).
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { EmulatorHandle } from '../harness/emulator';
 import { setTimeout as sleep } from 'timers/promises';
 import { freePort, launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
 import { readManifest, REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { readToasts } from './notifications';
+import { runCommand } from './quickInput';
+import { readStatusBar } from './parts';
+import { waitFor } from './wait';
+
+export * from './notifications';
+export * from './parts';
+export * from './quickInput';
+export * from './wait';
 
 export const E2E_RESULTS_DIR = path.join(RESULTS_DIR, 'e2e');
 
@@ -99,24 +108,6 @@ async function waitForActivation(wb: Workbench, id: string, timeoutMs: number): 
     }
     if (Date.now() > until) throw new Error(`Extension ${id} was not activated within ${Math.round(timeoutMs / 1000)} s`);
     await sleep(200);
-  }
-}
-
-/**
- * Polls `probe` until it returns a value other than undefined or false, and returns that value:
- * a wait on a state the test can read (a file, the emulator's log, the DOM), never on time alone.
- */
-export async function waitFor<T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-  what: string | (() => string | Promise<string>),
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > until) throw new Error(`Waited ${Math.round(timeoutMs / 1000)} s for ${typeof what === 'string' ? what : await what()}`);
-    await sleep(100);
   }
 }
 
@@ -245,397 +236,6 @@ export async function prepareTest(opened: OpenedWorkbench, state: TestState): Pr
   );
 }
 
-// ---- quick input (command palette, quick picks, input boxes) --------------------------------
-
-const QUICK_INPUT = '.quick-input-widget';
-const QUICK_INPUT_BOX = '.quick-input-widget .quick-input-box input';
-const QUICK_ROWS = '.quick-input-widget .quick-input-list .monaco-list-row';
-
-/** Minimal DOM shape used inside page functions (the project compiles without the DOM lib). */
-interface El {
-  id: string;
-  innerText: string;
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
-  getBoundingClientRect(): { width: number; height: number };
-}
-
-export interface QuickItem {
-  label: string;
-  description: string;
-  ariaLabel: string;
-  index: number;
-  setSize: number;
-  /** The active row: the one Enter accepts. */
-  focused: boolean;
-  /** The row has a checkbox (a quick pick with canPickMany). */
-  checkable: boolean;
-}
-
-/** The rendered rows of the open quick input (virtualised: only those scrolled into view). */
-export async function visibleQuickItems(page: Page): Promise<QuickItem[]> {
-  return page.locator(QUICK_ROWS).evaluateAll((rows: El[]) =>
-    rows.map((row) => ({
-      label: (row.querySelector('.label-name')?.textContent ?? '').trim(),
-      description: (row.querySelector('.label-description')?.textContent ?? '').trim(),
-      ariaLabel: row.getAttribute('aria-label') ?? '',
-      index: Number(row.getAttribute('data-index') ?? row.getAttribute('aria-posinset') ?? -1),
-      setSize: Number(row.getAttribute('aria-setsize') ?? 0),
-      focused: (row.getAttribute('class') ?? '').split(' ').includes('focused'),
-      checkable: row.querySelector('input[type="checkbox"], .quick-input-list-checkbox, .monaco-checkbox') !== null,
-    })),
-  );
-}
-
-/** All items of the open quick input: walks the list with the arrow keys to render every row. */
-export async function readQuickItems(page: Page, maxItems = 200): Promise<QuickItem[]> {
-  const seen = new Map<string, QuickItem>();
-  let stale = 0;
-  for (let step = 0; step < maxItems && stale < 3; step++) {
-    const rows = await visibleQuickItems(page);
-    const before = seen.size;
-    for (const r of rows) seen.set(`${r.index}:${r.label}`, r);
-    const total = rows[0]?.setSize ?? 0;
-    if (total > 0 && seen.size >= total) break;
-    stale = seen.size === before ? stale + 1 : 0;
-    for (let i = 0; i < Math.max(1, rows.length - 1); i++) await page.keyboard.press('ArrowDown');
-  }
-  return [...seen.values()].sort((a, b) => a.index - b.index);
-}
-
-/** Opens the command palette (F1) and waits for its input. */
-export async function openCommandPalette(page: Page): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await page.keyboard.press('F1');
-    try {
-      await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: 5000 });
-      return;
-    } catch {
-      await page
-        .locator('.monaco-workbench')
-        .click({ position: { x: 5, y: 5 } })
-        .catch(() => undefined);
-    }
-  }
-  throw new Error('The command palette did not open');
-}
-
-/** Types into the open quick input (replacing its text) and optionally presses Enter. */
-export async function typeInQuickInput(page: Page, text: string, options: { submit?: boolean } = {}): Promise<void> {
-  const input = page.locator(QUICK_INPUT_BOX);
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill(text);
-  if (options.submit) await input.press('Enter');
-}
-
-/**
- * Chooses the quick pick row whose label equals `label` (or, failing that, contains it): with the
- * arrow keys and Enter, as a keyboard user does. A click can land on a hover instead: VS Code 1.139
- * lays a row's hover over the row when the pointer rests there past the hover delay, as it does
- * when a new list draws its row where the last click left the pointer on a loaded machine.
- * Rows with a checkbox (canPickMany) are toggled by a click, which Enter would not do.
- */
-export async function pickQuickItem(page: Page, label: string | RegExp, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  const matches = (text: string, exact: boolean) => (typeof label === 'string' ? (exact ? text === label : text.includes(label)) : label.test(text));
-  const find = (items: QuickItem[]) => items.find((r) => matches(r.label, true)) ?? items.find((r) => matches(r.label, false) || matches(r.ariaLabel, false));
-  for (;;) {
-    const items = await visibleQuickItems(page);
-    const target = find(items);
-    if (target?.checkable) {
-      await page.mouse.move(0, 0);
-      await page.locator(QUICK_ROWS).nth(items.indexOf(target)).click();
-      return;
-    }
-    if (target?.focused) {
-      await page.locator(QUICK_INPUT_BOX).press('Enter');
-      return;
-    }
-    if (Date.now() > until) {
-      const shown = items.map((r) => JSON.stringify(r.label) + (r.focused ? ' (active)' : '')).join(', ') || '(none)';
-      throw new Error(`${target ? 'Could not make active' : 'No'} quick pick item ${String(label)}; visible: ${shown}`);
-    }
-    if (target) {
-      const active = items.find((r) => r.focused);
-      await page.locator(QUICK_INPUT_BOX).press(active && active.index > target.index ? 'ArrowUp' : 'ArrowDown');
-    } else {
-      await sleep(150);
-    }
-  }
-}
-
-/** Runs a command from the palette by its title as shown there ("Gateway Images: Generate Image"). */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await openCommandPalette(page);
-  await typeInQuickInput(page, `>${title}`);
-  await pickQuickItem(page, title);
-  // The palette closes, or turns into the command's own quick input.
-}
-
-/** Waits until the rendered quick input rows satisfy `test` (e.g. the list has been filtered). */
-export async function waitForQuickItems(page: Page, test: (items: QuickItem[]) => boolean, what: string, timeoutMs = 10_000): Promise<QuickItem[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const items = await visibleQuickItems(page);
-    if (test(items)) return items;
-    if (Date.now() > until) throw new Error(`Quick input: ${what} not reached; rows: ${items.map((r) => JSON.stringify(r.label)).join(', ') || '(none)'}`);
-    await sleep(100);
-  }
-}
-
-/** Waits until every rendered row mentions `text` (the quick pick has applied the typed filter). */
-export function waitForFilteredQuickItems(page: Page, text: string, timeoutMs = 10_000): Promise<QuickItem[]> {
-  return waitForQuickItems(
-    page,
-    (items) => items.length > 0 && items.every((r) => `${r.label} ${r.description} ${r.ariaLabel}`.includes(text)),
-    `filtered by ${JSON.stringify(text)}`,
-    timeoutMs,
-  );
-}
-
-/** Closes any open quick input. */
-export async function dismissQuickInput(page: Page): Promise<void> {
-  if (await page.locator(QUICK_INPUT).isVisible()) await page.keyboard.press('Escape');
-}
-
-// ---- explorer ------------------------------------------------------------------------------------
-
-/**
- * Opens the explorer's context menu on a file and chooses an item, as a person does: the file is
- * revealed and selected first (set-up), then right-clicked; the item is focused by the pointer and
- * chosen with Enter once it shows as focused (a menu ignores a click that comes while it opens).
- */
-export async function chooseFromExplorerMenu(opened: OpenedWorkbench, file: string, item: string): Promise<void> {
-  const { page } = opened;
-  await opened.command('revealInExplorer', { $uri: file });
-  const row = page.locator('.explorer-folders-view .monaco-list-row.selected', { hasText: path.basename(file) });
-  await row.waitFor({ state: 'visible', timeout: 10_000 });
-  await row.click({ button: 'right' });
-  const entry = page.locator('.context-view .action-item', { has: page.locator('.action-label', { hasText: item }) });
-  await entry.hover({ timeout: 10_000 });
-  await page.locator('.context-view .action-item.focused', { hasText: item }).waitFor({ state: 'visible', timeout: 10_000 });
-  await page.keyboard.press('Enter');
-  await page.locator('.context-view .monaco-menu').waitFor({ state: 'hidden', timeout: 10_000 });
-}
-
-// ---- notifications ---------------------------------------------------------------------------
-// A notification is a toast only for a while, and not always: VS Code shows at most three toasts,
-// drops the toast of a notification added while more than three were added in 800 ms (its spam
-// protection; a test that sets a key and generates at once does that), hides an info toast after
-// 15 s, and shows none while the Notifications centre is open. The centre keeps every notification
-// until it is cleared. So a test looks for the toast, and for the notification in the centre when
-// there is no such toast: the fact that stays.
-
-const TOASTS = '.notifications-toasts .notification-toast';
-const CENTRE = '.notifications-center';
-const CENTRE_ITEMS = '.notifications-center .notification-list-item';
-/** How long a notification may be missing from the toasts before the centre is read again. */
-const CENTRE_EVERY_MS = 1500;
-
-export type TextMatch = string | RegExp;
-const matchesText = (text: string, match: TextMatch) => (typeof match === 'string' ? text.includes(match) : match.test(text));
-
-/** A window whose notifications a test reads: an e2e window, or any page of a workbench (the demo's). */
-export type NotificationWindow = Pick<OpenedWorkbench, 'page'> & Partial<Pick<OpenedWorkbench, 'command'>>;
-
-/** Texts of the notification toasts shown now. */
-export async function readToasts(page: Page): Promise<string[]> {
-  return page
-    .locator(`${TOASTS} .notification-list-item-message`)
-    .evaluateAll((els: El[]) => els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.length > 0));
-}
-
-/** Opens the Notifications centre (the toasts showing move there) and waits until it shows. */
-async function openCentre(win: NotificationWindow): Promise<void> {
-  if (win.command) await win.command('notifications.showList');
-  else await win.page.locator('#workbench\\.parts\\.statusbar [id="status.notifications"] a').first().click();
-  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'visible', timeout: 10_000 });
-}
-
-async function closeCentre(win: NotificationWindow): Promise<void> {
-  if (win.command) await win.command('notifications.hideList');
-  else await win.page.keyboard.press('Escape');
-  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'hidden', timeout: 10_000 });
-}
-
-/** The messages in the Notifications centre, newest first: opens it, reads it and closes it. */
-export async function readNotificationCentre(win: NotificationWindow): Promise<string[]> {
-  await openCentre(win);
-  try {
-    return await win.page
-      .locator(`${CENTRE_ITEMS} .notification-list-item-message`)
-      .evaluateAll((els: El[]) => els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.length > 0));
-  } finally {
-    await closeCentre(win);
-  }
-}
-
-/**
- * Waits until the user has been shown a notification whose text matches: as a toast, or in the
- * Notifications centre when VS Code did not toast it or has hidden it. Returns the texts where it
- * was found (toasts or centre).
- */
-export async function waitForNotification(win: NotificationWindow, text: TextMatch, timeoutMs = 15_000): Promise<string[]> {
-  const until = Date.now() + timeoutMs;
-  let centreAt = Date.now() + CENTRE_EVERY_MS;
-  let centre: string[] = [];
-  for (;;) {
-    const toasts = await readToasts(win.page);
-    if (toasts.some((t) => matchesText(t, text))) return toasts;
-    if (Date.now() >= centreAt || Date.now() > until) {
-      centre = await readNotificationCentre(win);
-      if (centre.some((t) => matchesText(t, text))) return centre;
-      centreAt = Date.now() + CENTRE_EVERY_MS;
-    }
-    if (Date.now() > until) throw new Error(`No notification ${String(text)}; toasts: ${JSON.stringify(toasts)}; centre: ${JSON.stringify(centre)}`);
-    await sleep(150);
-  }
-}
-
-/**
- * Clicks a button of the notification whose text matches, as a person does: on its toast once the
- * toast has settled (faded in), or in the Notifications centre when there is no such toast.
- * The caller checks the click's effect (e.g. the emulator saw the connection drop).
- */
-export async function clickNotificationButton(win: NotificationWindow, text: TextMatch, button: string, timeoutMs = 15_000): Promise<'toast' | 'centre'> {
-  const until = Date.now() + timeoutMs;
-  let centreAt = Date.now() + CENTRE_EVERY_MS;
-  for (;;) {
-    const toast = win.page.locator(TOASTS, { hasText: text }).first();
-    if (await toast.isVisible()) {
-      const settled = win.page.locator(`${TOASTS}.notification-fade-in-done`, { hasText: text }).first();
-      await settled.waitFor({ state: 'visible', timeout: 5000 });
-      await settled.getByRole('button', { name: button, exact: true }).click({ timeout: 5000 });
-      return 'toast';
-    }
-    if (Date.now() >= centreAt || Date.now() > until) {
-      await openCentre(win);
-      const item = win.page.locator(CENTRE_ITEMS, { hasText: text }).first();
-      if (await item.isVisible()) {
-        await item.getByRole('button', { name: button, exact: true }).click({ timeout: 5000 });
-        if (await win.page.locator(`${CENTRE}.visible`).isVisible()) await closeCentre(win);
-        return 'centre';
-      }
-      await closeCentre(win);
-      centreAt = Date.now() + CENTRE_EVERY_MS;
-    }
-    if (Date.now() > until) throw new Error(`No notification ${String(text)} with a ${button} button, as a toast or in the centre`);
-    await sleep(150);
-  }
-}
-
-/** Waits until the toast containing `text` shows its action buttons (fully rendered, e.g. for a screenshot). */
-export async function waitForToastButtons(page: Page, text: string | RegExp, timeoutMs = 15_000): Promise<void> {
-  await page.locator(TOASTS, { hasText: text }).locator('.monaco-button').first().waitFor({ state: 'visible', timeout: timeoutMs });
-}
-
-// ---- status bar --------------------------------------------------------------------------------
-
-export interface StatusBarEntry {
-  /** e.g. `gateway-images.gateway-images.gateway-images.status` (`<extensionId>.<itemId>`). */
-  id: string;
-  text: string;
-  ariaLabel: string;
-}
-
-/**
- * The status bar items. With `idOrText`, only those whose id ends with / contains it, or whose
- * text or aria-label contains it (e.g. `gateway-images.status` or `₽`).
- */
-export async function readStatusBar(page: Page, idOrText?: string): Promise<StatusBarEntry[]> {
-  const all = await page.locator('#workbench\\.parts\\.statusbar .statusbar-item').evaluateAll((els: El[]) =>
-    els.map((e) => {
-      const anchor = e.querySelector('a');
-      return {
-        id: e.id,
-        text: (e.innerText ?? e.textContent ?? '').replace(/\s+/g, ' ').trim(),
-        ariaLabel: e.getAttribute('aria-label') ?? anchor?.getAttribute('aria-label') ?? '',
-      };
-    }),
-  );
-  if (idOrText === undefined) return all;
-  return all.filter((e) => e.id.includes(idOrText) || e.text.includes(idOrText) || e.ariaLabel.includes(idOrText));
-}
-
-// ---- webviews --------------------------------------------------------------------------------
-
-/**
- * The INNER frame of a visible webview (outer `iframe.webview` > `#active-frame`), where the
- * extension's HTML lives. With `title`, the one whose document title contains it, or the visible
- * one when the active editor tab's label contains it.
- */
-export async function webviewFrame(page: Page, title?: string, timeoutMs = 20_000): Promise<Frame> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const candidates: Frame[] = [];
-    for (const outer of await page.locator('iframe.webview').elementHandles()) {
-      if (!(await outer.isVisible().catch(() => false))) continue;
-      const outerFrame = await outer.contentFrame();
-      const active = await outerFrame?.$('#active-frame').catch(() => null);
-      const inner = await active?.contentFrame();
-      if (inner) candidates.push(inner);
-    }
-    if (candidates[0] && title === undefined) return candidates[0];
-    if (title !== undefined) {
-      for (const frame of candidates) {
-        if ((await frame.title().catch(() => '')).includes(title)) return frame;
-      }
-      const activeTab =
-        (await page
-          .locator('.tabs-container .tab.active .label-name')
-          .first()
-          .textContent()
-          .catch(() => '')) ?? '';
-      if (candidates.length === 1 && candidates[0] && activeTab.includes(title)) return candidates[0];
-    }
-    if (Date.now() > until) {
-      throw new Error(`No visible webview${title ? ` titled ${JSON.stringify(title)}` : ''} within ${Math.round(timeoutMs / 1000)} s`);
-    }
-    await sleep(200);
-  }
-}
-
-/**
- * Waits until every visible webview has been given the workbench's theme (VS Code sets the
- * vscode-light / vscode-dark class on the webview's body together with its theme variables).
- */
-export async function waitForWebviewTheme(page: Page, light: boolean, timeoutMs = 15_000): Promise<void> {
-  const want = light ? 'vscode-light' : 'vscode-dark';
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const classes: string[] = [];
-    for (const outer of await page.locator('iframe.webview').elementHandles()) {
-      if (!(await outer.isVisible().catch(() => false))) continue;
-      const inner = await (await (await outer.contentFrame())?.$('#active-frame').catch(() => null))?.contentFrame();
-      if (inner)
-        classes.push(
-          (await inner
-            .locator('body')
-            .getAttribute('class')
-            .catch(() => '')) ?? '',
-        );
-    }
-    if (classes.every((c) => c.split(/\s+/).includes(want))) return;
-    if (Date.now() > until) throw new Error(`A webview did not take the ${want} theme: ${JSON.stringify(classes)}`);
-    await sleep(100);
-  }
-}
-
-/**
- * Switches the colour theme for the rest of the test (the next prepareTest switches it back): through
- * the settings, since the theme picker is not what is tested; then waits until the workbench and
- * every visible webview wear it.
- */
-export async function setColorTheme(opened: OpenedWorkbench, label: 'Dark Modern' | 'Light Modern'): Promise<void> {
-  const light = label.startsWith('Light');
-  await opened.settings({ 'workbench.colorTheme': `Default ${label}` }); // the theme's id; the picker shows its label
-  opened.testSettings.add('workbench.colorTheme');
-  const isLight = () => opened.page.locator('.monaco-workbench').evaluate((e: { classList: { contains(c: string): boolean } }) => e.classList.contains('vs'));
-  await waitFor(async () => (await isLight()) === light, 15_000, `the workbench to switch to ${label}`);
-  await waitForWebviewTheme(opened.page, light);
-}
-
 // ---- artifacts -------------------------------------------------------------------------------
 
 function safeName(name: string): string {
@@ -679,4 +279,28 @@ export async function captureOnFailure(context: Mocha.Context, opened: OpenedWor
   if (!opened || !test || test.state !== 'failed') return;
   const dir = await saveArtifacts(opened.workbench, test.fullTitle());
   process.stdout.write(`      [e2e] screenshot and logs saved in ${path.relative(process.cwd(), dir) || dir}\n`);
+}
+
+// ---- window --------------------------------------------------------------------------------------
+
+/**
+ * Lines of the extension's "Gateway Images" log that match, from every extension host of the run
+ * (a window reload starts a new one), oldest first.
+ */
+export function extensionLogLines(opened: OpenedWorkbench, match: RegExp): string[] {
+  const files = findFiles(path.join(opened.workbench.userDataDir, 'logs'), (n) => n === 'Gateway Images.log').sort();
+  return files.flatMap((file) => fs.readFileSync(file, 'utf8').split('\n')).filter((line) => match.test(line));
+}
+
+/**
+ * Developer: Reload Window, as a person runs it, and waits for the new window: the workbench, and
+ * the extension's status bar item (the extension was activated again).
+ */
+export async function reloadWindow(opened: OpenedWorkbench, timeoutMs = 60_000): Promise<void> {
+  const { page } = opened;
+  const loaded = page.waitForEvent('load', { timeout: timeoutMs });
+  await runCommand(page, 'Developer: Reload Window');
+  await loaded;
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: timeoutMs });
+  await waitFor(async () => (await readStatusBar(page, STATUS_ITEM)).length > 0, timeoutMs, "the extension's status bar item after the reload");
 }
