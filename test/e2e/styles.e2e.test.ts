@@ -7,9 +7,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { cardCount, generateFrom, openStudio, STUDIO_TITLE, waitForCards } from './studioPage';
 import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, setColorTheme, waitFor, webviewFrame } from './workbench';
 
-const TITLE = 'Image Studio';
 const STYLES = {
   styles: {
     docs: {
@@ -47,9 +47,7 @@ describe('Project styles in the studio (e2e)', () => {
     const { page, workspace } = opened!;
     fs.mkdirSync(path.join(workspace, '.gateway-images'), { recursive: true });
     fs.writeFileSync(path.join(workspace, '.gateway-images', 'styles.json'), JSON.stringify(STYLES, null, 2));
-    await runCommand(page, 'Gateway Images: Open Image Studio');
-    const frame = await webviewFrame(page, TITLE, 30_000);
-    await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+    const frame = await openStudio(page);
     await frame.locator('#style option[value="docs"]').waitFor({ state: 'attached', timeout: 20_000 });
     await frame.locator('#style').selectOption('docs');
     await frame.locator('#prompt').fill(PROMPT);
@@ -75,10 +73,9 @@ describe('Project styles in the studio (e2e)', () => {
       "the ratio to be the person's",
     );
 
-    const cards = await frame.locator('#gallery li.card').count();
-    await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
-    await frame.locator('#generate').click();
-    await frame.locator('#gallery li.card').nth(cards).waitFor({ state: 'attached', timeout: 60_000 });
+    const cards = await cardCount(frame);
+    await generateFrom(frame, PROMPT);
+    await waitForCards(frame, cards + 1);
     const card = frame.locator('#gallery li.card').first();
     assert.strictEqual(await card.locator('.prompt').textContent(), SENT);
     const sent = emulator.state.requests.filter((r) => r.paid && r.prompt === SENT);
@@ -104,7 +101,7 @@ describe('Project styles in the studio (e2e)', () => {
     ] as const) {
       await setColorTheme(opened!, theme);
       await runCommand(page, 'Notifications: Clear All Notifications');
-      const frame = await webviewFrame(page, TITLE);
+      const frame = await webviewFrame(page, STUDIO_TITLE);
       await frame.locator('#prompt-sent', { hasText: SENT }).waitFor({ timeout: 20_000 });
       await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
       assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
