@@ -23,6 +23,7 @@ import {
   typeInQuickInput,
   waitFor,
   waitForNotification,
+  waitForQuickItems,
 } from './workbench';
 const nls = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
@@ -250,6 +251,9 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
         async () => {
           await clickStepButton(page, 'styles', 'Generate with a Style');
           await pickQuickItem(page, 'walkthrough', 30_000);
+          // The model step by its own rows: the style's row names sketch-mini too, and an Enter that
+          // reached the closing style step (or the model step before its catalog) would be lost.
+          await waitForQuickItems(page, (items) => items.some((i) => i.label === 'sketch-mini'), 'the model step', 30_000);
           await pickQuickItem(page, 'sketch-mini', 30_000);
           await answerInputBox(page, 'A lighthouse on a cliff', 'A styled image');
           await pickQuickItem(page, /Send \(reserve/, 15_000);
