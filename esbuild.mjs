@@ -100,17 +100,19 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
-  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './studioHost.js']),
+  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './styles.js', './studioHost.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
-  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js']),
+  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/plural.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
   // The results journal's code, loaded when the history is first read (not at activation).
   nodeBundle('results', 'src/jobs/resultsBundle.ts'),
+  // Project styles (reading, resolving, their schema), loaded when a style is first used.
+  nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
   nodeBundle('thumbnails', 'src/core/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.

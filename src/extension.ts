@@ -16,6 +16,7 @@ import { registerGenerateForSelection } from './commands/generateForSelection';
 import { type CommandResult } from './commands/jobRunner';
 import { registerProvenance } from './commands/provenance';
 import { registerRecover } from './commands/recover';
+import { registerStyles } from './commands/editStyles';
 import { logIgnoredWorkspaceSettings } from './host/ignoredSettings';
 import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
@@ -63,10 +64,11 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerRecover(services),
     registerStudio(services),
     registerGenerateForSelection(services),
-    registerProvenance(services, (request, references) => openStudioWith(services, request, references)),
+    registerProvenance(services, (request, references, style) => openStudioWith(services, request, references, style)),
     registerChatTool(services),
     registerBatchFromFile(services),
     registerCompareModels(services),
+    registerStyles(services),
     mcp.disposable,
     initOnboarding(context.globalState, services.keys, context.extension.id),
     logIgnoredWorkspaceSettings(services.log),

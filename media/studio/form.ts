@@ -1,11 +1,23 @@
 // The form: model, prompt, the model's own options, references, the live estimate and Generate.
 // Issues and the estimate come from the host (collectIssues, estimateCost on the account's figures).
-import type { AccountView, EvaluationMessage, FormField, FormInteraction, FormValues, ModelInfo, ReferenceView } from '../../src/studio/protocol';
+import {
+  type AccountView,
+  type EvaluationMessage,
+  type FormField,
+  type FormInteraction,
+  type FormValues,
+  type ModelInfo,
+  type ReferenceView,
+  STYLE_FIELDS,
+  type StyleField,
+} from '../../src/studio/protocol';
+import type { StylesView } from '../../src/studio/styleProtocol';
 import { append, el, fillSelect, replaceChildren } from './dom';
 import { accountLine, modelSummary, renderEstimate, renderProviderParams, renderReferenceList } from './formParts';
 import { post, request, saveForm, t, type SavedForm } from './host';
 import { showAspectDefault } from './aspectDefault';
 import { attachReferenceInputs } from './references';
+import { applyStyleValues, markFromStyle, StyleControls, userFields } from './styleControls';
 
 type OptionKey = 'resolution' | 'aspect_ratio' | 'background' | 'quality' | 'output_format';
 type TextKey = 'size' | 'seed' | 'output_compression';
@@ -61,11 +73,25 @@ export class StudioForm {
   private readonly generateButton = el('button', { type: 'button', id: 'generate', 'aria-describedby': 'issues status' });
   private readonly cancelButton = el('button', { type: 'button', id: 'cancel', class: 'secondary' });
   private readonly status = el('p', { id: 'status', role: 'status', 'aria-live': 'polite' });
+  private readonly styleControls = new StyleControls(
+    (name) => this.pickStyle(name),
+    () => this.snapshot(),
+  );
+  /** The style's words around the prompt, and the prompt as it will be sent. */
+  private readonly promptWords = el('p', { id: 'prompt-words', class: 'description' });
+  private readonly promptSent = el('p', { id: 'prompt-sent', class: 'description' });
+  private readonly styleReferences = el('p', { id: 'style-references', class: 'description' });
+  private readonly element: HTMLElement;
+  /** Style fields the person set themselves: a style does not overwrite them. */
+  private userSet: Set<StyleField>;
+  private styleNotes: string[] = [];
 
   constructor(root: HTMLElement, saved: SavedForm) {
     this.form = saved.form;
+    this.userSet = userFields(saved.form);
     this.interaction = { edited: [...saved.interaction.edited], submitted: saved.interaction.submitted };
-    root.appendChild(this.build());
+    this.element = this.build();
+    root.appendChild(this.element);
     this.prompt.value = this.form.prompt;
     for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = this.form[key] ?? '';
     this.wire(root);
@@ -97,6 +123,9 @@ export class StudioForm {
     const e = message.estimate;
     if (e?.cannotAfford) this.issues.push(t(e.cannotAfford === 'balance' ? 'cannotAffordBalance' : 'cannotAffordBudget'));
     renderEstimate(this.estimate, e);
+    this.promptSent.textContent = message.promptSent ? t('promptSent', message.promptSent) : '';
+    this.styleNotes = message.styleNotes ?? [];
+    this.styleControls.render(this.form.style, this.styleNotes);
     replaceChildren(
       this.issueList,
       this.issues.map((text) => el('li', {}, [text])),
@@ -132,16 +161,35 @@ export class StudioForm {
     this.status.classList.toggle('error', isError);
   }
 
-  /** "Regenerate": fill in a past request; the person reviews it and presses Generate. */
-  fill(form: FormValues, references: ReferenceView[]): void {
-    this.form = { ...form, references: references.map((r) => r.path) };
+  /** The project's styles, at start and whenever the file changes: fields the person did not set follow the chosen style. */
+  setStyles(view: StylesView): void {
+    this.styleControls.setView(view);
+    this.applyStyle();
+    this.changed();
+  }
+
+  /** "Save as Style…" saved the form: the style now holds its values. */
+  styleSaved(name: string): void {
+    this.form.style = name;
+    this.userSet.clear();
+    this.applyStyle();
+    this.changed();
+  }
+
+  /**
+   * "Regenerate": fill in a past request; the person reviews it and presses Generate. A result made
+   * with a style comes with the values the style had then, and no style chosen (it may have changed).
+   */
+  fill(form: FormValues, references: ReferenceView[], madeWithStyle?: string): void {
+    this.form = { ...form, references: references.map((r) => r.path), style: undefined, fromStyle: undefined };
+    this.userSet = userFields(this.form);
     this.references = references;
     this.prompt.value = form.prompt;
     for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = form[key] ?? '';
     this.render();
     this.syncReferences();
     this.changed(); // kept across a reload, and the estimate follows the filled values
-    this.setStatus(t('filledFromHistory'), false);
+    this.setStatus(madeWithStyle ? t('filledFromStyledResult', madeWithStyle) : t('filledFromHistory'), false);
     this.generateButton.scrollIntoView({ block: 'nearest' });
     this.prompt.focus();
   }
@@ -154,8 +202,23 @@ export class StudioForm {
   /** "Use this model" from the comparison grid. */
   useModel(model: string): void {
     this.form.model = model;
+    this.userSet.add('model');
     this.render();
     this.changed();
+  }
+
+  private pickStyle(name: string | undefined): void {
+    this.form.style = name;
+    this.applyStyle();
+    this.edited('style');
+  }
+
+  /** The chosen style's values into the fields the person has not set. */
+  private applyStyle(): void {
+    applyStyleValues(this.form, this.styleControls.find(this.form.style), this.userSet);
+    this.prompt.value = this.form.prompt;
+    for (const key of Object.keys(this.texts) as TextKey[]) this.texts[key].value = this.form[key] ?? '';
+    this.render();
   }
 
   // ---- building -------------------------------------------------------------------------------
@@ -178,13 +241,14 @@ export class StudioForm {
 
     return el('section', { class: 'form', 'aria-labelledby': 'form-heading' }, [
       el('h2', { id: 'form-heading' }, [t('formHeading')]),
+      this.styleControls.element,
       el('div', { class: 'field' }, [
         el('label', { for: 'model' }, [t('model')]),
         el('div', { class: 'inline' }, [this.model, refresh]),
         this.modelSummary,
         this.modelsError,
       ]),
-      field('prompt', 'prompt', this.prompt),
+      el('div', { class: 'field' }, [el('label', { for: 'prompt' }, [t('prompt')]), this.promptWords, this.prompt, this.promptSent]),
       el('div', { class: 'grid' }, [
         field('n', 'count', this.count),
         ...rows(['resolution', 'aspect_ratio', 'background'], ['resolution', 'aspectRatio', 'background']),
@@ -203,6 +267,7 @@ export class StudioForm {
         el('legend', {}, [t('references')]),
         el('p', { class: 'description' }, [t('referencesHint')]),
         this.referenceList,
+        this.styleReferences,
         el('div', { class: 'inline' }, [this.addButton, this.referenceNote]),
         this.referenceErrors,
       ]),
@@ -261,8 +326,10 @@ export class StudioForm {
     this.modelSummary.textContent = model ? modelSummary(model) : '';
     if (model?.description) append(this.modelSummary, [el('br'), model.description]);
 
+    // A style's value the model does not offer is kept and shown: the host names it as the style's problem.
+    const fromStyle = (field: StyleField) => !!this.form.fromStyle?.includes(field);
     const maxN = model?.maxN ?? 1;
-    if (this.form.n > maxN && model) this.form.n = maxN;
+    if (this.form.n > maxN && model && !fromStyle('n')) this.form.n = maxN;
     fillSelect(
       this.count,
       Array.from({ length: Math.max(maxN, this.form.n) }, (_, i) => String(i + 1)),
@@ -277,13 +344,29 @@ export class StudioForm {
       output_format: model?.formats ?? [],
     };
     for (const key of Object.keys(lists) as OptionKey[]) {
-      if (model && this.form[key] !== undefined && !lists[key].includes(this.form[key])) this.form[key] = undefined;
-      fillSelect(this.selects[key], lists[key], this.form[key], t('defaultOption'));
-      this.selectRows[key].hidden = lists[key].length === 0;
+      const value = this.form[key];
+      if (model && value !== undefined && !lists[key].includes(value) && !fromStyle(key)) this.form[key] = undefined;
+      const values = value !== undefined && !lists[key].includes(value) && fromStyle(key) ? [...lists[key], value] : lists[key];
+      fillSelect(this.selects[key], values, this.form[key], t('defaultOption'));
+      this.selectRows[key].hidden = values.length === 0;
     }
     this.seedNote.textContent = model && !model.supportsSeed ? t('ignoredByModel') : '';
     this.renderParams(model);
     this.syncReferences();
+    this.renderStyle();
+  }
+
+  /** What the chosen style adds: its words around the prompt, its references, and which fields show its values. */
+  private renderStyle(): void {
+    const style = this.styleControls.find(this.form.style);
+    this.styleControls.render(this.form.style, this.styleNotes);
+    const words = style && (style.promptPrefix || style.promptSuffix) ? [style.promptPrefix, '…', style.promptSuffix].filter(Boolean).join(' ') : '';
+    this.promptWords.textContent = words ? t('styleWords', words) : '';
+    this.promptWords.hidden = !words;
+    if (!style) this.promptSent.textContent = '';
+    this.styleReferences.textContent = style?.references.length ? t('styleReferences', style.references.join(', ')) : '';
+    this.styleReferences.hidden = !style?.references.length;
+    markFromStyle(this.element, this.form.fromStyle);
   }
 
   private renderParams(model: ModelInfo | undefined): void {
@@ -327,6 +410,12 @@ export class StudioForm {
   /** A field was edited by the person: its issues may show from now on. */
   private edited(field: FormField): void {
     if (!this.interaction.edited.includes(field)) this.interaction.edited.push(field);
+    // The person's own value from now on: the style no longer decides it.
+    if ((STYLE_FIELDS as readonly string[]).includes(field)) {
+      this.userSet.add(field as StyleField);
+      if (this.form.fromStyle) this.form.fromStyle = this.form.fromStyle.filter((f) => f !== field);
+      markFromStyle(this.element, this.form.fromStyle);
+    }
     this.changed();
   }
 

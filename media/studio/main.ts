@@ -35,6 +35,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     form.setModels(message.models, message.modelsError);
     form.setAccount(message.account);
     form.setReferences(message.references);
+    form.setStyles(message.styles);
     form.setBusy(message.busy);
     gallery.show(message.gallery);
     return;
@@ -74,7 +75,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
       );
       break;
     case 'fillForm':
-      form.fill(message.form, message.references);
+      form.fill(message.form, message.references, message.madeWithStyle);
+      break;
+    case 'styles':
+      form.setStyles(message.styles);
+      break;
+    case 'styleSaved':
+      form.styleSaved(message.name);
       break;
     case 'comparison':
       comparison?.render(message.view);

@@ -8,9 +8,11 @@ import { NotConfiguredError, summarizeError, ValidationError } from '../core/err
 import { SpendingCap } from '../core/spendingCap';
 import { type ImageModel } from '../core/types';
 import { readAgentCaps } from '../host/settings';
-import { type GenerateArgs, requestOf, toGenerateArgs } from '../commands/commandArgs';
+import { type GenerateArgs, styleInputOf, toGenerateArgs } from '../commands/commandArgs';
+import { describeOptions } from '../commands/confirmCost';
 import { generate } from '../commands/generate';
 import { opaqueMessage } from '../commands/jobRunner';
+import { applyStyle, styledJob, styleValues } from '../commands/styles';
 import { type Services } from '../services';
 import { trPlural } from '../core/plural';
 
@@ -31,6 +33,7 @@ export interface GenerateImageInput {
   quality?: string;
   output_format?: string;
   seed?: number;
+  style?: string;
 }
 
 export function registerChatTool(services: Services): vscode.Disposable {
@@ -53,7 +56,9 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
     async prepareInvocation({ input }) {
       try {
         const args = await resolveArgs(services, input);
-        const { model, estimate } = await services.jobs.prepare({ request: requestOf(args), output: { directory: '', pattern: '' } });
+        // The request as it will be sent: the style's words around the prompt, its model and options.
+        const styled = await applyStyle(services, args.style, styleInputOf(args));
+        const { model, estimate } = await services.jobs.prepare(styledJob(styled, { directory: '', pattern: '' }, 'input_references'));
         remember(confirmed, keyOf(args), estimate.reservation);
         const locale = services.locale;
         const message = new vscode.MarkdownString();
@@ -63,9 +68,20 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
           .appendMarkdown('  \n');
         message
           .appendMarkdown(`**${vscode.l10n.t('Prompt')}:** `)
-          .appendText(args.prompt)
+          .appendText(styled.request.prompt)
           .appendMarkdown('  \n');
-        const options = describeOptions(args);
+        if (styled.style) {
+          const references = styled.fromStyle.includes('references') ? styled.style.values.references?.length : 0;
+          message
+            .appendMarkdown(`**${vscode.l10n.t('Style')}:** `)
+            .appendText(
+              references
+                ? trPlural(references, { one: '{0} (with {1} reference image)', other: '{0} (with {1} reference images)' }, styled.style.name, references)
+                : styled.style.name,
+            )
+            .appendMarkdown('  \n');
+        }
+        const options = describeOptions(styled.request);
         if (options)
           message
             .appendMarkdown(`**${vscode.l10n.t('Options')}:** `)
@@ -82,6 +98,11 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
           );
         const balance = services.account.snapshot.balance;
         if (balance !== undefined) message.appendMarkdown('  \n').appendText(vscode.l10n.t('Balance now: {0}.', formatRubles(balance, locale)));
+        for (const note of styled.notes) message.appendMarkdown('  \n').appendText(note);
+        if (styled.confirm)
+          message
+            .appendMarkdown('  \n')
+            .appendText(vscode.l10n.t('The style comes from a workspace that is not trusted: you will be asked again before it is sent.'));
         return {
           invocationMessage: trPlural(estimate.n, { one: 'Generating {0} image with {1}…', other: 'Generating {0} images with {1}…' }, estimate.n, model.id),
           confirmationMessages: {
@@ -143,7 +164,10 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
 /** The input as Generate Image arguments, with a default model when none is given. */
 async function resolveArgs(services: Services, input: GenerateImageInput): Promise<GenerateArgs> {
   if (typeof input !== 'object' || input === null) throw new ValidationError('prompt', vscode.l10n.t('The tool input must be an object with a "prompt".'));
-  const model = typeof input.model === 'string' && input.model.trim() ? input.model.trim() : await defaultModel(services);
+  const given = typeof input.model === 'string' && input.model.trim() ? input.model.trim() : undefined;
+  // Without a model: the style's, else the default.
+  const styleModel = !given && typeof input.style === 'string' ? (await styleValues(input.style))?.model : undefined;
+  const model = given ?? (styleModel ? '' : await defaultModel(services));
   return toGenerateArgs({ ...input, model, prompt: typeof input.prompt === 'string' ? input.prompt.trim() : input.prompt });
 }
 
@@ -162,21 +186,13 @@ function byPrice(a: ImageModel, b: ImageModel): number {
 }
 
 function keyOf(args: GenerateArgs): string {
-  return JSON.stringify(requestOf(args));
+  return JSON.stringify(args);
 }
 
 function remember(map: Map<string, number>, key: string, reservation: number): void {
   map.delete(key);
   map.set(key, reservation);
   while (map.size > MAX_PENDING) map.delete(map.keys().next().value!);
-}
-
-function describeOptions(args: GenerateArgs): string {
-  const fields = ['n', 'resolution', 'aspect_ratio', 'background', 'size', 'quality', 'output_format', 'seed'] as const;
-  return fields
-    .filter((f) => args[f] !== undefined)
-    .map((f) => `${f}=${String(args[f])}`)
-    .join(', ');
 }
 
 /** What went wrong, as a sentence for the model and the person (errors never carry the key). */

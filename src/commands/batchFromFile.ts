@@ -17,17 +17,21 @@ import { recordResult } from '../jobs/history';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
+import { describeLineStyles, styleLines } from './batchStyles';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
 import { FILE_NAME_PATTERN_DEFAULT } from './generate';
 import { resolveOutputFolder } from './outputFolder';
 import { pickModel } from './pickers';
 import { runCommandBody } from './showError';
+import { askStyle } from './styles';
 
 export interface BatchArgs {
   /** Path or file URI of the .txt / .jsonl prompt file. */
   file: string | vscode.Uri;
-  /** Model for lines that name none (required for .txt files run by arguments). */
+  /** Model for lines that name none, nor their style (required for .txt files run by arguments without a style). */
   model?: string;
+  /** Style for lines that name none (a .txt file's one style); .jsonl lines may name their own. */
+  style?: string;
   concurrency?: number;
   outputDirectory?: string;
   /** API only: cancels like the progress notification's Cancel. */
@@ -73,15 +77,22 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
     );
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
   const models = await services.catalog.get();
-  let { lines, issues } = parseBatchFile(text, kind, { model: args.model });
-  if (!lines.length && !issues.length)
+  const title = vscode.l10n.t('Generate Images from {0}', name);
+  const parsed = parseBatchFile(text, kind, {});
+  if (!parsed.lines.length && !parsed.issues.length)
     throw new ValidationError('file', vscode.l10n.t('{0} has no prompts (blank lines and lines starting with # are skipped).', name));
-  // A .txt file names no model: ask for one (arguments must give it).
-  if (interactive && !args.model && !issues.length && lines.some((l) => !l.request.model)) {
-    const model = await pickModel(services, (m) => m.supports_generation, vscode.l10n.t('Generate Images from {0}', name));
-    ({ lines, issues } = parseBatchFile(text, kind, { model: model.id }));
+  // A .txt file is one style (asked for; arguments give it), a .jsonl line may name its own.
+  const style = args.style ?? (interactive && kind === 'txt' && !parsed.issues.length ? await askStyle(services, title, file) : undefined);
+  let { lines, issues } = parseBatchFile(text, kind, { style });
+  let styled = await styleLines(services, file, lines, args.model);
+  // Lines that name no model, nor their style: ask for one (arguments must give it).
+  if (interactive && !args.model && !issues.length && !styled.issues.length && styled.lines.some((l) => !l.request.model)) {
+    const model = await pickModel(services, (m) => m.supports_generation, title, style);
+    styled = await styleLines(services, file, lines, model.id);
   }
-  issues = [...issues, ...validateBatch(lines, models)];
+  lines = styled.lines;
+  if (interactive) for (const note of styled.notes) void vscode.window.showInformationMessage(note);
+  issues = [...issues, ...styled.issues, ...validateBatch(lines, models)];
   if (issues.length) {
     throw new ValidationError(
       'file',
@@ -121,7 +132,9 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
       services,
       combined,
       trPlural(todo.length, { one: 'Generate {0} line of {1}?', other: 'Generate {0} lines of {1}?' }, todo.length, name),
-      skippedNote,
+      [skippedNote, describeLineStyles(todo)].filter(Boolean).join('\n'),
+      // A style of an untrusted workspace never sends on its own.
+      styled.confirm,
     ))
   ) {
     throw new CancelledError(vscode.l10n.t('Not sent: the cost was not confirmed.'));
@@ -237,9 +250,11 @@ function toBatchArgs(args: Record<string, unknown>): BatchArgs {
   }
   if (args.outputDirectory !== undefined && typeof args.outputDirectory !== 'string')
     throw new ValidationError('outputDirectory', '"outputDirectory" must be a folder path.');
+  const style = args.style === undefined ? undefined : toGenerateArgs({ prompt: '', model: '', style: args.style }).style;
   return {
     file,
     model: args.model as string | undefined,
+    ...(style ? { style } : {}),
     concurrency: args.concurrency as number | undefined,
     outputDirectory: args.outputDirectory,
     signal: args.signal instanceof AbortSignal ? args.signal : undefined,

@@ -2,8 +2,14 @@
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../core/errors';
 import { type GenerationRequest } from '../core/types';
+import type { OptionOverrides, StyleInput } from '../jobs/styledRequest';
 
-export interface GenerateArgs extends Omit<GenerationRequest, 'input_references'> {
+/** A request's fields, `null` clearing what a style sets; `model` may be empty when the style names one. */
+export interface GenerateArgs extends OptionOverrides {
+  prompt: string;
+  model: string;
+  /** A style of the workspace's styles file (.gateway-images/styles.json). */
+  style?: string;
   outputDirectory?: string;
 }
 
@@ -22,14 +28,20 @@ export function isArgsObject(value: unknown): value is Record<string, unknown> {
 /** Picks the known fields; type errors are left to validation, which names the field. */
 export function toGenerateArgs(args: Record<string, unknown>): GenerateArgs {
   if (typeof args.prompt !== 'string') throw new ValidationError('prompt', l10n.t('"prompt" must be a text.'));
-  if (typeof args.model !== 'string') throw new ValidationError('model', l10n.t('"model" must be a model id (text).'));
-  const result: GenerateArgs = { prompt: args.prompt, model: args.model };
+  if (args.style !== undefined && (typeof args.style !== 'string' || !args.style.trim())) {
+    throw new ValidationError('style', l10n.t('"style" must be the name of a style of the workspace.'));
+  }
+  const style = typeof args.style === 'string' ? args.style.trim() : undefined;
+  // With a style, the model may be left to it.
+  const model = args.model === undefined && style ? '' : args.model;
+  if (typeof model !== 'string') throw new ValidationError('model', l10n.t('"model" must be a model id (text).'));
+  const result: GenerateArgs = { prompt: args.prompt, model, ...(style ? { style } : {}) };
   for (const field of OPTION_FIELDS) if (args[field] !== undefined) (result as unknown as Record<string, unknown>)[field] = args[field];
   if (args.params !== undefined) {
-    if (typeof args.params !== 'object' || args.params === null || Array.isArray(args.params)) {
+    if (args.params !== null && (typeof args.params !== 'object' || Array.isArray(args.params))) {
       throw new ValidationError('params', l10n.t('"params" must be an object of provider-specific parameters.'));
     }
-    result.params = args.params as GenerationRequest['params'];
+    result.params = args.params as GenerationRequest['params'] | null;
   }
   if (args.outputDirectory !== undefined) {
     if (typeof args.outputDirectory !== 'string') throw new ValidationError('outputDirectory', l10n.t('"outputDirectory" must be a folder path.'));
@@ -38,7 +50,8 @@ export function toGenerateArgs(args: Record<string, unknown>): GenerateArgs {
   return result;
 }
 
-export function requestOf(args: GenerateArgs): GenerationRequest {
-  const { outputDirectory: _dir, ...request } = args;
-  return request;
+/** What the style resolution takes from the arguments: the prompt, the model and the options (references are the caller's). */
+export function styleInputOf(args: GenerateArgs): StyleInput {
+  const { prompt, model, style: _style, outputDirectory: _dir, ...options } = args;
+  return { prompt, model, options };
 }

@@ -16,11 +16,12 @@ import type { ImageJob, PreparedJob } from '../jobs/jobTypes';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { comparisonFeed } from '../studio/comparisonFeed';
-import { type GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
-import { confirmRun, refuseUnaffordable } from './confirmRun';
+import { type GenerateArgs, isArgsObject, styleInputOf, toGenerateArgs } from './commandArgs';
+import { confirmRun, describeStyledRun, refuseUnaffordable } from './confirmRun';
 import { resolveOutputFolder } from './outputFolder';
 import { askPrompt, modelDetail } from './pickers';
 import { runCommandBody } from './showError';
+import { applyStyle, askStyle, showStyleNotes, styledJob } from './styles';
 
 export const COMPARE_FILE_NAME_PATTERN = '{model}-{slug}-{index}';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -49,15 +50,23 @@ export function compareModelsCommand(services: Services, args?: unknown): Promis
   return runCommandBody(services, false, async () => {
     await services.connection.assertReady();
     const title = vscode.l10n.t('Compare Models');
+    const style = await askStyle(services, title);
     const prompt = await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour'));
-    const models = await pickCompareModels(services, prompt, {}, 0);
-    return compareModels(services, { prompt, models }, true);
+    const models = await pickCompareModels(services, prompt, {}, 0, style);
+    return compareModels(services, { prompt, models, ...(style ? { style } : {}) }, true);
   });
 }
 
-/** A multi-select of the models that accept the request; 2 to 6 must be picked. */
-export async function pickCompareModels(services: Services, prompt: string, options: CompareOptions, referenceCount: number): Promise<string[]> {
-  const eligible = eligibleModels(await services.catalog.get(), prompt, options, referenceCount);
+/** A multi-select of the models that accept the request (with the style's options, when one is given); 2 to 6 must be picked. */
+export async function pickCompareModels(
+  services: Services,
+  prompt: string,
+  options: CompareOptions,
+  referenceCount: number,
+  style?: string,
+): Promise<string[]> {
+  const { model: _model, prompt: _prompt, ...styledOptions } = (await applyStyle(services, style, { prompt, options })).request;
+  const eligible = eligibleModels(await services.catalog.get(), prompt, styledOptions, referenceCount);
   if (eligible.length < MIN_COMPARE_MODELS) {
     throw new ValidationError(
       'models',
@@ -110,30 +119,37 @@ async function compareClaimed(services: Services, args: CompareArgs, interactive
   const ids = args.models;
   const images = (args.images ?? []).map(toFilePath);
   const source = images[0];
+  const catalog = await services.catalog.get();
+  const { models: _models, images: _images, signal: _signal, ...rest } = args;
+  // One style, several models: each model's request is the style resolved with that model.
+  const styledByModel = [];
+  for (const id of ids) styledByModel.push(await applyStyle(services, args.style, { ...styleInputOf({ ...rest, model: id }), references: images }));
+  const first = styledByModel[0]!;
+  if (interactive) showStyleNotes(first);
   const directory = source
     ? args.outputDirectory
       ? path.resolve(path.dirname(source), args.outputDirectory)
       : path.dirname(source)
-    : await resolveOutputFolder(args.outputDirectory);
-  const catalog = await services.catalog.get();
-  const { models: _models, images: _images, signal: _signal, ...rest } = args;
+    : args.outputDirectory === undefined && first.output.directory
+      ? first.output.directory
+      : await resolveOutputFolder(args.outputDirectory);
   const jobs: ImageJob[] = [];
-  for (const id of ids) {
-    const model: ImageModel | undefined = catalog.find((m) => m.id === id);
-    const request = await withAspectDefault(requestOf({ ...rest, model: id }), model, source);
-    jobs.push({
-      request,
-      references: images.length ? images : undefined,
-      transport: readSettings().editTransport,
-      output: { directory, pattern: COMPARE_FILE_NAME_PATTERN, sourceName: source ? path.basename(source, path.extname(source)) : undefined },
-    });
+  for (const styled of styledByModel) {
+    const model: ImageModel | undefined = catalog.find((m) => m.id === styled.request.model);
+    // The pattern names the model: a style's pattern would give every model's images the same names.
+    const output = { directory, pattern: COMPARE_FILE_NAME_PATTERN, sourceName: source ? path.basename(source, path.extname(source)) : undefined };
+    const job = styledJob(styled, output, readSettings().editTransport);
+    job.request = await withAspectDefault(job.request, model, source);
+    jobs.push(job);
   }
   // Everything before money: each model's request is validated (field named), references checked.
   const prepared: PreparedJob[] = [];
   for (const job of jobs) prepared.push(await services.jobs.prepare(job));
   const combined = combineEstimates(prepared.map((p) => p.estimate));
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
-  if (!(await confirmRun(services, combined, vscode.l10n.t('Compare {0} models?', ids.length), vscode.l10n.t('Prompt: {0}', args.prompt.slice(0, 200))))) {
+  const promptSent = first.request.prompt;
+  const question = vscode.l10n.t('Compare {0} models?', ids.length);
+  if (!(await confirmRun(services, combined, question, describeStyledRun(first.style?.name, promptSent), first.confirm))) {
     throw new CancelledError(vscode.l10n.t('Not sent: the cost was not confirmed.'));
   }
 
@@ -148,7 +164,7 @@ async function compareClaimed(services: Services, args: CompareArgs, interactive
     formatRubles(combined.reservation, services.locale),
     formatRubleRange(combined.expectedMin, combined.expectedMax, services.locale),
   );
-  comparisonFeed.start({ runId, prompt: args.prompt, estimateText, entries: ids.map((model) => ({ model, status: 'waiting', files: [] })) }, controller);
+  comparisonFeed.start({ runId, prompt: promptSent, estimateText, entries: ids.map((model) => ({ model, status: 'waiting', files: [] })) }, controller);
   if (interactive) await vscode.commands.executeCommand('gatewayImages.openStudio');
   let entries: CompareEntry[] = [];
   try {

@@ -12,9 +12,9 @@ export function refuseUnaffordable(services: Services, affordable: Affordability
   if (!affordable.ok) throw cannotAfford(affordable, requests, services.locale);
 }
 
-/** Asks once when the sum of the reservations is above gatewayImages.confirmCostAbove. */
-export async function confirmRun(services: Services, combined: CombinedEstimate, question: string, note = ''): Promise<boolean> {
-  if (combined.reservation <= readSettings().confirmCostAbove) return true;
+/** Asks once when the sum of the reservations is above gatewayImages.confirmCostAbove (`force`: whatever it is). */
+export async function confirmRun(services: Services, combined: CombinedEstimate, question: string, note = '', force = false): Promise<boolean> {
+  if (!force && combined.reservation <= readSettings().confirmCostAbove) return true;
   const locale = services.locale;
   const reserve = formatRubles(combined.reservation, locale);
   const go = vscode.l10n.t('Send (reserve {0})', reserve);
@@ -33,4 +33,9 @@ export function describeCombined(combined: CombinedEstimate, locale: string): st
     formatRubles(combined.reservation, locale),
     formatRubleRange(combined.expectedMin, combined.expectedMax, locale),
   );
+}
+
+/** The note of a run's confirmation: the style, and the prompt as it is sent. */
+export function describeStyledRun(style: string | undefined, prompt: string): string {
+  return [style && vscode.l10n.t('Style: {0}', style), vscode.l10n.t('Prompt: {0}', prompt.slice(0, 200))].filter(Boolean).join('\n');
 }

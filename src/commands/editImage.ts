@@ -7,10 +7,11 @@ import { ValidationError } from '../core/errors';
 import { readPathSetting, readSettings } from '../host/settings';
 import { aspectDefaultFor, withAspectDefault } from '../jobs/editShape';
 import { type Services } from '../services';
-import { type EditArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { type EditArgs, isArgsObject, styleInputOf, toGenerateArgs } from './commandArgs';
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
+import { applyStyle, askStyle, showStyleNotes, styledJob } from './styles';
 import { trPlural } from '../core/plural';
 
 export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
@@ -28,31 +29,31 @@ export async function editImageCommand(services: Services, first?: unknown, sele
   });
 }
 
-/** Runs an edit; shared by the command, the public API and the studio. */
+/**
+ * Runs an edit; shared by the command, the public API and the studio. The sources are the first
+ * references (a style's follow); results go next to the first source unless the style names a folder.
+ */
 export async function editImage(services: Services, args: EditArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
   const images = args.images.map(toFilePath);
   const source = images[0];
   if (source === undefined) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
-  const directory = args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : path.dirname(source);
-  const pattern = readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, vscode.Uri.file(source)).value;
-  // No aspect ratio chosen: keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
-  const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === args.model);
-  const request = await withAspectDefault(requestOf(withoutImages(args)), model, source);
-  return runJobCommand(
-    services,
-    {
-      request,
-      references: images,
-      transport: readSettings().editTransport,
-      output: { directory, pattern, sourceName: path.basename(source, path.extname(source)) },
-    },
-    { title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), args.model), interactive, openBeside: vscode.Uri.file(source), ...extra },
-  );
-}
-
-function withoutImages(args: EditArgs): Omit<EditArgs, 'images'> {
+  const sourceUri = vscode.Uri.file(source);
   const { images: _images, ...rest } = args;
-  return rest;
+  const styled = await applyStyle(services, args.style, { ...styleInputOf(rest), references: images }, sourceUri);
+  if (interactive) showStyleNotes(styled);
+  const directory = args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : (styled.output.directory ?? path.dirname(source));
+  const pattern = styled.output.pattern ?? readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, sourceUri).value;
+  // No aspect ratio chosen (nor by the style): keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
+  const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === styled.request.model);
+  const job = styledJob(styled, { directory, pattern, sourceName: path.basename(source, path.extname(source)) }, readSettings().editTransport);
+  job.request = await withAspectDefault(job.request, model, source);
+  return runJobCommand(services, job, {
+    title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), styled.request.model),
+    interactive,
+    openBeside: sourceUri,
+    forceConfirm: styled.confirm,
+    ...extra,
+  });
 }
 
 function toEditArgs(args: Record<string, unknown>): EditArgs {
@@ -90,9 +91,11 @@ async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<Ed
     count === 1
       ? vscode.l10n.t('Edit {0}', path.basename(first.fsPath))
       : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
-  const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title);
+  const style = await askStyle(services, title, first);
+  const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title, style);
   const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
   const aspectDefault = await aspectDefaultFor(model, first.fsPath);
-  const options = await reviewOptions(services, model, { model: model.id, prompt }, count, title, aspectDefault);
-  return { ...options, model: model.id, prompt, images };
+  const references = images.map((u) => u.fsPath);
+  const options = await reviewOptions(services, model, { prompt, style, references }, title, aspectDefault);
+  return { ...options, model: model.id, prompt, images, ...(style ? { style } : {}) };
 }

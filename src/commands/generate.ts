@@ -1,12 +1,13 @@
 // Generate Image: from the palette as a multi-step quick pick, or without prompts from arguments.
 import * as vscode from 'vscode';
 import { type Services } from '../services';
-import { type GenerateArgs, isArgsObject, requestOf, toGenerateArgs } from './commandArgs';
+import { type GenerateArgs, isArgsObject, styleInputOf, toGenerateArgs } from './commandArgs';
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
-import { readPathSetting } from '../host/settings';
+import { readPathSetting, readSettings } from '../host/settings';
 import { resolveOutputFolder, workspaceFolderFor } from './outputFolder';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
+import { applyStyle, askStyle, showStyleNotes, styledJob } from './styles';
 
 export const FILE_NAME_PATTERN_DEFAULT = '{date}-{slug}-{model}-{index}';
 
@@ -19,24 +20,32 @@ export function generateCommand(services: Services, args?: unknown): Promise<Com
   return runCommandBody(services, false, async (errorActions) => generate(services, await askGenerateArgs(services), true, { errorActions }));
 }
 
-/** Runs a generation; shared by the command, the public API and the studio. */
+/**
+ * Runs a generation; shared by the command, the public API, the studio and the chat tool. The
+ * style (if any) makes the request; an output folder given as an argument comes before the style's.
+ */
 export async function generate(services: Services, args: GenerateArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
-  const directory = await resolveOutputFolder(args.outputDirectory);
-  const pattern = readPathSetting('fileNamePattern', FILE_NAME_PATTERN_DEFAULT, workspaceFolderFor()?.uri).value;
-  return runJobCommand(
-    services,
-    { request: requestOf(args), output: { directory, pattern } },
-    { title: vscode.l10n.t('Generating with {0}', args.model), interactive, ...extra },
-  );
+  const styled = await applyStyle(services, args.style, styleInputOf(args));
+  if (interactive) showStyleNotes(styled);
+  const directory = args.outputDirectory === undefined && styled.output.directory ? styled.output.directory : await resolveOutputFolder(args.outputDirectory);
+  const pattern = styled.output.pattern ?? readPathSetting('fileNamePattern', FILE_NAME_PATTERN_DEFAULT, workspaceFolderFor()?.uri).value;
+  return runJobCommand(services, styledJob(styled, { directory, pattern }, readSettings().editTransport), {
+    title: vscode.l10n.t('Generating with {0}', styled.request.model),
+    interactive,
+    // A style of an untrusted workspace never sends on its own: the person confirms what it makes.
+    forceConfirm: styled.confirm,
+    ...extra,
+  });
 }
 
 async function askGenerateArgs(services: Services): Promise<GenerateArgs> {
   await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image');
-  const model = await pickModel(services, (m) => m.supports_generation, title);
+  const style = await askStyle(services, title);
+  const model = await pickModel(services, (m) => m.supports_generation, title, style);
   const editor = vscode.window.activeTextEditor;
   const selection = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
   const prompt = await askPrompt(title, selection.trim(), vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour'));
-  const options = await reviewOptions(services, model, { model: model.id, prompt }, 0, title);
-  return { ...options, model: model.id, prompt };
+  const options = await reviewOptions(services, model, { prompt, style }, title);
+  return { ...options, model: model.id, prompt, ...(style ? { style } : {}) };
 }

@@ -11,6 +11,7 @@ import { generate } from './generate';
 import { type CommandResult } from './jobRunner';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { type ErrorActions, showError } from './showError';
+import { askStyle } from './styles';
 
 export interface SelectionResult extends CommandResult {
   /** The text inserted into the document. */
@@ -99,10 +100,11 @@ function argsWithSelection(args: Record<string, unknown>, selected: string): Gen
 async function askArgs(services: Services, selected: string): Promise<GenerateArgs> {
   await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image for Selection');
-  const model = await pickModel(services, (m) => m.supports_generation, title);
+  const style = await askStyle(services, title);
+  const model = await pickModel(services, (m) => m.supports_generation, title, style);
   const prompt = selected || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
-  const options = await reviewOptions(services, model, { model: model.id, prompt }, 0, title);
-  return { ...options, model: model.id, prompt };
+  const options = await reviewOptions(services, model, { prompt, style }, title);
+  return { ...options, model: model.id, prompt, ...(style ? { style } : {}) };
 }
 
 /** Inserts one link per file after `anchor` (on new lines when the selection ends a line). */

@@ -39,7 +39,7 @@ export interface CommandResult {
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
-  const record = new JobHistoryRecord(services.history, { request: job.request, references: job.references, model: job.request.model });
+  const record = new JobHistoryRecord(services.history, { request: job.request, references: job.references, model: job.request.model, style: job.style });
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
     async (progress, token) => {
@@ -62,7 +62,11 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
     },
   );
   const files = result.files.map((f) => vscode.Uri.file(f));
-  if (result.files.length) markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
+  if (result.files.length) {
+    // An edit has a source; a generation's references are a style's.
+    markOnboarding(job.output.sourceName !== undefined ? 'editedOnce' : 'generatedOnce');
+    if (job.style) markOnboarding('styledOnce');
+  }
   await record.finish(result).catch((error: unknown) => services.log.warn(`History: ${String(error)}`));
   void presentResult(services, result, files, options);
   const opaque = result.opaque?.map((f) => vscode.Uri.file(f));

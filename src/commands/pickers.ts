@@ -1,14 +1,17 @@
-// The multi-step quick pick: model, prompt, then a review list of options offered only from the
-// model's own lists, with the estimate shown before anything is sent. Choices are remembered per model.
+// The multi-step quick pick: style, model, prompt, then a review list of options offered only from
+// the model's own lists, with the final prompt and the estimate shown before anything is sent.
+// Choices are remembered per model (not those made under a style, which decides them).
 import * as vscode from 'vscode';
 import { canEdit } from '../core/catalog';
 import { estimateCost, formatRubleRange, formatRubles } from '../core/cost';
-import { CancelledError } from '../core/errors';
+import { CancelledError, ValidationError } from '../core/errors';
 import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
-import type { AspectDefault } from '../jobs/editShape';
+import { type AspectDefault, leavesAspectOpen } from '../jobs/editShape';
+import type { OptionOverrides, StyledRequest } from '../jobs/styledRequest';
 import { type Services } from '../services';
 import { trPlural } from '../core/plural';
+import { applyStyle, styleValues } from './styles';
 
 const CHOICES_KEY = 'gatewayImages.choices';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -30,8 +33,9 @@ export function modelDetail(model: ImageModel, locale: string): { description: s
   };
 }
 
-/** Shows the cached catalog at once; fills in when the background refresh arrives. */
-export async function pickModel(services: Services, filter: (m: ImageModel) => boolean, title: string): Promise<ImageModel> {
+/** Shows the cached catalog at once; fills in when the background refresh arrives. The style's model (else the last one) comes first. */
+export async function pickModel(services: Services, filter: (m: ImageModel) => boolean, title: string, style?: string): Promise<ImageModel> {
+  const lastModel = (await styleValues(style))?.model ?? services.context.globalState.get<string>(LAST_MODEL_KEY);
   const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { model: ImageModel }>();
   quickPick.title = title;
   quickPick.placeholder = vscode.l10n.t('Choose a model');
@@ -40,7 +44,6 @@ export async function pickModel(services: Services, filter: (m: ImageModel) => b
   // Like every later step: a click elsewhere must not cancel. The walkthrough's Generate Image and
   // Edit an Image buttons run the command and then focus their step, which closed the picker at once.
   quickPick.ignoreFocusOut = true;
-  const lastModel = services.context.globalState.get<string>(LAST_MODEL_KEY);
   const fill = (models: ImageModel[]) => {
     const items = models.filter(filter).map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model }));
     quickPick.items = items;
@@ -103,50 +106,78 @@ async function rememberOptions(services: Services, model: ImageModel, options: O
   await services.context.globalState.update(CHOICES_KEY, { ...all, [model.id]: options });
 }
 
-type OptionItem = vscode.QuickPickItem & { action: 'send' | keyof Options };
+type OptionItem = vscode.QuickPickItem & { action: 'send' | 'show' | keyof Options };
 
-/** The review step: every option with its value; choosing one changes it; the first item sends. */
+/** What the review starts from: the prompt, the style it is made with, the caller's own references (edit sources). */
+export interface ReviewBase {
+  prompt: string;
+  style?: string;
+  references?: string[];
+}
+
+/**
+ * The review step: the final prompt (with the style's words), every option with its value and
+ * where it comes from; choosing one changes it; the first item sends. Returns the person's own
+ * choices over the style (`null`: a style's value cleared to the model's default).
+ */
 export async function reviewOptions(
   services: Services,
   model: ImageModel,
-  request: GenerationRequest,
-  referenceCount: number,
+  base: ReviewBase,
   title: string,
   /** Edits: the ratio that keeps the source's shape; it replaces a remembered ratio and says why. */
   aspectDefault?: AspectDefault,
-): Promise<Options> {
-  let options: Options = rememberedOptions(services, model);
-  if (aspectDefault && options.size === undefined) options = { ...options, aspect_ratio: aspectDefault.ratio };
+): Promise<OptionOverrides> {
+  let options: OptionOverrides = base.style ? {} : rememberedOptions(services, model);
+  const resolve = async (): Promise<{ styled?: StyledRequest; problem?: string }> => {
+    try {
+      return { styled: await applyStyle(services, base.style, { prompt: base.prompt, model: model.id, options, references: base.references }) };
+    } catch (error) {
+      if (error instanceof ValidationError) return { problem: error.message };
+      throw error;
+    }
+  };
+  let { styled, problem } = await resolve();
+  // No ratio chosen (nor by the style): keep the shape of the source.
+  if (aspectDefault && options.size === undefined && options.aspect_ratio === undefined && (!styled || leavesAspectOpen(styled.request))) {
+    options = { ...options, aspect_ratio: aspectDefault.ratio };
+    ({ styled, problem } = await resolve());
+  }
   for (;;) {
-    const full = { ...request, ...options };
-    const estimate = estimateCost(model, options.n ?? 1);
-    const issues = collectIssues(full, { models: [model], referenceCount });
+    const full: GenerationRequest = styled?.request ?? { ...ownValues(options), model: model.id, prompt: base.prompt };
+    const fromStyle = styled?.fromStyle ?? [];
+    const estimate = estimateCost(model, full.n ?? 1);
+    const issues = collectIssues(full, { models: [model], referenceCount: styled?.references.length ?? base.references?.length ?? 0 });
     const reserve = formatRubles(estimate.reservation, services.locale);
+    const blocked = problem ?? issues[0]?.message;
+    const item = (label: string, field: keyof Options, note?: string) =>
+      optionItem(
+        label,
+        full[field] as string | number | undefined,
+        field,
+        fromStyle.includes(field) ? [vscode.l10n.t('style {0}', base.style!), note].filter(Boolean).join(' · ') : note,
+      );
     const items: OptionItem[] = [
       {
-        label: issues[0] ? `$(error) ${issues[0].message}` : `$(sparkle) ${vscode.l10n.t('Send (reserve {0})', reserve)}`,
+        label: blocked ? `$(error) ${blocked}` : `$(sparkle) ${vscode.l10n.t('Send (reserve {0})', reserve)}`,
         description: vscode.l10n.t('expected {0}', formatRubleRange(estimate.expectedMin, estimate.expectedMax, services.locale)),
         action: 'send',
       },
       { label: '', kind: vscode.QuickPickItemKind.Separator, action: 'send' },
-      optionItem(vscode.l10n.t('Number of images'), options.n ?? 1, 'n'),
     ];
-    if (model.supported_resolutions.length) items.push(optionItem(vscode.l10n.t('Resolution'), options.resolution, 'resolution'));
+    if (base.style) items.push(...styleItems(base.style, full.prompt, styled));
+    items.push(item(vscode.l10n.t('Number of images'), 'n'));
+    if (model.supported_resolutions.length) items.push(item(vscode.l10n.t('Resolution'), 'resolution'));
     if (model.supported_aspect_ratios.length) {
-      const keepsShape = aspectDefault && options.aspect_ratio === aspectDefault.ratio;
-      items.push(optionItem(vscode.l10n.t('Aspect ratio'), options.aspect_ratio, 'aspect_ratio', keepsShape ? aspectDefault.why : undefined));
+      const keepsShape = aspectDefault && full.aspect_ratio === aspectDefault.ratio && options.aspect_ratio === aspectDefault.ratio;
+      items.push(item(vscode.l10n.t('Aspect ratio'), 'aspect_ratio', keepsShape ? aspectDefault.why : undefined));
     }
-    if (model.supported_background.length) items.push(optionItem(vscode.l10n.t('Background'), options.background, 'background'));
+    if (model.supported_background.length) items.push(item(vscode.l10n.t('Background'), 'background'));
     items.push(
-      optionItem(vscode.l10n.t('Quality'), options.quality, 'quality', model.supported_quality.length ? undefined : vscode.l10n.t('ignored by this model')),
-      optionItem(
-        vscode.l10n.t('Format'),
-        options.output_format,
-        'output_format',
-        model.supported_output_formats.length ? undefined : vscode.l10n.t('ignored by this model'),
-      ),
-      optionItem(vscode.l10n.t('Size'), options.size, 'size'),
-      optionItem(vscode.l10n.t('Seed'), options.seed, 'seed', model.supports_seed ? undefined : vscode.l10n.t('ignored by this model')),
+      item(vscode.l10n.t('Quality'), 'quality', model.supported_quality.length ? undefined : vscode.l10n.t('ignored by this model')),
+      item(vscode.l10n.t('Format'), 'output_format', model.supported_output_formats.length ? undefined : vscode.l10n.t('ignored by this model')),
+      item(vscode.l10n.t('Size'), 'size'),
+      item(vscode.l10n.t('Seed'), 'seed', model.supports_seed ? undefined : vscode.l10n.t('ignored by this model')),
     );
     const picked = await vscode.window.showQuickPick(items, {
       title: `${title} — ${model.id}`,
@@ -154,13 +185,36 @@ export async function reviewOptions(
       ignoreFocusOut: true,
     });
     if (!picked) cancelled();
-    if (picked.action === 'send') {
-      if (issues.length) continue;
-      await rememberOptions(services, model, options);
+    if (picked.action === 'send' && !blocked) {
+      if (!base.style) await rememberOptions(services, model, ownValues(options));
       return options;
     }
-    options = await changeOption(model, options, picked.action);
+    if (picked.action !== 'send' && picked.action !== 'show') {
+      const styleValue = fromStyle.includes(picked.action) ? (full[picked.action] as string | number | undefined) : undefined;
+      options = await changeOption(model, options, picked.action, styleValue);
+      ({ styled, problem } = await resolve());
+    }
   }
+}
+
+/** The style's lines of the review: the prompt as it will be sent, and its reference images. */
+function styleItems(style: string, prompt: string, styled: StyledRequest | undefined): OptionItem[] {
+  const items: OptionItem[] = [{ label: vscode.l10n.t('Prompt sent'), description: vscode.l10n.t('style {0}', style), detail: prompt, action: 'show' }];
+  const references = styled?.style?.values.references ?? [];
+  if (references.length) {
+    const sent = styled!.fromStyle.includes('references');
+    items.push({
+      label: vscode.l10n.t('Style references'),
+      description: `${references.join(', ')} · ${sent ? vscode.l10n.t('sent') : vscode.l10n.t('not sent: the model does not edit')}`,
+      action: 'show',
+    });
+  }
+  return items;
+}
+
+/** The person's own values, with the cleared ones left out. */
+function ownValues(options: OptionOverrides): Options {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== null && v !== undefined));
 }
 
 function optionItem(label: string, value: string | number | undefined, action: keyof Options, note?: string): OptionItem {
@@ -168,10 +222,13 @@ function optionItem(label: string, value: string | number | undefined, action: k
   return { label, description: note ? `${shown} · ${note}` : shown, action };
 }
 
-async function changeOption(model: ImageModel, options: Options, field: keyof Options): Promise<Options> {
+/** A new value for one option; `styleValue`: what the style sets for it (offered back, and "default" then clears it). */
+async function changeOption(model: ImageModel, options: OptionOverrides, field: keyof Options, styleValue?: string | number): Promise<OptionOverrides> {
+  const fromStyle = styleValue !== undefined || options[field] === null;
   const choose = async (values: readonly (string | number)[]) => {
-    const items = [
-      { label: vscode.l10n.t('default'), value: undefined as string | number | undefined },
+    const items: { label: string; value: string | number | null | undefined }[] = [
+      ...(fromStyle ? [{ label: vscode.l10n.t('as the style sets it'), value: undefined }] : []),
+      { label: vscode.l10n.t('default'), value: fromStyle ? null : undefined },
       ...values.map((v) => ({ label: String(v), value: v })),
     ];
     const picked = await vscode.window.showQuickPick(items, { title: field, ignoreFocusOut: true });
@@ -193,21 +250,21 @@ async function changeOption(model: ImageModel, options: Options, field: keyof Op
     case 'size': {
       const size = await vscode.window.showInputBox({
         title: vscode.l10n.t('Size'),
-        value: options.size ?? '',
+        value: String(options.size ?? styleValue ?? ''),
         prompt: vscode.l10n.t('A tier label such as 2K, WIDTHxHEIGHT with the Latin letter x, or auto. Empty for the default.'),
         ignoreFocusOut: true,
       });
-      return size === undefined ? options : { ...options, size: size.trim() || undefined };
+      return size === undefined ? options : { ...options, size: size.trim() || (fromStyle ? null : undefined) };
     }
     case 'seed': {
       const seed = await vscode.window.showInputBox({
         title: vscode.l10n.t('Seed'),
-        value: options.seed?.toString() ?? '',
+        value: String(options.seed ?? styleValue ?? ''),
         prompt: vscode.l10n.t('A whole number for repeatable results. Empty for random.'),
         validateInput: (v) => (v.trim() === '' || /^-?\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('The seed must be a whole number.')),
         ignoreFocusOut: true,
       });
-      return seed === undefined ? options : { ...options, seed: seed.trim() ? Number(seed.trim()) : undefined };
+      return seed === undefined ? options : { ...options, seed: seed.trim() ? Number(seed.trim()) : fromStyle ? null : undefined };
     }
     default:
       return options;

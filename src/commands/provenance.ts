@@ -9,12 +9,16 @@ import { type GenerationRequest } from '../core/types';
 import { PROVENANCE_KEYWORD } from '../jobs/provenance';
 import { type Services } from '../services';
 import { isRecord } from '../core/json';
+import type { StyleRecord } from '../core/styleFile';
+import { stylesRoot } from './styles';
 
 export interface ImageRecord {
   request: GenerationRequest;
-  /** Local source images of an edit (from the history; the PNG chunk holds none). */
+  /** Local reference images as sent (from the history; else a style's, from the PNG chunk). */
   references: string[];
   source: 'png' | 'history';
+  /** The style it was made with: the request holds the values it resolved to then. */
+  style?: StyleRecord;
 }
 
 /** What the commands resolve to (for keybindings and tests): the record the studio was filled with. */
@@ -23,7 +27,7 @@ export type PrefillResult = ImageRecord;
 const VARIATIONS_MAX_N = 4;
 
 /** Opens the Image Studio with its form filled (lent by the composition root: commands do not import the studio). */
-export type OpenStudioWith = (request: GenerationRequest, references: string[]) => Promise<void>;
+export type OpenStudioWith = (request: GenerationRequest, references: string[], madeWithStyle?: string) => Promise<void>;
 
 export function registerProvenance(services: Services, openStudioWith: OpenStudioWith): vscode.Disposable {
   return vscode.Disposable.from(
@@ -57,8 +61,9 @@ async function prefillFrom(
     const { seed: _seed, ...rest } = request;
     request = { ...rest, n: Math.max(1, Math.min(VARIATIONS_MAX_N, maxN)) };
   }
-  await openStudioWith(request, record.references);
-  return { request, references: record.references, source: record.source };
+  // The request as it was sent (the style's values then): the style is named, not applied again.
+  await openStudioWith(request, record.references, record.style?.name);
+  return { request, references: record.references, source: record.source, ...(record.style ? { style: record.style } : {}) };
 }
 
 /** The record of a generated image: its PNG chunk when it has one, else the history entry of the file. */
@@ -69,12 +74,33 @@ export async function readImageRecord(services: Services, file: string): Promise
     try {
       const text = await readPngTextChunk(file, PROVENANCE_KEYWORD);
       const request = text === undefined ? undefined : requestFromProvenance(text);
-      if (request) return { request, references, source: 'png' };
+      if (request) {
+        const style = styleFromProvenance(text!) ?? entry?.style;
+        // An image made elsewhere (a teammate's, through git): the style's references, where the style had them.
+        const sent = entry ? references : styleReferences(style, text!, file);
+        return { request, references: sent, source: 'png', ...(style ? { style } : {}) };
+      }
     } catch (error) {
       services.log.warn(`Could not read the provenance of ${path.basename(file)}: ${summarizeError(error).message}`);
     }
   }
-  return entry ? { request: entry.request, references, source: 'history' } : undefined;
+  return entry ? { request: entry.request, references, source: 'history', ...(entry.style ? { style: entry.style } : {}) } : undefined;
+}
+
+/** The style of a provenance chunk, when it has the shape of one (the file is untrusted). */
+function styleFromProvenance(text: string): StyleRecord | undefined {
+  const style = (JSON.parse(text) as { style?: unknown }).style;
+  if (!isRecord(style) || typeof style.name !== 'string' || typeof style.file !== 'string' || !isRecord(style.values)) return undefined;
+  return { name: style.name, file: style.file, values: style.values };
+}
+
+/** The style's references in the workspace folder of `file`, when the request sent as many references as the style had. */
+function styleReferences(style: StyleRecord | undefined, text: string, file: string): string[] {
+  const listed = style?.values.references;
+  const sent = (JSON.parse(text) as { references?: unknown }).references;
+  const root = stylesRoot(vscode.Uri.file(file));
+  if (!Array.isArray(listed) || root === undefined || sent !== listed.length) return [];
+  return listed.filter((r): r is string => typeof r === 'string').map((r) => path.resolve(root, r));
 }
 
 const TEXT_FIELDS = ['resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background'] as const;

@@ -3,6 +3,7 @@
 // moves; each problem names its line and field. Pure: no vscode import.
 import { createHash } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
+import type { StyleRecord } from './styleFile';
 import { type GenerationRequest } from './types';
 
 export type BatchFileKind = 'txt' | 'jsonl';
@@ -13,6 +14,10 @@ export interface BatchLine {
   request: GenerationRequest;
   /** Identity of the line's request: a changed line is a new line (resume compares it). */
   key: string;
+  /** The style the line names (`style` of a .jsonl line), or the one chosen for the whole file. */
+  style?: string;
+  /** Once its style is applied (jobs/styledRequest.ts): the style's references, output and record. */
+  styled?: { references: string[]; output: { directory?: string; pattern?: string }; record?: StyleRecord };
 }
 
 export interface BatchLineIssue {
@@ -27,9 +32,11 @@ export interface BatchDefaults {
   model?: string;
   /** Options for lines that set none of their own. */
   options?: Omit<GenerationRequest, 'model' | 'prompt' | 'input_references'>;
+  /** Style for lines that name none (a .txt file's). */
+  style?: string;
 }
 
-const STRING_FIELDS = ['model', 'prompt', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background'] as const;
+const STRING_FIELDS = ['model', 'prompt', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background', 'style'] as const;
 const INTEGER_FIELDS = ['n', 'seed', 'output_compression'] as const;
 const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...INTEGER_FIELDS, 'params']);
 
@@ -53,13 +60,15 @@ export function parseBatchFile(text: string, kind: BatchFileKind, defaults: Batc
       if (!trimmed || trimmed.startsWith('#')) return;
       const parsed = kind === 'txt' ? { prompt: trimmed } : parseJsonLine(trimmed, line, issues);
       if (!parsed) return;
-      const request: GenerationRequest = { ...defaults.options, ...parsed, model: parsed.model ?? defaults.model ?? '' } as GenerationRequest;
-      lines.push({ line, request, key: requestKey(request) });
+      const { style, ...fields } = parsed;
+      const request: GenerationRequest = { ...defaults.options, ...fields, model: fields.model ?? defaults.model ?? '' } as GenerationRequest;
+      const lineStyle = style ?? defaults.style;
+      lines.push({ line, request, key: requestKey(request), ...(lineStyle ? { style: lineStyle } : {}) });
     });
   return { lines, issues };
 }
 
-function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): Partial<GenerationRequest> | undefined {
+function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): (Partial<GenerationRequest> & { style?: string }) | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -99,8 +108,8 @@ export function describeBatchIssues(issues: readonly BatchLineIssue[], limit = 1
   return shown.join('\n');
 }
 
-/** A stable digest of the request (field order does not matter). */
-export function requestKey(request: GenerationRequest): string {
+/** A stable digest of the request and its reference files (field order does not matter). */
+export function requestKey(request: GenerationRequest, references: readonly string[] = []): string {
   const sorted = (value: unknown): unknown =>
     value && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(
@@ -110,7 +119,7 @@ export function requestKey(request: GenerationRequest): string {
         )
       : value;
   return createHash('sha256')
-    .update(JSON.stringify(sorted(request)))
+    .update(JSON.stringify(sorted(references.length ? { ...request, references } : request)))
     .digest('hex')
     .slice(0, 16);
 }

@@ -7,8 +7,9 @@ import { collectIssues } from './validation';
 /** Checks every parsed line against the catalog; returns all issues, in line order. */
 export function validateBatch(lines: readonly BatchLine[], models: readonly ImageModel[]): BatchLineIssue[] {
   const issues: BatchLineIssue[] = [];
-  for (const { line, request } of lines) {
-    for (const issue of collectIssues(request, { models, referenceCount: 0 })) issues.push({ line, field: issue.field, message: issue.message });
+  for (const { line, request, styled } of lines) {
+    const referenceCount = styled?.references.length ?? 0;
+    for (const issue of collectIssues(request, { models, referenceCount })) issues.push({ line, field: issue.field, message: issue.message });
   }
   return issues;
 }

@@ -1,14 +1,15 @@
 // Context keys for the Getting Started walkthrough: each step completes when the user has really
-// done it (a verified key is stored, an image was generated or edited, the account menu was used).
+// done it (a verified key is stored, an image was generated or edited, the account menu was used,
+// an image was made with a project style).
 // "Done once" flags are kept in globalState so the walkthrough stays complete after a restart.
 import * as vscode from 'vscode';
 import { type ApiKeyStore } from './secrets';
 
-export type OnboardingFlag = 'generatedOnce' | 'editedOnce' | 'statusBarSeen';
-type Step = 'connect' | 'generate' | 'edit' | 'statusBar';
+export type OnboardingFlag = 'generatedOnce' | 'editedOnce' | 'statusBarSeen' | 'styledOnce';
+type Step = 'connect' | 'generate' | 'edit' | 'statusBar' | 'styles';
 
-const FLAGS: readonly OnboardingFlag[] = ['generatedOnce', 'editedOnce', 'statusBarSeen'];
-const STEP_OF: Readonly<Record<OnboardingFlag, Step>> = { generatedOnce: 'generate', editedOnce: 'edit', statusBarSeen: 'statusBar' };
+const FLAGS: readonly OnboardingFlag[] = ['generatedOnce', 'editedOnce', 'statusBarSeen', 'styledOnce'];
+const STEP_OF: Readonly<Record<OnboardingFlag, Step>> = { generatedOnce: 'generate', editedOnce: 'edit', statusBarSeen: 'statusBar', styledOnce: 'styles' };
 const WALKTHROUGH_ID = 'gatewayImages.gettingStarted';
 const stateKey = (flag: OnboardingFlag) => `gatewayImages.onboarding.${flag}`;
 const markedKey = (step: Step) => `gatewayImages.onboarding.marked.${step}`;

@@ -6,6 +6,7 @@ import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError, refusedBeforeSending } from '../core/errors';
 import type { BatchTag, JobDetails, RecordedResult } from './history';
 import { type ImageJobService } from './imageJobs';
+import type { ImageJob } from './jobTypes';
 import type { ResultsIndex } from './resultsIndex';
 import { runBounded } from './pool';
 
@@ -123,11 +124,20 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
   const history = options.history;
   const batch = history && batchTag(history.promptFile, line);
   try {
-    const result = await options.jobs.run({ request: line.request, output: options.output, batch }, { signal: options.signal, confirmedReservation });
+    const { references = [], output, record: style } = line.styled ?? {};
+    const job: ImageJob = {
+      request: line.request,
+      ...(references.length ? { references } : {}),
+      // A line's style may name its own folder and pattern.
+      output: { directory: output?.directory ?? options.output.directory, pattern: output?.pattern ?? options.output.pattern },
+      batch,
+      ...(style ? { style } : {}),
+    };
+    const result = await options.jobs.run(job, { signal: options.signal, confirmedReservation });
     // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again.
     if (history)
       await history
-        .record({ request: line.request, model: result.model, batch }, result)
+        .record({ request: line.request, model: result.model, batch, ...(references.length ? { references } : {}), ...(style ? { style } : {}) }, result)
         .catch((error: unknown) => history.warn(`Line ${line.line} was not recorded in the results journal: ${String(error)}`));
     const files = [...result.files, ...(result.recovered?.files ?? [])];
     return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub, ...(result.recovered ? { recovered: true } : {}) };

@@ -66,9 +66,11 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
         const history = run.history;
         // Paid: recorded even when every image went to the recovery folder.
         if (history)
-          await recordResult(history.store, { request: job.request, references: job.references, model: result.model, comparison: history.runId }, result).catch(
-            (error: unknown) => history.warn(`${job.request.model} was not recorded in the results journal: ${String(error)}`),
-          );
+          await recordResult(
+            history.store,
+            { request: job.request, references: job.references, model: result.model, comparison: history.runId, style: job.style },
+            result,
+          ).catch((error: unknown) => history.warn(`${job.request.model} was not recorded in the results journal: ${String(error)}`));
         update(index, { status: 'done', files: [...result.files, ...(result.recovered?.files ?? [])], costRub: result.usage?.cost_rub, ms: now() - started });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

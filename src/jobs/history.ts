@@ -219,7 +219,7 @@ function toSummary(value: unknown): ResultSummary | undefined {
 }
 
 /** What a job tells the history about itself; the rest comes from its result. */
-export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison'>;
+export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison' | 'style'>;
 
 /** The parts of a job's result that the history keeps. */
 export interface RecordedResult {

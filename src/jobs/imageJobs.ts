@@ -101,7 +101,7 @@ export class ImageJobService {
         );
       }
     } else if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
-      const confirmed = await this.deps.confirm({ model, request: job.request, estimate });
+      const confirmed = await this.deps.confirm({ model, request: job.request, estimate, style: job.style });
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }
     if (options.signal?.aborted) throw new CancelledError();

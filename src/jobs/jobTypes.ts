@@ -6,6 +6,7 @@ import type { FundsScope, GatewayError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import type { ReferenceFile } from '../core/requestBodies';
 import type { SpendingCap } from '../core/spendingCap';
+import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 
 export type EditTransport = 'input_references' | 'multipart';
@@ -24,6 +25,8 @@ export interface ImageJob {
   };
   /** A line of a prompt file: written into the PNG provenance, so a re-run finds it without the history. */
   batch?: { file: string; line: number; key: string };
+  /** The style the request was made with, and the values it resolved to (provenance, history, the confirmation). */
+  style?: StyleRecord;
 }
 
 /** The paid calls a job makes. Each calls `options.onPaidAnswer` once a success answer arrives, before any image. */
@@ -37,6 +40,7 @@ export interface ConfirmRequest {
   model: ImageModel;
   request: GenerationRequest;
   estimate: CostEstimate;
+  style?: StyleRecord;
 }
 
 export type JobEvent =

@@ -1,12 +1,13 @@
 // The request a saved PNG was made with, as the job writes it into the file. No vscode import.
 import * as path from 'node:path';
+import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest } from '../core/types';
 import type { ImageJob } from './jobTypes';
 
 /** Keyword of the PNG iTXt chunk that holds a ProvenanceRecord as JSON. */
 export const PROVENANCE_KEYWORD = 'gateway-images';
 
-/** What a saved image was made with: enough to make it again (no reference data, no paths). */
+/** What a saved image was made with: enough to make it again (no reference data; paths only as a style writes them). */
 export interface ProvenanceRecord {
   generator: 'gateway-images';
   version: 1;
@@ -22,6 +23,8 @@ export interface ProvenanceRecord {
   index: number;
   /** A line of a prompt file: its name (not its folder), line and request key, so a re-run finds it. */
   batch?: { file: string; line: number; key: string };
+  /** The style it was made with and the values the style had then (its references relative to the workspace). */
+  style?: StyleRecord;
 }
 
 export function provenanceRecord(job: ImageJob, model: string, index: number, date: Date): ProvenanceRecord {
@@ -38,5 +41,6 @@ export function provenanceRecord(job: ImageJob, model: string, index: number, da
     ...(references ? { references } : {}),
     index,
     ...(job.batch ? { batch: { ...job.batch, file: path.basename(job.batch.file) } } : {}),
+    ...(job.style ? { style: job.style } : {}),
   };
 }

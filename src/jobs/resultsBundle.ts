@@ -5,6 +5,6 @@ export { JournalAppender, readJournal } from './journalFile';
 export { journalLine, ResultsIndex } from './resultsIndex';
 export { existsWith, filesIn, findLinesByProvenance } from './batchProvenance';
 export { ThumbnailCache } from '../core/thumbnailCache';
-export { batchFileKind, describeBatchIssues, parseBatchFile } from '../core/batchFile';
+export { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../core/batchFile';
 export { planResume, runBatch, skipFoundByProvenance, summarize } from './batch';
 export { batchReport, reportPathFor, skippedSummary } from './batchReport';

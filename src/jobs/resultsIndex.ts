@@ -3,6 +3,7 @@
 // A result's summary (what the lookups need) is read when the journal is opened; its details (the
 // request with its prompt, references, balance) stay text until a result is asked for whole.
 // A change reports the gallery splices it makes, so the studio posts only what changed. No vscode import.
+import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest } from '../core/types';
 
 export interface HistoryEntry {
@@ -23,6 +24,8 @@ export interface HistoryEntry {
   comparison?: string;
   /** Paid images that could not be placed into the workspace: they wait in the recovery folder. */
   recovered?: { manifestPath?: string; files: string[] };
+  /** The style it was made with and the values the style had then. */
+  style?: StyleRecord;
 }
 
 /** What the lookups need of a result; the rest is read from the journal's text when asked for. */

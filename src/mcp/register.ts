@@ -114,6 +114,8 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
       if (event.affectsConfiguration('gatewayImages') || event.affectsConfiguration('http.proxy')) changed.fire();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
+    // The workspace's styles may send once it is trusted.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => changed.fire()),
   ];
 
   return {
@@ -159,6 +161,7 @@ function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: 
     // The extension's recovery folder: "Recover Unsaved Images" finds what the server could not place.
     [ENV.recoveryDir]: services.recoveryDir,
     GATEWAY_IMAGES_EMBED_PROVENANCE: readSettings().embedProvenance ? '1' : '0',
+    [ENV.workspaceTrusted]: vscode.workspace.isTrusted ? '1' : '0',
   };
   // The server confines outputs to the workspace: only a relative output folder is passed on.
   if (!path.isAbsolute(output.value) && !/^~[/\\]/.test(output.value)) env[ENV.outputDirectory] = output.value;

@@ -9,7 +9,7 @@ import { type Services } from '../services';
 import { type ComparisonView, type CompareFromWebviewMessage } from './compareProtocol';
 import { comparisonFeed, type ComparisonState } from './comparisonFeed';
 import { checkReference } from './files';
-import { toRequest } from './view';
+import { formArgs } from './view';
 
 export function toComparisonView(state: ComparisonState, src: (file: string) => string, locale: string): ComparisonView {
   return {
@@ -45,13 +45,19 @@ export async function handleCompareMessage(services: Services, message: CompareF
           if (!check.ok) throw new Error(check.reason);
           images.push(check.path);
         }
-        // Provider parameters belong to one model: a comparison leaves them out.
-        const { model: _model, params: _params, ...options } = toRequest(message.form);
-        const models = await pickCompareModels(services, options.prompt, options, images.length);
-        await compareModels(services, { ...options, models, images }, true);
+        // Provider parameters belong to one model: a comparison leaves them out (and each model is the style's choice no more).
+        const { model: _model, params: _params, style, ...options } = formArgs(message.form);
+        const { prompt, ...compared } = options;
+        const models = await pickCompareModels(services, prompt, ownOptions(compared), images.length, style);
+        await compareModels(services, { ...options, models, images, ...(style ? { style } : {}) }, true);
       } catch (error) {
         void showError(services, error);
       }
       return;
   }
+}
+
+/** The options the person set (a field cleared against the style is no option). */
+function ownOptions<T extends object>(options: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]: Exclude<T[K], null> };
 }

@@ -11,7 +11,7 @@ import type { GalleryActionMessage } from './protocol';
 /** What the panel does for an action that goes back to the page. */
 export interface GalleryActionTarget {
   addReferences(requestId: number, paths: string[]): Promise<void>;
-  fillForm(request: GenerationRequest, references: string[]): Promise<void>;
+  fillForm(request: GenerationRequest, references: string[], madeWithStyle?: string): Promise<void>;
 }
 
 export async function runGalleryAction(
@@ -50,7 +50,7 @@ export async function runGalleryAction(
       await target.addReferences(requestId, [file]);
       return;
     case 'regenerate':
-      await target.fillForm(entry.request, entry.references ?? []);
+      await target.fillForm(entry.request, entry.references ?? [], entry.style?.name);
       return;
     case 'delete':
       return deleteResult(services, file);

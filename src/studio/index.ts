@@ -17,9 +17,9 @@ function load(): StudioHost {
   return studioHost;
 }
 
-/** Opens the Image Studio with its form filled from `request` (regenerate, variations). Never sends. */
-export function openStudioWith(services: Services, request: GenerationRequest, references: string[] = []): Promise<void> {
-  load().StudioPanel.showWith(services, { request, references });
+/** Opens the Image Studio with its form filled from `request` (regenerate, variations; `madeWithStyle`: said, not applied again). Never sends. */
+export function openStudioWith(services: Services, request: GenerationRequest, references: string[] = [], madeWithStyle?: string): Promise<void> {
+  load().StudioPanel.showWith(services, { request, references, madeWithStyle });
   return Promise.resolve();
 }
 

@@ -3,6 +3,7 @@
 // Every message from the page is untrusted: the host checks each one (protocolValidation.ts).
 
 import type { CompareFromWebviewMessage, ComparisonMessage } from './compareProtocol';
+import type { StyleFromWebviewMessage, StyleSavedMessage, StylesMessage, StylesView } from './styleProtocol';
 
 /** viewType of the panel (also in package.json's onWebviewPanel activation event). */
 export const STUDIO_VIEW_TYPE = 'gatewayImages.studio';
@@ -50,7 +51,27 @@ export interface FormValues {
   params: Record<string, string>;
   /** File system paths of the reference images (given by the host). */
   references: string[];
+  /** A project style: its words go around the prompt, its references after these, its values fill the fields. */
+  style?: string;
+  /** Fields that show the style's value (not the person's): the style decides them. An emptied field not listed clears the style's value. */
+  fromStyle?: StyleField[];
 }
+
+/** The fields a style may fill. */
+export const STYLE_FIELDS = [
+  'model',
+  'n',
+  'resolution',
+  'aspect_ratio',
+  'background',
+  'quality',
+  'output_format',
+  'size',
+  'seed',
+  'output_compression',
+  'params',
+] as const;
+export type StyleField = (typeof STYLE_FIELDS)[number];
 
 /** The form's fields as the person edits them (issues are matched to them). */
 export const FORM_FIELDS = [
@@ -67,6 +88,7 @@ export const FORM_FIELDS = [
   'output_compression',
   'params',
   'references',
+  'style',
 ] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
@@ -159,6 +181,7 @@ export interface InitMessage {
   /** The page's saved references, checked again and with fresh URIs. */
   references: ReferenceView[];
   busy: boolean;
+  styles: StylesView;
 }
 
 export interface ModelsMessage {
@@ -218,6 +241,10 @@ export interface EvaluationMessage {
   estimate?: EstimateView;
   /** An edit without a chosen aspect ratio: the ratio it will ask for, and why. */
   aspectDefault?: AspectDefaultView;
+  /** With a style: the prompt as it will be sent (its words around the person's). */
+  promptSent?: string;
+  /** With a style: what it does not apply here, and why (translated). */
+  styleNotes?: string[];
 }
 
 export interface AspectDefaultView {
@@ -255,6 +282,8 @@ export interface FillFormMessage {
   type: 'fillForm';
   form: FormValues;
   references: ReferenceView[];
+  /** The result was made with this style: the form holds the values it had then, with no style chosen. */
+  madeWithStyle?: string;
 }
 
 export type ToWebviewMessage =
@@ -269,7 +298,9 @@ export type ToWebviewMessage =
   | BusyMessage
   | GenerateDoneMessage
   | FillFormMessage
-  | ComparisonMessage;
+  | ComparisonMessage
+  | StylesMessage
+  | StyleSavedMessage;
 
 // ---- page -> host ---------------------------------------------------------------------------
 
@@ -365,4 +396,5 @@ export type FromWebviewMessage =
   | GalleryPageRequest
   | ThumbnailsRequest
   | GalleryShownMessage
-  | CompareFromWebviewMessage;
+  | CompareFromWebviewMessage
+  | StyleFromWebviewMessage<FormValues>;

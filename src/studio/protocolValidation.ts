@@ -5,6 +5,8 @@ import {
   GALLERY_ACTIONS,
   LIMITS,
   PASTE_MEDIA_TYPES,
+  STYLE_FIELDS,
+  type StyleField,
   type FormField,
   type FormInteraction,
   type FormValues,
@@ -13,6 +15,7 @@ import {
   type PasteMediaType,
 } from './protocol';
 import { parseCompareMessage } from './compareProtocol';
+import { parseStyleMessage } from './styleProtocol';
 import { isRecord } from '../core/json';
 
 type Json = Record<string, unknown>;
@@ -52,7 +55,7 @@ function hasOnlyKeys(value: Json, keys: readonly string[]): boolean {
 const OPTIONAL_FORM_TEXT = ['resolution', 'aspect_ratio', 'background', 'quality', 'output_format', 'size', 'seed', 'output_compression'] as const;
 
 export function parseFormValues(value: unknown): FormValues | undefined {
-  if (!isRecord(value) || !hasOnlyKeys(value, FORM_FIELDS)) return undefined;
+  if (!isRecord(value) || !hasOnlyKeys(value, [...FORM_FIELDS, 'fromStyle'])) return undefined;
   if (!isText(value.model, LIMITS.id) || !isText(value.prompt, LIMITS.prompt)) return undefined;
   if (typeof value.n !== 'number' || !Number.isInteger(value.n) || value.n < 1 || value.n > 10) return undefined;
   for (const key of OPTIONAL_FORM_TEXT) if (!isOptionalText(value[key], LIMITS.value)) return undefined;
@@ -70,6 +73,15 @@ export function parseFormValues(value: unknown): FormValues | undefined {
     references: [...value.references],
   };
   for (const key of OPTIONAL_FORM_TEXT) if (value[key] !== undefined) form[key] = value[key] as string;
+  if (value.style !== undefined) {
+    if (!isText(value.style, LIMITS.id) || !value.style) return undefined;
+    form.style = value.style;
+  }
+  if (value.fromStyle !== undefined) {
+    const fields = value.fromStyle;
+    if (!Array.isArray(fields) || fields.length > STYLE_FIELDS.length || !fields.every((f) => STYLE_FIELDS.includes(f as StyleField))) return undefined;
+    form.fromStyle = [...new Set(fields as StyleField[])];
+  }
   return form;
 }
 
@@ -150,7 +162,7 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       return { type: 'galleryShown', at, cards, total };
     }
     default:
-      return parseCompareMessage(value, parseFormValues, LIMITS.id);
+      return parseCompareMessage(value, parseFormValues, LIMITS.id) ?? parseStyleMessage(value, parseFormValues);
   }
 }
 

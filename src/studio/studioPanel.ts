@@ -20,13 +20,16 @@ import { comparisonFeed } from './comparisonFeed';
 import { handleCompareMessage, toComparisonView } from './compareView';
 import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';
-import { evaluateForm, toAccountView, toFormValues, toModelInfo, toRequest } from './view';
+import { evaluateForm, formArgs, toAccountView, toFormValues, toModelInfo } from './view';
+import { handleStyleMessage, styledForm, stylesView, watchStyles } from './studioStyles';
 import { GalleryFeed } from './galleryFeed';
 
 /** A request to show in the form (and its local reference images, for edits). */
 export interface StudioFill {
   request: GenerationRequest;
   references: string[];
+  /** The style the result was made with: the form holds the values it resolved to then, with no style chosen. */
+  madeWithStyle?: string;
 }
 
 export class StudioPanel {
@@ -101,7 +104,12 @@ export class StudioPanel {
         }),
       ),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.allowShownFolders(true)),
+      watchStyles(() => void this.postStyles()),
     );
+  }
+
+  private async postStyles(): Promise<void> {
+    if (this.pageReady) this.post({ type: 'styles', styles: await stylesView() });
   }
 
   /**
@@ -157,6 +165,7 @@ export class StudioPanel {
           gallery,
           references: views,
           busy: !!this.running,
+          styles: await stylesView(),
         });
         await this.flushFill();
         this.postComparison();
@@ -173,6 +182,7 @@ export class StudioPanel {
           services.locale,
           message.requestId,
           message.interaction,
+          await styledForm(services, message.form, message.form.references),
         );
         const aspectDefault = await aspectHint(message.form, services.catalog.peek());
         this.post(aspectDefault ? { ...evaluation, aspectDefault } : evaluation);
@@ -216,7 +226,7 @@ export class StudioPanel {
       case 'galleryAction':
         return runGalleryAction(this.services, message, {
           addReferences: (requestId, paths) => this.addReferences(requestId, paths),
-          fillForm: (request, references) => this.fillForm(request, references),
+          fillForm: (request, references, madeWithStyle) => this.fillForm(request, references, madeWithStyle),
         });
       case 'galleryPage':
         return this.gallery.page(message);
@@ -228,6 +238,17 @@ export class StudioPanel {
       case 'cancelCompare':
       case 'useModel':
         return handleCompareMessage(services, message);
+      case 'saveStyle': {
+        const name = await handleStyleMessage(services, message);
+        if (name) {
+          await this.postStyles();
+          this.post({ type: 'styleSaved', requestId: message.requestId, name });
+        }
+        return;
+      }
+      case 'editStyles':
+        await handleStyleMessage(services, message);
+        return;
     }
   }
 
@@ -244,7 +265,7 @@ export class StudioPanel {
     try {
       const { views, rejected } = await this.referenceViews(form.references);
       if (rejected.length) throw new Error(rejected.join(' '));
-      const args = toRequest(form);
+      const args = formArgs(form);
       const images = views.map((v) => v.path);
       const result = images.length
         ? await editImage(services, { ...args, images }, true, { signal: controller.signal, errorActions })
@@ -270,11 +291,11 @@ export class StudioPanel {
     const fill = this.pendingFill;
     if (!fill) return;
     this.pendingFill = undefined;
-    await this.fillForm(fill.request, fill.references);
+    await this.fillForm(fill.request, fill.references, fill.madeWithStyle);
   }
 
   /** The page's form is filled from a request; the person reviews it and sends. */
-  private async fillForm(request: GenerationRequest, references: string[]): Promise<void> {
+  private async fillForm(request: GenerationRequest, references: string[], madeWithStyle?: string): Promise<void> {
     const { views } = await this.referenceViews(references);
     this.post({
       type: 'fillForm',
@@ -283,6 +304,7 @@ export class StudioPanel {
         views.map((v) => v.path),
       ),
       references: views,
+      ...(madeWithStyle ? { madeWithStyle } : {}),
     });
   }
 

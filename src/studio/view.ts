@@ -9,8 +9,10 @@ import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAft
 import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
 import type { GallerySlot, ResultsIndex } from '../jobs/resultsIndex';
+import type { GenerateArgs } from '../commands/commandArgs';
 import {
   FORM_FIELDS,
+  STYLE_FIELDS,
   type AccountView,
   type EvaluationMessage,
   type FormField,
@@ -113,6 +115,24 @@ function passthroughValue(text: string): string | number | boolean {
   return text;
 }
 
+/**
+ * What the person chose in a form, as command arguments. With a style, a field that shows the
+ * style's value is left to the style (read again from its file), and a field they emptied clears it.
+ */
+export function formArgs(form: FormValues): GenerateArgs {
+  const request = toRequest(form);
+  if (!form.style) return request;
+  const fromStyle = new Set<string>(form.fromStyle ?? []);
+  const args: GenerateArgs = { ...request, style: form.style, model: fromStyle.has('model') ? '' : request.model };
+  const fields = args as unknown as Record<string, unknown>;
+  for (const field of STYLE_FIELDS) {
+    if (field === 'model') continue;
+    if (fromStyle.has(field)) delete fields[field];
+    else if (fields[field] === undefined) fields[field] = null;
+  }
+  return args;
+}
+
 /** The form of a past request ("regenerate"). */
 export function toFormValues(request: GenerationRequest, references: string[]): FormValues {
   const text = (v: number | undefined) => (v === undefined ? undefined : String(v));
@@ -156,7 +176,17 @@ export function visibleIssues(issues: readonly Issue[], interaction: FormInterac
   return { issues: shown, hiddenIssues, hint: hiddenIssues > 0 && shown.length === 0 ? l10n.t('Choose a model and write a prompt') : undefined };
 }
 
-/** Issues of the form (collectIssues) and the estimate against the account's known funds. */
+/** A form with a style, as the one resolution made it: the request to send, or the style's problem. */
+export interface StyledForm {
+  request: GenerationRequest;
+  referenceCount: number;
+  /** The prompt as it will be sent (the style's words around the person's). */
+  promptSent: string;
+  problem?: Issue;
+  notes: string[];
+}
+
+/** Issues of the form (collectIssues; a style's problem first) and the estimate against the account's known funds. */
 export function evaluateForm(
   form: FormValues,
   models: readonly ImageModel[],
@@ -164,13 +194,19 @@ export function evaluateForm(
   locale: string,
   requestId: number,
   interaction: FormInteraction = { edited: [], submitted: true },
+  styled?: StyledForm,
 ): EvaluationMessage {
-  const request = toRequest(form);
-  const all = collectIssues(request, { models, referenceCount: form.references.length }).map(({ field, message }) => ({ field, message }));
+  const request = styled?.request ?? toRequest(form);
+  const referenceCount = styled?.referenceCount ?? form.references.length;
+  const all = [
+    ...(styled?.problem ? [styled.problem] : []),
+    ...collectIssues(request, { models, referenceCount }).map(({ field, message }) => ({ field, message })),
+  ];
   const { issues, hiddenIssues, hint } = visibleIssues(all, interaction);
+  const styleParts = styled && !styled.problem ? { promptSent: styled.promptSent, styleNotes: styled.notes } : {};
   const model = models.find((m) => m.id === request.model);
-  if (!model) return { type: 'evaluation', requestId, issues, hiddenIssues, hint };
-  const estimate = estimateCost(model, form.n);
+  if (!model) return { type: 'evaluation', requestId, issues, hiddenIssues, hint, ...styleParts };
+  const estimate = estimateCost(model, request.n ?? 1);
   const funds = { balance: account.balance, budget: account.budget };
   const after = fundsAfter(funds, estimate.reservation);
   // The form is refused only on current figures of this key (the job checks again before sending).
@@ -184,6 +220,7 @@ export function evaluateForm(
     issues,
     hiddenIssues,
     hint,
+    ...styleParts,
     estimate: {
       reservationText: formatRubles(estimate.reservation, locale),
       expectedText: formatRubleRange(estimate.expectedMin, estimate.expectedMax, locale),

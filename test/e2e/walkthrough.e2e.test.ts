@@ -23,6 +23,7 @@ import {
   typeInQuickInput,
   waitFor,
   waitForNotification,
+  waitForQuickItems,
 } from './workbench';
 const nls = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
@@ -33,7 +34,7 @@ interface WalkthroughStep {
 const walkthrough =
   (readManifest() as unknown as { contributes: { walkthroughs: { id: string; steps: WalkthroughStep[] }[] } }).contributes.walkthroughs[0] ??
   assert.fail('package.json contributes no walkthrough');
-const STEPS = ['connect', 'generate', 'edit', 'statusBar'] as const;
+const STEPS = ['connect', 'generate', 'edit', 'statusBar', 'styles'] as const;
 type Step = (typeof STEPS)[number];
 type States = Record<Step, boolean>;
 
@@ -127,7 +128,7 @@ async function answerInputBox(page: Page, placeholder: string, text: string): Pr
 
 describe('Getting Started walkthrough, clicked through (e2e)', () => {
   let opened: OpenedWorkbench | undefined;
-  const none: States = { connect: false, generate: false, edit: false, statusBar: false };
+  const none: States = { connect: false, generate: false, edit: false, statusBar: false, styles: false };
 
   /** The test's state, with the walkthrough open (its editor stays between tests), and the steps' states then. */
   async function prepare(state: TestState): Promise<States> {
@@ -140,11 +141,11 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
   }
 
   /** Runs a step's real action and checks that this step, and only it, turns checked. */
-  async function completes(step: Step, before: States, action: () => Promise<void>): Promise<void> {
+  async function completes(step: Step, before: States, action: () => Promise<void>, alsoDone: Step[] = []): Promise<void> {
     assert.strictEqual(before[step], false, `the ${step} step was done before the test did it`);
     await action();
     await showWalkthrough(opened!.page);
-    await waitForStates(opened!.page, { ...before, [step]: true });
+    await waitForStates(opened!.page, { ...before, [step]: true, ...Object.fromEntries(alsoDone.map((s) => [s, true])) });
   }
 
   before(async () => {
@@ -169,6 +170,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
         ['generate', ['onContext:gatewayImages.generatedOnce']],
         ['edit', ['onContext:gatewayImages.editedOnce']],
         ['statusBar', ['onContext:gatewayImages.statusBarSeen']],
+        ['styles', ['onContext:gatewayImages.styledOnce']],
       ],
     );
   });
@@ -232,6 +234,38 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
       await page.keyboard.press('Escape');
     });
     await screenshot(page, 'walkthrough-completed');
+  });
+
+  it("styles: a styles file in the workspace, the step's Generate with a Style button, the style, model, prompt, send", async () => {
+    const before = await prepare({ key: 'unlimited' });
+    const { page, workspace } = opened!;
+    const styles = path.join(workspace, '.gateway-images', 'styles.json');
+    fs.mkdirSync(path.dirname(styles), { recursive: true });
+    fs.writeFileSync(styles, JSON.stringify({ styles: { walkthrough: { model: 'sketch-mini', promptSuffix: ', pencil sketch', outputFolder: 'styled' } } }));
+    const dir = path.join(workspace, 'styled');
+    try {
+      // A styled image is also a generated one: that step completes too when it was still open.
+      await completes(
+        'styles',
+        before,
+        async () => {
+          await clickStepButton(page, 'styles', 'Generate with a Style');
+          await pickQuickItem(page, 'walkthrough', 30_000);
+          // The model step by its own rows: the style's row names sketch-mini too, and an Enter that
+          // reached the closing style step (or the model step before its catalog) would be lost.
+          await waitForQuickItems(page, (items) => items.some((i) => i.label === 'sketch-mini'), 'the model step', 30_000);
+          await pickQuickItem(page, 'sketch-mini', 30_000);
+          await answerInputBox(page, 'A lighthouse on a cliff', 'A styled image');
+          await pickQuickItem(page, /Send \(reserve/, 15_000);
+          await waitFor(() => images(dir).length === 1, 30_000, "the file in the style's folder");
+          await waitForNotification(opened!, /Saved 1 image to styled/, 30_000);
+        },
+        ['generate'],
+      );
+    } finally {
+      // The other steps' pickers must not meet a Style step.
+      fs.rmSync(path.dirname(styles), { recursive: true, force: true });
+    }
   });
 
   it("the steps' own buttons keep their pickers open (the walkthrough focuses its step after the command)", async () => {

@@ -58,7 +58,7 @@ describe('MCP server provider', function () {
       const { tools } = await client.listTools();
       assert.deepStrictEqual(
         tools.map((t) => t.name),
-        ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account'],
+        ['list_models', 'list_styles', 'estimate_cost', 'generate_image', 'edit_image', 'get_account'],
       );
       const before = (await paidRequests()).length;
       const estimate = (await client.callTool({ name: 'estimate_cost', arguments: { model: 'aurora-1' } })) as {

@@ -5,7 +5,17 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, assertUserSpendingLimitsHold, closeAllEditors, prepareSuite, waitUntil, WORKSPACE_LIMITS, workspaceRoot } from './support';
+import {
+  EXTENSION_ID,
+  assertUserSpendingLimitsHold,
+  closeAllEditors,
+  paidRequests,
+  prepareSuite,
+  rejectionOf,
+  waitUntil,
+  WORKSPACE_LIMITS,
+  workspaceRoot,
+} from './support';
 
 interface Result {
   files: vscode.Uri[];
@@ -24,6 +34,7 @@ describe('Untrusted workspace (Workspace Trust on)', function () {
   afterEach(async () => {
     await closeAllEditors();
     fs.rmSync(path.join(workspaceRoot(), '.vscode'), { recursive: true, force: true });
+    fs.rmSync(path.join(workspaceRoot(), '.gateway-images'), { recursive: true, force: true });
   });
 
   /** Writes the workspace settings file and waits until VS Code has read it (a free setting beside it applies). */
@@ -72,6 +83,39 @@ describe('Untrusted workspace (Workspace Trust on)', function () {
   it('ignores workspace values of the spending limits: confirmCostAbove, mcp.maxCostPerCall, mcp.maxCostPerSession', async () => {
     await workspaceSettings(WORKSPACE_LIMITS);
     await assertUserSpendingLimitsHold();
+  });
+
+  it('a style of the workspace is read but never sends on its own: it is confirmed first, and its output folder and pattern are ignored', async () => {
+    fs.mkdirSync(path.join(workspaceRoot(), '.gateway-images'), { recursive: true });
+    const style = { model: 'sketch-mini', promptPrefix: 'Untrusted style:', outputFolder: 'from-style', fileNamePattern: 'from-style-{index}' };
+    fs.writeFileSync(path.join(workspaceRoot(), '.gateway-images', 'styles.json'), JSON.stringify({ styles: { loud: style } }));
+    const window = vscode.window as unknown as Record<string, unknown>;
+    const showWarningMessage = window.showWarningMessage;
+    const asked: { message: string; detail?: string }[] = [];
+    let answer: 'decline' | 'send' = 'decline';
+    window.showWarningMessage = (message: string, options: { detail?: string }, ...items: string[]) => {
+      asked.push({ message, detail: options?.detail });
+      return Promise.resolve(answer === 'send' ? items[0] : undefined);
+    };
+    try {
+      // confirmCostAbove is 1000 (prepareSuite): only the style's origin makes it ask.
+      const before = (await paidRequests()).length;
+      const declined = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { style: 'loud', prompt: 'a drum' }));
+      assert.strictEqual(declined.kind, 'cancelled');
+      assert.strictEqual(asked.length, 1, 'the request was not confirmed first');
+      assert.match(asked[0]!.detail ?? '', /Prompt: Untrusted style: a drum/);
+      assert.match(asked[0]!.detail ?? '', /Style: loud \(\.gateway-images\/styles\.json\)/);
+      assert.match(asked[0]!.detail ?? '', /not trusted/);
+      assert.strictEqual((await paidRequests()).length, before, 'sent without the confirmation');
+      answer = 'send';
+      const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { style: 'loud', prompt: 'a drum' });
+      const file = result.files[0]!.fsPath;
+      assert.strictEqual(path.relative(workspaceRoot(), path.dirname(file)), 'generated-images');
+      assert.match(path.basename(file), /untrusted-style-a-drum-sketch-mini-1(-\d+)?\.png$/);
+      assert.ok(!fs.existsSync(path.join(workspaceRoot(), 'from-style')), "the style's folder was used");
+    } finally {
+      window.showWarningMessage = showWarningMessage;
+    }
   });
 
   it('declares exactly these settings as restricted', () => {

@@ -72,11 +72,11 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     await Promise.all([workspace, outside, recovery].map((d) => removeDir(d)));
   });
 
-  it('lists the five tools, each with a JSON schema that refuses unknown arguments', async () => {
+  it('lists the six tools, each with a JSON schema that refuses unknown arguments', async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['list_models', 'estimate_cost', 'generate_image', 'edit_image', 'get_account'],
+      ['list_models', 'list_styles', 'estimate_cost', 'generate_image', 'edit_image', 'get_account'],
     );
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object');
@@ -267,10 +267,12 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
   });
 
   it("every answer of this session carries structuredContent that matches its tool's outputSchema (JSON Schema, ajv)", async () => {
+    // A workspace without styles: list_styles answers with none.
+    assert.deepEqual((await call('list_styles', {})).structuredContent?.styles, []);
     const { tools } = await client.listTools();
     const validator = new AjvJsonSchemaValidator();
     const check = new Map(tools.map((t) => [t.name, validator.getValidator(t.outputSchema as JsonSchemaType)]));
-    assert.equal(check.size, 5);
+    assert.equal(check.size, 6);
     for (const tool of tools) assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has no outputSchema`);
     const called = new Map<number, string>();
     for (const line of output.sent) {
@@ -294,7 +296,7 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
       assert.ok(verdict.valid, `${tool}: ${verdict.errorMessage} in ${JSON.stringify(message.result.structuredContent).slice(0, 300)}`);
       (message.result.isError ? seen.failed : seen.ok).add(tool);
     }
-    assert.deepEqual([...seen.ok].sort(), ['edit_image', 'estimate_cost', 'generate_image', 'get_account', 'list_models']);
+    assert.deepEqual([...seen.ok].sort(), ['edit_image', 'estimate_cost', 'generate_image', 'get_account', 'list_models', 'list_styles']);
     assert.deepEqual([...seen.failed].sort(), ['edit_image', 'estimate_cost', 'generate_image']);
   });
 });

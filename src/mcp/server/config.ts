@@ -13,6 +13,7 @@ export const ENV = {
   maxCostPerSession: 'GATEWAY_IMAGES_MAX_COST_PER_SESSION',
   timeoutSeconds: 'GATEWAY_IMAGES_TIMEOUT_SECONDS',
   recoveryDir: 'GATEWAY_IMAGES_RECOVERY_DIR',
+  workspaceTrusted: 'GATEWAY_IMAGES_WORKSPACE_TRUSTED',
 } as const;
 
 /** Defaults of the spending cap, in rubles (the same as the settings' defaults). */
@@ -31,6 +32,8 @@ export interface McpConfig {
   maxCostPerSession: number;
   timeoutMs: number;
   recoveryDir: string;
+  /** False when VS Code has not trusted the workspace: its styles are read, but never send on their own (default true). */
+  workspaceTrusted?: boolean;
 }
 
 /** A configuration problem, named by its variable, reported on stderr before the server starts. */
@@ -64,6 +67,7 @@ export function readConfig(env: NodeJS.ProcessEnv, cwd: string, realpath: (p: st
     maxCostPerSession: rubles(env, ENV.maxCostPerSession, DEFAULT_MAX_COST_PER_SESSION),
     timeoutMs: Math.round(rubles(env, ENV.timeoutSeconds, 600) * 1000) || 600_000,
     recoveryDir: text(ENV.recoveryDir) ?? path.join(os.homedir(), '.gateway-images', 'recovery'),
+    workspaceTrusted: text(ENV.workspaceTrusted) !== '0',
   };
 }
 

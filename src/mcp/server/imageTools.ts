@@ -8,12 +8,24 @@ import { CatalogCache } from '../../core/catalogCache';
 import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/cost';
 import { CancelledError, NotConfiguredError, ValidationError } from '../../core/errors';
 import { type CapStatus, SpendingCap } from '../../core/spendingCap';
-import { type BalanceRecord, type GenerationRequest, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/types';
+import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/types';
 import { ImageJobService } from '../../jobs/imageJobs';
 import type { ImageApi, ImageJob, JobResult } from '../../jobs/jobTypes';
+import type { StyledRequest, StyleInput } from '../../jobs/styledRequest';
 import type { McpConfig } from './config';
 import { PREVIEW_SIDE, previewOf } from './preview';
-import type { AccountAnswer, EditArgs, EstimateAnswer, EstimateArgs, GenerateArgs, ImageAnswer, ListModelsAnswer, ListModelsArgs } from './toolDefinitions';
+import { WorkspaceStyles } from './styleTools';
+import type {
+  AccountAnswer,
+  EditArgs,
+  EstimateAnswer,
+  EstimateArgs,
+  GenerateArgs,
+  ImageAnswer,
+  ListModelsAnswer,
+  ListModelsArgs,
+  ListStylesAnswer,
+} from './toolDefinitions';
 import { WorkspacePaths } from './workspacePaths';
 
 /** The part of the gateway client the tools use. */
@@ -72,6 +84,7 @@ export class ImageTools {
   readonly cap: SpendingCap;
   readonly paths: WorkspacePaths;
   private readonly catalog: CatalogCache;
+  private readonly styles: WorkspaceStyles;
   private readonly jobs: ImageJobService;
   private funds: FundsSnapshot = {};
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -85,6 +98,7 @@ export class ImageTools {
     this.cap = new SpendingCap(() => config);
     this.paths = new WorkspacePaths(config.workspaceRoot);
     this.catalog = options.catalog ?? new CatalogCache(() => this.api().imageModels());
+    this.styles = new WorkspaceStyles(config.workspaceRoot, config.workspaceTrusted !== false, this.catalog);
     this.jobs = new ImageJobService({
       api: () => Promise.resolve(this.paidApi()),
       models: () => this.catalog.get(),
@@ -160,21 +174,39 @@ export class ImageTools {
     return this.answer([head, ...lines].join('\n'), { models });
   }
 
-  /** The very checks of generate_image (no images) or edit_image (images), paths included; sends nothing. */
+  /** The project's styles, each with `extends` applied, or why it cannot be used. */
+  async listStyles(): Promise<ToolAnswer<ListStylesAnswer>> {
+    const { text, structured } = await this.styles.list();
+    return this.answer(text, structured);
+  }
+
+  /** The very checks of generate_image (no images) or edit_image (images), paths and style included; sends nothing. */
   async estimate(args: EstimateArgs): Promise<ToolAnswer<EstimateAnswer>> {
-    const { job } = await this.jobOf(args, args.images);
-    const { model, estimate } = await this.jobs.prepare(job);
+    const { job, styled } = await this.jobOf(args, args.images);
+    const { model, estimate, request } = await this.jobs.prepare(job);
     const refused = this.cap.refusal(estimate.reservation);
     const verdict = refused
       ? refused.message
       : this.config.apiKey
         ? `Within the spending cap: ${args.images ? 'edit_image' : 'generate_image'} would be sent.`
         : `No API key: ${args.images ? 'edit_image' : 'generate_image'} would be refused (set GATEWAY_IMAGES_API_KEY).`;
+    const references = styled.references.map((file) => this.paths.relative(file));
     const text = [
       `${model.id}, n=${estimate.n}: the gateway reserves ${rub(estimate.reservation)} and charges the actual cost, expected ${range(estimate)}. Nothing was sent.`,
+      ...(styled.style ? [`Style ${styled.style.name}: the prompt sent is "${request.prompt}".`] : []),
+      ...styled.notes,
       verdict,
     ].join('\n');
-    return this.answer(text, { model: model.id, estimate, allowed: !refused, ...(refused ? { refusedBy: refused.cap } : {}) });
+    return this.answer(text, {
+      model: model.id,
+      request: { ...request },
+      ...(references.length ? { references } : {}),
+      ...(styled.style ? { style: styled.style.name } : {}),
+      ...(styled.notes.length ? { notes: styled.notes } : {}),
+      estimate,
+      allowed: !refused,
+      ...(refused ? { refusedBy: refused.cap } : {}),
+    });
   }
 
   generate(args: GenerateArgs, context: CallContext = {}): Promise<ToolAnswer<ImageAnswer>> {
@@ -186,7 +218,13 @@ export class ImageTools {
   }
 
   private async paidCall(args: GenerateArgs, images: string[] | undefined, context: CallContext): Promise<ToolAnswer<ImageAnswer>> {
-    const { job, outputInput } = await this.jobOf(args, images);
+    const { job, outputInput, styled } = await this.jobOf(args, images);
+    if (styled.confirm) {
+      throw new ValidationError(
+        'style',
+        `Not sent: the workspace is not trusted in VS Code, and a style from it does not send on its own (no person confirms an agent's call). list_styles and estimate_cost still read it; trust the workspace, or give the options without "style".`,
+      );
+    }
     // Validation, references, the estimate and the cap first: bad input is refused before the disk is touched.
     const { estimate } = await this.jobs.prepare(job);
     const refused = this.cap.refusal(estimate.reservation);
@@ -226,7 +264,7 @@ export class ImageTools {
     } finally {
       clearInterval(heartbeat);
     }
-    const answer = await this.imageAnswer(result, job.references?.length ? 'Edited' : 'Generated');
+    const answer = await this.imageAnswer(result, images?.length ? 'Edited' : 'Generated', job.style?.name);
     if (lateCancel) {
       context.notify?.(
         `The call was cancelled after the gateway had answered (it has charged): the paid image(s) are saved anyway: ${answer.structured.files.map((f) => f.path).join(', ')}.`,
@@ -235,12 +273,12 @@ export class ImageTools {
     return answer;
   }
 
-  private async imageAnswer(result: JobResult, verb: string): Promise<ToolAnswer<ImageAnswer>> {
+  private async imageAnswer(result: JobResult, verb: string, style: string | undefined): Promise<ToolAnswer<ImageAnswer>> {
     const files = result.files.map((file) => this.fileOf(file));
     const cost = result.usage?.cost_rub !== undefined ? rub(result.usage.cost_rub) : 'unknown';
     const balance = result.usage?.balance !== undefined ? rub(result.usage.balance) : 'unknown';
     const lines = [
-      `${verb} ${files.length} image(s) with ${result.model}. Cost ${cost} (reserved ${rub(result.estimate.reservation)}), balance after ${balance}.`,
+      `${verb} ${files.length} image(s) with ${result.model}${style ? ` in style ${style}` : ''}. Cost ${cost} (reserved ${rub(result.estimate.reservation)}), balance after ${balance}.`,
       'Saved (workspace-relative paths):',
       ...files.map((f) => `- ${f.path} (${f.uri})`),
     ];
@@ -254,6 +292,7 @@ export class ImageTools {
       ...this.answer(lines.join('\n'), {
         files,
         model: result.model,
+        ...(style ? { style } : {}),
         cost_rub: result.usage?.cost_rub,
         balance_rub: result.usage?.balance,
         estimate: result.estimate,
@@ -299,33 +338,33 @@ export class ImageTools {
     return this.api();
   }
 
-  /** The job a paid call would run (an edit when `images` is given), its paths resolved inside the workspace. */
-  private async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; outputInput: string }> {
+  /**
+   * The job a paid call would run (an edit when `images` is given), its paths resolved inside the
+   * workspace: the style (if any) and the arguments made into the request by the one resolution.
+   * The output folder: the argument's, else the style's, else next to the first image or the default.
+   */
+  private async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; outputInput: string; styled: StyledRequest }> {
     const references: string[] = [];
     for (const image of images ?? []) references.push(await this.paths.resolve('images', image));
-    const request = await this.requestOf(args, references.length);
+    const { prompt, model, style, images: _images, output_directory: _output, ...options } = args;
+    // An estimate may come before the prompt is written: any text estimates the same.
+    const input: StyleInput = { prompt: prompt?.trim() ?? 'estimate', model: model?.trim(), options, references };
+    let styled = await this.styles.apply(style, input);
+    if (!styled.request.model) styled = await this.styles.apply(style, { ...input, model: await this.defaultModel(references.length) });
     const first = references[0];
-    const outputInput = args.output_directory ?? (first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory);
+    const styleFolder = styled.output.directory === undefined ? undefined : this.paths.relative(styled.output.directory) || '.';
+    const outputInput = args.output_directory ?? styleFolder ?? (first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory);
     const directory = await this.paths.resolve('output_directory', outputInput);
     const job: ImageJob = {
-      request,
-      references,
+      request: styled.request,
+      references: styled.references,
       transport: 'input_references',
       output: first
-        ? { directory, pattern: EDIT_FILE_NAME_PATTERN, sourceName: path.basename(first, path.extname(first)) }
-        : { directory, pattern: FILE_NAME_PATTERN },
+        ? { directory, pattern: styled.output.pattern ?? EDIT_FILE_NAME_PATTERN, sourceName: path.basename(first, path.extname(first)) }
+        : { directory, pattern: styled.output.pattern ?? FILE_NAME_PATTERN },
+      ...(styled.style ? { style: styled.style } : {}),
     };
-    return { job, outputInput };
-  }
-
-  private async requestOf(args: EstimateArgs, references: number): Promise<GenerationRequest> {
-    const { prompt, model, images: _images, output_directory: _output, ...options } = args;
-    return {
-      ...options,
-      model: model?.trim() || (await this.defaultModel(references)),
-      // An estimate may come before the prompt is written: any text estimates the same.
-      prompt: prompt?.trim() ?? 'estimate',
-    };
+    return { job, outputInput, styled };
   }
 
   /** The cheapest model that can do the job (generation, or an edit with that many references). */

@@ -60,6 +60,7 @@ export function createMcpServer(
   };
 
   server.registerTool('list_models', TOOLS.list_models, (args) => respond(() => tools.listModels(args), false));
+  server.registerTool('list_styles', TOOLS.list_styles, () => respond(() => tools.listStyles(), false));
   server.registerTool('estimate_cost', TOOLS.estimate_cost, (args) => respond(() => tools.estimate(args), false));
   server.registerTool('generate_image', TOOLS.generate_image, (args, extra) => respond(() => tools.generate(args, contextOf(extra, 'generate_image')), true));
   server.registerTool('edit_image', TOOLS.edit_image, (args, extra) => respond(() => tools.edit(args, contextOf(extra, 'edit_image')), true));

@@ -88,15 +88,24 @@ const options = {
     .describe("Provider-specific parameters; names must be in the model's allowed_passthrough_parameters.")
     .optional(),
 };
+const style = text(
+  'A project style from .gateway-images/styles.json (see list_styles): its words go around the prompt, and its model, options, reference images and output folder apply where the call gives none.',
+);
 const prompt = text('What the image should show (for edits: the change to make). Any language.');
 const outputDirectory = text(
   'Folder for the results, relative to the workspace folder (default: the configured output folder; for edits, next to the first image). Paths outside the workspace are refused.',
 );
 
-export const generateInput = { prompt, ...options, output_directory: outputDirectory.optional() };
-export const editInput = { prompt, images, ...options, output_directory: outputDirectory.optional() };
+export const generateInput = { prompt, ...options, style: style.optional(), output_directory: outputDirectory.optional() };
+export const editInput = { prompt, images, ...options, style: style.optional(), output_directory: outputDirectory.optional() };
 /** Every argument of generate_image and edit_image, so that an agent estimates the very call it will make. */
-export const estimateInput = { prompt: prompt.optional(), images: images.optional(), ...options, output_directory: outputDirectory.optional() };
+export const estimateInput = {
+  prompt: prompt.optional(),
+  images: images.optional(),
+  ...options,
+  style: style.optional(),
+  output_directory: outputDirectory.optional(),
+};
 export const listModelsInput = {
   supports_edit: flag('Only models that edit images (true) or only those that do not (false).').optional(),
   max_price_per_image: amount('Only models whose maximum price per image is at most this many rubles.').optional(),
@@ -112,6 +121,7 @@ export type GenerateArgs = z.infer<z.ZodObject<typeof generateInput>>;
 export type EditArgs = z.infer<z.ZodObject<typeof editInput>>;
 export type EstimateArgs = z.infer<z.ZodObject<typeof estimateInput>>;
 export type ListModelsArgs = z.infer<z.ZodObject<typeof listModelsInput>>;
+export const listStylesInput = {};
 
 // ---- Answers (structuredContent). A failed call (isError) carries `error` and `spendingCap`. ----
 
@@ -157,8 +167,44 @@ const imageModel = z.strictObject({
 });
 
 export const listModelsOutput = z.strictObject({ models: z.array(imageModel).optional(), error: error.optional(), spendingCap });
+const styleValues = z.looseObject({
+  description: z.string().optional(),
+  promptPrefix: z.string().optional(),
+  promptSuffix: z.string().optional(),
+  model: z.string().optional(),
+  options: z.record(z.string(), z.unknown()).optional(),
+  references: z.array(z.string()).optional(),
+  outputFolder: z.string().optional(),
+  fileNamePattern: z.string().optional(),
+});
+export const listStylesOutput = z.strictObject({
+  file: z.string().describe('The styles file, relative to the workspace folder.').optional(),
+  styles: z
+    .array(
+      z.strictObject({
+        name: z.string(),
+        values: styleValues.describe('The style with `extends` applied.').optional(),
+        error: z.string().describe('Why the style cannot be used (it names the field).').optional(),
+      }),
+    )
+    .optional(),
+  trusted: z
+    .boolean()
+    .describe('False in an untrusted VS Code workspace: styles are listed and estimated, but a paid call with a style is refused.')
+    .optional(),
+  error: error.optional(),
+  spendingCap,
+});
+/** The request as a paid call would send it: the final prompt (with the style's words) and every option. */
+const sentRequest = z
+  .looseObject({ model: z.string(), prompt: z.string() })
+  .describe('The request as it would be sent: the final prompt (with the style’s words) and every option.');
 export const estimateOutput = z.strictObject({
   model: z.string().optional(),
+  request: sentRequest.optional(),
+  references: z.array(z.string()).describe('Reference images that would be sent (workspace-relative), a style’s included.').optional(),
+  style: z.string().optional(),
+  notes: z.array(z.string()).describe('What the style does not apply here, and why.').optional(),
   estimate: estimate.optional(),
   allowed: z.boolean().describe('Whether the spending cap lets generate_image/edit_image send this call now.').optional(),
   refusedBy: refusedBy.optional(),
@@ -170,6 +216,7 @@ export const imageOutput = z.strictObject({
     .array(z.strictObject({ path: z.string().describe('Relative to the workspace folder.'), uri: z.string() }))
     .describe('The saved images; on a failure, those that arrived whole before it.'),
   model: z.string().optional(),
+  style: z.string().describe('The style the request was made with.').optional(),
   cost_rub: z.number().describe('What the gateway charged.').optional(),
   balance_rub: z.number().describe('The balance after the call.').optional(),
   estimate: estimate.optional(),
@@ -190,6 +237,7 @@ export const accountOutput = z.strictObject({
 });
 
 export type ListModelsAnswer = z.infer<typeof listModelsOutput>;
+export type ListStylesAnswer = z.infer<typeof listStylesOutput>;
 export type EstimateAnswer = z.infer<typeof estimateOutput>;
 export type ImageAnswer = z.infer<typeof imageOutput>;
 export type AccountAnswer = z.infer<typeof accountOutput>;
@@ -207,10 +255,18 @@ export const TOOLS = {
     outputSchema: listModelsOutput,
     annotations: readOnly,
   },
+  list_styles: {
+    title: 'List project styles',
+    description:
+      "Lists the project's styles (.gateway-images/styles.json in the workspace): named presets of prompt words, model, options, reference images and output folder that give every image of the project one look. Pass a style's name as `style` to estimate_cost, generate_image or edit_image. Free.",
+    inputSchema: toolInput(listStylesInput),
+    outputSchema: listStylesOutput,
+    annotations: readOnly,
+  },
   estimate_cost: {
     title: 'Estimate the cost of an image request',
     description:
-      'Takes the same arguments as generate_image or edit_image (give images for an edit), validates them exactly as that call would (paths included) and returns what the gateway would reserve (max price × n), the expected cost range and whether the spending cap allows it. Sends nothing and costs nothing.',
+      'Takes the same arguments as generate_image or edit_image (give images for an edit), validates them exactly as that call would (paths and style included) and returns the request as it would be sent (the final prompt and options), what the gateway would reserve (max price × n), the expected cost range and whether the spending cap allows it. Sends nothing and costs nothing.',
     inputSchema: toolInput(estimateInput),
     outputSchema: estimateOutput,
     annotations: readOnly,

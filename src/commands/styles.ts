@@ -1,0 +1,122 @@
+// Project styles in VS Code: the workspace folder whose styles apply, the "Style" step of the
+// pickers (the last style remembered per workspace), and a style applied to a command's values
+// through the one resolution (jobs/styledRequest.ts, loaded from dist/styles.js on first use).
+import * as vscode from 'vscode';
+import { CancelledError, ValidationError } from '../core/errors';
+import type { StylesSource, StyleValues } from '../core/styleFile';
+import type { ImageJob } from '../jobs/jobTypes';
+import type { StyledRequest, StyleInput } from '../jobs/styledRequest';
+import type * as StylesModules from '../jobs/stylesBundle';
+import { type Services } from '../services';
+import { workspaceFolderFor } from './outputFolder';
+
+export type StylesCode = typeof StylesModules;
+
+let chunk: StylesCode | undefined;
+/** Loads dist/styles.js on first use; esbuild leaves this require alone. */
+export function stylesCode(): StylesCode {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  chunk ??= require('./styles.js') as StylesCode;
+  return chunk;
+}
+
+const LAST_STYLE_KEY = 'gatewayImages.lastStyle';
+
+/** The workspace folder (a local one) whose styles file applies to `uri` (default: the active editor's, else the first). */
+export function stylesRoot(uri?: vscode.Uri): string | undefined {
+  const folder = workspaceFolderFor(uri);
+  return folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined;
+}
+
+/** The styles of the workspace folder, read now (undefined without a folder or a styles file). Untrusted: read, never sent on their own. */
+export async function loadStyles(uri?: vscode.Uri): Promise<StylesSource | undefined> {
+  const root = stylesRoot(uri);
+  return root === undefined ? undefined : stylesCode().readStyles(root, vscode.workspace.isTrusted);
+}
+
+/**
+ * A style (or none) applied to a caller's values against the catalog. A model the style names that
+ * the cached catalog lacks may be new: the catalog is read once more before it is refused.
+ */
+export async function applyStyle(services: Services, style: string | undefined, input: StyleInput, uri?: vscode.Uri): Promise<StyledRequest> {
+  const { resolveStyledRequest } = stylesCode();
+  const source = style ? await loadStyles(uri) : undefined;
+  // Without a style nothing is checked against the catalog here: the job does that.
+  const models = style ? await services.catalog.get() : [];
+  let styled: StyledRequest;
+  try {
+    styled = await resolveStyledRequest(source, style || undefined, input, models);
+  } catch (error) {
+    if (!(error instanceof ValidationError && error.field === 'style.model' && error.kind === 'unknown-model')) throw error;
+    styled = await resolveStyledRequest(source, style, input, await services.catalog.refresh());
+  }
+  for (const note of styled.notes) services.log.info(note);
+  return styled;
+}
+
+/** Says the notes of a styled request (style references not sent, output ignored...) without waiting. */
+export function showStyleNotes(styled: StyledRequest): void {
+  for (const note of styled.notes) void vscode.window.showInformationMessage(note);
+}
+
+/** The style's values with `extends` applied, for the steps that follow the Style step (its model first). */
+export async function styleValues(name: string | undefined, uri?: vscode.Uri): Promise<StyleValues | undefined> {
+  if (!name) return undefined;
+  const source = await loadStyles(uri);
+  return source && stylesCode().resolveStyle(source, name);
+}
+
+type StyleItem = vscode.QuickPickItem & { style?: string; error?: ValidationError };
+
+/**
+ * The "Style" step: no style, or one of the workspace's styles (the last one used first). Skipped,
+ * as no style, when the workspace has no styles file. A style written wrongly is refused when picked.
+ */
+export async function askStyle(services: Services, title: string, uri?: vscode.Uri): Promise<string | undefined> {
+  const source = await loadStyles(uri);
+  if (!source) return undefined;
+  const last = services.context.workspaceState.get<string>(LAST_STYLE_KEY);
+  const code = stylesCode();
+  const items: StyleItem[] = [{ label: `$(circle-slash) ${vscode.l10n.t('No style')}`, description: vscode.l10n.t('only what you choose next') }];
+  // A file that cannot be read as styles is shown (picking it says why), and "No style" still works.
+  if (source.fileError) items.push({ label: `$(error) ${source.file}`, detail: source.fileError.message, error: source.fileError });
+  for (const name of code.styleNames(source)) {
+    const broken = source.broken.get(name);
+    try {
+      if (broken) throw broken;
+      const values = code.resolveStyle(source, name);
+      const words = [values.promptPrefix && `${values.promptPrefix} …`, values.promptSuffix && `… ${values.promptSuffix}`].filter(Boolean).join(' ');
+      items.push({ label: name, description: values.model, detail: [values.description, words].filter(Boolean).join(' · ') || undefined, style: name });
+    } catch (error) {
+      const problem = error instanceof ValidationError ? error : new ValidationError('style', String(error));
+      items.push({ label: `$(error) ${name}`, detail: problem.message, style: name, error: problem });
+    }
+  }
+  const active = items.find((item) => item.style !== undefined && item.style === last);
+  const quickPick = vscode.window.createQuickPick<StyleItem>();
+  quickPick.title = title;
+  quickPick.placeholder = vscode.l10n.t('Choose a style of this project ({0})', source.file);
+  quickPick.items = items;
+  quickPick.matchOnDetail = true;
+  quickPick.ignoreFocusOut = true;
+  if (active) quickPick.activeItems = [active];
+  const picked = await new Promise<StyleItem | undefined>((resolve) => {
+    quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
+    quickPick.onDidHide(() => resolve(undefined));
+    quickPick.show();
+  }).finally(() => quickPick.dispose());
+  if (!picked) throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
+  if (picked.error) throw picked.error;
+  await services.context.workspaceState.update(LAST_STYLE_KEY, picked.style ?? '');
+  return picked.style;
+}
+
+/** The job of a styled request: its references (the caller's and the style's) go with the edit transport of the settings. */
+export function styledJob(styled: StyledRequest, output: ImageJob['output'], transport: ImageJob['transport']): ImageJob {
+  return {
+    request: styled.request,
+    ...(styled.references.length ? { references: styled.references, transport } : {}),
+    output,
+    ...(styled.style ? { style: styled.style } : {}),
+  };
+}

@@ -1,0 +1,5 @@
+// Entry of the lazily loaded chunk (dist/styles.js): reading and resolving project styles, their
+// schema and "Save as Style…" load on first use, not at activation.
+export { readStyles, resolveStyle, styleNames, withStyle } from '../core/styleFile';
+export { stylesSchema } from '../core/styleSchema';
+export { resolveStyledRequest } from './styledRequest';

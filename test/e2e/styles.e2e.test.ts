@@ -1,0 +1,110 @@
+// Project styles in the studio, end to end in the real workbench: a styles file in the workspace,
+// the style picked in the studio's form (its values fill the fields and are marked), an image
+// generated with it and shown in the gallery, and screenshots of the studio with a style applied in
+// the dark and light themes (docs/, rewritten with GATEWAY_IMAGES_UPDATE_DOCS=1).
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Frame } from 'playwright-core';
+import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { cardCount, generateFrom, openStudio, STUDIO_TITLE, waitForCards } from './studioPage';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, setColorTheme, waitFor, webviewFrame } from './workbench';
+
+const STYLES = {
+  styles: {
+    docs: {
+      description: 'Flat illustrations for the documentation',
+      model: 'aurora-1',
+      promptPrefix: 'Flat vector illustration:',
+      promptSuffix: ', soft pastel colours, plain background',
+      options: { aspect_ratio: '16:9', quality: 'high', seed: 42 },
+      outputFolder: 'docs/images',
+      fileNamePattern: '{slug}-{index}',
+    },
+    sketch: { description: 'Quick pencil sketches', model: 'sketch-mini', promptSuffix: ', pencil sketch' },
+  },
+};
+const PROMPT = 'A lighthouse on a cliff at dawn';
+const SENT = 'Flat vector illustration: A lighthouse on a cliff at dawn, soft pastel colours, plain background';
+
+describe('Project styles in the studio (e2e)', () => {
+  let opened: OpenedWorkbench | undefined;
+
+  before(async () => {
+    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
+  });
+
+  after(async () => {
+    await opened?.close();
+  });
+
+  afterEach(async function () {
+    await captureOnFailure(this, opened);
+  });
+
+  /** The workspace's styles file (written as a teammate's commit would bring it), then the studio with the style picked and the prompt typed. */
+  async function studioWithStyle(): Promise<Frame> {
+    const { page, workspace } = opened!;
+    fs.mkdirSync(path.join(workspace, '.gateway-images'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, '.gateway-images', 'styles.json'), JSON.stringify(STYLES, null, 2));
+    const frame = await openStudio(page);
+    await frame.locator('#style option[value="docs"]').waitFor({ state: 'attached', timeout: 20_000 });
+    await frame.locator('#style').selectOption('docs');
+    await frame.locator('#prompt').fill(PROMPT);
+    await frame.locator('#prompt-sent', { hasText: SENT }).waitFor({ timeout: 20_000 });
+    return frame;
+  }
+
+  it('picks a style in the studio: its values fill the form, the prompt shows as sent; the image is generated with it and shown in the gallery', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
+    const { workspace, emulator } = opened!;
+    const frame = await studioWithStyle();
+    // The style's values, marked as the style's.
+    assert.strictEqual(await frame.locator('#model').inputValue(), 'aurora-1');
+    assert.strictEqual(await frame.locator('#aspect_ratio').inputValue(), '16:9');
+    assert.strictEqual(await frame.locator('#seed').inputValue(), '42');
+    assert.strictEqual(await frame.locator('.field.from-style:has(#aspect_ratio) .style-badge').isVisible(), true);
+    assert.match((await frame.locator('#style-summary').textContent()) ?? '', /Flat illustrations for the documentation/);
+    // A field the person changes is theirs: the badge goes.
+    await frame.locator('#aspect_ratio').selectOption('1:1');
+    await waitFor(
+      async () => !(await frame.locator('.field:has(#aspect_ratio)').getAttribute('class'))?.includes('from-style'),
+      5_000,
+      "the ratio to be the person's",
+    );
+
+    const cards = await cardCount(frame);
+    await generateFrom(frame, PROMPT);
+    await waitForCards(frame, cards + 1);
+    const card = frame.locator('#gallery li.card').first();
+    assert.strictEqual(await card.locator('.prompt').textContent(), SENT);
+    const sent = emulator.state.requests.filter((r) => r.paid && r.prompt === SENT);
+    assert.strictEqual(sent.length, 1, 'the request with the style was not sent once');
+    // The style's folder and file name pattern ({slug}-{index}).
+    const folder = path.join(workspace, 'docs', 'images');
+    await waitFor(
+      () => fs.existsSync(folder) && fs.readdirSync(folder).some((n) => /^flat-vector-illustration-a-lighthouse[\w-]*-1\.png$/.test(n)),
+      10_000,
+      "the image in the style's folder",
+    );
+  });
+
+  it('saves screenshots of the studio with a style applied, in the dark and light themes', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
+    const { page } = opened!;
+    await studioWithStyle();
+    const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [theme, name] of [
+      ['Dark Modern', 'studio-style-dark.png'],
+      ['Light Modern', 'studio-style-light.png'],
+    ] as const) {
+      await setColorTheme(opened!, theme);
+      await runCommand(page, 'Notifications: Clear All Notifications');
+      const frame = await webviewFrame(page, STUDIO_TITLE);
+      await frame.locator('#prompt-sent', { hasText: SENT }).waitFor({ timeout: 20_000 });
+      await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
+      assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
+    }
+  });
+});
