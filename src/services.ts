@@ -6,6 +6,7 @@ import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
 import { HistoryStore } from './jobs/history';
 import { ImageJobService } from './jobs/imageJobs';
+import { InFlightJournal } from './jobs/inFlight';
 import { GatewayConnection } from './host/gatewayConnection';
 import { createLog } from './host/log';
 import { ApiKeyStore } from './host/secrets';
@@ -21,6 +22,8 @@ export interface Services {
   catalog: CatalogCache;
   jobs: ImageJobService;
   history: HistoryStore;
+  /** Paid requests in flight, on disk (this workspace's storage): what a dead extension host left is settled at start-up. */
+  inFlight: InFlightJournal;
   /** Paid images that could not be placed into the workspace wait here. */
   recoveryDir: string;
   locale: string;
@@ -76,6 +79,7 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
   });
 
   const recoveryDir = path.join(context.globalStorageUri.fsPath, 'recovery');
+  const inFlight = new InFlightJournal(path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'in-flight'));
   const jobs = new ImageJobService({
     api: () => connection.client(),
     models: () => catalog.get(),
@@ -89,11 +93,12 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     confirmAbove: () => readSettings().confirmCostAbove,
     provenance: () => readSettings().embedProvenance,
     recoveryDir,
+    inFlight,
     locale,
   });
 
   const history = new HistoryStore(context.workspaceState);
 
   context.subscriptions.push(log, keys, connection, reloadCatalog, { dispose: () => account.dispose() });
-  return { context, log, keys, connection, account, catalog, jobs, history, recoveryDir, locale };
+  return { context, log, keys, connection, account, catalog, jobs, history, inFlight, recoveryDir, locale };
 }

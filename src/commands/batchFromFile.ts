@@ -13,6 +13,7 @@ import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
 import { type LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
 import { batchReport, reportPathFor } from '../jobs/batchReport';
+import { type HeldLine, holdInterruptedLines } from '../jobs/interrupted';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
@@ -33,6 +34,11 @@ export interface BatchArgs {
   signal?: AbortSignal;
   /** API only: after each line. */
   onProgress?: (finished: number, total: number) => void;
+  /**
+   * Send again the lines that were in flight when the window closed (it is unknown whether they were
+   * charged). From the UI the user is asked; by arguments they are held unless this is true.
+   */
+  resendInterrupted?: boolean;
 }
 
 export interface BatchResult {
@@ -92,8 +98,20 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
     );
   }
 
-  const { todo, skipped } = planResume(file.fsPath, lines, services.history.list(), existsSync);
+  const history = services.history.list();
+  const resume = planResume(file.fsPath, lines, history, existsSync);
+  const { send, held } = holdInterruptedLines(file.fsPath, resume.todo, history);
+  const resend = held.length > 0 && (interactive ? await askResend(name, held) : args.resendInterrupted === true);
+  const todo = resend ? resume.todo : send;
+  const { skipped } = resume;
+  const kept = resend ? [] : held.map(heldOutcome);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
+  if (!todo.length && kept.length) {
+    await writeFile(report.fsPath, batchReport(file.fsPath, [...skipped, ...kept], new Date(), services.locale));
+    const result = toResult(report, [...skipped, ...kept]);
+    void presentBatch(services, name, result);
+    return result;
+  }
   if (!todo.length) {
     await writeFile(report.fsPath, batchReport(file.fsPath, skipped, new Date(), services.locale));
     void vscode.window.showInformationMessage(
@@ -144,6 +162,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
           // Confirmed as a whole: the lines do not ask one by one, and none sends more than it showed.
           confirmedReservations: estimates.map((e) => e.reservation),
           signal: controller.signal,
+          file: file.fsPath,
           record: (line, result) => record(services, file.fsPath, line, result),
           onProgress: (_outcome, p) => {
             progress.report({
@@ -159,11 +178,46 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
       }
     },
   );
-  const all = [...skipped, ...outcomes];
+  const all = [...skipped, ...kept, ...outcomes];
   await writeFile(report.fsPath, batchReport(file.fsPath, all, new Date(), services.locale));
   const result = toResult(report, all);
   void presentBatch(services, name, result);
   return result;
+}
+
+/** Asks whether the lines in flight when the window closed go again (they may have been charged). */
+async function askResend(name: string, held: HeldLine[]): Promise<boolean> {
+  const again = vscode.l10n.t('Send Again');
+  const numbers = held.map((h) => h.line.line).join(', ');
+  const answer = await vscode.window.showWarningMessage(
+    trPlural(
+      held.length,
+      {
+        one: '{0} line of {1} was in flight when the window closed (line {2}): it may have been charged. Send it again?',
+        other: '{0} lines of {1} were in flight when the window closed (lines {2}): they may have been charged. Send them again?',
+      },
+      held.length,
+      name,
+      numbers,
+    ),
+    { modal: true, detail: vscode.l10n.t('Gateway Images: Recover Unsaved Images lists what arrived of them. The other lines are sent as usual.') },
+    again,
+  );
+  return answer === again;
+}
+
+/** A held line in the report: its outcome is unknown, or it was charged and its images wait for recovery. */
+function heldOutcome({ line, entry }: HeldLine): LineOutcome {
+  return {
+    line: line.line,
+    prompt: line.request.prompt,
+    model: entry.model,
+    status: entry.outcomeUnknown ? 'outcome-unknown' : 'failed',
+    files: entry.files.filter(existsSync),
+    error: entry.outcomeUnknown
+      ? vscode.l10n.t('in flight when the window closed: it may have been charged, so it was not sent again')
+      : vscode.l10n.t('charged when the window closed: its images wait in the recovery folder (Recover Unsaved Images)'),
+  };
 }
 
 async function record(
@@ -231,6 +285,7 @@ function toBatchArgs(args: Record<string, unknown>): BatchArgs {
     outputDirectory: args.outputDirectory,
     signal: args.signal instanceof AbortSignal ? args.signal : undefined,
     onProgress: typeof args.onProgress === 'function' ? (args.onProgress as BatchArgs['onProgress']) : undefined,
+    resendInterrupted: args.resendInterrupted === true,
   };
 }
 

@@ -140,11 +140,12 @@ async function presentResult(services: Services, result: JobResult, files: vscod
         trPlural(
           result.recovered.files.length,
           {
-            one: '{0} paid image could not be saved into the workspace ({1}). It is kept safe in the recovery folder.',
-            other: '{0} paid images could not be saved into the workspace ({1}). They are kept safe in the recovery folder.',
+            one: '{0} paid image could not be saved into the workspace ({1}). It is kept safe in the recovery folder: {2}',
+            other: '{0} paid images could not be saved into the workspace ({1}). They are kept safe in the recovery folder: {2}',
           },
           result.recovered.files.length,
           result.recovered.reason,
+          path.dirname(result.recovered.manifestPath),
         ),
         vscode.l10n.t('Recover Images'),
       )

@@ -66,8 +66,10 @@ export interface BatchRunOptions {
   signal?: AbortSignal;
   /** Called after each line, before the next one starts. */
   onProgress?: (outcome: LineOutcome, progress: BatchProgress) => void;
-  /** Keeps a finished line (the history). */
+  /** Keeps a finished line (the history), before its in-flight record goes (RunOptions.settle). */
   record?: (line: BatchLine, result: JobResult) => Promise<void>;
+  /** The prompt file: each line's in-flight record names it (a crash mid-batch is then settled per line). */
+  file?: string;
 }
 
 export async function runBatch(lines: readonly BatchLine[], options: BatchRunOptions): Promise<LineOutcome[]> {
@@ -92,8 +94,16 @@ export async function runBatch(lines: readonly BatchLine[], options: BatchRunOpt
 async function runLine(line: BatchLine, confirmedReservation: number | undefined, options: BatchRunOptions): Promise<LineOutcome> {
   const base = { line: line.line, prompt: line.request.prompt, model: line.request.model };
   try {
-    const result = await options.jobs.run({ request: line.request, output: options.output }, { signal: options.signal, confirmedReservation });
-    await options.record?.(line, result);
+    const { record, file } = options;
+    const result = await options.jobs.run(
+      { request: line.request, output: options.output },
+      {
+        signal: options.signal,
+        confirmedReservation,
+        ...(file ? { batch: { file, line: line.line, key: line.key } } : {}),
+        ...(record ? { settle: (done: JobResult) => record(line, done) } : {}),
+      },
+    );
     const files = [...result.files, ...(result.recovered?.files ?? [])];
     return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub };
   } catch (error) {

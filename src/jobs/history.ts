@@ -19,6 +19,14 @@ export interface HistoryEntry {
   batch?: { file: string; line: number; key: string };
   /** A run of Compare Models: the runs' shared id. */
   comparison?: string;
+  /** The request was in flight when the extension host died (a crash, a reload): see jobs/interrupted.ts. */
+  interrupted?: true;
+  /** Interrupted before the gateway's answer arrived: it is unknown whether it charged. */
+  outcomeUnknown?: true;
+  /** The gateway's id of the request, from its answer's headers. */
+  requestId?: string;
+  /** The job's staging id: its files in the recovery folder are `<jobId>-…`. */
+  jobId?: string;
 }
 
 /** A Memento-like store (workspaceState in the extension, a Map in tests). */

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
 import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
-import { ApiError, CancelledError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/errors';
+import { ApiError, CancelledError, GatewayError, InsufficientFundsError, NotRecordedError, ReservationRoseError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
 import { extensionOf, linkWithoutOverwrite, makeFolder, removeEmptyFolders, type StagedImage, StagingSink } from '../core/imageStore';
@@ -18,6 +18,7 @@ import type { GenerationResponseMeta, ImageModel } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
 import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
+import type { InFlightHandle } from './inFlight';
 import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
 import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
@@ -78,7 +79,7 @@ export class ImageJobService {
 
   async run(job: ImageJob, options: RunOptions = {}): Promise<JobResult> {
     const prepared = await this.prepare(job);
-    const { model, estimate, references, notes } = prepared;
+    const { model, estimate, notes } = prepared;
     // From here on the job is the normalised one: that is what is confirmed, sent and named.
     job = { ...job, request: prepared.request };
     const emit = (event: JobEvent) => {
@@ -122,6 +123,47 @@ export class ImageJobService {
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });
     const api = await this.deps.api();
+    const inFlight = await this.beginInFlight(job, sink.staging.jobId, estimate.reservation, options);
+    placing.inFlight = inFlight;
+    try {
+      return await this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }, options);
+    } finally {
+      await inFlight?.end().catch(() => undefined);
+    }
+  }
+
+  /** Writes the in-flight record (synced) before the request goes out; without it nothing is sent. */
+  private async beginInFlight(job: ImageJob, id: string, reservation: number, options: RunOptions): Promise<InFlightHandle | undefined> {
+    const journal = this.deps.inFlight;
+    if (!journal) return undefined;
+    const { input_references: _data, ...request } = job.request;
+    try {
+      return await journal.begin({
+        id,
+        request,
+        ...(job.references?.length ? { references: job.references } : {}),
+        outputDirectory: job.output.directory,
+        namePattern: job.output.pattern,
+        ...(job.output.sourceName ? { sourceName: job.output.sourceName } : {}),
+        stagingDir: this.deps.recoveryDir,
+        reservation,
+        ...(options.batch ? { batch: options.batch } : {}),
+      });
+    } catch (error) {
+      throw new NotRecordedError(
+        l10n.t('Not sent: the record of the request could not be written to {0} ({1}). Nothing was charged.', journal.dir, describeFsError(error, journal.dir)),
+      );
+    }
+  }
+
+  private async sendAndPlace(
+    api: ImageApi,
+    job: ImageJob,
+    { model, estimate, references, notes }: PreparedJob,
+    { sink, early, placing, date, emit, cancel }: Sending,
+    options: RunOptions,
+  ): Promise<JobResult> {
+    const inFlight = placing.inFlight;
     // Held from here; given back when nothing left (the client's first read of the body never came).
     const hold = this.deps.cap?.reserve(estimate.reservation);
     emit({ type: 'sending', estimate, model });
@@ -138,6 +180,7 @@ export class ImageJobService {
         onPaidAnswer: ({ requestId }) => {
           cancel.paidAnswerArrived();
           recovery.requestId = requestId;
+          void inFlight?.note({ answeredAt: new Date().toISOString(), ...(requestId ? { requestId } : {}) });
           placing.folder = makeFolder(job.output.directory);
           emit({ type: 'answered' });
         },
@@ -163,9 +206,11 @@ export class ImageJobService {
     hold?.settle(meta.usage?.cost_rub);
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
-    const result = await this.place(recovery, meta, estimate, date, await settle(early), placing);
-    if (!result.files.length) await removeUnusedFolder(job, placing);
-    return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };
+    const placed = await this.place(recovery, meta, estimate, date, await settle(early), placing);
+    if (!placed.files.length) await removeUnusedFolder(job, placing);
+    const result: JobResult = { ...placed, request: job.request, ...(notes.length ? { notes } : {}) };
+    await options.settle?.(result);
+    return result;
   }
 
   /** Places one staged image; a failure leaves it staged (for recovery) and says why. */
@@ -198,6 +243,7 @@ export class ImageJobService {
     // Shown as soon as it is linked. The staged name goes once the bytes are on disk (the link
     // shares them): after a failed sync it stays, for recovery, and says why.
     emit({ type: 'image-saved', index: image.index, file });
+    void placing.inFlight?.note({ placedFile: file });
     const syncFailure = await image.durable;
     if (syncFailure) {
       const reason = l10n.t('the bytes of {0} may not be on disk: writing them failed ({1}); a copy is kept in the recovery folder', file, syncFailure.message);
@@ -260,6 +306,18 @@ interface Placing {
   emit: (event: JobEvent) => void;
   /** The output folder being made since the answer arrived: the first folder created, if any. */
   folder?: Promise<string | undefined>;
+  /** The job's in-flight record: placed files are noted in it. */
+  inFlight?: InFlightHandle;
+}
+
+/** What run() hands to sendAndPlace: the sink, the early placements and the job's ports. */
+interface Sending {
+  sink: ReportingSink;
+  early: Map<number, Promise<Placement>>;
+  placing: Placing;
+  date: Date;
+  emit: (event: JobEvent) => void;
+  cancel: CancelUntilPaid;
 }
 
 /** For a job that placed nothing: removes the folders it made itself, each only while empty. */

@@ -7,6 +7,7 @@ import type { ImageSink } from '../core/generationStream';
 import type { ReferenceFile } from '../core/requestBodies';
 import type { SpendingCap } from '../core/spendingCap';
 import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
+import type { BatchOrigin, InFlightJournal } from './inFlight';
 
 export type EditTransport = 'input_references' | 'multipart';
 
@@ -81,6 +82,8 @@ export interface JobDeps {
   onEvent?: (event: JobEvent) => void;
   /** The agents' spending cap (MCP server, chat tool): each call holds its reservation from just before it is sent. */
   cap?: SpendingCap;
+  /** Paid requests in flight, on disk: what start-up finds there was cut off by a dead extension host. */
+  inFlight?: InFlightJournal;
 }
 
 export interface JobResult {
@@ -118,6 +121,13 @@ export interface RunOptions extends CallOptions {
    * when it would now reserve more.
    */
   confirmedReservation?: number;
+  /** The prompt-file line this job is (kept in its in-flight record). */
+  batch?: BatchOrigin;
+  /**
+   * Records the result (the history) before the job's in-flight record is removed: a crash in
+   * between then leaves the record, never a paid result that nothing remembers.
+   */
+  settle?: (result: JobResult) => Promise<void>;
 }
 
 export interface PreparedJob {

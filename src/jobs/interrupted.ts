@@ -1,0 +1,188 @@
+// A job whose extension host died while its paid request was in flight (its in-flight record is
+// still there at start-up, inFlight.ts): what it left is settled here. Images already linked into
+// the workspace stay there; every other staged file goes into a recovery manifest, so that Recover
+// Unsaved Images lists it at once with its prompt, model and request id: a whole image (its `.img`
+// ends where its format says it ends) as an image, a cut one (`.part`, or an `.img` that does not
+// end) as incomplete, never under a final name. A temporary copy left in the output folder is
+// removed. Settling twice gives the same result (a crash while settling). No vscode import.
+import { promises as fs } from 'node:fs';
+import type { BatchLine } from '../core/batchFile';
+import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
+import { extensionForMediaType, readImageHead, sniffImage } from '../core/imageSniff';
+import { FALLBACK_RECOVERY_DIR, syncFile } from '../core/imageStore';
+import { expandFileNamePattern } from '../core/naming';
+import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from '../core/recoveryManifest';
+import { isWholeImage } from '../core/wholeImage';
+import type { HistoryEntry } from './history';
+import type { InFlightRecord } from './inFlight';
+
+export interface InterruptedJob {
+  record: InFlightRecord;
+  /** The gateway's success answer had arrived: it charged. Otherwise it is unknown whether it did. */
+  charged: boolean;
+  /** Images that were in the workspace already. */
+  placed: string[];
+  /** What waits in the recovery folder (absent when nothing does). */
+  kept?: { manifestPath: string; images: number; incomplete: number; answers: number };
+}
+
+/** `<jobId>-<index>.img|part`, `<jobId>-answer.<ext>`: what a job stages (imageStore.ts, keptAnswer.ts). */
+const STAGED = /^(\d+)\.(img|part)$|^answer(?:-\d+)?\.[a-z0-9]+$/;
+
+export async function settleInterrupted(record: InFlightRecord, fallbackDir = FALLBACK_RECOVERY_DIR): Promise<InterruptedJob> {
+  const charged = record.answeredAt !== undefined || record.requestId !== undefined;
+  await removeTemporaryCopies(record);
+  const placed = new Set<string>();
+  for (const file of record.placed ?? []) if (await exists(file)) placed.add(file);
+  const outputFiles = await inodesIn(record.outputDirectory);
+  const files: RecoveryFile[] = [];
+  let manifestDir: string | undefined;
+  let existing: RecoveryManifest | undefined;
+  const counts = { images: 0, incomplete: 0, answers: 0 };
+  for (const dir of [...new Set([record.stagingDir, fallbackDir])]) {
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      continue;
+    }
+    if (names.includes(`${record.id}.json`)) {
+      existing ??= await readManifest(path.join(dir, `${record.id}.json`));
+      manifestDir ??= dir;
+    }
+    for (const name of names.sort()) {
+      const rest = name.startsWith(`${record.id}-`) ? name.slice(record.id.length + 1) : undefined;
+      const match = rest === undefined ? null : STAGED.exec(rest);
+      if (!match) continue;
+      const file = path.join(dir, name);
+      const [, index, state] = match;
+      if (index === undefined) {
+        files.push({ path: file, suggestedName: `${baseName(record, 0)}-answer${path.extname(name)}`, kind: 'answer' });
+        counts.answers++;
+        continue;
+      }
+      const inWorkspace = state === 'img' ? await linkedInto(file, outputFiles) : undefined;
+      if (inWorkspace) {
+        // Placed by a hard link before the crash: the bytes are synced, then the staged name goes.
+        await syncFile(file).catch(() => undefined);
+        await fs.rm(file, { force: true });
+        placed.add(inWorkspace);
+        continue;
+      }
+      const whole = state === 'img' && (await isWholeImage(file));
+      const ext = extensionForMediaType(sniffImage(await readImageHead(file).catch(() => Buffer.alloc(0)))?.mediaType) ?? 'png';
+      files.push({ path: file, suggestedName: `${baseName(record, Number(index))}${whole ? '' : '-incomplete'}.${ext}` });
+      if (whole) counts.images++;
+      else counts.incomplete++;
+    }
+    manifestDir ??= files.length ? dir : undefined;
+  }
+  const result: InterruptedJob = { record, charged, placed: [...placed] };
+  const listed = new Set(existing?.files.map((f) => path.resolve(f.path)));
+  const added = files.filter((f) => !listed.has(path.resolve(f.path)));
+  if (!manifestDir || (!added.length && !existing)) return result;
+  const manifestPath = await writeRecoveryManifest(manifestDir, {
+    ...(existing ?? {
+      jobId: record.id,
+      createdAt: record.startedAt,
+      prompt: record.request.prompt,
+      model: record.request.model,
+      intendedDirectory: record.outputDirectory,
+      reason: charged
+        ? l10n.t('the window closed while the paid answer was arriving (the gateway had answered: it charged)')
+        : l10n.t('the window closed while the request was in flight: it is unknown whether the gateway charged'),
+      ...(record.requestId ? { requestId: record.requestId } : {}),
+    }),
+    files: [...(existing?.files ?? []), ...added],
+  });
+  return { ...result, kept: { manifestPath, ...counts } };
+}
+
+/** The name the job would have given image `index` (0-based). */
+function baseName(record: InFlightRecord, index: number): string {
+  try {
+    return expandFileNamePattern(record.namePattern, {
+      date: new Date(record.startedAt),
+      prompt: record.request.prompt,
+      model: record.request.model,
+      index: index + 1,
+      seed: record.request.seed,
+      sourceName: record.sourceName,
+    });
+  } catch {
+    return `${record.id}-${index + 1}`;
+  }
+}
+
+/** Copies to another disk go through `.<staged name>.copying` beside the target (imageStore.ts): a crash leaves one. */
+async function removeTemporaryCopies(record: InFlightRecord): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(record.outputDirectory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(`.${record.id}-`) && name.endsWith('.copying')) await fs.rm(path.join(record.outputDirectory, name), { force: true });
+  }
+}
+
+/** The files of the output folder by device and inode: a staged image linked there shares them. */
+async function inodesIn(dir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return found;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat?.isFile()) found.set(`${stat.dev}:${stat.ino}`, file);
+  }
+  return found;
+}
+
+async function linkedInto(file: string, outputFiles: Map<string, string>): Promise<string | undefined> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  return stat && stat.nlink > 1 ? outputFiles.get(`${stat.dev}:${stat.ino}`) : undefined;
+}
+
+async function readManifest(file: string): Promise<RecoveryManifest | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as RecoveryManifest;
+  } catch {
+    return undefined;
+  }
+}
+
+const exists = (file: string) =>
+  fs.stat(file).then(
+    () => true,
+    () => false,
+  );
+
+/** A prompt-file line whose last request was in flight when the extension host died. */
+export interface HeldLine {
+  line: BatchLine;
+  entry: HistoryEntry;
+}
+
+/**
+ * Splits the lines to send into those that may go and those held: a line whose newest result in the
+ * history is an interrupted one is not sent again without the user's say (it may have been charged).
+ */
+export function holdInterruptedLines(file: string, lines: readonly BatchLine[], history: readonly HistoryEntry[]): { send: BatchLine[]; held: HeldLine[] } {
+  const send: BatchLine[] = [];
+  const held: HeldLine[] = [];
+  for (const line of lines) {
+    const newest = history
+      .filter((e) => e.batch?.file === file && e.batch.line === line.line && e.batch.key === line.key)
+      .reduce<HistoryEntry | undefined>((a, b) => (!a || b.createdAt > a.createdAt ? b : a), undefined);
+    if (newest?.interrupted) held.push({ line, entry: newest });
+    else send.push(line);
+  }
+  return { send, held };
+}
