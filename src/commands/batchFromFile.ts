@@ -101,10 +101,13 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   const history = services.history.list();
   const resume = planResume(file.fsPath, lines, history, existsSync);
   const { send, held } = holdInterruptedLines(file.fsPath, resume.todo, history);
-  const resend = held.length > 0 && (interactive ? await askResend(name, held) : args.resendInterrupted === true);
-  const todo = resend ? resume.todo : send;
+  // Only a line whose outcome is unknown may go again, and only when the user says so; a charged one waits for recovery.
+  const unknown = held.filter((h) => h.entry.outcomeUnknown);
+  const resend = unknown.length > 0 && (interactive ? await askResend(name, unknown) : args.resendInterrupted === true);
+  const again = new Set(resend ? unknown.map((h) => h.line) : []);
+  const todo = resume.todo.filter((l) => send.includes(l) || again.has(l));
   const { skipped } = resume;
-  const kept = resend ? [] : held.map(heldOutcome);
+  const kept = held.filter((h) => !again.has(h.line)).map(heldOutcome);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
   if (!todo.length && kept.length) {
     await writeFile(report.fsPath, batchReport(file.fsPath, [...skipped, ...kept], new Date(), services.locale));

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubles } from '../core/cost';
 import { trPlural } from '../core/plural';
-import { type InterruptedJob, settleInterrupted } from '../jobs/interrupted';
+import { type InterruptedJob, recordInterrupted, settleInterrupted } from '../jobs/interrupted';
 import { type Services } from '../services';
 
 /** Settles what a dead extension host left in flight; resolves with what it found (also when nothing). */
@@ -18,7 +18,7 @@ export async function settleInterruptedJobs(services: Services): Promise<Interru
   for (const record of records) {
     try {
       const job = await settleInterrupted(record);
-      await recordInHistory(services, job);
+      await recordInterrupted(services.history, job);
       await services.inFlight.remove(record.id);
       services.log.warn(
         `Interrupted job ${record.id} (${record.request.model}, ${record.requestId ?? 'no request id'}): ${job.charged ? 'charged' : 'outcome unknown'}; ` +
@@ -32,30 +32,6 @@ export async function settleInterruptedJobs(services: Services): Promise<Interru
   }
   if (settled.length) void tell(services, settled);
   return settled;
-}
-
-/** One entry per interrupted job, once (a crash while settling does not add it twice). */
-async function recordInHistory(services: Services, job: InterruptedJob): Promise<void> {
-  const { record } = job;
-  const known = services.history.list().find((e) => e.jobId === record.id || job.placed.some((f) => e.files.includes(f)));
-  const details = {
-    interrupted: true as const,
-    ...(job.charged ? {} : { outcomeUnknown: true as const }),
-    ...(record.requestId ? { requestId: record.requestId } : {}),
-    jobId: record.id,
-  };
-  if (known) {
-    await services.history.update(known.id, { ...details, files: [...new Set([...known.files, ...job.placed])] });
-    return;
-  }
-  await services.history.add({
-    request: record.request,
-    ...(record.references ? { references: record.references } : {}),
-    model: record.request.model,
-    files: job.placed,
-    ...(record.batch ? { batch: record.batch } : {}),
-    ...details,
-  });
 }
 
 async function tell(services: Services, jobs: InterruptedJob[]): Promise<void> {

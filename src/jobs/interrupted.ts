@@ -14,7 +14,7 @@ import { FALLBACK_RECOVERY_DIR, syncFile } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
 import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from '../core/recoveryManifest';
 import { isWholeImage } from '../core/wholeImage';
-import type { HistoryEntry } from './history';
+import type { HistoryEntry, HistoryStore } from './history';
 import type { InFlightRecord } from './inFlight';
 
 export interface InterruptedJob {
@@ -31,7 +31,8 @@ export interface InterruptedJob {
 const STAGED = /^(\d+)\.(img|part)$|^answer(?:-\d+)?\.[a-z0-9]+$/;
 
 export async function settleInterrupted(record: InFlightRecord, fallbackDir = FALLBACK_RECOVERY_DIR): Promise<InterruptedJob> {
-  const charged = record.answeredAt !== undefined || record.requestId !== undefined;
+  // Noting the answer in the record races with the crash: an image staged or placed proves it arrived too.
+  let charged = record.answeredAt !== undefined || record.requestId !== undefined || (record.placed?.length ?? 0) > 0;
   await removeTemporaryCopies(record);
   const placed = new Set<string>();
   for (const file of record.placed ?? []) if (await exists(file)) placed.add(file);
@@ -78,6 +79,7 @@ export async function settleInterrupted(record: InFlightRecord, fallbackDir = FA
     }
     manifestDir ??= files.length ? dir : undefined;
   }
+  charged ||= placed.size > 0 || files.length > 0 || existing !== undefined;
   const result: InterruptedJob = { record, charged, placed: [...placed] };
   const listed = new Set(existing?.files.map((f) => path.resolve(f.path)));
   const added = files.filter((f) => !listed.has(path.resolve(f.path)));
@@ -185,4 +187,28 @@ export function holdInterruptedLines(file: string, lines: readonly BatchLine[], 
     else send.push(line);
   }
   return { send, held };
+}
+
+/** Records an interrupted job in the history once (settling again after a crash does not add it twice). */
+export async function recordInterrupted(history: HistoryStore, job: InterruptedJob): Promise<HistoryEntry> {
+  const { record } = job;
+  const known = history.list().find((e) => e.jobId === record.id || job.placed.some((f) => e.files.includes(f)));
+  const details = {
+    interrupted: true as const,
+    ...(job.charged ? {} : { outcomeUnknown: true as const }),
+    ...(record.requestId ? { requestId: record.requestId } : {}),
+    jobId: record.id,
+  };
+  if (known) {
+    await history.update(known.id, { ...details, files: [...new Set([...known.files, ...job.placed])] });
+    return history.find(known.id) ?? known;
+  }
+  return history.add({
+    request: record.request,
+    ...(record.references ? { references: record.references } : {}),
+    model: record.request.model,
+    files: job.placed,
+    ...(record.batch ? { batch: record.batch } : {}),
+    ...details,
+  });
 }
