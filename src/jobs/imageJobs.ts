@@ -243,7 +243,7 @@ export class ImageJobService {
     // Shown as soon as it is linked. The staged name goes once the bytes are on disk (the link
     // shares them): after a failed sync it stays, for recovery, and says why.
     emit({ type: 'image-saved', index: image.index, file });
-    void placing.inFlight?.note({ placedFile: file });
+    await placing.inFlight?.note({ placedFile: file });
     const syncFailure = await image.durable;
     if (syncFailure) {
       const reason = l10n.t('the bytes of {0} may not be on disk: writing them failed ({1}); a copy is kept in the recovery folder', file, syncFailure.message);
