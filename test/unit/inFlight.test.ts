@@ -32,9 +32,9 @@ describe('in-flight records of paid requests', function () {
     assert.equal(result.files.length, 1);
     const [atSend, , atSettle] = seen;
     assert.equal(atSend?.[0]?.request.prompt, 'recorded', 'the record was there when the request went out');
-    assert.deepEqual(atSend[0]!.batch, { file: '/p.txt', line: 3, key: 'k' });
+    assert.deepEqual(atSend[0].batch, { file: '/p.txt', line: 3, key: 'k' });
     assert.equal(atSettle?.[0]?.requestId, paidRequests(suite.emu)[0]!.id, 'the request id is noted from the answer headers');
-    assert.deepEqual(atSettle[0]!.placed, result.files, 'placed files are noted');
+    assert.deepEqual(atSettle[0].placed, result.files, 'placed files are noted');
     assert.deepEqual(await journal.list(), [], 'removed once the job ended');
   });
 
