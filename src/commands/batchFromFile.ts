@@ -13,7 +13,7 @@ import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
 import { type LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
 import { batchReport, reportPathFor } from '../jobs/batchReport';
-import { type HeldLine, holdInterruptedLines } from '../jobs/interrupted';
+import { type HeldLine, holdInterruptedLines } from '../jobs/heldLines';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';

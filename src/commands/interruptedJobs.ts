@@ -4,25 +4,24 @@
 // the history as interrupted with its request id, and then its record goes. The account is read
 // again from the gateway, and one notification says what happened, offers Recover Unsaved Images
 // when something waits, and says when it is unknown whether the gateway charged.
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatRubles } from '../core/cost';
-import { trPlural } from '../core/plural';
-import { type InterruptedJob, recordInterrupted, settleInterrupted } from '../jobs/interrupted';
+import { loadBundle } from '../host/gatewayConnection';
+import type { InterruptedJob } from '../jobs/interrupted';
 import { type Services } from '../services';
 
 /** Settles what a dead extension host left in flight; resolves with what it found (also when nothing). */
 export async function settleInterruptedJobs(services: Services): Promise<InterruptedJob[]> {
   const records = await services.inFlight.leftBehind();
   const settled: InterruptedJob[] = [];
+  if (!records.length) return settled;
+  const { settleInterrupted, recordInterrupted } = loadBundle();
   for (const record of records) {
     try {
       const job = await settleInterrupted(record);
       await recordInterrupted(services.history, job);
       await services.inFlight.remove(record.id);
       services.log.warn(
-        `Interrupted job ${record.id} (${record.request.model}, ${record.requestId ?? 'no request id'}): ${job.charged ? 'charged' : 'outcome unknown'}; ` +
-          `${job.placed.length} image(s) in the workspace, ${job.kept ? `${job.kept.images} whole and ${job.kept.incomplete} incomplete kept in ${job.kept.manifestPath}` : 'nothing kept'}; recorded in the history as interrupted`,
+        `Interrupted job ${record.id}: ${JSON.stringify({ ...job, record: undefined, requestId: record.requestId })}; recorded in the history as interrupted`,
       );
       settled.push(job);
     } catch (error) {
@@ -35,41 +34,11 @@ export async function settleInterruptedJobs(services: Services): Promise<Interru
 }
 
 async function tell(services: Services, jobs: InterruptedJob[]): Promise<void> {
-  const unknown = jobs.filter((j) => !j.charged).length;
-  const placed = jobs.reduce((n, j) => n + j.placed.length, 0);
-  const waiting = jobs.reduce((n, j) => n + (j.kept ? j.kept.images + j.kept.incomplete + j.kept.answers : 0), 0);
   const change = await services.account.reconcile().catch(() => undefined);
-  const balance = change?.after.balance;
-  const parts = [
-    trPlural(
-      jobs.length,
-      { one: 'The window closed while {0} paid request was in flight.', other: 'The window closed while {0} paid requests were in flight.' },
-      jobs.length,
-    ),
-    placed ? trPlural(placed, { one: '{0} image had been saved into the workspace.', other: '{0} images had been saved into the workspace.' }, placed) : '',
-    waiting
-      ? trPlural(
-          waiting,
-          { one: '{0} file waits in the recovery folder ({1}).', other: '{0} files wait in the recovery folder ({1}).' },
-          waiting,
-          path.dirname(jobs.find((j) => j.kept)!.kept!.manifestPath),
-        )
-      : '',
-    unknown
-      ? trPlural(
-          unknown,
-          {
-            one: 'For {0} request it is unknown whether the gateway charged: nothing is sent again by itself.',
-            other: 'For {0} requests it is unknown whether the gateway charged: nothing is sent again by itself.',
-          },
-          unknown,
-        )
-      : '',
-    balance !== undefined ? vscode.l10n.t('The balance was read again from the gateway: {0}.', formatRubles(balance, services.locale)) : '',
-  ].filter(Boolean);
+  const { text, waiting } = loadBundle().describeInterrupted(jobs, change?.after.balance, services.locale);
   const recover = vscode.l10n.t('Recover Unsaved Images');
   const log = vscode.l10n.t('Show Log');
-  const choice = await vscode.window.showWarningMessage(parts.join(' '), ...(waiting ? [recover] : []), log);
+  const choice = await vscode.window.showWarningMessage(text, ...(waiting ? [recover] : []), log);
   if (choice === recover) await vscode.commands.executeCommand('gatewayImages.recoverImages');
   else if (choice === log) services.log.show(true);
 }

@@ -6,6 +6,7 @@ import { normalizeBaseUrl } from './baseUrl';
 import * as l10n from '@vscode/l10n';
 import { extractGroups, parseImageModels } from './catalog';
 import { ApiError, CancelledError, ConnectionError, type GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
+import { CertificateError } from './certificates';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
 import { accountIdentity } from './identity';
 import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './accountAnswers';
@@ -236,6 +237,8 @@ export class GatewayClient {
   }
 
   private retryDelay(error: GatewayError, attempt: number): number | undefined {
+    // A certificate that cannot be verified fails the same way every time.
+    if (error instanceof CertificateError) return undefined;
     const retryable = error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError || error instanceof RateLimitedError;
     if (!retryable) return undefined;
     const maxDelay = this.config.maxRetryDelayMs ?? 20_000;

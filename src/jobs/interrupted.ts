@@ -6,12 +6,13 @@
 // end) as incomplete, never under a final name. A temporary copy left in the output folder is
 // removed. Settling twice gives the same result (a crash while settling). No vscode import.
 import { promises as fs } from 'node:fs';
-import type { BatchLine } from '../core/batchFile';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
+import { formatRubles } from '../core/cost';
 import { extensionForMediaType, readImageHead, sniffImage } from '../core/imageSniff';
 import { FALLBACK_RECOVERY_DIR, syncFile } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
+import { trPlural } from '../core/plural';
 import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from '../core/recoveryManifest';
 import { isWholeImage } from '../core/wholeImage';
 import type { HistoryEntry, HistoryStore } from './history';
@@ -166,29 +167,6 @@ const exists = (file: string) =>
     () => false,
   );
 
-/** A prompt-file line whose last request was in flight when the extension host died. */
-export interface HeldLine {
-  line: BatchLine;
-  entry: HistoryEntry;
-}
-
-/**
- * Splits the lines to send into those that may go and those held: a line whose newest result in the
- * history is an interrupted one is not sent again without the user's say (it may have been charged).
- */
-export function holdInterruptedLines(file: string, lines: readonly BatchLine[], history: readonly HistoryEntry[]): { send: BatchLine[]; held: HeldLine[] } {
-  const send: BatchLine[] = [];
-  const held: HeldLine[] = [];
-  for (const line of lines) {
-    const newest = history
-      .filter((e) => e.batch?.file === file && e.batch.line === line.line && e.batch.key === line.key)
-      .reduce<HistoryEntry | undefined>((a, b) => (!a || b.createdAt > a.createdAt ? b : a), undefined);
-    if (newest?.interrupted) held.push({ line, entry: newest });
-    else send.push(line);
-  }
-  return { send, held };
-}
-
 /** Records an interrupted job in the history once (settling again after a crash does not add it twice). */
 export async function recordInterrupted(history: HistoryStore, job: InterruptedJob): Promise<HistoryEntry> {
   const { record } = job;
@@ -211,4 +189,40 @@ export async function recordInterrupted(history: HistoryStore, job: InterruptedJ
     ...(record.batch ? { batch: record.batch } : {}),
     ...details,
   });
+}
+
+/** The one notification after a start that settled interrupted jobs; `waiting`: files wait for Recover. */
+export function describeInterrupted(jobs: InterruptedJob[], balance: number | undefined, locale: string): { text: string; waiting: number } {
+  const unknown = jobs.filter((j) => !j.charged).length;
+  const placed = jobs.reduce((n, j) => n + j.placed.length, 0);
+  const waiting = jobs.reduce((n, j) => n + (j.kept ? j.kept.images + j.kept.incomplete + j.kept.answers : 0), 0);
+  const folder = jobs.find((j) => j.kept)?.kept?.manifestPath;
+  const parts = [
+    trPlural(
+      jobs.length,
+      { one: 'The window closed while {0} paid request was in flight.', other: 'The window closed while {0} paid requests were in flight.' },
+      jobs.length,
+    ),
+    placed ? trPlural(placed, { one: '{0} image had been saved into the workspace.', other: '{0} images had been saved into the workspace.' }, placed) : '',
+    waiting && folder
+      ? trPlural(
+          waiting,
+          { one: '{0} file waits in the recovery folder ({1}).', other: '{0} files wait in the recovery folder ({1}).' },
+          waiting,
+          path.dirname(folder),
+        )
+      : '',
+    unknown
+      ? trPlural(
+          unknown,
+          {
+            one: 'For {0} request it is unknown whether the gateway charged: nothing is sent again by itself.',
+            other: 'For {0} requests it is unknown whether the gateway charged: nothing is sent again by itself.',
+          },
+          unknown,
+        )
+      : '',
+    balance !== undefined ? l10n.t('The balance was read again from the gateway: {0}.', formatRubles(balance, locale)) : '',
+  ];
+  return { text: parts.filter(Boolean).join(' '), waiting };
 }

@@ -7,7 +7,8 @@ import { NotRecordedError } from '../../src/core/errors';
 import { listRecoverable } from '../../src/core/recoveryFolder';
 import { HistoryStore } from '../../src/jobs/history';
 import { InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
-import { holdInterruptedLines, recordInterrupted, settleInterrupted } from '../../src/jobs/interrupted';
+import { holdInterruptedLines } from '../../src/jobs/heldLines';
+import { recordInterrupted, settleInterrupted } from '../../src/jobs/interrupted';
 import { paintPng } from '../../tools/emulator/png';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
 
