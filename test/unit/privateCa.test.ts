@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CertificateError } from '../../src/core/certificates';
+import { CertificateError } from '../../src/core/networkErrors';
 import { GatewayClient } from '../../src/core/client';
 import { createDispatcher } from '../../src/core/proxy';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
