@@ -14,16 +14,20 @@ export async function settleInterruptedJobs(services: Services): Promise<Interru
   const records = await services.inFlight.leftBehind();
   const settled: InterruptedJob[] = [];
   if (!records.length) return settled;
-  const { settleInterrupted, recordInterrupted } = loadBundle();
+  const { settleRecord } = loadBundle();
   for (const record of records) {
     try {
-      const job = await settleInterrupted(record);
-      await recordInterrupted(services.history, job);
+      const outcome = await settleRecord(services.history, record);
       await services.inFlight.remove(record.id);
+      if (outcome.kind === 'finished') {
+        // It ended with its result; only its history entry may have been lost with the window.
+        if (outcome.restored) services.log.warn(`Job ${record.id} had finished, but its history entry was lost with the window: restored`);
+        continue;
+      }
       services.log.warn(
-        `Interrupted job ${record.id}: ${JSON.stringify({ ...job, record: undefined, requestId: record.requestId })}; recorded in the history as interrupted`,
+        `Interrupted job ${record.id}: ${JSON.stringify({ ...outcome.job, record: undefined, requestId: record.requestId })}; recorded in the history as interrupted`,
       );
-      settled.push(job);
+      settled.push(outcome.job);
     } catch (error) {
       // The record stays: the next start tries again.
       services.log.error(`Could not settle the interrupted job ${record.id}: ${error instanceof Error ? error.message : String(error)}`);

@@ -5,4 +5,4 @@
 export { GatewayClient } from './client';
 export { createDispatcher } from './proxy';
 export { listRecoverable, moveRecoverable, readAnswersAgain, removeRecoverable } from './recoveryFolder';
-export { describeInterrupted, recordInterrupted, settleInterrupted } from '../jobs/interrupted';
+export { describeInterrupted, settleRecord } from '../jobs/interrupted';

@@ -125,11 +125,15 @@ export class ImageJobService {
     const api = await this.deps.api();
     const inFlight = await this.beginInFlight(job, sink.staging.jobId, estimate.reservation, options);
     placing.inFlight = inFlight;
+    let result: JobResult;
     try {
-      return await this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }, options);
-    } finally {
+      result = await this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }, options);
+    } catch (error) {
       await inFlight?.end().catch(() => undefined);
+      throw error;
     }
+    await inFlight?.finish({ files: result.files, costRub: result.usage?.cost_rub }).catch(() => undefined);
+    return result;
   }
 
   /** Writes the in-flight record (synced) before the request goes out; without it nothing is sent. */

@@ -41,15 +41,29 @@ export interface InFlightRecord {
   requestId?: string;
   /** Files placed into the workspace so far. */
   placed?: string[];
+  /**
+   * The job ended with a result, which its caller recorded in the history. The record stays a few
+   * minutes more (FINISHED_KEPT_MS): a history write is not on disk at once (VS Code flushes its
+   * workspace state later), and a crash or reload meanwhile must not lose what was paid for.
+   */
+  finishedAt?: string;
+  /** What the finished job cost, when the answer said so. */
+  costRub?: number;
 }
 
-export type InFlightStart = Omit<InFlightRecord, 'fingerprint' | 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'placed'>;
+/** How long a finished job's record is kept, so that the next start can restore a history entry lost with a crash. */
+export const FINISHED_KEPT_MS = 5 * 60_000;
+
+export type InFlightStart = Omit<InFlightRecord, 'fingerprint' | 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'placed' | 'finishedAt' | 'costRub'>;
 
 /** One job's record: changes are written one after another, each synced; `end` removes it. */
 export interface InFlightHandle {
   readonly record: InFlightRecord;
   /** Notes what happened (the request id, a placed file); a failure to write is ignored (the record stays as it was). */
   note(change: Pick<InFlightRecord, 'answeredAt' | 'requestId'> | { placedFile: string }): Promise<void>;
+  /** The job ended with a result (recorded by its caller): the record says so and stays a while (FINISHED_KEPT_MS). */
+  finish(result: { files: string[]; costRub?: number }): Promise<void>;
+  /** The job ended without a result to remember (it failed, the outcome is known or was told): the record goes. */
   end(): Promise<void>;
 }
 
@@ -74,6 +88,7 @@ export class InFlightJournal {
       pid: this.pid,
     };
     await fs.mkdir(this.dir, { recursive: true });
+    void this.prune().catch(() => undefined);
     const file = this.fileOf(record.id);
     await writeSynced(file, record);
     let queue = Promise.resolve();
@@ -85,11 +100,22 @@ export class InFlightJournal {
         else Object.assign(record, change);
         return write();
       },
+      finish: async ({ files, costRub }) => {
+        Object.assign(record, { placed: files, finishedAt: new Date().toISOString(), ...(costRub !== undefined ? { costRub } : {}) });
+        await write();
+      },
       end: async () => {
         await queue;
         await fs.rm(file, { force: true });
       },
     };
+  }
+
+  /** Removes this process's records of jobs that finished more than FINISHED_KEPT_MS ago. */
+  async prune(now = Date.now()): Promise<void> {
+    for (const record of await this.list()) {
+      if (record.pid === this.pid && record.finishedAt && now - Date.parse(record.finishedAt) > FINISHED_KEPT_MS) await this.remove(record.id);
+    }
   }
 
   /** Every record in the folder (unreadable ones are skipped). */

@@ -226,3 +226,46 @@ export function describeInterrupted(jobs: InterruptedJob[], balance: number | un
   ];
   return { text: parts.filter(Boolean).join(' '), waiting };
 }
+
+/**
+ * A finished job's record left by a dead process: its result was recorded, but the history write
+ * may have been lost with the process (VS Code writes its state to disk later). The entry is added
+ * again when the history does not have it. Resolves to the entry added, if any.
+ */
+export async function recordFinished(history: HistoryStore, record: InFlightRecord): Promise<HistoryEntry | undefined> {
+  const files = record.placed ?? [];
+  const known = history
+    .list()
+    .some(
+      (e) =>
+        e.jobId === record.id ||
+        files.some((f) => e.files.includes(f)) ||
+        (record.batch &&
+          e.batch?.file === record.batch.file &&
+          e.batch.line === record.batch.line &&
+          e.batch.key === record.batch.key &&
+          e.createdAt >= record.startedAt),
+    );
+  if (known || !files.length) return undefined;
+  return history.add({
+    request: record.request,
+    ...(record.references ? { references: record.references } : {}),
+    model: record.request.model,
+    files,
+    ...(record.costRub !== undefined ? { costRub: record.costRub } : {}),
+    ...(record.batch ? { batch: record.batch } : {}),
+    jobId: record.id,
+  });
+}
+
+export type SettledRecord = { kind: 'finished'; restored?: HistoryEntry } | { kind: 'interrupted'; job: InterruptedJob; entry: HistoryEntry };
+
+/** What the next start does with a record a dead process left: a finished job's history entry is made sure of, an interrupted job is settled and recorded. */
+export async function settleRecord(history: HistoryStore, record: InFlightRecord, fallbackDir = FALLBACK_RECOVERY_DIR): Promise<SettledRecord> {
+  if (record.finishedAt) {
+    const restored = await recordFinished(history, record);
+    return { kind: 'finished', ...(restored ? { restored } : {}) };
+  }
+  const job = await settleInterrupted(record, fallbackDir);
+  return { kind: 'interrupted', job, entry: await recordInterrupted(history, job) };
+}

@@ -14,7 +14,7 @@ import { isWholeImage } from '../../src/core/wholeImage';
 import { planResume, runBatch } from '../../src/jobs/batch';
 import { InFlightJournal } from '../../src/jobs/inFlight';
 import { holdInterruptedLines } from '../../src/jobs/heldLines';
-import { recordInterrupted, settleInterrupted, type InterruptedJob } from '../../src/jobs/interrupted';
+import { recordInterrupted, settleInterrupted, settleRecord, type InterruptedJob } from '../../src/jobs/interrupted';
 import { filesUnder, sha256 } from './support/chaos';
 import type { GenerationRequest } from '../../src/core/types';
 import { type CrashChild, crashService, type CrashWorld, recordLine, startCrashChild } from './support/crashChild';
@@ -251,11 +251,12 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
     const journal = new InFlightJournal(world.inFlightDir);
     const { service, history, client } = crashService(world);
     const interrupted: InterruptedJob[] = [];
+    let finishedRecords = 0;
     for (const record of await journal.leftBehind()) {
-      const job = await settleInterrupted(record, path.join(dir, 'fallback'));
-      await recordInterrupted(history, job);
+      const settled = await settleRecord(history, record, path.join(dir, 'fallback'));
       await journal.remove(record.id);
-      interrupted.push(job);
+      if (settled.kind === 'interrupted') interrupted.push(settled.job);
+      else finishedRecords++;
     }
     // The same file again: done lines are skipped, lines in flight at the reload are held.
     const resume = planResume(file, lines, history.list(), () => true);
@@ -290,7 +291,7 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
       ...chargedHeld.map((h) => h.line.line),
     ]);
     console.log(
-      `      reload mid-batch: killed after ${finished} of 50 lines; ${interrupted.length} in flight (${interrupted.filter((j) => !j.charged).length} outcome unknown, ${chargedHeld.length} charged with images in recovery); ` +
+      `      reload mid-batch: killed after ${finished} of 50 lines (${finishedRecords} finished jobs' records kept); ${interrupted.length} in flight (${interrupted.filter((j) => !j.charged).length} outcome unknown, ${chargedHeld.length} charged with images in recovery); ` +
         `re-run skipped ${resume.skipped.length}, held ${held.length}, sent ${sentByRerun} (${second.filter((o) => o.status === 'done').length} done); ` +
         `sent again on the user's say ${third.length}; lines done ${done.size} of 50; lines paid twice ${paidTwice.length}; paid requests ${paid.length}, charged ${[...chargedPerLine.values()].reduce((a, b) => a + b, 0)}`,
     );

@@ -6,9 +6,9 @@ import * as path from 'node:path';
 import { NotRecordedError } from '../../src/core/errors';
 import { listRecoverable } from '../../src/core/recoveryFolder';
 import { HistoryStore } from '../../src/jobs/history';
-import { InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
+import { FINISHED_KEPT_MS, InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
 import { holdInterruptedLines } from '../../src/jobs/heldLines';
-import { recordInterrupted, settleInterrupted } from '../../src/jobs/interrupted';
+import { recordInterrupted, settleInterrupted, settleRecord } from '../../src/jobs/interrupted';
 import { paintPng } from '../../tools/emulator/png';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
 
@@ -36,7 +36,20 @@ describe('in-flight records of paid requests', function () {
     assert.deepEqual(atSend[0].batch, { file: '/p.txt', line: 3, key: 'k' });
     assert.equal(atSettle?.[0]?.requestId, paidRequests(suite.emu)[0]!.id, 'the request id is noted from the answer headers');
     assert.deepEqual(atSettle[0].placed, result.files, 'placed files are noted');
-    assert.deepEqual(await journal.list(), [], 'removed once the job ended');
+    const [finished] = await journal.list();
+    assert.ok(finished?.finishedAt, 'kept a while, marked finished, for a history entry lost with a crash');
+    assert.deepEqual([finished.placed, finished.costRub], [result.files, result.usage?.cost_rub]);
+    await journal.prune(Date.now() + FINISHED_KEPT_MS + 1);
+    assert.deepEqual(await journal.list(), [], 'pruned once FINISHED_KEPT_MS passed');
+    // A failed job's record goes at once.
+    suite.emu.state.armFault({ fault: 'html-500' });
+    await assert.rejects(
+      rig.service.run({
+        request: { model: 'aurora-1', prompt: 'fails', size: '64x64' },
+        output: { directory: path.join(suite.dir, 'out'), pattern: '{slug}-{index}' },
+      }),
+    );
+    assert.deepEqual(await journal.list(), []);
   });
 
   it('refuses to send when the record cannot be written (NotRecordedError): nothing sent, nothing charged', async () => {
@@ -63,6 +76,36 @@ describe('in-flight records of paid requests', function () {
       ['dead'],
     );
     assert.ok(!(await readdir(dir)).includes('torn.json'));
+  });
+
+  it('a finished job whose history entry was lost with the window (state not yet on disk) gets it back at the next start, once', async () => {
+    const store = new Map<string, unknown>();
+    const history = new HistoryStore({ get: <T>(k: string) => store.get(k) as T, update: async (k, v) => void store.set(k, v) });
+    const record: InFlightRecord = {
+      id: 'done1',
+      fingerprint: 'f',
+      request: { model: 'aurora-1', prompt: 'finished' },
+      outputDirectory: '/o',
+      namePattern: '{index}',
+      stagingDir: '/s',
+      reservation: 4,
+      batch: { file: '/p.txt', line: 19, key: 'k19' },
+      startedAt: new Date().toISOString(),
+      pid: DEAD_PID,
+      placed: ['/o/finished-1.png'],
+      finishedAt: new Date().toISOString(),
+      costRub: 3.5,
+    };
+    const first = await settleRecord(history, record);
+    const again = await settleRecord(history, record);
+    assert.equal(first.kind, 'finished');
+    assert.ok(first.kind === 'finished' && first.restored);
+    assert.ok(again.kind === 'finished' && !again.restored);
+    assert.deepEqual(
+      history.list().map((e) => [e.batch?.line, e.files, e.costRub, e.interrupted]),
+      [[19, ['/o/finished-1.png'], 3.5, undefined]],
+      'a re-run of the prompt file skips line 19',
+    );
   });
 
   it('settles what a dead job staged: linked images stay, a whole .img and a .part go to a manifest Recover lists at once, the history says interrupted', async () => {
