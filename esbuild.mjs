@@ -95,11 +95,15 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
-  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js']),
+  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/plural.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
+  // The results journal's code, loaded when the history is first read (not at activation).
+  nodeBundle('results', 'src/jobs/resultsBundle.ts'),
+  // The thumbnail worker (a worker thread started by the results chunk).
+  nodeBundle('thumbnails', 'src/core/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
   // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.
   nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutUnusedSdkParts]),

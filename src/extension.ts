@@ -21,7 +21,7 @@ import { logIgnoredWorkspaceSettings } from './host/ignoredSettings';
 import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
 import { type McpRegistration, registerMcpServer } from './mcp/register';
-import { createServices } from './services';
+import { createServices, resultsForTests } from './services';
 import { openStudioWith, registerStudio } from './studio';
 
 /** The extension's public API (also what `activate()` resolves to for other extensions and tests). */
@@ -39,6 +39,8 @@ export interface GatewayImagesApi {
   readonly mcp: McpRegistration;
   /** How long activate() took, in milliseconds (reported by the benchmark). */
   readonly activationMs: number;
+  /** Only when VS Code runs the extension's tests: the results journal's file, and reading it again as a restart would. */
+  readonly testing?: ReturnType<typeof resultsForTests>;
 }
 
 export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
@@ -86,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     },
     onDidChangeAccount: accountChanged.event,
     refreshAccount: () => services.account.refresh(),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { testing: resultsForTests(context, services.history) } : {}),
   };
 }
 

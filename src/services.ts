@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
-import { HistoryStore } from './jobs/history';
+import { HistoryStore, type ResultsCode, type ResultsOpenReport } from './jobs/history';
+import type { ThumbnailCache } from './core/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
 import { InFlightJournal } from './jobs/inFlight';
 import { GatewayConnection } from './host/gatewayConnection';
@@ -24,12 +25,66 @@ export interface Services {
   history: HistoryStore;
   /** Paid requests in flight, on disk (this workspace's storage): what a dead extension host left is settled at start-up. */
   inFlight: InFlightJournal;
+  /** The gallery's small previews, in the workspace storage next to the journal (made by the results chunk). */
+  thumbnails: { readonly dir: string; cache(): ThumbnailCache };
+  /** The results chunk (dist/results.js): the journal's code, the resume's folder reads, thumbnails. Loaded on first use. */
+  results(): ResultsCode;
   /** Paid images that could not be placed into the workspace wait here. */
   recoveryDir: string;
   locale: string;
 }
 
 const CATALOG_STATE_KEY = 'gatewayImages.catalog';
+/** Where the history was kept before the results journal (an array of at most 500 results). */
+const LEGACY_HISTORY_KEY = 'gatewayImages.history';
+
+/**
+ * Only in the extension's tests (ExtensionMode.Test): what a restart does to the results journal,
+ * with the old workspace-state array set first when `legacy` is given (the migration's input).
+ */
+export function resultsForTests(context: vscode.ExtensionContext, history: HistoryStore) {
+  return {
+    resultsJournal: history.file,
+    async reopenResults(legacy?: unknown[]): Promise<ResultsOpenReport> {
+      if (legacy) await context.workspaceState.update(LEGACY_HISTORY_KEY, legacy);
+      return history.reopen();
+    },
+  };
+}
+
+/**
+ * The results journal of this workspace: `results.jsonl` in the extension's workspace storage
+ * (global storage for a window without a folder). Read on first use, not here.
+ */
+function workspaceData(context: vscode.ExtensionContext): { folder: string; suffix: string } {
+  return { folder: context.storageUri?.fsPath ?? context.globalStorageUri.fsPath, suffix: context.storageUri ? '' : '-without-folder' };
+}
+
+let resultsChunk: ResultsCode | undefined;
+/** Loads dist/results.js on first use; esbuild leaves this require alone. */
+function loadResults(): ResultsCode {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  resultsChunk ??= require('./results.js') as ResultsCode;
+  return resultsChunk;
+}
+
+function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): HistoryStore {
+  const { folder, suffix } = workspaceData(context);
+  const file = path.join(folder, `results${suffix}.jsonl`);
+  const legacy = {
+    read: () => context.workspaceState.get<unknown>(LEGACY_HISTORY_KEY),
+    clear: () => context.workspaceState.update(LEGACY_HISTORY_KEY, undefined),
+  };
+  return new HistoryStore(file, {
+    load: loadResults,
+    legacy,
+    // A torn last line (a crash while writing) or unreadable lines are a warning; the rest is information.
+    onOpened: (r) =>
+      log[r.tornBytes || r.skippedLines ? 'warn' : 'info'](
+        `Results journal ${r.file}: ${r.entries} results, ${r.lines} lines, ${r.migrated} moved from the old history, ${r.tornBytes} bytes of a torn last line and ${r.skippedLines} unreadable lines skipped, ${r.ms.toFixed(0)} ms`,
+      ),
+  });
+}
 
 function catalogSource(baseUrl: string): string | undefined {
   try {
@@ -79,7 +134,9 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
   });
 
   const recoveryDir = path.join(context.globalStorageUri.fsPath, 'recovery');
-  const inFlight = new InFlightJournal(path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'in-flight'));
+  const data = workspaceData(context);
+  // Beside the results journal: a record left behind is settled into the journal of the same workspace.
+  const inFlight = new InFlightJournal(path.join(data.folder, `in-flight${data.suffix}`));
   const jobs = new ImageJobService({
     api: () => connection.client(),
     models: () => catalog.get(),
@@ -97,8 +154,22 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     locale,
   });
 
-  const history = new HistoryStore(context.workspaceState);
+  const history = openHistory(context, log);
+  const thumbnailsDir = path.join(data.folder, `thumbnails${data.suffix}`);
+  let thumbnailCache: ThumbnailCache | undefined;
+  const thumbnails = {
+    dir: thumbnailsDir,
+    cache: () => (thumbnailCache ??= loadResults().ThumbnailCache.withWorker(thumbnailsDir, path.join(__dirname, 'thumbnails.js'))),
+  };
 
-  context.subscriptions.push(log, keys, connection, reloadCatalog, { dispose: () => account.dispose() });
-  return { context, log, keys, connection, account, catalog, jobs, history, inFlight, recoveryDir, locale };
+  context.subscriptions.push(
+    log,
+    keys,
+    connection,
+    reloadCatalog,
+    { dispose: () => account.dispose() },
+    { dispose: () => void history.close() },
+    { dispose: () => thumbnailCache?.dispose() },
+  );
+  return { context, log, keys, connection, account, catalog, jobs, history, inFlight, thumbnails, results: loadResults, recoveryDir, locale };
 }

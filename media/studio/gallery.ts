@@ -1,51 +1,223 @@
-// The results of this workspace: thumbnail (the saved file through asWebviewUri), prompt, model,
-// cost and date, and the actions, which the host carries out on files its history knows.
-import type { GalleryAction, GalleryItem } from '../../src/studio/protocol';
-import { el, replaceChildren } from './dom';
-import { request, t } from './host';
+// The results of this workspace, virtualised: only the cards near the screen are in the DOM, each
+// with a small cached thumbnail (asked for once the card is shown, never the full image). The list
+// is filled page by page as it is scrolled to, and host changes arrive as splices. The actions are
+// carried out by the host on files its journal knows.
+import type { GalleryAction, GalleryChangedMessage, GalleryItem, GalleryPageView, ThumbnailMessage } from '../../src/studio/protocol';
+import { LIMITS } from '../../src/studio/protocol';
+import { GalleryList } from '../../src/studio/galleryList';
+import { el } from './dom';
+import { post, request, t } from './host';
 
-const ACTIONS: { action: GalleryAction; label: string }[] = [
-  { action: 'open', label: 'open' },
-  { action: 'reveal', label: 'reveal' },
-  { action: 'copyPath', label: 'copyPath' },
-  { action: 'insertLink', label: 'insertLink' },
-  { action: 'useAsReference', label: 'useAsReference' },
-  { action: 'regenerate', label: 'regenerate' },
-  { action: 'delete', label: 'delete' },
-];
+const ACTIONS: GalleryAction[] = ['open', 'reveal', 'copyPath', 'insertLink', 'useAsReference', 'regenerate', 'delete'];
+const MIN_CARD_WIDTH = 220;
+const GAP = 16;
+/** Rows drawn above and below the screen, so a scroll shows cards already drawn. */
+const OVERSCAN_ROWS = 2;
+/** Thumbnails are asked for once the list has been still this long: not for every card scrolled past. */
+const THUMBNAIL_DELAY_MS = 120;
 
-export function buildGallery(): { section: HTMLElement; render(items: GalleryItem[]): void } {
-  const list = el('ul', { class: 'gallery', id: 'gallery' });
-  const empty = el('p', { class: 'description' }, [t('galleryEmpty')]);
-  const section = el('section', { class: 'results', 'aria-labelledby': 'gallery-heading' }, [el('h2', { id: 'gallery-heading' }, [t('gallery')]), empty, list]);
-  return {
-    section,
-    render(items) {
-      empty.hidden = items.length > 0;
-      replaceChildren(list, items.map(card));
-    },
-  };
+type ThumbnailState = Omit<ThumbnailMessage, 'type' | 'file'>;
+
+export interface Gallery {
+  section: HTMLElement;
+  show(page: GalleryPageView): void;
+  page(page: GalleryPageView): void;
+  changed(message: GalleryChangedMessage): void;
+  thumbnail(message: ThumbnailMessage): void;
 }
 
-function card(item: GalleryItem): HTMLElement {
-  const image = el('img', { src: item.src, loading: 'lazy' });
-  image.alt = item.prompt; // a property, never markup
+const keyOf = (item: { entryId: string; file: string }) => `${item.entryId}\n${item.file}`;
+
+export function buildGallery(): Gallery {
+  const list = new GalleryList<GalleryItem>();
+  const thumbnails = new Map<string, ThumbnailState>();
+  const asked = new Set<string>();
+  const cards = new Map<string, HTMLElement>();
+  const pagesAsked = new Set<number>();
+  const ul = el('ul', { class: 'gallery', id: 'gallery' });
+  const empty = el('p', { class: 'description' }, [t('galleryEmpty')]);
+  const section = el('section', { class: 'results', 'aria-labelledby': 'gallery-heading' }, [el('h2', { id: 'gallery-heading' }, [t('gallery')]), empty, ul]);
+  let rowHeight = 0;
+  let firstShown = false;
+  let scheduled = false;
+  let thumbnailTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Asks for the thumbnails of the cards drawn now that have none yet. The host drops what an
+   * earlier request has not made yet, so cards scrolled away are asked for again when drawn again.
+   */
+  const askThumbnails = () => {
+    const drawn = new Set([...cards.values()].map((element) => element.dataset.file));
+    for (const file of asked) if (!drawn.has(file)) asked.delete(file);
+    const items: { entryId: string; file: string }[] = [];
+    for (const element of cards.values()) {
+      const { entryId = '', file = '' } = element.dataset;
+      if (thumbnails.has(file) || asked.has(file) || items.length >= LIMITS.thumbnails) continue;
+      asked.add(file);
+      items.push({ entryId, file });
+    }
+    if (items.length) request({ type: 'thumbnails', items });
+  };
+  const layout = () => {
+    const width = ul.clientWidth || MIN_CARD_WIDTH;
+    const columns = Math.max(1, Math.floor((width + GAP) / (MIN_CARD_WIDTH + GAP)));
+    return { columns, cardWidth: (width - GAP * (columns - 1)) / columns };
+  };
+
+  /** Cards have one height at one width (prompt and details are clamped): one card measures the row. */
+  const measure = (cardWidth: number, sample: GalleryItem) => {
+    const probe = card(sample, thumbnails.get(sample.file));
+    probe.style.width = `${cardWidth}px`;
+    probe.style.visibility = 'hidden';
+    ul.appendChild(probe);
+    rowHeight = probe.offsetHeight + GAP;
+    probe.remove();
+  };
+
+  const render = () => {
+    scheduled = false;
+    empty.hidden = list.total > 0;
+    const { columns, cardWidth } = layout();
+    const sample = list.at(0);
+    if (sample && !rowHeight) measure(cardWidth, sample);
+    const rows = Math.ceil(list.total / columns);
+    ul.style.height = `${Math.max(0, rows * (rowHeight || 1) - GAP)}px`;
+    const top = -ul.getBoundingClientRect().top;
+    const firstRow = Math.max(0, Math.floor(top / (rowHeight || 1)) - OVERSCAN_ROWS);
+    const lastRow = Math.min(rows, Math.ceil((top + window.innerHeight) / (rowHeight || 1)) + OVERSCAN_ROWS);
+    const from = firstRow * columns;
+    const to = Math.min(list.total, lastRow * columns);
+    const shown: GalleryItem[] = [];
+    for (let i = from; i < to; i++) {
+      const item = list.at(i);
+      if (item) shown.push(item);
+    }
+    const wanted = new Set(shown.map(keyOf));
+    for (const [key, element] of cards) {
+      if (wanted.has(key)) continue;
+      element.remove();
+      cards.delete(key);
+    }
+    // The cards stay in the DOM in the gallery's order: keyboard and screen readers follow it.
+    let previous: HTMLElement | undefined;
+    for (let i = from; i < to; i++) {
+      const item = list.at(i);
+      if (!item) continue;
+      const key = keyOf(item);
+      let element = cards.get(key);
+      if (!element) {
+        element = card(item, thumbnails.get(item.file));
+        cards.set(key, element);
+      }
+      const expected = previous ? previous.nextSibling : ul.firstChild;
+      if (element !== expected) ul.insertBefore(element, expected);
+      previous = element;
+      element.style.width = `${cardWidth}px`;
+      element.style.transform = `translate(${(i % columns) * (cardWidth + GAP)}px, ${Math.floor(i / columns) * rowHeight}px)`;
+    }
+    ul.dataset.renderedCards = String(cards.size);
+    clearTimeout(thumbnailTimer);
+    thumbnailTimer = setTimeout(askThumbnails, firstShown ? THUMBNAIL_DELAY_MS : 0);
+    const gap = list.missing(from, to, LIMITS.galleryPage);
+    if (gap && !pagesAsked.has(gap.start)) {
+      pagesAsked.add(gap.start);
+      request({ type: 'galleryPage', start: gap.start, count: Math.max(gap.count, Math.min(LIMITS.galleryPage, to - gap.start)) });
+    }
+    if (!firstShown && (cards.size > 0 || list.total === 0)) {
+      firstShown = true;
+      // For the e2e measurement: milliseconds from the page's start, and from its HTML's arrival
+      // (what the webview itself takes to boot comes before that), to its first gallery page.
+      const now = performance.now();
+      const html = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+      document.body.dataset.galleryFirstPageMs = String(Math.round(now));
+      document.body.dataset.galleryFirstPageAfterHtmlMs = String(Math.round(now - (html?.responseStart ?? 0)));
+      post({ type: 'galleryShown', at: Date.now(), cards: cards.size, total: list.total });
+    }
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(render);
+  };
+  const startOver = (page: GalleryPageView) => {
+    list.reset(page.total, page.start, page.items);
+    pagesAsked.clear();
+    for (const element of cards.values()) element.remove();
+    cards.clear();
+    schedule();
+  };
+  window.addEventListener('scroll', schedule, { passive: true });
+  new ResizeObserver(() => {
+    rowHeight = 0;
+    schedule();
+  }).observe(ul);
+
+  return {
+    section,
+    show: startOver,
+    page(page) {
+      pagesAsked.delete(page.start);
+      // A list out of step with the host's (a change was missed) starts over from this page.
+      if (!list.page(page.total, page.start, page.items)) startOver(page);
+      else schedule();
+    },
+    changed(message) {
+      if (!list.apply(message.splices, message.total)) {
+        startOver({ total: message.total, start: 0, items: [] });
+        return;
+      }
+      for (const splice of message.splices) for (const item of splice.items) replaceCard(item);
+      schedule();
+    },
+    thumbnail({ file, ...state }) {
+      thumbnails.set(file, state);
+      for (const [key, element] of cards) if (key.endsWith(`\n${file}`)) setThumbnail(element, state);
+    },
+  };
+
+  /** A changed item (its cost arrived, say) is drawn anew. */
+  function replaceCard(item: GalleryItem): void {
+    const element = cards.get(keyOf(item));
+    if (!element) return;
+    element.remove();
+    cards.delete(keyOf(item));
+  }
+}
+
+function card(item: GalleryItem, thumbnail: ThumbnailState | undefined): HTMLElement {
   const details = [item.model, item.isEdit && t('edited'), item.costText && t('cost', item.costText), item.dateText].filter(Boolean).join(' · ');
-  const buttons = ACTIONS.map(({ action, label }) => {
-    const button = el('button', { type: 'button', class: `secondary small action-${action}`, 'data-action': action }, [t(label)]);
+  const buttons = ACTIONS.map((action) => {
+    const button = el('button', { type: 'button', class: `secondary small action-${action}`, 'data-action': action }, [t(action)]);
     button.addEventListener('click', () => request({ type: 'galleryAction', action, entryId: item.entryId, file: item.file }));
     return button;
   });
+  const thumb = el('div', { class: 'thumb' });
   // Dragged into a Markdown or HTML editor (with Shift), the editor's drop providers insert an image link.
   const li = el('li', { class: 'card', draggable: 'true' }, [
-    el('div', { class: 'thumb' }, [image]),
+    thumb,
     el('p', { class: 'prompt', title: item.name }, [item.prompt]),
-    el('p', { class: 'description' }, [details]),
+    el('p', { class: 'description details' }, [details]),
     el('div', { class: 'card-actions', role: 'group', 'aria-label': t('actionsFor', item.name) }, buttons),
   ]);
+  li.dataset.file = item.file;
+  li.dataset.entryId = item.entryId;
+  li.title = item.prompt; // a property, never markup
+  if (thumbnail) setThumbnail(li, thumbnail);
   li.addEventListener('dragstart', (event) => {
     event.dataTransfer?.setData('text/uri-list', item.uri);
     event.dataTransfer?.setData('text/plain', item.file);
   });
   return li;
+}
+
+function setThumbnail(li: HTMLElement, state: ThumbnailState): void {
+  const box = li.querySelector('.thumb');
+  if (!box) return;
+  if (state.src) {
+    const image = el('img', { src: state.src, decoding: 'async' });
+    image.alt = li.title;
+    box.replaceChildren(image);
+  } else {
+    box.replaceChildren(el('span', { class: 'stand-in' }, [state.missing ? t('imageMissing') : (state.standIn ?? '')]));
+  }
 }

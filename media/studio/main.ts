@@ -36,7 +36,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     form.setAccount(message.account);
     form.setReferences(message.references);
     form.setBusy(message.busy);
-    gallery.render(message.gallery);
+    gallery.show(message.gallery);
     return;
   }
   if (!form || !gallery) return;
@@ -47,8 +47,16 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     case 'account':
       form.setAccount(message.account);
       break;
-    case 'gallery':
-      gallery.render(message.items);
+    case 'galleryPage':
+      // requestId 0: the host read its list again and starts the page over.
+      if (message.requestId === 0) gallery.show(message);
+      else gallery.page(message);
+      break;
+    case 'galleryChanged':
+      gallery.changed(message);
+      break;
+    case 'thumbnail':
+      gallery.thumbnail(message);
       break;
     case 'evaluation':
       form.setEvaluation(message);

@@ -4,7 +4,7 @@ import { type AccountSnapshot } from '../account/accountModel';
 import { canEdit } from '../core/catalog';
 import { runwayLines } from '../account/runway';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import { dailySpend, type SpendRecord, spendChartMarkdown } from '../core/spendChart';
+import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindowBounds } from '../core/spendChart';
 import { CATALOG_GROUPS, type CatalogEntry } from '../core/types';
 import { markOnboarding } from '../host/onboarding';
 import { type Services } from '../services';
@@ -48,8 +48,11 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
 
   private readonly historySubscription: { dispose(): void };
 
-  provideTextDocumentContent(): string {
-    return renderAccount(this.services.account.snapshot, this.services.locale, this.services.history.list());
+  async provideTextDocumentContent(): Promise<string> {
+    // Every result of the chart's 30 days, from the journal's index by time.
+    const { from, to } = spendWindowBounds(new Date());
+    const results = (await this.services.history.index()).createdBetween(from, to);
+    return renderAccount(this.services.account.snapshot, this.services.locale, results);
   }
 
   dispose(): void {

@@ -7,13 +7,14 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { batchFileKind, type BatchLine, describeBatchIssues, parseBatchFile, validateBatch } from '../core/batchFile';
+import type { BatchLine } from '../core/batchFile';
+import { validateBatch } from '../core/batchValidation';
 import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
-import { type LineOutcome, planResume, runBatch, summarize } from '../jobs/batch';
-import { batchReport, reportPathFor } from '../jobs/batchReport';
-import { type HeldLine, holdInterruptedLines } from '../jobs/heldLines';
+import type { LineOutcome, ResumePlan } from '../jobs/batch';
+import type { HeldLine } from '../jobs/heldLines';
+import { recordResult } from '../jobs/history';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
@@ -59,7 +60,7 @@ export function registerBatchFromFile(services: Services): vscode.Disposable {
 export function generateFromFileCommand(services: Services, first?: unknown): Promise<BatchResult | undefined> {
   if (isArgsObject(first)) return runCommandBody(services, true, () => generateFromFile(services, toBatchArgs(first), false));
   return runCommandBody(services, false, async () => {
-    const file = await fileFromInvocation(first);
+    const file = await fileFromInvocation(services, first);
     return file ? generateFromFile(services, { file }, true) : undefined;
   });
 }
@@ -67,6 +68,8 @@ export function generateFromFileCommand(services: Services, first?: unknown): Pr
 export async function generateFromFile(services: Services, args: BatchArgs, interactive: boolean): Promise<BatchResult> {
   const file = typeof args.file === 'string' ? (args.file.startsWith('file:') ? vscode.Uri.parse(args.file) : vscode.Uri.file(args.file)) : args.file;
   const name = path.basename(file.fsPath);
+  // Prompt files, their resume and report are code of the results chunk, loaded here on first use.
+  const { batchFileKind, parseBatchFile, describeBatchIssues, reportPathFor, batchReport, skippedSummary, runBatch, heldOutcome } = services.results();
   const kind = batchFileKind(file.fsPath);
   if (!kind)
     throw new ValidationError(
@@ -98,41 +101,38 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
     );
   }
 
-  const history = services.history.list();
-  const resume = planResume(file.fsPath, lines, history, existsSync);
-  const { send, held } = holdInterruptedLines(file.fsPath, resume.todo, history);
-  // Only a line whose outcome is unknown may go again, and only when the user says so; a charged one waits for recovery.
-  const unknown = held.filter((h) => h.entry.outcomeUnknown);
-  const resend = unknown.length > 0 && (interactive ? await askResend(name, unknown) : args.resendInterrupted === true);
-  const again = new Set(resend ? unknown.map((h) => h.line) : []);
-  const todo = resume.todo.filter((l) => send.includes(l) || again.has(l));
-  const { skipped } = resume;
-  const kept = held.filter((h) => !again.has(h.line)).map(heldOutcome);
+  const directory = await resolveOutputFolder(args.outputDirectory);
+  const { send, held, skipped } = await planBatchResume(services, file.fsPath, lines, directory);
+  // A line in flight when a window closed goes again only when the user says so (it may have been charged).
+  const askable = held.filter((h) => h.entry);
+  const resend = askable.length > 0 && (interactive ? await askResend(name, askable) : args.resendInterrupted === true);
+  const again = resend ? askable : [];
+  const todo = [...send, ...again.map((h) => h.line)].sort((a, b) => a.line - b.line);
+  const kept = held.filter((h) => !again.includes(h)).map(heldOutcome);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
-  if (!todo.length && kept.length) {
-    await writeFile(report.fsPath, batchReport(file.fsPath, [...skipped, ...kept], new Date(), services.locale));
-    const result = toResult(report, [...skipped, ...kept]);
-    void presentBatch(services, name, result);
-    return result;
-  }
   if (!todo.length) {
-    await writeFile(report.fsPath, batchReport(file.fsPath, skipped, new Date(), services.locale));
-    void vscode.window.showInformationMessage(
-      trPlural(
-        skipped.length,
-        { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' },
-        skipped.length,
-        name,
-      ),
+    const all = [...skipped, ...kept];
+    await writeFile(report.fsPath, batchReport(file.fsPath, all, new Date(), services.locale));
+    const result = toResult(services, report, all);
+    if (kept.length) {
+      void presentBatch(services, name, result);
+      return result;
+    }
+    const allDone = trPlural(
+      skipped.length,
+      { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' },
+      skipped.length,
+      name,
     );
-    return toResult(report, skipped);
+    void vscode.window.showInformationMessage(`${allDone} ${skippedSummary(skipped)}`);
+    return result;
   }
   const byId = new Map(models.map((m) => [m.id, m]));
   const estimates = todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1));
   const combined = combineEstimates(estimates);
   refuseUnaffordable(services, checkAffordable(asCostEstimate(combined), await services.account.currentFunds()), combined.requests);
   const skippedNote = skipped.length
-    ? trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length)
+    ? `${trPlural(skipped.length, { one: '{0} line already done is skipped.', other: '{0} lines already done are skipped.' }, skipped.length)} ${skippedSummary(skipped)}`
     : '';
   if (
     !(await confirmRun(
@@ -145,7 +145,6 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
     throw new CancelledError(vscode.l10n.t('Not sent: the cost was not confirmed.'));
   }
 
-  const directory = await resolveOutputFolder(args.outputDirectory);
   const pattern = readPathSetting('fileNamePattern', FILE_NAME_PATTERN_DEFAULT, file).value;
   const concurrency = args.concurrency ?? readSettings().batchConcurrency;
   const outcomes = await vscode.window.withProgress(
@@ -165,8 +164,11 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
           // Confirmed as a whole: the lines do not ask one by one, and none sends more than it showed.
           confirmedReservations: estimates.map((e) => e.reservation),
           signal: controller.signal,
-          file: file.fsPath,
-          record: (line, result) => record(services, file.fsPath, line, result),
+          history: {
+            promptFile: file.fsPath,
+            record: (details, result) => recordResult(services.history, details, result),
+            warn: (message) => services.log.warn(message),
+          },
           onProgress: (_outcome, p) => {
             progress.report({
               message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)),
@@ -183,7 +185,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   );
   const all = [...skipped, ...kept, ...outcomes];
   await writeFile(report.fsPath, batchReport(file.fsPath, all, new Date(), services.locale));
-  const result = toResult(report, all);
+  const result = toResult(services, report, all);
   void presentBatch(services, name, result);
   return result;
 }
@@ -209,40 +211,29 @@ async function askResend(name: string, held: HeldLine[]): Promise<boolean> {
   return answer === again;
 }
 
-/** A held line in the report: its outcome is unknown, or it was charged and its images wait for recovery. */
-function heldOutcome({ line, entry }: HeldLine): LineOutcome {
-  return {
-    line: line.line,
-    prompt: line.request.prompt,
-    model: entry.model,
-    status: entry.outcomeUnknown ? 'outcome-unknown' : 'failed',
-    files: entry.files.filter(existsSync),
-    error: entry.outcomeUnknown
-      ? vscode.l10n.t('in flight when the window closed: it may have been charged, so it was not sent again')
-      : vscode.l10n.t('charged when the window closed: its images wait in the recovery folder (Recover Unsaved Images)'),
-  };
-}
-
-async function record(
+/**
+ * Lines already paid for: from the results journal, then from the provenance of unknown PNGs in the
+ * output folder. Of the rest, the lines in flight when a window closed, or in flight now, are held.
+ */
+async function planBatchResume(
   services: Services,
-  file: string,
-  line: BatchLine,
-  result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } },
-): Promise<void> {
-  if (!result.files.length) return;
-  const { input_references: _refs, ...request } = line.request;
-  await services.history.add({
-    request,
-    model: result.model,
-    files: result.files,
-    costRub: result.usage?.cost_rub,
-    balanceAfter: result.usage?.balance,
-    batch: { file, line: line.line, key: line.key },
-  });
+  promptFile: string,
+  lines: BatchLine[],
+  directory: string,
+): Promise<Pick<ResumePlan, 'skipped'> & { send: BatchLine[]; held: HeldLine[] }> {
+  const index = await services.history.index();
+  const { existsWith, filesIn, findLinesByProvenance, holdInterruptedLines, planResume, skipFoundByProvenance } = services.results();
+  const listing = await filesIn(directory);
+  const plan = planResume(promptFile, lines, index, existsWith(directory, listing, existsSync));
+  const found = await findLinesByProvenance(listing, promptFile, plan.todo, (f) => !!index.findByFile(f));
+  if (found.size) services.log.info(`${found.size} line(s) of ${path.basename(promptFile)} were found done by the provenance of their PNGs in ${directory}.`);
+  const { todo, skipped } = skipFoundByProvenance(plan, found);
+  const inFlight = (await services.inFlight.list()).flatMap((r) => (r.batch ? [r.batch] : []));
+  return { skipped, ...holdInterruptedLines(promptFile, todo, index, inFlight) };
 }
 
-function toResult(report: vscode.Uri, lines: LineOutcome[]): BatchResult {
-  const sum = summarize(lines);
+function toResult(services: Services, report: vscode.Uri, lines: LineOutcome[]): BatchResult {
+  const sum = services.results().summarize(lines);
   return {
     report,
     lines,
@@ -266,9 +257,23 @@ async function presentBatch(services: Services, name: string, result: BatchResul
     formatRubles(result.spent, services.locale),
   );
   if (result.outcomeUnknown) services.account.reconcileSoon();
+  const recovered = result.lines.filter((l) => l.recovered).length;
+  const recoveredNote = recovered
+    ? trPlural(
+        recovered,
+        {
+          one: 'The images of {0} line could not be saved into the workspace and wait in the recovery folder.',
+          other: 'The images of {0} lines could not be saved into the workspace and wait in the recovery folder.',
+        },
+        recovered,
+      )
+    : '';
   const open = vscode.l10n.t('Open Report');
-  const show = result.failed || result.outcomeUnknown ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  if ((await show(message, open)) === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
+  const recover = vscode.l10n.t('Recover Images');
+  const show = result.failed || result.outcomeUnknown || recovered ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const choice = await show([message, recoveredNote].filter(Boolean).join(' '), open, ...(recovered ? [recover] : []));
+  if (choice === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
+  else if (choice === recover) await vscode.commands.executeCommand('gatewayImages.recoverImages');
 }
 
 function toBatchArgs(args: Record<string, unknown>): BatchArgs {
@@ -293,10 +298,10 @@ function toBatchArgs(args: Record<string, unknown>): BatchArgs {
 }
 
 /** The explorer and editor menus pass the file; the palette uses the active editor's file, else asks. */
-async function fileFromInvocation(first: unknown): Promise<vscode.Uri | undefined> {
+async function fileFromInvocation(services: Services, first: unknown): Promise<vscode.Uri | undefined> {
   if (first instanceof vscode.Uri) return first;
   const active = vscode.window.activeTextEditor?.document.uri;
-  if (active?.scheme === 'file' && batchFileKind(active.fsPath)) return active;
+  if (active?.scheme === 'file' && services.results().batchFileKind(active.fsPath)) return active;
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: false,
     filters: { [vscode.l10n.t('Prompt files')]: ['txt', 'jsonl'] },

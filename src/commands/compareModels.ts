@@ -167,7 +167,7 @@ async function compareClaimed(services: Services, args: CompareArgs, interactive
             const finished = current.filter((e) => e.status !== 'waiting' && e.status !== 'running').length;
             progress.report({ message: vscode.l10n.t('{0} of {1} models finished', finished, current.length) });
           },
-          record: (job, result) => record(services, runId, job, result),
+          history: { store: services.history, runId, warn: (message) => services.log.warn(message) },
         }).finally(() => {
           subscription.dispose();
         });
@@ -180,25 +180,6 @@ async function compareClaimed(services: Services, args: CompareArgs, interactive
   }
   if (entries.some((e) => e.status === 'outcome-unknown')) services.account.reconcileSoon();
   return { runId, entries, files: entries.flatMap((e) => e.files.map((f) => vscode.Uri.file(f))) };
-}
-
-async function record(
-  services: Services,
-  runId: string,
-  job: ImageJob,
-  result: { files: string[]; model: string; usage?: { cost_rub?: number; balance?: number } },
-): Promise<void> {
-  if (!result.files.length) return;
-  const { input_references: _refs, ...request } = job.request;
-  await services.history.add({
-    request,
-    references: job.references,
-    model: result.model,
-    files: result.files,
-    costRub: result.usage?.cost_rub,
-    balanceAfter: result.usage?.balance,
-    comparison: runId,
-  });
 }
 
 /** "Use this model": the winner becomes the default of the next run (pickers and the chat tool). */

@@ -42,6 +42,7 @@ async function dropEdit(services: Services, document: vscode.TextDocument, data:
   const list = await data.get('text/uri-list')?.asString();
   if (!syntax || !list) return undefined;
   const links: string[] = [];
+  const history = await services.history.index();
   for (const line of list.split(/\r?\n/).map((l) => l.trim())) {
     if (!line || line.startsWith('#')) continue;
     let uri: vscode.Uri;
@@ -50,7 +51,7 @@ async function dropEdit(services: Services, document: vscode.TextDocument, data:
     } catch {
       return undefined;
     }
-    const entry = uri.scheme === 'file' ? services.history.findByFile(uri.fsPath) : undefined;
+    const entry = uri.scheme === 'file' ? history.findByFile(uri.fsPath) : undefined;
     if (!entry) return undefined;
     links.push(imageLink(syntax, linkTarget(document.uri, uri), entry.request.prompt));
   }

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { JobHistoryRecord } from '../jobs/history';
+import { settleBy } from '../jobs/settle';
 import type { ImageJob, JobEvent, JobResult } from '../jobs/jobTypes';
 import { type Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
@@ -39,8 +40,7 @@ export interface CommandResult {
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
-  const { input_references: _refs, ...request } = job.request;
-  const record = new JobHistoryRecord(services.history, { request, references: job.references, model: job.request.model });
+  const record = new JobHistoryRecord(services.history, { request: job.request, references: job.references, model: job.request.model });
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
     async (progress, token) => {
@@ -55,7 +55,13 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
         if (event.type === 'image-saved') void record.saved(event.file).catch((error: unknown) => services.log.warn(`History: ${String(error)}`));
       };
       try {
-        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm });
+        // The result is in the results journal before the job's in-flight record goes (a crash then loses neither).
+        const settle = settleBy(
+          (done) => record.finish(done),
+          (message) => services.log.warn(message),
+          'The result',
+        );
+        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm, settle });
       } finally {
         subscription.dispose();
         options.signal?.removeEventListener('abort', abort);
@@ -63,11 +69,7 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
     },
   );
   const files = result.files.map((f) => vscode.Uri.file(f));
-  if (result.files.length) {
-    markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
-    const { input_references: _sent, ...finalRequest } = result.request ?? job.request;
-    await record.finish(result.files, { request: finalRequest, model: result.model, costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance });
-  }
+  if (result.files.length) markOnboarding(job.references?.length ? 'editedOnce' : 'generatedOnce');
   void presentResult(services, result, files, options);
   const opaque = result.opaque?.map((f) => vscode.Uri.file(f));
   return { files, model: result.model, usage: result.usage, ...(opaque ? { opaque } : {}) };

@@ -63,7 +63,7 @@ async function prefillFrom(
 
 /** The record of a generated image: its PNG chunk when it has one, else the history entry of the file. */
 export async function readImageRecord(services: Services, file: string): Promise<ImageRecord | undefined> {
-  const entry = services.history.findByFile(file);
+  const entry = (await services.history.index()).findByFile(file);
   const references = entry?.references ?? [];
   if (path.extname(file).toLowerCase() === '.png') {
     try {

@@ -3,8 +3,7 @@
 // moves; each problem names its line and field. Pure: no vscode import.
 import { createHash } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
-import { type GenerationRequest, type ImageModel } from './types';
-import { collectIssues } from './validation';
+import { type GenerationRequest } from './types';
 
 export type BatchFileKind = 'txt' | 'jsonl';
 
@@ -88,15 +87,6 @@ function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): Pa
     issues.push({ line, field: 'params', message: l10n.t('"params" must be an object of provider-specific parameters') });
   }
   return issues.length === before ? object : undefined;
-}
-
-/** Checks every parsed line against the catalog; returns all issues, in line order. */
-export function validateBatch(lines: readonly BatchLine[], models: readonly ImageModel[]): BatchLineIssue[] {
-  const issues: BatchLineIssue[] = [];
-  for (const { line, request } of lines) {
-    for (const issue of collectIssues(request, { models, referenceCount: 0 })) issues.push({ line, field: issue.field, message: issue.message });
-  }
-  return issues;
 }
 
 /** "line 3, n: …" lines for the refusal message, capped so a broken file does not flood it. */

@@ -23,18 +23,26 @@ export interface SpendSeries {
   unknownCost: number;
 }
 
-const localDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+/** YYYY-MM-DD of the local calendar day. */
+export const localDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/** From the local midnight that starts the chart's first day to the one after today. */
+export function spendWindowBounds(now: Date, dayCount = 30): { from: Date; to: Date } {
+  return {
+    from: new Date(now.getFullYear(), now.getMonth(), now.getDate() - (dayCount - 1)),
+    to: new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1),
+  };
+}
+
+/** The local days of the chart, oldest first, ending today. */
+export function spendWindow(now: Date, dayCount = 30): string[] {
+  return Array.from({ length: dayCount }, (_, i) => localDay(new Date(now.getFullYear(), now.getMonth(), now.getDate() - (dayCount - 1 - i))));
+}
 
 /** One bucket per local day, oldest first, ending today; records outside the window are left out. */
 export function dailySpend(records: readonly SpendRecord[], now: Date, dayCount = 30): SpendSeries {
-  const days: DaySpend[] = [];
-  const index = new Map<string, DaySpend>();
-  for (let i = dayCount - 1; i >= 0; i--) {
-    const d = new Date(now.getFullYear(), now.getMonth(), now.getDate() - i);
-    const bucket = { day: localDay(d), amount: 0, jobs: 0 };
-    days.push(bucket);
-    index.set(bucket.day, bucket);
-  }
+  const days: DaySpend[] = spendWindow(now, dayCount).map((day) => ({ day, amount: 0, jobs: 0 }));
+  const index = new Map(days.map((bucket) => [bucket.day, bucket]));
   const kopecks = new Map<DaySpend, number>();
   let [total, jobs, unknownCost] = [0, 0, 0];
   for (const record of records) {

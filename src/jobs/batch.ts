@@ -4,12 +4,16 @@
 import { type BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError, refusedBeforeSending } from '../core/errors';
-import { type HistoryEntry } from './history';
+import type { BatchTag, JobDetails, RecordedResult } from './history';
 import { type ImageJobService } from './imageJobs';
-import type { JobResult } from './jobTypes';
+import type { ResultsIndex } from './resultsIndex';
 import { runBounded } from './pool';
+import { settleBy } from './settle';
 
 export type LineStatus = 'done' | 'skipped' | 'failed' | 'outcome-unknown' | 'not-sent';
+
+/** Why a line was not sent again: its images are in the workspace, in the recovery folder, or found by their PNG provenance. */
+export type SkipReason = 'files' | 'recovery' | 'provenance';
 
 export interface LineOutcome {
   line: number;
@@ -19,35 +23,56 @@ export interface LineOutcome {
   files: string[];
   costRub?: number;
   error?: string;
+  /** Set on skipped lines. */
+  skipReason?: SkipReason;
+  /** Set on lines done in this run whose images wait in the recovery folder. */
+  recovered?: boolean;
 }
-
-/** Where a history entry came from, when it was a line of a prompt file. */
-export type BatchTag = NonNullable<HistoryEntry['batch']>;
 
 export interface ResumePlan {
   todo: BatchLine[];
-  /** Lines whose result is already in the history, with files still on disk. */
+  /** Lines already paid for, with their images still on disk. */
   skipped: LineOutcome[];
 }
 
-/** Splits the lines into those to send and those already done (same file, line and request; a file still there). */
-export function planResume(file: string, lines: readonly BatchLine[], history: readonly HistoryEntry[], exists: (path: string) => boolean): ResumePlan {
+export const batchTag = (file: string, line: BatchLine): BatchTag => ({ file, line: line.line, key: line.key });
+
+/**
+ * Splits the lines into those to send and those already paid for (same file, line and request):
+ * a result whose files are still in the workspace, else one whose images still wait in the
+ * recovery folder. A line whose files were all deleted is sent again.
+ */
+export function planResume(file: string, lines: readonly BatchLine[], index: Pick<ResultsIndex, 'findBatch'>, exists: (path: string) => boolean): ResumePlan {
   const todo: BatchLine[] = [];
   const skipped: LineOutcome[] = [];
   for (const line of lines) {
-    const entry = history.find((e) => e.batch?.file === file && e.batch.line === line.line && e.batch.key === line.key && e.files.some(exists));
-    if (entry)
-      skipped.push({
-        line: line.line,
-        prompt: line.request.prompt,
-        model: entry.model,
-        status: 'skipped',
-        files: entry.files.filter(exists),
-        costRub: entry.costRub,
-      });
+    const results = index.findBatch(batchTag(file, line)).reverse();
+    const skip = (reason: SkipReason, files: string[], entry: (typeof results)[number]) =>
+      skipped.push({ line: line.line, prompt: line.request.prompt, model: entry.model, status: 'skipped', files, costRub: entry.costRub, skipReason: reason });
+    const inWorkspace = results.find((e) => e.files.some(exists));
+    const inRecovery = inWorkspace ? undefined : results.find((e) => e.recovered?.files.some(exists));
+    if (inWorkspace) skip('files', inWorkspace.files.filter(exists), inWorkspace);
+    else if (inRecovery) skip('recovery', inRecovery.recovered!.files.filter(exists), inRecovery);
     else todo.push(line);
   }
   return { todo, skipped };
+}
+
+/** Moves the lines whose images were found by their PNG provenance (line number → files) from `todo` to `skipped`. */
+export function skipFoundByProvenance(plan: ResumePlan, found: ReadonlyMap<number, string[]>): ResumePlan {
+  if (!found.size) return plan;
+  const todo = plan.todo.filter((line) => !found.has(line.line));
+  const skipped = plan.todo
+    .filter((line) => found.has(line.line))
+    .map((line): LineOutcome => ({
+      line: line.line,
+      prompt: line.request.prompt,
+      model: line.request.model,
+      status: 'skipped',
+      files: found.get(line.line)!,
+      skipReason: 'provenance',
+    }));
+  return { todo, skipped: [...plan.skipped, ...skipped].sort((a, b) => a.line - b.line) };
 }
 
 export interface BatchProgress {
@@ -66,10 +91,13 @@ export interface BatchRunOptions {
   signal?: AbortSignal;
   /** Called after each line, before the next one starts. */
   onProgress?: (outcome: LineOutcome, progress: BatchProgress) => void;
-  /** Keeps a finished line (the history), before its in-flight record goes (RunOptions.settle). */
-  record?: (line: BatchLine, result: JobResult) => Promise<void>;
-  /** The prompt file: each line's in-flight record names it (a crash mid-batch is then settled per line). */
-  file?: string;
+  /** Where finished lines are recorded, as lines of this prompt file. */
+  history?: {
+    promptFile: string;
+    /** recordResult() on the workspace's history (passed in: this module loads apart from the history's). */
+    record(details: JobDetails, result: RecordedResult): Promise<void>;
+    warn: (message: string) => void;
+  };
 }
 
 export async function runBatch(lines: readonly BatchLine[], options: BatchRunOptions): Promise<LineOutcome[]> {
@@ -93,19 +121,15 @@ export async function runBatch(lines: readonly BatchLine[], options: BatchRunOpt
 
 async function runLine(line: BatchLine, confirmedReservation: number | undefined, options: BatchRunOptions): Promise<LineOutcome> {
   const base = { line: line.line, prompt: line.request.prompt, model: line.request.model };
+  const history = options.history;
+  const batch = history && batchTag(history.promptFile, line);
   try {
-    const { record, file } = options;
-    const result = await options.jobs.run(
-      { request: line.request, output: options.output },
-      {
-        signal: options.signal,
-        confirmedReservation,
-        ...(file ? { batch: { file, line: line.line, key: line.key } } : {}),
-        ...(record ? { settle: (done: JobResult) => record(line, done) } : {}),
-      },
-    );
+    // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again;
+    // recorded before the line's in-flight record goes.
+    const settle = history && settleBy((done) => history.record({ request: line.request, model: done.model, batch }, done), history.warn, `Line ${line.line}`);
+    const result = await options.jobs.run({ request: line.request, output: options.output, batch }, { signal: options.signal, confirmedReservation, settle });
     const files = [...result.files, ...(result.recovered?.files ?? [])];
-    return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub };
+    return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub, ...(result.recovered ? { recovered: true } : {}) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof GatewayError && error.outcomeUnknown) return { ...base, status: 'outcome-unknown', files: [], error: message };
@@ -114,12 +138,14 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
   }
 }
 
-export function summarize(outcomes: readonly LineOutcome[]): Record<LineStatus, number> & { spent: number } {
+export function summarize(outcomes: readonly LineOutcome[]): Record<LineStatus, number> & { spent: number; skippedBy: Record<SkipReason, number> } {
   const counts = { done: 0, skipped: 0, failed: 0, 'outcome-unknown': 0, 'not-sent': 0 };
+  const skippedBy = { files: 0, recovery: 0, provenance: 0 };
   let spent = 0;
   for (const o of outcomes) {
     counts[o.status]++;
+    if (o.skipReason) skippedBy[o.skipReason]++;
     if (o.status !== 'skipped' && o.costRub !== undefined) spent += toKopecks(o.costRub);
   }
-  return { ...counts, spent: fromKopecks(spent) };
+  return { ...counts, spent: fromKopecks(spent), skippedBy };
 }

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { formatRubles } from '../core/cost';
 import * as l10n from '@vscode/l10n';
-import { type LineOutcome, type LineStatus, summarize } from './batch';
+import { type LineOutcome, type SkipReason, summarize } from './batch';
 
 /** `prompts.txt` → `prompts.report.md` in the same folder. */
 export function reportPathFor(promptFile: string): string {
@@ -13,12 +13,12 @@ export function reportPathFor(promptFile: string): string {
 
 const cell = (text: string) => text.replace(/\r?\n/g, ' ').replace(/[|\\<>[\]`*_]/g, (c) => `\\${c}`);
 
-function statusText(status: LineStatus): string {
-  switch (status) {
+function statusText(outcome: LineOutcome): string {
+  switch (outcome.status) {
     case 'done':
-      return l10n.t('done');
+      return outcome.recovered ? l10n.t('done: images in the recovery folder') : l10n.t('done');
     case 'skipped':
-      return l10n.t('done earlier (skipped)');
+      return skipText(outcome.skipReason);
     case 'failed':
       return l10n.t('failed');
     case 'outcome-unknown':
@@ -26,6 +26,29 @@ function statusText(status: LineStatus): string {
     case 'not-sent':
       return l10n.t('not sent');
   }
+}
+
+function skipText(reason: SkipReason | undefined): string {
+  switch (reason) {
+    case 'recovery':
+      return l10n.t('done earlier (skipped): images in the recovery folder');
+    case 'provenance':
+      return l10n.t('done earlier (skipped): found by the provenance in its PNGs');
+    default:
+      return l10n.t('done earlier (skipped)');
+  }
+}
+
+/** How many lines were skipped and why (empty when none was). */
+export function skippedSummary(outcomes: readonly LineOutcome[]): string {
+  const { skipped, skippedBy } = summarize(outcomes);
+  if (!skipped) return '';
+  return l10n.t(
+    'Skipped because they were paid for before: {0} with images in the workspace, {1} with images in the recovery folder (Recover Unsaved Images saves them), {2} found by the provenance in their PNGs.',
+    skippedBy.files,
+    skippedBy.recovery,
+    skippedBy.provenance,
+  );
 }
 
 export function batchReport(promptFile: string, outcomes: readonly LineOutcome[], date: Date, locale = 'ru'): string {
@@ -43,7 +66,7 @@ export function batchReport(promptFile: string, outcomes: readonly LineOutcome[]
         String(o.line),
         prompt(o.prompt),
         cell(o.model),
-        statusText(o.status),
+        statusText(o),
         o.files.map(link).join(' ') || '—',
         o.costRub === undefined ? '—' : formatRubles(o.costRub, locale),
         o.error ? cell(o.error) : '',
@@ -63,6 +86,7 @@ export function batchReport(promptFile: string, outcomes: readonly LineOutcome[]
       sum['not-sent'],
       formatRubles(sum.spent, locale),
     ),
+    ...(sum.skipped ? ['', skippedSummary(outcomes)] : []),
     '',
     `| ${[l10n.t('Line'), l10n.t('Prompt'), l10n.t('Model'), l10n.t('Status'), l10n.t('Files'), l10n.t('Cost'), l10n.t('Error')].join(' | ')} |`,
     '|---:|---|---|---|---|---:|---|',

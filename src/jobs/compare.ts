@@ -5,8 +5,10 @@ import { GatewayError, refusedBeforeSending } from '../core/errors';
 import { type GenerationRequest, type ImageModel } from '../core/types';
 import { collectIssues } from '../core/validation';
 import { type ImageJobService } from './imageJobs';
-import type { ImageJob, JobResult } from './jobTypes';
+import { type HistoryStore, recordResult } from './history';
+import type { ImageJob } from './jobTypes';
 import { runBounded } from './pool';
+import { settleBy } from './settle';
 
 export const MIN_COMPARE_MODELS = 2;
 export const MAX_COMPARE_MODELS = 6;
@@ -43,7 +45,8 @@ export interface ComparisonRun {
   now?: () => number;
   /** Every change of an entry (the studio's grid follows it). */
   onUpdate?: (entries: readonly CompareEntry[]) => void;
-  record?: (job: ImageJob, result: JobResult) => Promise<void>;
+  /** Where each model's result is recorded, as part of this comparison run. */
+  history?: { store: HistoryStore; runId: string; warn: (message: string) => void };
 }
 
 export async function runComparison(jobsByModel: readonly ImageJob[], run: ComparisonRun): Promise<CompareEntry[]> {
@@ -60,8 +63,17 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
       const started = now();
       update(index, { status: 'running' });
       try {
-        const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index] });
-        await run.record?.(job, result);
+        const history = run.history;
+        // Paid: recorded even when every image went to the recovery folder, before the job's in-flight record goes.
+        const settle =
+          history &&
+          settleBy(
+            (result) =>
+              recordResult(history.store, { request: job.request, references: job.references, model: result.model, comparison: history.runId }, result),
+            history.warn,
+            job.request.model,
+          );
+        const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index], settle });
         update(index, { status: 'done', files: [...result.files, ...(result.recovered?.files ?? [])], costRub: result.usage?.cost_rub, ms: now() - started });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

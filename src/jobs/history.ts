@@ -1,129 +1,289 @@
-// The results of this workspace, kept across sessions: what was asked, what it cost, where the
-// files are. The studio's gallery, "regenerate" and provenance of non-PNG files read it.
+// The results of this workspace, kept whole across sessions: what was asked, what it cost, where
+// the images are. An append-only journal (journalFile.ts) in the workspace storage holds them and
+// an in-memory index (resultsIndex.ts) answers the gallery, regenerate, provenance, the batch
+// resume and the spend chart. Opened on first use, not at activation. No vscode import.
 import { randomUUID } from 'node:crypto';
-import { type GenerationRequest } from '../core/types';
 import { Emitter, type Event } from '../core/emitter';
+import { isRecord } from '../core/json';
+import type { JournalAppender } from './journalFile';
+import type { GallerySplice, HistoryEntry, ResultsIndex, ResultSummary } from './resultsIndex';
+import type * as ResultsModules from './resultsBundle';
 
-export interface HistoryEntry {
-  id: string;
-  createdAt: string;
-  /** The request as sent (no reference data). */
-  request: GenerationRequest;
-  /** Source images of an edit. */
-  references?: string[];
-  model: string;
-  files: string[];
-  costRub?: number;
-  balanceAfter?: number;
-  /** A line of a prompt file (Generate Images from File): how a re-run finds what is done. */
-  batch?: { file: string; line: number; key: string };
-  /** A run of Compare Models: the runs' shared id. */
-  comparison?: string;
-  /** The request was in flight when the extension host died (a crash, a reload): see jobs/interrupted.ts. */
-  interrupted?: true;
-  /** Interrupted before the gateway's answer arrived: it is unknown whether it charged. */
-  outcomeUnknown?: true;
-  /** The gateway's id of the request, from its answer's headers. */
-  requestId?: string;
-  /** The job's staging id: its files in the recovery folder are `<jobId>-…`. */
-  jobId?: string;
+/** The journal's code (dist/results.js in the extension, loaded on first use). */
+export type ResultsCode = typeof ResultsModules;
+
+export type { BatchTag, GallerySlot, GallerySplice, HistoryEntry, ResultSummary } from './resultsIndex';
+
+/** The array that held the history before the journal (workspaceState), read once and then cleared. */
+export interface LegacyHistory {
+  read(): unknown;
+  clear(): PromiseLike<void>;
 }
 
-/** A Memento-like store (workspaceState in the extension, a Map in tests). */
-export interface KeyValueStore {
-  get<T>(key: string): T | undefined;
-  update(key: string, value: unknown): PromiseLike<void>;
+export interface ResultsOpenReport {
+  file: string;
+  entries: number;
+  /** Lines of the journal as read (before any compaction). */
+  lines: number;
+  /** Lines that were not a readable result (skipped). */
+  skippedLines: number;
+  /** Bytes of a torn last line that was cut off (a crash while writing). */
+  tornBytes: number;
+  /** Results moved from the old workspace state. */
+  migrated: number;
+  ms: number;
 }
 
-const STATE_KEY = 'gatewayImages.history';
-const MAX_ENTRIES = 500;
+export interface HistoryChange {
+  /** The result that changed (absent when the whole history was read again). */
+  entry?: HistoryEntry;
+  /** What the change did to the gallery's list; `reset`: read the list again. */
+  gallery: GallerySplice[] | 'reset';
+  /** The gallery list's length after the change. */
+  galleryTotal: number;
+}
+
+/** Compaction starts past this many lines, when they are more than twice the results. */
+const MIN_COMPACT_LINES = 1000;
+
+type EntryChange = Partial<Omit<HistoryEntry, 'id' | 'createdAt'>>;
 
 export class HistoryStore {
-  private readonly changed = new Emitter<void>();
-  readonly onDidChange: Event<void> = this.changed.event;
+  private readonly changed = new Emitter<HistoryChange>();
+  readonly onDidChange: Event<HistoryChange> = this.changed.event;
+  private opening?: Promise<ResultsIndex>;
+  private code?: ResultsCode;
+  private appender?: JournalAppender;
+  private lines = 0;
+  private writes: Promise<void> = Promise.resolve();
+  private lastReport?: ResultsOpenReport;
 
-  constructor(private readonly store: KeyValueStore) {}
+  constructor(
+    readonly file: string,
+    private readonly options: {
+      /** The journal's code, loaded when the journal is first read. */
+      load: () => ResultsCode;
+      legacy?: LegacyHistory;
+      onOpened?: (report: ResultsOpenReport) => void;
+    },
+  ) {}
 
-  list(): HistoryEntry[] {
-    return this.store.get<HistoryEntry[]>(STATE_KEY) ?? [];
+  /** The index, once the journal is read (the first call reads it). */
+  index(): Promise<ResultsIndex> {
+    // A failed read (a folder that cannot be read) is tried again on the next call.
+    this.opening ??= this.open().catch((error: unknown) => {
+      this.opening = undefined;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  /** What the last opening found (torn line, migration, counts). */
+  async report(): Promise<ResultsOpenReport> {
+    await this.index();
+    return this.lastReport!;
+  }
+
+  /** Reads the journal again, as a restart would (after the file was replaced or cleared by hand). */
+  async reopen(): Promise<ResultsOpenReport> {
+    await this.writes;
+    await this.appender?.close();
+    this.opening = undefined;
+    const index = await this.index();
+    this.changed.fire({ gallery: 'reset', galleryTotal: index.galleryCount });
+    return this.lastReport!;
   }
 
   async add(entry: Omit<HistoryEntry, 'id' | 'createdAt'>): Promise<HistoryEntry> {
     const full: HistoryEntry = { ...entry, id: randomUUID(), createdAt: new Date().toISOString() };
-    await this.store.update(STATE_KEY, [full, ...this.list()].slice(0, MAX_ENTRIES));
-    this.fire();
+    await this.put(full);
     return full;
   }
 
-  /** Changes an entry in place (its files as they are saved, then its cost); unknown ids are ignored. */
-  async update(id: string, change: Partial<Omit<HistoryEntry, 'id' | 'createdAt'>>): Promise<void> {
-    const list = this.list();
-    if (!list.some((e) => e.id === id)) return;
-    await this.store.update(
-      STATE_KEY,
-      list.map((e) => (e.id === id ? { ...e, ...change } : e)),
-    );
-    this.fire();
+  /** Changes a result (its files as they are saved, then its cost); unknown ids are ignored. */
+  async update(id: string, change: EntryChange): Promise<void> {
+    const entry = (await this.index()).find(id);
+    if (entry) await this.put({ ...entry, ...change });
   }
 
-  find(id: string): HistoryEntry | undefined {
-    return this.list().find((e) => e.id === id);
-  }
-
-  /** The entry that produced a file, for "regenerate" and provenance. */
-  findByFile(file: string): HistoryEntry | undefined {
-    return this.list().find((e) => e.files.includes(file));
-  }
-
-  /** Forgets one file of an entry (deleted from disk); the entry goes when it has no files left. */
+  /**
+   * Forgets a file deleted from disk: it leaves the gallery and the lookups by file. The result
+   * itself stays, so its cost still counts in the spend chart.
+   */
   async removeFile(file: string): Promise<void> {
-    const next = this.list()
-      .map((e) => (e.files.includes(file) ? { ...e, files: e.files.filter((f) => f !== file) } : e))
-      .filter((e) => e.files.length > 0);
-    await this.store.update(STATE_KEY, next);
-    this.fire();
+    const entry = (await this.index()).findByFile(file);
+    if (entry) await this.put({ ...entry, files: entry.files.filter((f) => f !== file) });
   }
 
-  private fire(): void {
-    this.changed.fire();
+  /** Waits for the writes started so far and closes the file. */
+  async close(): Promise<void> {
+    await this.writes;
+    await this.appender?.close();
+  }
+
+  private async put(change: HistoryEntry): Promise<void> {
+    const index = await this.index();
+    // The index reads the line itself: it holds the result exactly as the journal does.
+    const line = this.code!.journalLine(change);
+    const gallery = index.put(line);
+    this.changed.fire({ entry: index.find(change.id)!, gallery, galleryTotal: index.galleryCount });
+    await this.write(async () => {
+      await this.appender!.append(line);
+      this.lines++;
+      if (this.lines >= MIN_COMPACT_LINES && this.lines > 2 * index.size) await this.compact(index);
+    });
+  }
+
+  /** Writes run one after another, in the order of the changes; a failed write does not stop the next. */
+  private write(task: () => Promise<void>): Promise<void> {
+    const next = this.writes.then(task);
+    this.writes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** One line per result, written to a new file that replaces the journal atomically. */
+  private async compact(index: ResultsIndex): Promise<void> {
+    await this.appender!.rewrite(index.lines());
+    this.lines = index.size;
+  }
+
+  private async open(): Promise<ResultsIndex> {
+    const started = performance.now();
+    const code = (this.code ??= this.options.load());
+    this.appender ??= new code.JournalAppender(this.file);
+    const { readJournal } = code;
+    let contents = await readJournal(this.file);
+    const moved = this.legacyLines(contents.heads).map(code.journalLine);
+    // The old array is written (older results first) and synced before it is cleared: a crash in
+    // between migrates again without duplicates (results keep their ids). Then the file is read as written.
+    if (moved.length) {
+      const journal = contents.heads.map((head, i) => `${JSON.stringify(head)}\t${contents.text.slice(contents.tailStarts[i], contents.tailEnds[i])}`);
+      await this.appender.rewrite([...moved, ...journal]);
+      contents = { ...(await readJournal(this.file)), lines: contents.lines, badLines: contents.badLines, tornBytes: contents.tornBytes };
+    }
+    const legacy = this.options.legacy;
+    if (legacy?.read() !== undefined) {
+      try {
+        await legacy.clear();
+      } catch {
+        // Cleared next time: what is already in the journal is not moved twice.
+      }
+    }
+    const summaries: ResultSummary[] = [];
+    const starts: number[] = [];
+    const ends: number[] = [];
+    contents.heads.forEach((head, i) => {
+      const summary = isRecord(head) ? toSummary(head.put) : undefined;
+      if (!summary) return;
+      summaries.push(summary);
+      starts.push(contents.tailStarts[i]!);
+      ends.push(contents.tailEnds[i]!);
+    });
+    const index = new code.ResultsIndex();
+    index.load(summaries, contents.text, starts, ends);
+    this.lines = moved.length ? contents.heads.length : contents.lines;
+    this.lastReport = {
+      file: this.file,
+      entries: index.size,
+      lines: contents.lines,
+      skippedLines: contents.badLines.length + contents.heads.length - summaries.length,
+      tornBytes: contents.tornBytes,
+      migrated: moved.length,
+      ms: performance.now() - started,
+    };
+    this.options.onOpened?.(this.lastReport);
+    return index;
+  }
+
+  /** The old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
+  private legacyLines(journal: readonly unknown[]): HistoryEntry[] {
+    const old = this.options.legacy?.read();
+    if (!Array.isArray(old) || !old.length) return [];
+    const known = new Set(journal.map((head) => (isRecord(head) && isRecord(head.put) ? head.put.id : undefined)));
+    return old
+      .filter(
+        (e): e is HistoryEntry =>
+          isRecord(e) && !!toSummary(e) && isRecord(e.request) && isText(e.request.model) && isText(e.request.prompt) && !known.has(e.id as string),
+      )
+      .reverse();
   }
 }
 
-type JobDetails = Omit<HistoryEntry, 'id' | 'createdAt' | 'files'>;
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
+
+/** A result's summary read from disk, when it has the shape of one (else the line is skipped). */
+function toSummary(value: unknown): ResultSummary | undefined {
+  if (!isRecord(value) || !isText(value.id) || !isText(value.createdAt) || !isText(value.model) || !isTextList(value.files)) return undefined;
+  return value as unknown as ResultSummary;
+}
+
+/** What a job tells the history about itself; the rest comes from its result. */
+export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison'>;
+
+/** The parts of a job's result that the history keeps. */
+export interface RecordedResult {
+  request?: HistoryEntry['request'];
+  files: string[];
+  model: string;
+  usage?: { cost_rub?: number; balance?: number };
+  recovered?: { manifestPath?: string; files: string[] };
+  /** The job's id (its in-flight record's): written with the final state, so settling at start-up knows the result was recorded. */
+  jobId?: string;
+}
 
 /**
- * The history entry of one job, kept up to date while its images are saved one by one, so the
- * gallery shows each image as soon as it is in the workspace (also those of a job that then failed).
+ * The history entry of one job: the one way results are written (single jobs, prompt-file lines,
+ * comparisons). Kept up to date while images are saved one by one, so the gallery shows each image
+ * as soon as it is in the workspace (also those of a job that then failed). A paid job whose images
+ * all went to the recovery folder is recorded too, with where they are.
  */
 export class JobHistoryRecord {
   private entry?: HistoryEntry;
   private files: string[] = [];
+  private recovered?: RecordedResult['recovered'];
   private queue: Promise<void> = Promise.resolve();
+  private details: JobDetails;
 
   constructor(
     private readonly store: HistoryStore,
-    private details: JobDetails,
-  ) {}
+    details: JobDetails,
+  ) {
+    this.details = { ...details, request: withoutReferenceData(details.request) };
+  }
 
   saved(file: string): Promise<void> {
     if (!this.files.includes(file)) this.files.push(file);
     return this.write();
   }
 
-  /** The job's final files, model and cost. */
-  finish(files: string[], details: Partial<JobDetails>): Promise<void> {
-    this.files = [...files];
-    this.details = { ...this.details, ...details };
-    return this.write();
+  /** The job's final files (and those kept for recovery), model and cost. */
+  finish(result: RecordedResult): Promise<void> {
+    this.files = [...result.files];
+    this.recovered = result.recovered?.files.length ? { manifestPath: result.recovered.manifestPath, files: [...result.recovered.files] } : undefined;
+    this.details = { ...this.details, model: result.model, request: withoutReferenceData(result.request ?? this.details.request) };
+    const final = { costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance, ...(result.jobId ? { jobId: result.jobId } : {}) };
+    return this.write(final);
   }
 
   /** Writes one after another, so an early update never overtakes a later one. */
-  private write(): Promise<void> {
+  private write(final: Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId'> = {}): Promise<void> {
     this.queue = this.queue.then(async () => {
-      const files = [...this.files];
-      if (this.entry) await this.store.update(this.entry.id, { ...this.details, files });
-      else if (files.length) this.entry = await this.store.add({ ...this.details, files });
+      const state = { ...this.details, ...final, files: [...this.files], ...(this.recovered ? { recovered: this.recovered } : {}) };
+      if (this.entry) await this.store.update(this.entry.id, state);
+      else if (state.files.length || this.recovered) this.entry = await this.store.add(state);
     });
     return this.queue;
   }
+}
+
+/** The request as the history keeps it: data URLs of references are never stored. */
+function withoutReferenceData(request: HistoryEntry['request']): HistoryEntry['request'] {
+  const { input_references: _data, ...rest } = request;
+  return rest;
+}
+
+/** Records a finished job in one write (prompt-file lines, comparisons). */
+export function recordResult(store: HistoryStore, details: JobDetails, result: RecordedResult): Promise<void> {
+  return new JobHistoryRecord(store, details).finish(result);
 }

@@ -123,21 +123,30 @@ export class ImageJobService {
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });
     const api = await this.deps.api();
-    const inFlight = await this.beginInFlight(job, sink.staging.jobId, estimate.reservation, options);
+    const inFlight = await this.beginInFlight(job, sink.staging.jobId, estimate.reservation);
     placing.inFlight = inFlight;
     let result: JobResult;
     try {
-      result = await this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }, options);
+      result = await this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel });
     } catch (error) {
       await inFlight?.end().catch(() => undefined);
       throw error;
     }
-    await inFlight?.finish({ files: result.files, costRub: result.usage?.cost_rub }).catch(() => undefined);
+    // The record says the job finished, the caller records the result (the journal syncs it), then
+    // the record goes: a crash at any point leaves either the record or the recorded result.
+    await inFlight?.finish(result);
+    try {
+      await options.settle?.(result);
+    } catch {
+      // Not recorded: the record stays, and the next start records the result from it.
+      return result;
+    }
+    await inFlight?.end().catch(() => undefined);
     return result;
   }
 
   /** Writes the in-flight record (synced) before the request goes out; without it nothing is sent. */
-  private async beginInFlight(job: ImageJob, id: string, reservation: number, options: RunOptions): Promise<InFlightHandle | undefined> {
+  private async beginInFlight(job: ImageJob, id: string, reservation: number): Promise<InFlightHandle | undefined> {
     const journal = this.deps.inFlight;
     if (!journal) return undefined;
     const { input_references: _data, ...request } = job.request;
@@ -151,7 +160,7 @@ export class ImageJobService {
         ...(job.output.sourceName ? { sourceName: job.output.sourceName } : {}),
         stagingDir: this.deps.recoveryDir,
         reservation,
-        ...(options.batch ? { batch: options.batch } : {}),
+        ...(job.batch ? { batch: job.batch } : {}),
       });
     } catch (error) {
       throw new NotRecordedError(
@@ -165,7 +174,6 @@ export class ImageJobService {
     job: ImageJob,
     { model, estimate, references, notes }: PreparedJob,
     { sink, early, placing, date, emit, cancel }: Sending,
-    options: RunOptions,
   ): Promise<JobResult> {
     const inFlight = placing.inFlight;
     // Held from here; given back when nothing left (the client's first read of the body never came).
@@ -212,9 +220,7 @@ export class ImageJobService {
     this.deps.reconcile();
     const placed = await this.place(recovery, meta, estimate, date, await settle(early), placing);
     if (!placed.files.length) await removeUnusedFolder(job, placing);
-    const result: JobResult = { ...placed, request: job.request, ...(notes.length ? { notes } : {}) };
-    await options.settle?.(result);
-    return result;
+    return { ...placed, jobId: sink.staging.jobId, request: job.request, ...(notes.length ? { notes } : {}) };
   }
 
   /** Places one staged image; a failure leaves it staged (for recovery) and says why. */

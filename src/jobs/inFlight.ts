@@ -1,18 +1,14 @@
 // Paid requests in flight, on disk. Before a paid request is sent its job writes a small record
-// (synced) here; the record is removed when the job ends, whatever the outcome, once the caller has
-// recorded it. A record found at start-up belongs to a job whose extension host died (a crash, a
-// reload, a killed process): see interrupted.ts. No vscode import.
+// (synced) here; the record is removed when the job ends, whatever the outcome, and a job with a
+// result first has it recorded in the results journal (RunOptions.settle). A record found at
+// start-up belongs to a job whose extension host died (a crash, a reload, a killed process): see
+// interrupted.ts. No vscode import.
 import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { GenerationRequest } from '../core/types';
-
-/** A line of a prompt file (Generate Images from File). */
-export interface BatchOrigin {
-  file: string;
-  line: number;
-  key: string;
-}
+import type { JobResult } from './jobTypes';
+import type { BatchTag } from './resultsIndex';
 
 export interface InFlightRecord {
   /** The job's staging id: its images are `<id>-<index>.img|part` in `stagingDir`. */
@@ -30,7 +26,8 @@ export interface InFlightRecord {
   stagingDir: string;
   /** The gateway's reservation for it, in rubles. */
   reservation: number;
-  batch?: BatchOrigin;
+  /** The line of a prompt file the job is (ImageJob.batch). */
+  batch?: BatchTag;
   /** When it was written, just before the request was sent. */
   startedAt: string;
   /** The extension host (or server) process that sends it: a record of a live process is a running job. */
@@ -42,28 +39,31 @@ export interface InFlightRecord {
   /** Files placed into the workspace so far. */
   placed?: string[];
   /**
-   * The job ended with a result, which its caller recorded in the history. The record stays a few
-   * minutes more (FINISHED_KEPT_MS): a history write is not on disk at once (VS Code flushes its
-   * workspace state later), and a crash or reload meanwhile must not lose what was paid for.
+   * The job ended with this result (its files are `placed`), noted just before its caller records
+   * it in the results journal: a crash in between leaves this, and the next start records it.
    */
-  finishedAt?: string;
-  /** What the finished job cost, when the answer said so. */
-  costRub?: number;
+  finished?: FinishedJob;
 }
 
-/** How long a finished job's record is kept, so that the next start can restore a history entry lost with a crash. */
-export const FINISHED_KEPT_MS = 5 * 60_000;
+export interface FinishedJob {
+  at: string;
+  model: string;
+  costRub?: number;
+  balanceAfter?: number;
+  /** Paid images that could not be placed: they wait in the recovery folder. */
+  recovered?: { manifestPath: string; files: string[] };
+}
 
-export type InFlightStart = Omit<InFlightRecord, 'fingerprint' | 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'placed' | 'finishedAt' | 'costRub'>;
+export type InFlightStart = Omit<InFlightRecord, 'fingerprint' | 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'placed' | 'finished'>;
 
 /** One job's record: changes are written one after another, each synced; `end` removes it. */
 export interface InFlightHandle {
   readonly record: InFlightRecord;
   /** Notes what happened (the request id, a placed file); a failure to write is ignored (the record stays as it was). */
   note(change: Pick<InFlightRecord, 'answeredAt' | 'requestId'> | { placedFile: string }): Promise<void>;
-  /** The job ended with a result (recorded by its caller): the record says so and stays a while (FINISHED_KEPT_MS). */
-  finish(result: { files: string[]; costRub?: number }): Promise<void>;
-  /** The job ended without a result to remember (it failed, the outcome is known or was told): the record goes. */
+  /** The job ended with this result, about to be recorded in the results journal: the record says so (synced). */
+  finish(result: Pick<JobResult, 'files' | 'model' | 'usage' | 'recovered'>): Promise<void>;
+  /** The record goes: the job failed, or its result is in the results journal. */
   end(): Promise<void>;
 }
 
@@ -88,7 +88,6 @@ export class InFlightJournal {
       pid: this.pid,
     };
     await fs.mkdir(this.dir, { recursive: true });
-    void this.prune().catch(() => undefined);
     const file = this.fileOf(record.id);
     await writeSynced(file, record);
     let queue = Promise.resolve();
@@ -100,8 +99,15 @@ export class InFlightJournal {
         else Object.assign(record, change);
         return write();
       },
-      finish: async ({ files, costRub }) => {
-        Object.assign(record, { placed: files, finishedAt: new Date().toISOString(), ...(costRub !== undefined ? { costRub } : {}) });
+      finish: async ({ files, model, usage, recovered }) => {
+        record.placed = [...files];
+        record.finished = {
+          at: new Date().toISOString(),
+          model,
+          ...(usage?.cost_rub !== undefined ? { costRub: usage.cost_rub } : {}),
+          ...(usage?.balance !== undefined ? { balanceAfter: usage.balance } : {}),
+          ...(recovered?.files.length ? { recovered: { manifestPath: recovered.manifestPath, files: [...recovered.files] } } : {}),
+        };
         await write();
       },
       end: async () => {
@@ -109,13 +115,6 @@ export class InFlightJournal {
         await fs.rm(file, { force: true });
       },
     };
-  }
-
-  /** Removes this process's records of jobs that finished more than FINISHED_KEPT_MS ago. */
-  async prune(now = Date.now()): Promise<void> {
-    for (const record of await this.list()) {
-      if (record.pid === this.pid && record.finishedAt && now - Date.parse(record.finishedAt) > FINISHED_KEPT_MS) await this.remove(record.id);
-    }
   }
 
   /** Every record in the folder (unreadable ones are skipped). */

@@ -24,8 +24,8 @@ export interface InterruptedJob {
   charged: boolean;
   /** Images that were in the workspace already. */
   placed: string[];
-  /** What waits in the recovery folder (absent when nothing does). */
-  kept?: { manifestPath: string; images: number; incomplete: number; answers: number };
+  /** What waits in the recovery folder (absent when nothing does); `whole`: the whole images among it. */
+  kept?: { manifestPath: string; images: number; incomplete: number; answers: number; whole: string[] };
 }
 
 /** `<jobId>-<index>.img|part`, `<jobId>-answer.<ext>`: what a job stages (imageStore.ts, keptAnswer.ts). */
@@ -41,7 +41,8 @@ export async function settleInterrupted(record: InFlightRecord, fallbackDir = FA
   const files: RecoveryFile[] = [];
   let manifestDir: string | undefined;
   let existing: RecoveryManifest | undefined;
-  const counts = { images: 0, incomplete: 0, answers: 0 };
+  const counts = { incomplete: 0, answers: 0 };
+  const whole: string[] = [];
   for (const dir of [...new Set([record.stagingDir, fallbackDir])]) {
     let names: string[];
     try {
@@ -72,10 +73,10 @@ export async function settleInterrupted(record: InFlightRecord, fallbackDir = FA
         placed.add(inWorkspace);
         continue;
       }
-      const whole = state === 'img' && (await isWholeImage(file));
+      const isWhole = state === 'img' && (await isWholeImage(file));
       const ext = extensionForMediaType(sniffImage(await readImageHead(file).catch(() => Buffer.alloc(0)))?.mediaType) ?? 'png';
-      files.push({ path: file, suggestedName: `${baseName(record, Number(index))}${whole ? '' : '-incomplete'}.${ext}` });
-      if (whole) counts.images++;
+      files.push({ path: file, suggestedName: `${baseName(record, Number(index))}${isWhole ? '' : '-incomplete'}.${ext}` });
+      if (isWhole) whole.push(file);
       else counts.incomplete++;
     }
     manifestDir ??= files.length ? dir : undefined;
@@ -99,7 +100,7 @@ export async function settleInterrupted(record: InFlightRecord, fallbackDir = FA
     }),
     files: [...(existing?.files ?? []), ...added],
   });
-  return { ...result, kept: { manifestPath, ...counts } };
+  return { ...result, kept: { manifestPath, ...counts, images: whole.length, whole } };
 }
 
 /** The name the job would have given image `index` (0-based). */
@@ -167,28 +168,40 @@ const exists = (file: string) =>
     () => false,
   );
 
-/** Records an interrupted job in the history once (settling again after a crash does not add it twice). */
+/**
+ * Records an interrupted job in the results journal once (settling again after a crash does not add
+ * it twice): the entry its process started (images saved before the crash) is completed, else one
+ * is added. Its whole images in the recovery folder are its `recovered` files, so that a re-run of
+ * its prompt-file line skips it as done; without any, the line is held (heldLines.ts).
+ */
 export async function recordInterrupted(history: HistoryStore, job: InterruptedJob): Promise<HistoryEntry> {
-  const { record } = job;
-  const known = history.list().find((e) => e.jobId === record.id || job.placed.some((f) => e.files.includes(f)));
-  const details = {
-    interrupted: true as const,
-    ...(job.charged ? {} : { outcomeUnknown: true as const }),
-    ...(record.requestId ? { requestId: record.requestId } : {}),
-    jobId: record.id,
-  };
-  if (known) {
-    await history.update(known.id, { ...details, files: [...new Set([...known.files, ...job.placed])] });
-    return history.find(known.id) ?? known;
-  }
-  return history.add({
-    request: record.request,
-    ...(record.references ? { references: record.references } : {}),
-    model: record.request.model,
+  const { record, kept } = job;
+  return putJobEntry(history, record, {
     files: job.placed,
-    ...(record.batch ? { batch: record.batch } : {}),
-    ...details,
+    ...(kept?.whole.length ? { recovered: { manifestPath: kept.manifestPath, files: kept.whole } } : {}),
+    interrupted: true,
+    // A second settling may find it charged after all (an image staged): then it is known.
+    outcomeUnknown: job.charged ? undefined : true,
+    ...(record.requestId ? { requestId: record.requestId } : {}),
   });
+}
+
+/** The job's entry in the journal (found by its id, else by a file it saved) completed with `state`, or a new one. */
+async function putJobEntry(history: HistoryStore, record: InFlightRecord, state: Partial<HistoryEntry> & Pick<HistoryEntry, 'files'>): Promise<HistoryEntry> {
+  const index = await history.index();
+  const known = index.findByJob(record.id) ?? state.files.map((f) => index.findByFile(f)).find(Boolean);
+  const change = { ...state, files: [...new Set([...(known?.files ?? []), ...state.files])], jobId: record.id };
+  if (!known) {
+    return history.add({
+      request: record.request,
+      ...(record.references ? { references: record.references } : {}),
+      model: record.request.model,
+      ...(record.batch ? { batch: record.batch } : {}),
+      ...change,
+    });
+  }
+  await history.update(known.id, change);
+  return (await history.index()).find(known.id)!;
 }
 
 /** The one notification after a start that settled interrupted jobs; `waiting`: files wait for Recover. */
@@ -228,33 +241,21 @@ export function describeInterrupted(jobs: InterruptedJob[], balance: number | un
 }
 
 /**
- * A finished job's record left by a dead process: its result was recorded, but the history write
- * may have been lost with the process (VS Code writes its state to disk later). The entry is added
- * again when the history does not have it. Resolves to the entry added, if any.
+ * A finished job's record left by a dead process: it died after noting the result and before the
+ * result was in the journal, or before its record went. The journal has the result when it has the
+ * job's id (written with the final state); else the entry is completed from the record. Resolves
+ * to the entry written, if any.
  */
 export async function recordFinished(history: HistoryStore, record: InFlightRecord): Promise<HistoryEntry | undefined> {
+  const finished = record.finished;
   const files = record.placed ?? [];
-  const known = history
-    .list()
-    .some(
-      (e) =>
-        e.jobId === record.id ||
-        files.some((f) => e.files.includes(f)) ||
-        (record.batch &&
-          e.batch?.file === record.batch.file &&
-          e.batch.line === record.batch.line &&
-          e.batch.key === record.batch.key &&
-          e.createdAt >= record.startedAt),
-    );
-  if (known || !files.length) return undefined;
-  return history.add({
-    request: record.request,
-    ...(record.references ? { references: record.references } : {}),
-    model: record.request.model,
+  if (!finished || (await history.index()).findByJob(record.id) || (!files.length && !finished.recovered)) return undefined;
+  return putJobEntry(history, record, {
     files,
-    ...(record.costRub !== undefined ? { costRub: record.costRub } : {}),
-    ...(record.batch ? { batch: record.batch } : {}),
-    jobId: record.id,
+    model: finished.model,
+    ...(finished.costRub !== undefined ? { costRub: finished.costRub } : {}),
+    ...(finished.balanceAfter !== undefined ? { balanceAfter: finished.balanceAfter } : {}),
+    ...(finished.recovered ? { recovered: finished.recovered } : {}),
   });
 }
 
@@ -262,7 +263,7 @@ export type SettledRecord = { kind: 'finished'; restored?: HistoryEntry } | { ki
 
 /** What the next start does with a record a dead process left: a finished job's history entry is made sure of, an interrupted job is settled and recorded. */
 export async function settleRecord(history: HistoryStore, record: InFlightRecord, fallbackDir = FALLBACK_RECOVERY_DIR): Promise<SettledRecord> {
-  if (record.finishedAt) {
+  if (record.finished) {
     const restored = await recordFinished(history, record);
     return { kind: 'finished', ...(restored ? { restored } : {}) };
   }

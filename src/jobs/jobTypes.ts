@@ -7,7 +7,8 @@ import type { ImageSink } from '../core/generationStream';
 import type { ReferenceFile } from '../core/requestBodies';
 import type { SpendingCap } from '../core/spendingCap';
 import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
-import type { BatchOrigin, InFlightJournal } from './inFlight';
+import type { InFlightJournal } from './inFlight';
+import type { BatchTag } from './resultsIndex';
 
 export type EditTransport = 'input_references' | 'multipart';
 
@@ -23,6 +24,11 @@ export interface ImageJob {
     /** Base name of the first source, for `{name}` in edit patterns. */
     sourceName?: string;
   };
+  /**
+   * A line of a prompt file: written into the PNG provenance, so a re-run finds it without the
+   * history, and into the job's in-flight record, so a crash mid-batch is settled line by line.
+   */
+  batch?: BatchTag;
 }
 
 /** The paid calls a job makes. Each calls `options.onPaidAnswer` once a success answer arrives, before any image. */
@@ -87,6 +93,8 @@ export interface JobDeps {
 }
 
 export interface JobResult {
+  /** The job's id: its staged files and its in-flight record are named by it. */
+  jobId?: string;
   /** The request as sent (after normalisation). */
   request?: GenerationRequest;
   /** What was changed in the input, and any warning (budget shortfall). */
@@ -121,11 +129,10 @@ export interface RunOptions extends CallOptions {
    * when it would now reserve more.
    */
   confirmedReservation?: number;
-  /** The prompt-file line this job is (kept in its in-flight record). */
-  batch?: BatchOrigin;
   /**
-   * Records the result (the history) before the job's in-flight record is removed: a crash in
-   * between then leaves the record, never a paid result that nothing remembers.
+   * Records the result in the results journal (synced) before the job's in-flight record is
+   * removed: a crash in between leaves the record, never a paid result that nothing remembers.
+   * When it rejects the record stays, and the next start records the result.
    */
   settle?: (result: JobResult) => Promise<void>;
 }

@@ -1,4 +1,5 @@
 // The request a saved PNG was made with, as the job writes it into the file. No vscode import.
+import * as path from 'node:path';
 import type { GenerationRequest } from '../core/types';
 import type { ImageJob } from './jobTypes';
 
@@ -19,6 +20,8 @@ export interface ProvenanceRecord {
   references?: number;
   /** 1-based index of the image in its request. */
   index: number;
+  /** A line of a prompt file: its name (not its folder), line and request key, so a re-run finds it. */
+  batch?: { file: string; line: number; key: string };
 }
 
 export function provenanceRecord(job: ImageJob, model: string, index: number, date: Date): ProvenanceRecord {
@@ -34,5 +37,6 @@ export function provenanceRecord(job: ImageJob, model: string, index: number, da
     parameters,
     ...(references ? { references } : {}),
     index,
+    ...(job.batch ? { batch: { ...job.batch, file: path.basename(job.batch.file) } } : {}),
   };
 }

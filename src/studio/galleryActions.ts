@@ -20,7 +20,7 @@ export async function runGalleryAction(
   target: GalleryActionTarget,
 ): Promise<void> {
   // Only files the history knows (the host's own record) can be acted on.
-  const entry = services.history.find(entryId);
+  const entry = (await services.history.index()).find(entryId);
   if (!entry || !entry.files.includes(file)) {
     services.log.warn(`Image Studio: ignored a gallery action on a file that is not in the history`);
     return;
@@ -74,4 +74,5 @@ async function deleteResult(services: Services, file: string): Promise<void> {
     }
   }
   await services.history.removeFile(file);
+  await services.thumbnails.cache().forget(file);
 }

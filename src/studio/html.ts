@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { escapeHtml } from '../core/escapeHtml';
 
-/** `shownFolders`: folders outside the workspace that hold images the page shows (shownFolders.ts). */
+/** `shownFolders`: folders outside the workspace that hold images the page shows (the thumbnail cache, shownFolders.ts). */
 export function webviewOptions(extensionUri: vscode.Uri, shownFolders: readonly string[] = []): vscode.WebviewOptions {
   return {
     enableScripts: true,

@@ -17,6 +17,10 @@ export const LIMITS = {
   value: 2_000,
   params: 32,
   droppedUris: 64,
+  /** Gallery items one page request may ask for. */
+  galleryPage: 200,
+  /** Thumbnails one request may ask for. */
+  thumbnails: 64,
   /** 25 MB of image bytes as base64 (4 characters per 3 bytes). */
   pasteBase64: Math.ceil((25 * 1024 * 1024) / 3) * 4,
 } as const;
@@ -121,13 +125,13 @@ export interface EstimateView {
   cannotAfford?: 'balance' | 'budget';
 }
 
+/** A card of the gallery. Its thumbnail is asked for separately, once the card is shown (`thumbnails`). */
 export interface GalleryItem {
   entryId: string;
   file: string;
   /** file: URI of the saved image, set as text/uri-list when the card is dragged into an editor. */
   uri: string;
   name: string;
-  src: string;
   prompt: string;
   model: string;
   costText?: string;
@@ -150,7 +154,8 @@ export interface InitMessage {
   models: ModelInfo[];
   modelsError?: string;
   account: AccountView;
-  gallery: GalleryItem[];
+  /** The first page of the gallery. */
+  gallery: GalleryPageView;
   /** The page's saved references, checked again and with fresh URIs. */
   references: ReferenceView[];
   busy: boolean;
@@ -167,9 +172,37 @@ export interface AccountMessage {
   account: AccountView;
 }
 
-export interface GalleryMessage {
-  type: 'gallery';
+/** Items `start`… of the gallery's list (newest first), which holds `total` items. */
+export interface GalleryPageView {
+  total: number;
+  start: number;
   items: GalleryItem[];
+}
+
+/** Reply to `galleryPage`; also sent unasked with the first page when the whole list changed. */
+export interface GalleryPageMessage extends GalleryPageView {
+  type: 'galleryPage';
+  /** 0 when the host sends it unasked (the list was read again): the page starts over from it. */
+  requestId: number;
+}
+
+/** A change of the gallery's list: only what changed, applied in order (`items` replace `deleteCount` items at `start`). */
+export interface GalleryChangedMessage {
+  type: 'galleryChanged';
+  splices: { start: number; deleteCount: number; items: GalleryItem[] }[];
+  /** The list's length after the change (a page whose count differs asks again). */
+  total: number;
+}
+
+/** Reply to `thumbnails`, one per image: the thumbnail's webview URI, or what to show instead. */
+export interface ThumbnailMessage {
+  type: 'thumbnail';
+  file: string;
+  src?: string;
+  /** "JPEG · 1024×768": an image without a thumbnail (a format or size that is not decoded). */
+  standIn?: string;
+  /** The image is no longer on disk. */
+  missing?: boolean;
 }
 
 /** Reply to `evaluate`. */
@@ -228,7 +261,9 @@ export type ToWebviewMessage =
   | InitMessage
   | ModelsMessage
   | AccountMessage
-  | GalleryMessage
+  | GalleryPageMessage
+  | GalleryChangedMessage
+  | ThumbnailMessage
   | EvaluationMessage
   | ReferencesAddedMessage
   | BusyMessage
@@ -294,6 +329,29 @@ export interface RefreshModelsMessage {
   type: 'refreshModels';
 }
 
+/** Gallery items `start`… (at most LIMITS.galleryPage), for the part of the list being scrolled to. */
+export interface GalleryPageRequest {
+  type: 'galleryPage';
+  requestId: number;
+  start: number;
+  count: number;
+}
+
+/** Thumbnails of the cards now shown (at most LIMITS.thumbnails). */
+export interface ThumbnailsRequest {
+  type: 'thumbnails';
+  requestId: number;
+  items: { entryId: string; file: string }[];
+}
+
+/** The first page of the gallery is on screen (`at`: the page's Date.now()); the host logs how long it took. */
+export interface GalleryShownMessage {
+  type: 'galleryShown';
+  at: number;
+  cards: number;
+  total: number;
+}
+
 export type FromWebviewMessage =
   | ReadyMessage
   | EvaluateMessage
@@ -304,4 +362,7 @@ export type FromWebviewMessage =
   | PasteImageMessage
   | GalleryActionMessage
   | RefreshModelsMessage
+  | GalleryPageRequest
+  | ThumbnailsRequest
+  | GalleryShownMessage
   | CompareFromWebviewMessage;

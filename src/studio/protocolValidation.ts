@@ -29,6 +29,17 @@ function isRequestId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
+function isCount(value: unknown, max: number): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= max;
+}
+
+/** A gallery card named by the page: a result id and one of its files. */
+function parseItemRef(value: Json): { entryId: string; file: string } | undefined {
+  if (!hasOnlyKeys(value, ['entryId', 'file'])) return undefined;
+  if (!isText(value.entryId, LIMITS.id) || !value.entryId || !isText(value.file, LIMITS.path) || !value.file) return undefined;
+  return { entryId: value.entryId, file: value.file };
+}
+
 function isTextList(value: unknown, maxItems: number, maxLength: number): value is string[] {
   return Array.isArray(value) && value.length <= maxItems && value.every((v) => isText(v, maxLength) && v.length > 0);
 }
@@ -117,6 +128,26 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       if (!GALLERY_ACTIONS.includes(value.action as GalleryAction)) return undefined;
       if (!isText(value.entryId, LIMITS.id) || !value.entryId || !isText(value.file, LIMITS.path) || !value.file) return undefined;
       return { type: 'galleryAction', requestId: value.requestId, action: value.action as GalleryAction, entryId: value.entryId, file: value.file };
+    }
+    case 'galleryPage': {
+      if (!only('requestId', 'start', 'count') || !isRequestId(value.requestId)) return undefined;
+      const { start, count } = value;
+      if (!isCount(start, Number.MAX_SAFE_INTEGER) || !isCount(count, LIMITS.galleryPage) || count === 0) return undefined;
+      return { type: 'galleryPage', requestId: value.requestId, start, count };
+    }
+    case 'thumbnails': {
+      if (!only('requestId', 'items') || !isRequestId(value.requestId)) return undefined;
+      const items = value.items;
+      if (!Array.isArray(items) || !items.length || items.length > LIMITS.thumbnails) return undefined;
+      const parsed = items.map((item) => (isRecord(item) ? parseItemRef(item) : undefined));
+      if (!parsed.every((item) => item !== undefined)) return undefined;
+      return { type: 'thumbnails', requestId: value.requestId, items: parsed };
+    }
+    case 'galleryShown': {
+      if (!only('at', 'cards', 'total')) return undefined;
+      const { at, cards, total } = value;
+      if (!isCount(at, Number.MAX_SAFE_INTEGER) || !isCount(cards, LIMITS.galleryPage) || !isCount(total, Number.MAX_SAFE_INTEGER)) return undefined;
+      return { type: 'galleryShown', at, cards, total };
     }
     default:
       return parseCompareMessage(value, parseFormValues, LIMITS.id);

@@ -82,6 +82,7 @@ export function studioStrings(): StudioStrings {
     filledFromHistory: vscode.l10n.t('The form was filled from a previous result. Review it and press Generate to send (nothing was sent yet).'),
     gallery: vscode.l10n.t('Results in this workspace'),
     galleryEmpty: vscode.l10n.t('No results yet. Generated images of this workspace appear here.'),
+    imageMissing: vscode.l10n.t('The image is no longer on disk'),
     cost: vscode.l10n.t('Cost {0}'),
     edited: vscode.l10n.t('edit'),
     open: vscode.l10n.t('Open'),

@@ -20,7 +20,8 @@ import { comparisonFeed } from './comparisonFeed';
 import { handleCompareMessage, toComparisonView } from './compareView';
 import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';
-import { evaluateForm, toAccountView, toFormValues, toGalleryItems, toModelInfo, toRequest } from './view';
+import { evaluateForm, toAccountView, toFormValues, toModelInfo, toRequest } from './view';
+import { GalleryFeed } from './galleryFeed';
 
 /** A request to show in the form (and its local reference images, for edits). */
 export interface StudioFill {
@@ -38,7 +39,7 @@ export class StudioPanel {
       return;
     }
     const panel = vscode.window.createWebviewPanel(STUDIO_VIEW_TYPE, studioTitle(), vscode.ViewColumn.Active, {
-      ...webviewOptions(services.context.extensionUri),
+      ...studioWebviewOptions(services),
       retainContextWhenHidden: false,
     });
     StudioPanel.current = new StudioPanel(panel, services);
@@ -66,6 +67,7 @@ export class StudioPanel {
   private pendingFill: StudioFill | undefined;
   /** Folders outside the workspace whose images the page shows: the only ones outside it the webview may load. */
   private shownFolders: string[] = [];
+  private readonly gallery: GalleryFeed;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -76,20 +78,22 @@ export class StudioPanel {
     this.allowShownFolders(true);
     panel.title = studioTitle();
     webview.html = buildHtml(webview, extensionUri, studioTitle(), vscode.l10n.t('Loading…'));
+    this.gallery = new GalleryFeed(
+      services,
+      (message) => this.post(message),
+      (file) => this.src(file),
+    );
     this.disposables.push(
+      this.gallery,
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidChangeViewState(() => {
+        // Hidden, the page is discarded; shown again, it loads anew.
         if (!panel.visible) this.pageReady = false;
+        else if (!this.pageReady) this.gallery.pageLoading();
       }),
       panel.onDidDispose(() => this.dispose()),
       disposable(services.account.onDidChange((snapshot) => this.post({ type: 'account', account: toAccountView(snapshot, services.locale) }))),
       disposable(services.catalog.onDidChange(() => this.postModels())),
-      disposable(
-        services.history.onDidChange(() => {
-          this.allowShownFolders();
-          this.post({ type: 'gallery', items: this.galleryItems() });
-        }),
-      ),
       disposable(
         comparisonFeed.onDidChange(() => {
           this.allowShownFolders();
@@ -105,12 +109,16 @@ export class StudioPanel {
    * gallery's and the comparison's: an absolute output folder, the recovery folder). New roots
    * reload the page, so they are set only when they change (`always`: the workspace folders did).
    */
+  /**
+   * The gallery shows thumbnails from their cache; the comparison grid shows its files where they
+   * are (an absolute output folder, the recovery folder): exactly those folders are allowed.
+   */
   private allowShownFolders(always = false): void {
-    const files = [...this.services.history.list().flatMap((entry) => entry.files), ...(comparisonFeed.latest?.entries.flatMap((entry) => entry.files) ?? [])];
+    const files = comparisonFeed.latest?.entries.flatMap((entry) => entry.files) ?? [];
     const folders = foldersOutside(files, allowedRoots());
     if (!always && folders.join('\n') === this.shownFolders.join('\n')) return;
     this.shownFolders = folders;
-    this.panel.webview.options = webviewOptions(this.services.context.extensionUri, folders);
+    this.panel.webview.options = studioWebviewOptions(this.services, folders);
   }
 
   private dispose(): void {
@@ -139,13 +147,14 @@ export class StudioPanel {
         this.pageReady = true;
         const models = services.catalog.peek();
         const { views } = await this.referenceViews(message.references);
+        const gallery = await this.gallery.firstPage();
         this.post({
           type: 'init',
           requestId: message.requestId,
           strings: studioStrings(),
           models: models.map((m) => toModelInfo(m, services.locale)),
           account: toAccountView(services.account.snapshot, services.locale),
-          gallery: this.galleryItems(),
+          gallery,
           references: views,
           busy: !!this.running,
         });
@@ -209,6 +218,12 @@ export class StudioPanel {
           addReferences: (requestId, paths) => this.addReferences(requestId, paths),
           fillForm: (request, references) => this.fillForm(request, references),
         });
+      case 'galleryPage':
+        return this.gallery.page(message);
+      case 'thumbnails':
+        return this.gallery.thumbnails(message);
+      case 'galleryShown':
+        return this.gallery.shown(message);
       case 'compare':
       case 'cancelCompare':
       case 'useModel':
@@ -288,10 +303,6 @@ export class StudioPanel {
     return { views, rejected };
   }
 
-  private galleryItems() {
-    return toGalleryItems(this.services.history.list(), this.services.locale, (file) => this.src(file));
-  }
-
   private postComparison(): void {
     const state = comparisonFeed.latest;
     if (state) this.post({ type: 'comparison', view: toComparisonView(state, (file) => this.src(file), this.services.locale) });
@@ -304,6 +315,11 @@ export class StudioPanel {
   private src(file: string): string {
     return this.panel.webview.asWebviewUri(vscode.Uri.file(file)).toString();
   }
+}
+
+/** The studio shows files of the workspace and the gallery's thumbnails. */
+function studioWebviewOptions(services: Services, shownFolders: readonly string[] = []): vscode.WebviewOptions {
+  return webviewOptions(services.context.extensionUri, [services.thumbnails.dir, ...shownFolders]);
 }
 
 function disposable(value: { dispose(): void }): vscode.Disposable {

@@ -8,7 +8,7 @@ import { canEdit } from '../core/catalog';
 import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
 import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
 import { collectIssues } from '../core/validation';
-import type { HistoryEntry } from '../jobs/history';
+import type { GallerySlot, ResultsIndex } from '../jobs/resultsIndex';
 import {
   FORM_FIELDS,
   type AccountView,
@@ -17,6 +17,7 @@ import {
   type FormInteraction,
   type FormValues,
   type GalleryItem,
+  type GalleryPageView,
   type Issue,
   type ModelInfo,
 } from './protocol';
@@ -50,23 +51,30 @@ export function toAccountView(snapshot: AccountSnapshot, locale: string): Accoun
   };
 }
 
-/** One card per saved file, newest first (history is kept newest first). */
-export function toGalleryItems(entries: readonly HistoryEntry[], locale: string, toSrc: (file: string) => string): GalleryItem[] {
+/** The cards of gallery slots (a saved file of a result each), in the gallery's order. */
+export function toGalleryItems(slots: readonly GallerySlot[], locale: string): GalleryItem[] {
   const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
-  return entries.flatMap((entry) =>
-    entry.files.map((file) => ({
-      entryId: entry.id,
-      file,
-      uri: pathToFileURL(file).href,
-      name: path.basename(file),
-      src: toSrc(file),
-      prompt: entry.request.prompt,
-      model: entry.model,
-      costText: entry.costRub === undefined ? undefined : formatRubles(entry.costRub, locale),
-      dateText: safeDate(date, entry.createdAt),
-      isEdit: !!entry.references?.length,
-    })),
-  );
+  return slots.map(({ entry, file }) => ({
+    entryId: entry.id,
+    file,
+    uri: pathToFileURL(file).href,
+    name: path.basename(file),
+    prompt: entry.request.prompt,
+    model: entry.model,
+    costText: entry.costRub === undefined ? undefined : formatRubles(entry.costRub, locale),
+    dateText: safeDate(date, entry.createdAt),
+    isEdit: !!entry.references?.length,
+  }));
+}
+
+/** Items `start`… of the gallery, at most `count`. */
+export function toGalleryPage(index: Pick<ResultsIndex, 'galleryPage' | 'galleryCount'>, start: number, count: number, locale: string): GalleryPageView {
+  return { total: index.galleryCount, start, items: toGalleryItems(index.galleryPage(start, count), locale) };
+}
+
+/** "JPEG · 1024×768": what a card shows for an image without a thumbnail. */
+export function thumbnailStandIn(thumbnail: { format: string; width?: number; height?: number }): string {
+  return thumbnail.width && thumbnail.height ? `${thumbnail.format} · ${thumbnail.width}×${thumbnail.height}` : thumbnail.format;
 }
 
 function safeDate(format: Intl.DateTimeFormat, iso: string): string {

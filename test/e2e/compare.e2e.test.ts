@@ -13,27 +13,14 @@ import {
   pickQuickItem,
   prepareTest,
   runCommand,
-  typeInQuickInput,
   waitFor,
   waitForNotification,
   webviewFrame,
-  waitForWebviewTheme,
+  setColorTheme,
 } from './workbench';
 
 const TITLE = 'Image Studio';
 const MODELS = ['aurora-1', 'sketch-mini', 'prism-2'];
-
-async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Promise<void> {
-  const wantLight = label.startsWith('Light');
-  const isLight = () => page.locator('.monaco-workbench').evaluate((e: { classList: { contains(c: string): boolean } }) => e.classList.contains('vs'));
-  if ((await isLight()) === wantLight) return;
-  await runCommand(page, 'Preferences: Color Theme');
-  await typeInQuickInput(page, label);
-  await pickQuickItem(page, label);
-  await waitFor(async () => (await isLight()) === wantLight, 15_000, `the theme to switch to ${label}`);
-  // The webview receives the new theme variables just after the workbench.
-  await waitForWebviewTheme(page, wantLight);
-}
 
 async function imagesLoaded(frame: Frame, selector: string, count: number): Promise<void> {
   let loaded = 0;
@@ -108,7 +95,7 @@ describe('Compare Models in the studio (e2e)', () => {
       ['Dark Modern', 'compare-dark.png'],
       ['Light Modern', 'compare-light.png'],
     ] as const) {
-      await setTheme(page, theme);
+      await setColorTheme(opened!, theme);
       await runCommand(page, 'Notifications: Clear All Notifications');
       const frame = await webviewFrame(page, TITLE);
       await frame.locator('#compare-heading').scrollIntoViewIfNeeded();

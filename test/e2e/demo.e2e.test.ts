@@ -86,7 +86,8 @@ describe('npm run demo, as the README says (e2e)', function () {
     );
   });
 
-  it('starts from `npm run demo` and prints the URL', async () => {
+  /** `npm run demo` starts and prints the URL. */
+  async function startsAndPrintsUrl(): Promise<void> {
     const env = userEnvironment();
     npm = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'demo'], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     npm.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -103,9 +104,10 @@ describe('npm run demo, as the README says (e2e)', function () {
     assert.match(printed.url, /^http:\/\/127\.0\.0\.1:\d+\/\?folder=/);
     assert.ok(fs.existsSync(printed.workspace), 'the printed workspace does not exist');
     assert.ok(!/\[demo\] failed| ERROR /.test(output), `the demo reported an error:\n${output}`);
-  });
+  }
 
-  it('opens in Chromium; the status bar shows the demo key’s balance and budget', async () => {
+  /** Its URL opens in Chromium; the status bar shows the demo key's balance and budget. */
+  async function opensInChromium(): Promise<void> {
     assert.ok(printed, 'the demo did not start');
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
@@ -118,9 +120,10 @@ describe('npm run demo, as the README says (e2e)', function () {
     timings['URL to balance'] = (Date.now() - t0) / 1000;
     assert.match(text, /budget/);
     remember();
-  });
+  }
 
-  it('generates one image from the palette; the file shows in the explorer', async () => {
+  /** One image is generated from the palette; the file shows in the explorer. */
+  async function generatesFromPalette(): Promise<void> {
     assert.ok(page && printed, 'the workbench is not open');
     const t0 = Date.now();
     await runCommand(page, 'Gateway Images: Generate Image');
@@ -144,9 +147,10 @@ describe('npm run demo, as the README says (e2e)', function () {
     timings['generate'] = (Date.now() - t0) / 1000;
     await screenshot(page, 'demo-generated');
     remember();
-  });
+  }
 
-  it('Ctrl+C (SIGINT to npm) stops every process it started, frees both ports and removes its folder', async () => {
+  /** Ctrl+C (SIGINT to npm) stops every process it started, frees both ports and removes its folder. */
+  async function stopsOnCtrlC(): Promise<void> {
     assert.ok(npm?.pid && printed, 'the demo did not start');
     remember();
     const known = [...seen.values()];
@@ -185,5 +189,14 @@ describe('npm run demo, as the README says (e2e)', function () {
     console.log(
       `      ${known.length} processes seen (npm, the demo's node, code-server's group), ports ${emulatorPort} and ${printed.codeServerPort}, ${printed.folder}: all gone`,
     );
+  }
+
+  // One journey, as a newcomer makes it: each step needs the one before (the demo started by the
+  // first is the one stopped by the last), so it is one test, not four that lean on each other.
+  it('npm run demo prints its URL, the workbench shows the demo key, an image is generated from the palette, and Ctrl+C stops everything', async () => {
+    await startsAndPrintsUrl();
+    await opensInChromium();
+    await generatesFromPalette();
+    await stopsOnCtrlC();
   });
 });

@@ -6,18 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import {
-  captureOnFailure,
-  openWorkbench,
-  type OpenedWorkbench,
-  pickQuickItem,
-  prepareTest,
-  runCommand,
-  typeInQuickInput,
-  waitFor,
-  webviewFrame,
-  waitForWebviewTheme,
-} from './workbench';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, waitFor, webviewFrame, setColorTheme } from './workbench';
 
 const TITLE = 'Image Studio';
 const XSS = '<img src=x onerror=alert(1)>';
@@ -36,22 +25,6 @@ async function openStudio(page: Page): Promise<Frame> {
 }
 
 const cardCount = (frame: Frame) => frame.locator('#gallery li.card').count();
-
-/**
- * Switches `workbench.colorTheme` with "Preferences: Color Theme" (the picker writes the setting).
- * Writing the settings file directly is not picked up quickly enough by code-server's watcher.
- */
-async function setTheme(page: Page, label: 'Dark Modern' | 'Light Modern'): Promise<void> {
-  const wantLight = label.startsWith('Light');
-  const isLight = () => page.locator('.monaco-workbench').evaluate((e: { classList: { contains(c: string): boolean } }) => e.classList.contains('vs'));
-  if ((await isLight()) === wantLight) return;
-  await runCommand(page, 'Preferences: Color Theme');
-  await typeInQuickInput(page, label);
-  await pickQuickItem(page, label);
-  await waitFor(async () => (await isLight()) === wantLight, 15_000, `the theme to switch to ${label}`);
-  // The webview receives the new theme variables just after the workbench.
-  await waitForWebviewTheme(page, wantLight);
-}
 
 async function generateFrom(frame: Frame, prompt: string): Promise<void> {
   await frame.locator('#prompt').fill(prompt);
@@ -140,7 +113,7 @@ describe('Image Studio (e2e)', () => {
       ['Dark Modern', 'studio-dark.png'],
       ['Light Modern', 'studio-light.png'],
     ] as const) {
-      await setTheme(page, theme);
+      await setColorTheme(opened!, theme);
       await runCommand(page, 'Notifications: Clear All Notifications');
       const frame = await webviewFrame(page, TITLE);
       await waitForCards(frame, 1);

@@ -1,7 +1,9 @@
 // The flake check (`npm run test:e2e:stress`): the whole e2e suite N times in a row while one busy
 // process per core loads the machine, then each test's pass count. A test that fails once in N
-// loaded runs fails on some CI machine some day: the target is 0 failures.
-//   node out/test/harness/stress.js [--runs N] [--grep <pattern>] [--vscode oldest|current] [--no-load]
+// loaded runs fails on some CI machine some day: the target is 0 failures. With --alone, every
+// test instead runs by itself (mocha --grep on its full title), once per run: none may need what an
+// earlier test left behind.
+//   node out/test/harness/stress.js [--runs N] [--alone] [--grep <pattern>] [--vscode oldest|current] [--no-load]
 import { type ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,13 +13,14 @@ import { LAYER_ENV, readSummaries, SUMMARY_FILE_ENV, type TestState } from './su
 
 interface Options {
   runs: number;
+  alone: boolean;
   grep?: string;
   vscode: string;
   load: boolean;
 }
 
 function parse(argv: string[]): Options {
-  const options: Options = { runs: 3, vscode: 'oldest', load: true };
+  const options: Options = { runs: 3, alone: false, vscode: 'oldest', load: true };
   for (let i = 0; i < argv.length; i++) {
     const value = () => argv[++i] ?? '';
     switch (argv[i]) {
@@ -34,9 +37,12 @@ function parse(argv: string[]): Options {
       case '--no-load':
         options.load = false;
         break;
+      case '--alone':
+        options.alone = true;
+        break;
       default:
         throw new Error(
-          `unknown argument ${argv[i]}\nusage: node out/test/harness/stress.js [--runs N] [--grep <pattern>] [--vscode oldest|current] [--no-load]`,
+          `unknown argument ${argv[i]}\nusage: node out/test/harness/stress.js [--runs N] [--alone] [--grep <pattern>] [--vscode oldest|current] [--no-load]`,
         );
     }
   }
@@ -61,26 +67,28 @@ function main(): number {
   );
   const exitCodes: number[] = [];
   const started = Date.now();
-  try {
-    for (let run = 1; run <= options.runs; run++) {
-      process.stdout.write(`\n[stress] run ${run} of ${options.runs}\n`);
-      const args = [
-        path.join(REPO_ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'),
-        '--config',
-        '.mocharc.e2e.json',
-        ...(options.grep ? ['--grep', options.grep] : []),
-      ];
-      const result = spawnSync(process.execPath, args, {
+  const mocha = (layer: string, grep: string | undefined, extra: string[] = []) =>
+    spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--config', '.mocharc.e2e.json', ...(grep ? ['--grep', grep] : []), ...extra],
+      {
         cwd: REPO_ROOT,
         stdio: 'inherit',
-        env: { ...process.env, GATEWAY_IMAGES_TEST_VSCODE: options.vscode, [SUMMARY_FILE_ENV]: summaryFile, [LAYER_ENV]: `run ${run}` },
-      });
-      exitCodes.push(result.status ?? 1);
+        env: { ...process.env, GATEWAY_IMAGES_TEST_VSCODE: options.vscode, [SUMMARY_FILE_ENV]: summaryFile, [LAYER_ENV]: layer },
+      },
+    ).status ?? 1;
+  // --alone: the titles from a dry run (mocha lists the tests without running them or their hooks).
+  const titles = options.alone ? listTests(options.grep, summaryFile, mocha) : [];
+  try {
+    for (let run = 1; run <= options.runs; run++) {
+      process.stdout.write(`\n[stress] run ${run} of ${options.runs}${options.alone ? `: ${titles.length} tests, each alone` : ''}\n`);
+      if (!options.alone) exitCodes.push(mocha(`run ${run}`, options.grep));
+      else for (const title of titles) exitCodes.push(mocha(`run ${run}: ${title}`, `^${escapeRegExp(title)}$`));
     }
   } finally {
     stop();
   }
-  const runs = readSummaries(summaryFile);
+  const runs = readSummaries(summaryFile).filter((r) => r.layer !== DRY_RUN);
   const tally = new Map<string, Record<TestState, number>>();
   for (const run of runs) {
     for (const test of run.tests) {
@@ -92,16 +100,30 @@ function main(): number {
   const width = Math.max(...[...tally.keys()].map((t) => t.length), 10);
   const lines = [...tally].map(([title, c]) => `${title.padEnd(width)}  ${c.passed}/${options.runs}${c.failed ? `  FAILED ${c.failed}` : ''}`);
   // A run that exited red without a failing test (it crashed, or a workbench did not start) counts once.
-  const crashed = exitCodes.filter((code, i) => code !== 0 && !runs.some((r) => r.layer === `run ${i + 1}` && r.failed > 0)).length;
+  const crashed = Math.max(0, exitCodes.filter((code) => code !== 0).length - runs.filter((r) => r.failed > 0).length);
   const failures = [...tally.values()].reduce((n, c) => n + c.failed, 0) + crashed;
   const report = [
     ...lines,
-    `${tally.size} tests, ${options.runs} runs under the load of ${hogs.length} busy processes: ${failures} failures in ${((Date.now() - started) / 60_000).toFixed(1)} min` +
+    `${tally.size} tests, ${options.runs} runs${options.alone ? ' of each test alone' : ''} under the load of ${hogs.length} busy processes: ${failures} failures in ${((Date.now() - started) / 60_000).toFixed(1)} min` +
       (crashed ? ` (${crashed} runs ended red without a failing test)` : ''),
   ];
   fs.writeFileSync(path.join(RESULTS_DIR, 'stress.txt'), report.join('\n') + '\n');
   process.stdout.write(`\n[stress] passes per test\n${report.join('\n')}\n`);
   return failures === 0 ? 0 : 1;
+}
+
+const DRY_RUN = 'dry run';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The full titles of the e2e tests (a dry run writes them to the summary file). */
+function listTests(grep: string | undefined, summaryFile: string, mocha: (layer: string, grep: string | undefined, extra?: string[]) => number): string[] {
+  mocha(DRY_RUN, grep, ['--dry-run']);
+  const dry = readSummaries(summaryFile).find((r) => r.layer === DRY_RUN);
+  if (!dry?.tests.length) throw new Error('The dry run listed no e2e tests');
+  return dry.tests.map((t) => t.title);
 }
 
 if (require.main === module) process.exit(main());

@@ -14,7 +14,8 @@ export interface RunSummary {
   failed: number;
   pending: number;
   seconds: number;
-  tests: { title: string; state: TestState }[];
+  /** Each test's result, and how long it ran (hooks not included). */
+  tests: { title: string; state: TestState; ms?: number }[];
 }
 
 /** Every run summary in `file` (one JSON object per line; a torn last line is skipped). */

@@ -13,10 +13,10 @@ class SummaryReporter extends Mocha.reporters.Spec {
     if (!file) return;
     const started = Date.now();
     const tests: RunSummary['tests'] = [];
-    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) => tests.push({ title: test.fullTitle(), state: 'passed' }));
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) => tests.push({ title: test.fullTitle(), state: 'passed', ms: test.duration }));
     runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, (test) => tests.push({ title: test.fullTitle(), state: 'pending' }));
     // A failing hook fails the tests it was for: mocha reports it once, under the hook's title.
-    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) => tests.push({ title: test.fullTitle(), state: 'failed' }));
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) => tests.push({ title: test.fullTitle(), state: 'failed', ms: test.duration }));
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const count = (state: TestState) => tests.filter((t) => t.state === state).length;
       const summary: RunSummary = {

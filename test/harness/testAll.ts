@@ -1,10 +1,11 @@
 // The test chain of `npm test`, after the build, lint and format check: every layer in turn, each a
-// child process (unit, setup of the real VS Code, integration, e2e). A failing layer does not stop
-// the others (one run shows everything that is red), except setup, without which no VS Code layer
-// can run. Prints one line per layer (counts and seconds) and, last, `N passed, M failed` over all
+// child process (unit, setup of the real VS Code, integration, e2e). Setup (Debian packages and
+// two code-servers: mostly downloads and disk) runs beside the unit tests, its output in
+// test-results/setup.log. A failing layer does not stop the others (one run shows everything that
+// is red), except setup, without which no VS Code layer can run. Prints one line per layer (counts and seconds) and, last, `N passed, M failed` over all
 // layers; the same lines go to test-results/summary.txt, which .ci/run prints at its very end.
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
-import { spawnSync } from 'child_process';
+import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { REPO_ROOT, RESULTS_DIR } from './paths';
@@ -16,13 +17,15 @@ interface Layer {
   run: string;
   /** A layer that runs no tests (setup): reported by its seconds and exit code only. */
   untested?: boolean;
+  /** Runs beside the layers before the first one that needs it, its output in test-results/<log>. */
+  besideTo?: string;
   /** Needs the real VS Code installed by setup. */
   needsVscode?: boolean;
 }
 
 export const LAYERS: readonly Layer[] = [
   { name: 'unit', run: 'npm run test:unit' },
-  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true },
+  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, besideTo: 'setup.log' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
   { name: 'integration, VS Code 1.139.1', run: 'npm run test:integration:current', needsVscode: true },
   { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true },
@@ -42,17 +45,27 @@ interface LayerResult {
   note?: string;
 }
 
-function runLayer(layer: Layer, summaryFile: string): LayerResult {
+async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult> {
   const started = Date.now();
-  process.stdout.write(`\n::: ${layer.name}: ${layer.run}\n`);
+  const log = layer.besideTo ? path.join(RESULTS_DIR, layer.besideTo) : undefined;
+  process.stdout.write(`\n::: ${layer.name}: ${layer.run}${log ? ` (beside the next layers; output in ${path.relative(REPO_ROOT, log)})` : ''}\n`);
   const before = readSummaries(summaryFile).length;
-  const run = spawnSync(NPM, layer.run.split(' ').slice(1), {
+  const out = log ? fs.openSync(log, 'w') : 'inherit';
+  const child = spawn(NPM, layer.run.split(' ').slice(1), {
     cwd: REPO_ROOT,
-    stdio: 'inherit',
+    stdio: ['ignore', out, out],
     env: { ...process.env, [SUMMARY_FILE_ENV]: summaryFile, [LAYER_ENV]: layer.name },
   });
+  const code = await new Promise<number>((resolve) => {
+    child.once('error', () => resolve(1));
+    child.once('exit', (exitCode) => resolve(exitCode ?? 1));
+  });
+  if (typeof out === 'number') fs.closeSync(out);
   const seconds = (Date.now() - started) / 1000;
-  const code = run.status ?? 1;
+  if (log && code !== 0)
+    process.stdout.write(
+      `\n::: ${layer.name} failed (exit ${code}); the end of ${path.relative(REPO_ROOT, log)}:\n${fs.readFileSync(log, 'utf8').slice(-4000)}\n`,
+    );
   if (layer.untested) return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
   const runs = readSummaries(summaryFile).slice(before);
   const sum = (key: 'passed' | 'failed' | 'pending') => runs.reduce((total, r) => total + r[key], 0);
@@ -68,29 +81,31 @@ function line(r: LayerResult): string {
   return `${r.name}: ${r.passed} passed, ${r.failed} failed${pending}, ${r.seconds.toFixed(0)} s${r.note ? ` (${r.note})` : ''}`;
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : undefined;
   const layers = only ? LAYERS.filter((l) => only.some((o) => l.name.startsWith(o))) : LAYERS;
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const summaryFile = path.join(RESULTS_DIR, 'summary.jsonl');
   fs.rmSync(summaryFile, { force: true });
-  const results: LayerResult[] = [];
-  let vscodeReady = true;
+  const results: Promise<LayerResult>[] = [];
+  let setup: Promise<boolean> = Promise.resolve(true);
   for (const layer of layers) {
-    if (layer.needsVscode && !vscodeReady) {
-      results.push({ name: layer.name, passed: 0, failed: 1, pending: 0, seconds: 0, note: 'not run: setup failed' });
+    if (layer.needsVscode && !(await setup)) {
+      results.push(Promise.resolve({ name: layer.name, passed: 0, failed: 1, pending: 0, seconds: 0, note: 'not run: setup failed' }));
       continue;
     }
     const result = runLayer(layer, summaryFile);
-    if (layer.untested && result.failed) vscodeReady = false;
     results.push(result);
+    if (layer.untested) setup = result.then((r) => r.failed === 0);
+    if (!layer.besideTo) await result;
   }
-  const passed = results.reduce((n, r) => n + r.passed, 0);
-  const failed = results.reduce((n, r) => n + r.failed, 0);
-  const lines = [...results.map(line), `${passed} passed, ${failed} failed`];
+  const done = await Promise.all(results);
+  const passed = done.reduce((n, r) => n + r.passed, 0);
+  const failed = done.reduce((n, r) => n + r.failed, 0);
+  const lines = [...done.map(line), `${passed} passed, ${failed} failed`];
   fs.writeFileSync(path.join(RESULTS_DIR, 'summary.txt'), lines.join('\n') + '\n');
   process.stdout.write(`\n::: test layers\n${lines.join('\n')}\n`);
   return failed === 0 ? 0 : 1;
 }
 
-if (require.main === module) process.exit(main());
+if (require.main === module) void main().then((code) => process.exit(code));

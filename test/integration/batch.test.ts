@@ -78,6 +78,26 @@ describe('Generate Images from File', function () {
     assert.strictEqual((await paidRequests()).length - beforeRerun, 3, 'a finished file sends nothing');
   });
 
+  it('a line whose paid images went to the recovery folder is not paid again; the report says where they are', async () => {
+    const file = path.join(dir, 'blocked.txt');
+    fs.writeFileSync(file, ['a red cat', 'a blue dog'].join('\n'));
+    // A file where the output folder should be: the images cannot be placed and stay in recovery.
+    const outputDirectory = path.join(dir, 'blocked-output');
+    fs.writeFileSync(outputDirectory, 'not a folder');
+    const gateway = await api();
+    const before = (await paidRequests()).length;
+    const first = await gateway.generateFromFile({ file, model: 'sketch-mini', concurrency: 2, outputDirectory });
+    assert.strictEqual((await paidRequests()).length - before, 2);
+    assert.strictEqual(first.done, 2);
+    const second = await gateway.generateFromFile({ file, model: 'sketch-mini', outputDirectory });
+    assert.strictEqual((await paidRequests()).length - before, 2, 'a line paid for is never paid again');
+    assert.strictEqual(second.skipped, 2);
+    const report = fs.readFileSync(second.report.fsPath, 'utf8');
+    assert.match(report, /\| 1 \| a red cat \| sketch-mini \| done earlier \(skipped\): images in the recovery folder \|/);
+    for (const line of second.lines)
+      assert.ok(line.files.length > 0 && line.files.every((f) => fs.existsSync(f)), `line ${line.line} names its recovered images`);
+  });
+
   it('refuses transparent + jpeg before sending, naming output_format', async () => {
     const before = (await paidRequests()).length;
     const error = await rejectionOf(

@@ -177,16 +177,18 @@ describe('The API key never leaks (sentinel key)', function () {
     const needles = [HEX, HEX.slice(0, 8), HEX.slice(-8)];
     const textNeedles = (text: string) => needles.filter((n) => text.includes(n));
 
+    // The outcome-unknown notices come after their balance check (showError.ts): wait for them, then read.
+    await waitUntil(
+      () => ui.records.some((r) => r.kind === 'warning' && /may have been charged/.test(r.text)),
+      15_000,
+      'the outcome-unknown notification of a charged broken request',
+    );
     // Texts shown or thrown.
     for (const r of ui.records) texts.push({ where: `ui ${r.kind}`, text: [r.text, ...r.items].join('\n') });
     for (const { flow, error } of rejections) {
       const e = error as Error;
       texts.push({ where: `rejection of ${flow}`, text: [String(e), e?.message, e?.stack, safeJson(e)].join('\n') });
     }
-    assert.ok(
-      ui.records.some((r) => r.kind === 'warning' && /may have been charged/.test(r.text)),
-      'no outcome-unknown notification was recorded',
-    );
     assert.ok(
       ui.records.some((r) => r.kind === 'webview-message'),
       'no studio message was recorded',

@@ -1,7 +1,8 @@
 // The studio's webview may load files from exactly the folders whose images it shows: the
-// workspace folders, and the folders outside them that hold a gallery or comparison result (an
-// absolute output folder from the arguments or user settings, the recovery folder of images that
-// could not be placed). Inside VS Code, reading the options the extension gave the panel.
+// workspace folders, the gallery's thumbnail cache, and the folders outside the workspace that hold
+// a result of the comparison on show (an absolute output folder from the arguments or user
+// settings, the recovery folder of images that could not be placed). Inside VS Code, reading the
+// options the extension gave the panel.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -36,6 +37,7 @@ describe('Image Studio resource roots', function () {
       const placedFolder = path.join(outside, 'placed');
       const placed = await gateway.compareModels({ prompt: 'Shown from outside', models, size: '64x64', outputDirectory: placedFolder });
       assert.ok(placed.files.every((file) => path.dirname(file.fsPath) === placedFolder));
+      await waitUntil(() => roots().includes(placedFolder), 10_000, `the webview may load ${placedFolder}`);
       // A folder that cannot be made (under a file): the paid images wait in the recovery folder, and the grid shows them there.
       fs.writeFileSync(path.join(outside, 'a-file'), 'not a folder');
       const recovered = await gateway.compareModels({
@@ -47,8 +49,14 @@ describe('Image Studio resource roots', function () {
       const recoveryFolders = [...new Set(recovered.files.map((file) => path.dirname(file.fsPath)))];
       assert.ok(recoveryFolders.length > 0 && recoveryFolders.every((folder) => !isInsideFolder(outside, folder)), recoveryFolders.join(', '));
 
-      const shown = [placedFolder, ...recoveryFolders];
-      await waitUntil(() => shown.every((folder) => roots().includes(folder)), 10_000, `the webview may load ${shown.join(', ')}`);
+      // The grid now shows the second comparison: its folders, and no longer the first one's (the
+      // gallery shows thumbnails from their cache, not the files).
+      const shown = recoveryFolders;
+      await waitUntil(
+        () => shown.every((folder) => roots().includes(folder)) && !roots().includes(placedFolder),
+        10_000,
+        `the webview may load ${shown.join(', ')} only`,
+      );
       // Exactly those folders: not their parents (the recovery folder as a whole, the temp folder, the home folder).
       for (const root of roots()) {
         for (const folder of shown) assert.ok(root === folder || !isInsideFolder(root, folder), `${root} holds ${folder} and more`);

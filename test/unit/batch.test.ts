@@ -4,10 +4,10 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { type BatchLine, parseBatchFile } from '../../src/core/batchFile';
 import { estimateCost } from '../../src/core/cost';
-import { type LineOutcome, planResume, runBatch, summarize } from '../../src/jobs/batch';
+import { type LineOutcome, planResume, runBatch, skipFoundByProvenance, summarize } from '../../src/jobs/batch';
 import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
 import { runBounded } from '../../src/jobs/pool';
-import type { HistoryEntry } from '../../src/jobs/history';
+import { type HistoryEntry, journalLine, ResultsIndex } from '../../src/jobs/resultsIndex';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 const FIVE = ['a cat', 'a dog', 'a fox', 'an owl', 'a bee'].join('\n');
@@ -151,14 +151,37 @@ describe('batch runs', () => {
       batch: { file, line, key },
       costRub: 3,
     });
-    const history = [entry(1, all[0]!.key, ['/out/a.png']), entry(2, 'changed-line', ['/out/b.png']), entry(3, all[2]!.key, ['/out/gone.png'])];
+    const history = new ResultsIndex();
+    for (const result of [
+      entry(1, all[0]!.key, ['/out/a.png']),
+      entry(2, 'changed-line', ['/out/b.png']),
+      entry(3, all[2]!.key, ['/out/gone.png']),
+      { ...entry(4, all[3]!.key, []), id: '4r', recovered: { files: ['/recovery/x-0.png'] } },
+    ])
+      history.put(journalLine(result));
     const plan = planResume(file, all, history, (p) => p !== '/out/gone.png');
     assert.deepEqual(
       plan.todo.map((l) => l.line),
-      [2, 3, 4, 5],
+      [2, 3, 5],
     );
-    assert.deepEqual(plan.skipped, [{ line: 1, prompt: 'a cat', model: 'aurora-1', status: 'skipped', files: ['/out/a.png'], costRub: 3 }]);
+    assert.deepEqual(plan.skipped, [
+      { line: 1, prompt: 'a cat', model: 'aurora-1', status: 'skipped', files: ['/out/a.png'], costRub: 3, skipReason: 'files' },
+      { line: 4, prompt: 'an owl', model: 'aurora-1', status: 'skipped', files: ['/recovery/x-0.png'], costRub: 3, skipReason: 'recovery' },
+    ]);
     assert.equal(planResume('/other.txt', all, history, () => true).skipped.length, 0);
+    const withProvenance = skipFoundByProvenance(plan, new Map([[5, ['/out/bee.png']]]));
+    assert.deepEqual(
+      withProvenance.todo.map((l) => l.line),
+      [2, 3],
+    );
+    assert.deepEqual(
+      withProvenance.skipped.map((l) => [l.line, l.skipReason]),
+      [
+        [1, 'files'],
+        [4, 'recovery'],
+        [5, 'provenance'],
+      ],
+    );
   });
 
   it('writes a Markdown report with links relative to the prompt file', () => {

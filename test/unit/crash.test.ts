@@ -2,22 +2,24 @@
 // SIGKILL (no clean-up) at each point of issue 27, then what it left is settled as the next start
 // of the extension settles it (jobs/interrupted.ts). Checked against the emulator's own record:
 // every image it delivered whole is byte-equal in the workspace or the recovery folder, nothing
-// partial sits under a final name, the history has the job as interrupted with its request id, and
-// nothing paid is sent again. The same in the real VS Code: `npm run test:crash`.
+// partial sits under a final name, the results journal has the job as interrupted with its request
+// id (one entry, also when images were saved before the crash), and nothing paid is sent again. The
+// same in the real VS Code: `npm run test:crash`.
 import * as assert from 'node:assert/strict';
-import { watch } from 'node:fs';
+import { existsSync, watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseBatchFile } from '../../src/core/batchFile';
 import { listRecoverable } from '../../src/core/recoveryFolder';
 import { isWholeImage } from '../../src/core/wholeImage';
-import { planResume, runBatch } from '../../src/jobs/batch';
+import { planResume } from '../../src/jobs/batch';
+import type { HistoryStore } from '../../src/jobs/history';
 import { InFlightJournal } from '../../src/jobs/inFlight';
 import { holdInterruptedLines } from '../../src/jobs/heldLines';
 import { recordInterrupted, settleInterrupted, settleRecord, type InterruptedJob } from '../../src/jobs/interrupted';
 import { filesUnder, sha256 } from './support/chaos';
 import type { GenerationRequest } from '../../src/core/types';
-import { type CrashChild, crashService, type CrashWorld, recordLine, startCrashChild } from './support/crashChild';
+import { type CrashChild, crashService, type CrashWorld, runLines, startCrashChild } from './support/crashChild';
 import { DEMO_KEYS, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
 
 const MIB = 1024 * 1024;
@@ -42,6 +44,7 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
   let dir: string;
   let world: CrashWorld;
   const shm: string[] = [];
+  const opened: HistoryStore[] = [];
 
   before(async () => {
     emu = await startEmulator({ balance: 1_000_000 });
@@ -55,11 +58,12 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
       key: DEMO_KEYS.unlimited,
       recoveryDir: path.join(dir, 'global-storage', 'recovery'),
       inFlightDir: path.join(dir, 'workspace-storage', 'in-flight'),
-      historyFile: path.join(dir, 'workspace-state.json'),
+      resultsFile: path.join(dir, 'workspace-storage', 'results.jsonl'),
       out: path.join(dir, 'workspace', 'generated-images'),
     };
   });
   afterEach(async () => {
+    await Promise.all(opened.splice(0).map((history) => history.close()));
     await removeDir(dir);
     for (const folder of shm.splice(0)) await rm(folder, { recursive: true, force: true });
   });
@@ -78,11 +82,16 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
     assert.ok(record, 'the killed job left its in-flight record');
     assert.equal(more.length, 0);
     const job = await settleInterrupted(record, path.join(dir, 'fallback'));
-    const { history } = crashService(world);
+    const { history, client } = crashService(world);
+    await client.close();
+    opened.push(history);
     const entry = await recordInterrupted(history, job);
     await journal.remove(record.id);
     assert.equal(emu.state.requests.filter((r) => r.paid).length, paidBefore, 'settling sent nothing');
-    return { job, entry, figures: await figuresOf(), waiting: await listRecoverable(world.recoveryDir) };
+    // Read again as the next start would: one entry for the job, the one its process started if it saved images.
+    await history.reopen();
+    const entries = [...(await history.index()).lines()].length;
+    return { job, entry, entries, figures: await figuresOf(), waiting: await listRecoverable(world.recoveryDir) };
   }
 
   async function figuresOf(): Promise<Figures> {
@@ -196,7 +205,7 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
 
   it('3. between image 2 and image 3: both images placed or kept byte-equal', async () => {
     emu.state.imageGapMs = 1_500;
-    const { job, entry, figures } = await crash({ model: 'aurora-1', prompt: 'crash between two and three', n: 3, size: '64x64' }, (child) =>
+    const { job, entry, entries, figures } = await crash({ model: 'aurora-1', prompt: 'crash between two and three', n: 3, size: '64x64' }, (child) =>
       child.until((m) => m.type === 'event' && m.event.type === 'image-saved' && m.event.index === 1),
     );
     report('3 (between image 2 and 3)', figures, job, entry.requestId);
@@ -205,6 +214,7 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
     assert.equal(figures.kept, 2);
     assert.equal(job.charged, true);
     assert.equal(entry.files.length, job.placed.length);
+    assert.equal(entries, 1, 'the entry the job started with its first saved image is the one marked interrupted');
   });
 
   it('4. while the saved images are being placed (a copy to another disk): no partial file under a final name', async function () {
@@ -249,58 +259,64 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
     while (!generating()) await new Promise((resolve) => setTimeout(resolve, 1));
     await child.kill();
 
-    // The next start: records of the dead process are settled into the history.
+    // The next start: records of the dead process are settled into the results journal.
     const journal = new InFlightJournal(world.inFlightDir);
     const { service, history, client } = crashService(world);
+    opened.push(history);
     const interrupted: InterruptedJob[] = [];
     let finishedRecords = 0;
+    let restored = 0;
     for (const record of await journal.leftBehind()) {
       const settled = await settleRecord(history, record, path.join(dir, 'fallback'));
       await journal.remove(record.id);
       if (settled.kind === 'interrupted') interrupted.push(settled.job);
-      else finishedRecords++;
+      else {
+        finishedRecords++;
+        if (settled.restored) restored++;
+      }
     }
-    // The same file again: done lines are skipped, lines in flight at the reload are held.
-    const resume = planResume(file, lines, history.list(), () => true);
-    const { send, held } = holdInterruptedLines(file, resume.todo, history.list());
+    // The same file again, planned as Generate Images from File plans it: done lines are skipped,
+    // lines in flight at the reload are held until the user says.
+    const index = await history.index();
+    const resume = planResume(file, lines, index, existsSync);
+    const inFlight = (await journal.list()).flatMap((r) => (r.batch ? [r.batch] : []));
+    const { send, held } = holdInterruptedLines(file, resume.todo, index, inFlight);
     const paidBefore = emu.state.requests.filter((r) => r.paid).length;
-    const run = (todo: typeof lines) =>
-      runBatch(todo, {
-        jobs: service,
-        output: { directory: world.out, pattern: '{slug}-{index}' },
-        concurrency: 2,
-        confirmedReservations: todo.map(() => Number.POSITIVE_INFINITY),
-        file,
-        record: recordLine(history, file),
-      });
-    const second = await run(send);
-    const heldUnknown = held.filter((h) => h.entry.outcomeUnknown);
+    const second = await runLines(service, history, world, file, send, 2);
     const sentByRerun = emu.state.requests.filter((r) => r.paid).length - paidBefore;
-    // The user says: send the lines whose outcome is unknown again.
-    const third = await run(heldUnknown.map((h) => h.line));
+    // The user says: send the held lines again.
+    const third = await runLines(
+      service,
+      history,
+      world,
+      file,
+      held.map((h) => h.line),
+      2,
+    );
     await client.close();
 
     const paid = emu.state.requests.filter((r) => r.paid);
     const chargedPerLine = new Map<string, number>();
     for (const r of paid) if (r.chargedRub > 0) chargedPerLine.set(r.prompt!, (chargedPerLine.get(r.prompt!) ?? 0) + 1);
     const paidTwice = [...chargedPerLine].filter(([, n]) => n > 1);
-    const chargedHeld = held.filter((h) => !h.entry.outcomeUnknown);
-    const done = new Set([
-      ...history
-        .list()
-        .filter((e) => e.batch?.file === file && e.files.length)
-        .map((e) => e.batch!.line),
-      ...chargedHeld.map((h) => h.line.line),
-    ]);
+    // A fourth run would skip every line: each has its images on disk, as the journal says.
+    await history.reopen();
+    const finally_ = planResume(file, lines, await history.index(), existsSync);
+    const unknown = held.filter((h) => h.entry?.outcomeUnknown).length;
     console.log(
-      `      reload mid-batch: killed after ${finished} of ${LINES} lines (${finishedRecords} finished jobs' records kept); ${interrupted.length} in flight (${interrupted.filter((j) => !j.charged).length} outcome unknown, ${chargedHeld.length} charged with images in recovery); ` +
-        `re-run skipped ${resume.skipped.length}, held ${held.length}, sent ${sentByRerun} (${second.filter((o) => o.status === 'done').length} done); ` +
-        `sent again on the user's say ${third.length}; lines done ${done.size} of ${LINES}; lines paid twice ${paidTwice.length}; paid requests ${paid.length}, charged ${[...chargedPerLine.values()].reduce((a, b) => a + b, 0)}`,
+      `      reload mid-batch: killed after ${finished} of ${LINES} lines; finished jobs' records left ${finishedRecords} (result not in the journal ${restored}); ` +
+        `${interrupted.length} in flight (${interrupted.filter((j) => !j.charged).length} outcome unknown); ` +
+        `re-run skipped ${resume.skipped.length}, held ${held.length} (${unknown} outcome unknown), sent ${sentByRerun} (${second.filter((o) => o.status === 'done').length} done); ` +
+        `sent again on the user's say ${third.length}; lines done ${finally_.skipped.length} of ${LINES}; lines paid twice ${paidTwice.length}; paid requests ${paid.length}, charged ${[...chargedPerLine.values()].reduce((a, b) => a + b, 0)}`,
+    );
+    assert.ok(
+      held.every((h) => h.entry?.interrupted),
+      'held: lines whose request was in flight at the reload',
     );
     assert.ok(interrupted.length >= 1, 'lines were in flight at the reload');
     assert.equal(sentByRerun, send.length, 'the re-run sent only the lines not in flight at the reload');
     assert.ok(resume.skipped.length >= finished, 'lines done before the reload are skipped');
     assert.deepEqual(paidTwice, [], 'no line paid twice');
-    assert.equal(done.size, LINES, 'every line ends up done');
+    assert.equal(finally_.skipped.length, LINES, 'every line ends up done');
   });
 });

@@ -6,9 +6,10 @@ import * as path from 'node:path';
 import { NotRecordedError } from '../../src/core/errors';
 import { listRecoverable } from '../../src/core/recoveryFolder';
 import { HistoryStore } from '../../src/jobs/history';
-import { FINISHED_KEPT_MS, InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
+import { InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
 import { holdInterruptedLines } from '../../src/jobs/heldLines';
 import { recordInterrupted, settleInterrupted, settleRecord } from '../../src/jobs/interrupted';
+import * as resultsCode from '../../src/jobs/resultsBundle';
 import { paintPng } from '../../tools/emulator/png';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
 
@@ -16,6 +17,15 @@ const DEAD_PID = 2 ** 22 + 12345; // above Linux's pid_max: never a live process
 
 describe('in-flight records of paid requests', function () {
   const suite = gatewaySuite({ dir: 'gwi-inflight-', models: true });
+  const opened: HistoryStore[] = [];
+  afterEach(async () => void (await Promise.all(opened.splice(0).map((history) => history.close()))));
+
+  /** The results journal of a workspace, on a file, as the extension opens it. */
+  function journalOf(name: string): HistoryStore {
+    const history = new HistoryStore(path.join(suite.dir, `${name}.jsonl`), { load: () => resultsCode });
+    opened.push(history);
+    return history;
+  }
 
   it('is written before the request is sent, holds the request id once the answer arrived, and is gone when the job ends', async () => {
     const journal = new InFlightJournal(path.join(suite.dir, 'in-flight'));
@@ -28,19 +38,20 @@ describe('in-flight records of paid requests', function () {
     });
     const result = await rig.service.run(
       { request: { model: 'aurora-1', prompt: 'recorded', size: '64x64' }, output: { directory: path.join(suite.dir, 'out'), pattern: '{slug}-{index}' } },
-      { batch: { file: '/p.txt', line: 3, key: 'k' }, settle: async () => void seen.push(await journal.list()) },
+      { settle: async () => void seen.push(await journal.list()) },
     );
     assert.equal(result.files.length, 1);
     const [atSend, , atSettle] = seen;
     assert.equal(atSend?.[0]?.request.prompt, 'recorded', 'the record was there when the request went out');
-    assert.deepEqual(atSend[0].batch, { file: '/p.txt', line: 3, key: 'k' });
     assert.equal(atSettle?.[0]?.requestId, paidRequests(suite.emu)[0]!.id, 'the request id is noted from the answer headers');
     assert.deepEqual(atSettle[0].placed, result.files, 'placed files are noted');
-    const [finished] = await journal.list();
-    assert.ok(finished?.finishedAt, 'kept a while, marked finished, for a history entry lost with a crash');
-    assert.deepEqual([finished.placed, finished.costRub], [result.files, result.usage?.cost_rub]);
-    await journal.prune(Date.now() + FINISHED_KEPT_MS + 1);
-    assert.deepEqual(await journal.list(), [], 'pruned once FINISHED_KEPT_MS passed');
+    assert.deepEqual(
+      [atSettle[0].finished?.model, atSettle[0].finished?.costRub],
+      [result.model, result.usage?.cost_rub],
+      'while the result is recorded, the record holds it (a crash then leaves it for the next start)',
+    );
+    assert.equal(atSettle[0].id, result.jobId);
+    assert.deepEqual(await journal.list(), [], 'gone once the result is recorded');
     // A failed job's record goes at once.
     suite.emu.state.armFault({ fault: 'html-500' });
     await assert.rejects(
@@ -50,6 +61,23 @@ describe('in-flight records of paid requests', function () {
       }),
     );
     assert.deepEqual(await journal.list(), []);
+  });
+
+  it('stays, marked finished, when the result could not be recorded (the next start records it); a prompt-file line is named in it', async () => {
+    const journal = new InFlightJournal(path.join(suite.dir, 'in-flight-kept'));
+    const rig = newService(suite.client, suite.models, path.join(suite.dir, 'recovery'), { inFlight: journal });
+    const result = await rig.service.run(
+      {
+        request: { model: 'aurora-1', prompt: 'not recorded', size: '64x64' },
+        output: { directory: path.join(suite.dir, 'out'), pattern: '{slug}-{index}' },
+        batch: { file: '/p.txt', line: 3, key: 'k' },
+      },
+      { settle: () => Promise.reject(new Error('disk full')) },
+    );
+    assert.equal(result.files.length, 1, 'the job itself succeeded');
+    const [kept, ...more] = await journal.list();
+    assert.equal(more.length, 0);
+    assert.deepEqual([kept?.batch, kept?.placed, kept?.finished?.costRub], [{ file: '/p.txt', line: 3, key: 'k' }, result.files, result.usage?.cost_rub]);
   });
 
   it('refuses to send when the record cannot be written (NotRecordedError): nothing sent, nothing charged', async () => {
@@ -78,9 +106,8 @@ describe('in-flight records of paid requests', function () {
     assert.ok(!(await readdir(dir)).includes('torn.json'));
   });
 
-  it('a finished job whose history entry was lost with the window (state not yet on disk) gets it back at the next start, once', async () => {
-    const store = new Map<string, unknown>();
-    const history = new HistoryStore({ get: <T>(k: string) => store.get(k) as T, update: async (k, v) => void store.set(k, v) });
+  it('a job that died after its result was noted but before it was in the results journal gets its entry at the next start, once', async () => {
+    const history = journalOf('finished');
     const record: InFlightRecord = {
       id: 'done1',
       fingerprint: 'f',
@@ -93,19 +120,42 @@ describe('in-flight records of paid requests', function () {
       startedAt: new Date().toISOString(),
       pid: DEAD_PID,
       placed: ['/o/finished-1.png'],
-      finishedAt: new Date().toISOString(),
-      costRub: 3.5,
+      finished: { at: new Date().toISOString(), model: 'aurora-1', costRub: 3.5 },
     };
     const first = await settleRecord(history, record);
     const again = await settleRecord(history, record);
     assert.equal(first.kind, 'finished');
     assert.ok(first.kind === 'finished' && first.restored);
     assert.ok(again.kind === 'finished' && !again.restored);
+    await history.reopen();
+    const index = await history.index();
     assert.deepEqual(
-      history.list().map((e) => [e.batch?.line, e.files, e.costRub, e.interrupted]),
-      [[19, ['/o/finished-1.png'], 3.5, undefined]],
-      'a re-run of the prompt file skips line 19',
+      index.findBatch({ file: '/p.txt', line: 19, key: 'k19' }).map((e) => [e.files, e.costRub, e.interrupted, e.jobId]),
+      [[['/o/finished-1.png'], 3.5, undefined, 'done1']],
+      'one entry, found by its line: a re-run of the prompt file skips line 19',
     );
+    assert.equal(index.size, 1);
+  });
+
+  it('a job whose result is in the results journal (its id written with the final state) is not recorded again', async () => {
+    const history = journalOf('recorded');
+    await history.add({ request: { model: 'aurora-1', prompt: 'recorded' }, model: 'aurora-1', files: ['/o/recorded-1.png'], jobId: 'done2' });
+    const record: InFlightRecord = {
+      id: 'done2',
+      fingerprint: 'f',
+      request: { model: 'aurora-1', prompt: 'recorded' },
+      outputDirectory: '/o',
+      namePattern: '{index}',
+      stagingDir: '/s',
+      reservation: 4,
+      startedAt: new Date().toISOString(),
+      pid: DEAD_PID,
+      placed: ['/o/recorded-1.png'],
+      finished: { at: new Date().toISOString(), model: 'aurora-1', costRub: 3.5 },
+    };
+    const settled = await settleRecord(history, record);
+    assert.ok(settled.kind === 'finished' && !settled.restored);
+    assert.equal((await history.index()).size, 1);
   });
 
   it('settles what a dead job staged: linked images stay, a whole .img and a .part go to a manifest Recover lists at once, the history says interrupted', async () => {
@@ -154,15 +204,34 @@ describe('in-flight records of paid requests', function () {
     // Twice (a crash while settling) gives the same manifest, and one history entry.
     const again = await settleInterrupted(record, path.join(suite.dir, 'fallback'));
     assert.equal(JSON.parse(await readFile(again.kept!.manifestPath, 'utf8')).files.length, 3);
-    const store = new Map<string, unknown>();
-    const history = new HistoryStore({ get: <T>(k: string) => store.get(k) as T, update: async (k, v) => void store.set(k, v) });
+    const history = journalOf('settled');
     const entry = await recordInterrupted(history, job);
     await recordInterrupted(history, again);
-    assert.equal(history.list().length, 1);
+    assert.equal((await history.index()).size, 1);
     assert.deepEqual([entry.interrupted, entry.requestId, entry.outcomeUnknown, entry.files], [true, 'req_42', undefined, [path.join(out, 'placed-1.png')]]);
-    // A re-run of the prompt file holds line 7 (charged; its images wait for recovery).
-    const line = { line: 7, key: 'k7', request: { model: 'aurora-1', prompt: 'settle me' } };
-    const { send, held } = holdInterruptedLines('/p.txt', [line], history.list());
-    assert.deepEqual([send.length, held.length], [0, 1]);
+    assert.deepEqual(entry.recovered?.files, [path.join(staging, `${id}-1.img`)], 'its whole image in the recovery folder: a re-run skips the line as done');
+  });
+
+  it('a re-run of a prompt file holds a line whose newest result is interrupted, and a line in flight now; the others go', async () => {
+    const history = journalOf('held');
+    const request = { model: 'aurora-1', prompt: 'line' };
+    const tag = (line: number) => ({ file: '/p.txt', line, key: `k${line}` });
+    await history.add({ request, model: 'aurora-1', files: [], batch: tag(1), interrupted: true, outcomeUnknown: true });
+    // Line 2 was interrupted once and then done: its newest result counts.
+    await history.add({ request, model: 'aurora-1', files: [], batch: tag(2), interrupted: true, outcomeUnknown: true });
+    await history.add({ request, model: 'aurora-1', files: [], batch: tag(2) });
+    const lines = [1, 2, 3, 4].map((n) => ({ line: n, key: `k${n}`, request }));
+    const { send, held } = holdInterruptedLines('/p.txt', lines, await history.index(), [tag(3)]);
+    assert.deepEqual(
+      send.map((l) => l.line),
+      [2, 4],
+    );
+    assert.deepEqual(
+      held.map((h) => [h.line.line, h.entry?.outcomeUnknown]),
+      [
+        [1, true],
+        [3, undefined],
+      ],
+    );
   });
 });

@@ -39,6 +39,10 @@ const VALID: FromWebviewMessage[] = [
     entryId: '0f8fad5b-d9cb-469f-a165-70867728950e',
     file: '/ws/generated-images/x.png',
   })),
+  { type: 'galleryPage', requestId: 20, start: 0, count: 48 },
+  { type: 'galleryPage', requestId: 21, start: 4_950, count: LIMITS.galleryPage },
+  { type: 'thumbnails', requestId: 22, items: [{ entryId: 'e1', file: '/ws/generated-images/x.png' }] },
+  { type: 'galleryShown', at: 1_767_000_000_000, cards: 24, total: 5_000 },
 ];
 
 describe('Image Studio protocol: parseFromWebviewMessage', () => {
@@ -98,6 +102,16 @@ describe('Image Studio protocol: parseFromWebviewMessage', () => {
       { type: 'galleryAction', requestId: 1, action: 'rm -rf', entryId: 'x', file: '/a.png' },
       { type: 'galleryAction', requestId: 1, action: 'open', entryId: '', file: '/a.png' },
       { type: 'galleryAction', requestId: 1, action: 'open', entryId: 'x' },
+      { type: 'galleryPage', requestId: 1, start: -1, count: 10 },
+      { type: 'galleryPage', requestId: 1, start: 0, count: 0 },
+      { type: 'galleryPage', requestId: 1, start: 0, count: LIMITS.galleryPage + 1 },
+      { type: 'galleryPage', requestId: 1, start: 0.5, count: 10 },
+      { type: 'thumbnails', requestId: 1, items: [] },
+      { type: 'thumbnails', requestId: 1, items: Array.from({ length: LIMITS.thumbnails + 1 }, (_, i) => ({ entryId: 'e', file: `/${i}.png` })) },
+      { type: 'thumbnails', requestId: 1, items: [{ entryId: 'e', file: '/a.png', src: 'https://evil' }] },
+      { type: 'thumbnails', requestId: 1, items: [{ entryId: '', file: '/a.png' }] },
+      { type: 'galleryShown', at: 'now', cards: 1, total: 1 },
+      { type: 'galleryShown', at: 1, cards: 1, total: 1, extra: true },
     ];
     for (const value of bad) assert.strictEqual(parseFromWebviewMessage(value), undefined, JSON.stringify(value));
   });

@@ -5,7 +5,7 @@
 // Each row runs in its own forked process (out/tools/bench/worker.js); the gateway emulator runs here.
 //   node out/tools/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick] [--only NAME,…]
 // --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds).
-// --only: just these scenarios (upload-limit, first-image, concurrent), for working on one row.
+// --only: just these scenarios (upload-limit, first-image, concurrent, journal), for working on one row.
 import { fork, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { packageVsix } from '../../test/harness/packageVsix';
 import type { WorkerResult, WorkerTask } from './worker';
 import { concurrentScenario } from './concurrent';
 import { firstImageScenario } from './firstImage';
+import { journalScenario } from './journal';
 import type { BenchContext, ScenarioReport } from './scenario';
 import { makeReference, uploadLimitScenario } from './uploadLimit';
 
@@ -46,6 +47,7 @@ const NEWER_SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioRep
   'upload-limit': uploadLimitScenario,
   'first-image': firstImageScenario,
   concurrent: concurrentScenario,
+  journal: journalScenario,
 };
 
 /** Scenario sizes: the real ones, or the quick mode's. */

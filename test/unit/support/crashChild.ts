@@ -1,24 +1,26 @@
 // A process that runs paid jobs as the extension host does (the one job service, the in-flight
-// journal, the history on a file) and can be killed with SIGKILL at any moment: the crash tests
-// (test/unit/crash.test.ts) start it with fork() and read its progress over IPC.
+// records, the results journal on a file, each result recorded before its in-flight record goes)
+// and can be killed with SIGKILL at any moment: the crash tests (test/unit/crash.test.ts) start it
+// with fork() and read its progress over IPC.
 //   parent: const child = startCrashChild(config); await child.until((m) => m.type === 'sent'); child.kill()
 import { fork } from 'node:child_process';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { BatchLine } from '../../../src/core/batchFile';
 import { GatewayClient } from '../../../src/core/client';
 import type { GenerationRequest } from '../../../src/core/types';
 import { runBatch } from '../../../src/jobs/batch';
-import { HistoryStore, type KeyValueStore } from '../../../src/jobs/history';
+import { HistoryStore, JobHistoryRecord, recordResult } from '../../../src/jobs/history';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
 import { InFlightJournal } from '../../../src/jobs/inFlight';
-import type { JobEvent } from '../../../src/jobs/jobTypes';
+import type { ImageJob, JobEvent } from '../../../src/jobs/jobTypes';
+import * as resultsCode from '../../../src/jobs/resultsBundle';
 
 export interface CrashWorld {
   url: string;
   key: string;
   recoveryDir: string;
   inFlightDir: string;
-  historyFile: string;
+  /** The results journal (results.jsonl in the workspace storage). */
+  resultsFile: string;
   out: string;
 }
 
@@ -33,28 +35,7 @@ export type CrashMessage =
   | { type: 'line'; line: number; status: string }
   | { type: 'done'; error?: string };
 
-/** The history on a file, each change written whole under a temporary name and renamed (as a Memento would be kept). */
-export class FileStore implements KeyValueStore {
-  private data: Record<string, unknown>;
-  constructor(private readonly file: string) {
-    try {
-      this.data = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    } catch {
-      this.data = {};
-    }
-  }
-  get<T>(key: string): T | undefined {
-    return this.data[key] as T | undefined;
-  }
-  update(key: string, value: unknown): Promise<void> {
-    this.data[key] = value;
-    writeFileSync(`${this.file}.tmp`, JSON.stringify(this.data));
-    renameSync(`${this.file}.tmp`, this.file);
-    return Promise.resolve();
-  }
-}
-
-/** The job service as src/services.ts builds it, over these folders. */
+/** The job service as src/services.ts builds it, over these folders, and the results journal with its code loaded in-process. */
 export function crashService(
   world: CrashWorld,
   onEvent?: (event: JobEvent) => void,
@@ -73,16 +54,38 @@ export function crashService(
     locale: 'en',
     onEvent,
   });
-  return { service, history: new HistoryStore(new FileStore(world.historyFile)), client };
+  return { service, history: new HistoryStore(world.resultsFile, { load: () => resultsCode }), client };
 }
 
-/** Records a finished line as Generate Images from File does (batchFromFile.ts). */
-export function recordLine(history: HistoryStore, file: string) {
-  return async (line: BatchLine, result: { files: string[]; model: string; usage?: { cost_rub?: number } }) => {
-    if (!result.files.length) return;
-    const { input_references: _refs, ...request } = line.request;
-    await history.add({ request, model: result.model, files: result.files, costRub: result.usage?.cost_rub, batch: { file, line: line.line, key: line.key } });
-  };
+/** Runs a prompt file's lines as Generate Images from File does (batchFromFile.ts). */
+export function runLines(
+  service: ImageJobService,
+  history: HistoryStore,
+  world: CrashWorld,
+  file: string,
+  lines: BatchLine[],
+  concurrency: number,
+  onLine?: (line: number, status: string) => void,
+) {
+  return runBatch(lines, {
+    jobs: service,
+    output: { directory: world.out, pattern: '{slug}-{index}' },
+    concurrency,
+    confirmedReservations: lines.map(() => Number.POSITIVE_INFINITY),
+    history: { promptFile: file, record: (details, result) => recordResult(history, details, result), warn: (message) => console.warn(message) },
+    onProgress: (outcome) => onLine?.(outcome.line, outcome.status),
+  });
+}
+
+/** Runs one job as Generate does (jobRunner.ts): each saved image joins the journal at once, the result before the in-flight record goes. */
+async function runOne(service: ImageJobService, history: HistoryStore, job: ImageJob): Promise<void> {
+  const record = new JobHistoryRecord(history, { request: job.request, model: job.request.model });
+  await service.run(job, {
+    onEvent: (event) => {
+      if (event.type === 'image-saved') void record.saved(event.file);
+    },
+    settle: (result) => record.finish(result),
+  });
 }
 
 export interface CrashChild {
@@ -144,18 +147,10 @@ async function main(): Promise<void> {
   });
   send({ type: 'ready' });
   try {
-    if (config.job) await service.run({ request: config.job.request, output: { directory: config.out, pattern: config.job.pattern } });
+    if (config.job) await runOne(service, history, { request: config.job.request, output: { directory: config.out, pattern: config.job.pattern } });
     if (config.batch) {
       const { file, lines, concurrency } = config.batch;
-      await runBatch(lines, {
-        jobs: service,
-        output: { directory: config.out, pattern: '{slug}-{index}' },
-        concurrency,
-        confirmedReservations: lines.map(() => Number.POSITIVE_INFINITY),
-        file,
-        record: recordLine(history, file),
-        onProgress: (outcome) => send({ type: 'line', line: outcome.line, status: outcome.status }),
-      });
+      await runLines(service, history, config, file, lines, concurrency, (line, status) => send({ type: 'line', line, status }));
     }
     finish({ type: 'done' });
   } catch (error) {

@@ -1,0 +1,81 @@
+// The host side of the studio's gallery: pages of the results journal's gallery list on request,
+// only the splices of a change afterwards, thumbnails (made once, cached) of the cards the page
+// shows, and the time the first page took to appear.
+import type * as vscode from 'vscode';
+import type { HistoryChange } from '../jobs/history';
+import type { Services } from '../services';
+import type { GalleryPageRequest, GalleryPageView, GalleryShownMessage, ThumbnailsRequest, ToWebviewMessage } from './protocol';
+import { thumbnailStandIn, toGalleryItems, toGalleryPage } from './view';
+
+/** Enough cards for a tall window; the page asks for more as it scrolls. */
+export const FIRST_PAGE = 48;
+
+export class GalleryFeed implements vscode.Disposable {
+  private readonly subscription: { dispose(): void };
+  /** When the page started loading (the panel opened or was shown again). */
+  private loadingSince = Date.now();
+  private latestThumbnails = 0;
+
+  constructor(
+    private readonly services: Services,
+    private readonly post: (message: ToWebviewMessage) => void,
+    private readonly src: (file: string) => string,
+  ) {
+    this.subscription = services.history.onDidChange((change) => this.changed(change));
+  }
+
+  /** The page is loading again (the panel was shown after being hidden). */
+  pageLoading(): void {
+    this.loadingSince = Date.now();
+  }
+
+  async firstPage(): Promise<GalleryPageView> {
+    return toGalleryPage(await this.services.history.index(), 0, FIRST_PAGE, this.services.locale);
+  }
+
+  async page({ requestId, start, count }: GalleryPageRequest): Promise<void> {
+    this.post({ type: 'galleryPage', requestId, ...toGalleryPage(await this.services.history.index(), start, count, this.services.locale) });
+  }
+
+  /**
+   * Thumbnails of the cards the page shows, one at a time; only files of results the journal
+   * knows. A newer request replaces this one: the cards scrolled past are not made first.
+   */
+  async thumbnails({ requestId, items }: ThumbnailsRequest): Promise<void> {
+    this.latestThumbnails = requestId;
+    const index = await this.services.history.index();
+    for (const { entryId, file } of items) {
+      if (this.latestThumbnails !== requestId) return;
+      if (!index.find(entryId)?.files.includes(file)) continue;
+      const thumbnail = await this.services.thumbnails
+        .cache()
+        .get(file)
+        .catch((error: unknown) => {
+          this.services.log.warn(`Image Studio: no thumbnail for ${file}: ${String(error)}`);
+          return { format: '?' };
+        });
+      if ('file' in thumbnail) this.post({ type: 'thumbnail', file, src: this.src(thumbnail.file) });
+      else if ('missing' in thumbnail) this.post({ type: 'thumbnail', file, missing: true });
+      else this.post({ type: 'thumbnail', file, standIn: thumbnailStandIn(thumbnail) });
+    }
+  }
+
+  shown({ at, cards, total }: GalleryShownMessage): void {
+    this.services.log.info(`Image Studio: the first gallery page (${cards} of ${total} results) was shown ${at - this.loadingSince} ms after the panel opened`);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+
+  /** Posted at once, in the order of the changes, so the page's list stays the host's. */
+  private changed(change: HistoryChange): void {
+    if (change.gallery === 'reset') {
+      void this.firstPage().then((page) => this.post({ type: 'galleryPage', requestId: 0, ...page }));
+      return;
+    }
+    if (!change.gallery.length) return;
+    const splices = change.gallery.map((s) => ({ start: s.start, deleteCount: s.deleteCount, items: toGalleryItems(s.items, this.services.locale) }));
+    this.post({ type: 'galleryChanged', splices, total: change.galleryTotal });
+  }
+}
