@@ -26,17 +26,22 @@ const problemMatcher = {
  * bundle requires it instead of inlining a copy. errors.ts: one class identity for `instanceof`.
  * @vscode/l10n and core/plural.ts: one translation state, configured once at activation
  * (src/host/l10n.ts) and seen by extension.js, errors.js and gateway.js alike.
+ * studio/comparisonFeed.ts: the one comparison in progress, started by the command in extension.js
+ * and shown (and cancelled) by the studio's panel in studioHost.js. host/onboarding.ts: the
+ * walkthrough's state, set up at activation and marked by a job started from the studio too.
  * Keys: a source file (relative to the repository) or a package name; values: the entry name in dist/.
  */
 const sharedModules = {
   'src/core/errors.ts': 'errors',
   'src/core/plural.ts': 'plural',
   '@vscode/l10n': 'l10n',
+  'src/studio/comparisonFeed.ts': 'comparisonFeed',
+  'src/host/onboarding.ts': 'onboarding',
 };
 const shareModules = {
   name: 'share-modules',
   setup(build) {
-    build.onResolve({ filter: /(\/errors|\/plural|^@vscode\/l10n)$/ }, async (args) => {
+    build.onResolve({ filter: /(\/errors|\/plural|\/comparisonFeed|\/onboarding|^@vscode\/l10n)$/ }, async (args) => {
       if (args.pluginData?.shared || args.kind === 'entry-point') return undefined;
       if (args.path in sharedModules) {
         const target = sharedModules[args.path];
@@ -95,8 +100,12 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
-  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js']),
+  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './studioHost.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
+  nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
+  nodeBundle('onboarding', 'src/host/onboarding.ts'),
+  // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
+  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js']),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/plural.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),

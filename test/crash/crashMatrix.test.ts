@@ -12,6 +12,7 @@ import {
   captureOnFailure,
   clickNotificationButton,
   dismissQuickInput,
+  extensionLogLines,
   openWorkbench,
   type OpenedWorkbench,
   prepareTest,
@@ -19,7 +20,7 @@ import {
   waitFor,
   waitForNotification,
 } from '../e2e/workbench';
-import { describeFigures, extensionLog, globalStorage, moneyFigures, reloadWindow, statusBarMatchesEmulator } from './support';
+import { describeFigures, globalStorage, moneyFigures, reloadAfterKill, statusBarMatchesEmulator } from './support';
 
 const MIB = 1024 * 1024;
 const SETTINGS = { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.embedProvenance': false, 'gatewayImages.confirmCostAbove': 100_000 };
@@ -93,11 +94,11 @@ describe('Crash matrix in the real VS Code: a killed extension host loses no pai
     opened.emulator.state.imageGapMs = 0;
     opened.emulator.state.headGapMs = 0;
     const started = Date.now();
-    await reloadWindow(opened, pid);
+    await reloadAfterKill(opened, pid);
     const [text] = (await waitForNotification(opened, /The window closed while/, 60_000)).filter((t) => /The window closed while/.test(t));
     const log = await waitFor(
       async () => {
-        const all = await extensionLog(opened);
+        const all = extensionLogLines(opened, /./).join('\n');
         return /recorded in the history as interrupted/.test(all) && all;
       },
       20_000,
@@ -229,7 +230,7 @@ describe('Crash matrix in the real VS Code: a killed extension host loses no pai
       '20 lines done and the next ones at the gateway',
     );
     const doneBefore = paid().filter((r) => r.chargedRub > 0).length;
-    await reloadWindow(opened, pid);
+    await reloadAfterKill(opened, pid);
     await waitForNotification(opened, /The window closed while/, 60_000);
     const paidAfterReload = paid().length;
     const second = await opened.command<BatchResultJson>('gatewayImages.generateFromFile', args);

@@ -250,11 +250,23 @@ describe('Generate with no folder open (e2e)', () => {
     // code-server's folder dialog is a quick input with a path box.
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'where should the images be saved' }).waitFor({ timeout: 15_000 });
     const box = page.locator('.quick-input-widget .quick-input-box input');
-    // The dialog fills in its starting folder asynchronously; type only after it has.
-    await waitFor(async () => (await box.inputValue()).includes('/'), 10_000, 'the dialog to show its starting folder');
-    await box.fill(`${target}/`);
-    // The dialog has read the typed folder once it lists that folder's (empty) contents as the value.
-    await waitFor(async () => (await box.inputValue()) === `${target}/`, 10_000, 'the typed folder to stay in the box');
+    const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    const typed = `${target}/`;
+    // The dialog lists its starting folder asynchronously and then writes that folder into the box,
+    // over anything typed before (a fill that came first was lost). So type again until the dialog
+    // lists the typed folder: empty, it shows only the ".." row.
+    await waitFor(
+      async () => {
+        if ((await box.inputValue()) !== typed) {
+          await box.fill(typed);
+          return false;
+        }
+        const labels = (await rows.allInnerTexts()).map((text) => text.trim());
+        return labels.length === 1 && labels[0] === '..';
+      },
+      20_000,
+      'the dialog to list the typed folder',
+    );
     await page.locator('.quick-input-widget .monaco-button', { hasText: 'Save Images Here' }).click();
     const [saved] = await waitFor(() => (images(target).length ? images(target) : undefined), 30_000, 'an image in the chosen folder');
     assert.match(saved!, /no-folder-open-sketch-mini-1\.png$/);

@@ -4,49 +4,15 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Frame, Page } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { cardCount, generateCard, generateFrom, openStudio, STUDIO_TITLE as TITLE, waitForCards } from './studioPage';
 import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, waitFor, webviewFrame, setColorTheme } from './workbench';
 
-const TITLE = 'Image Studio';
 const XSS = '<img src=x onerror=alert(1)>';
 
 function imagesIn(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir).filter((n) => /\.(png|jpe?g|webp)$/i.test(n));
-}
-
-async function openStudio(page: Page): Promise<Frame> {
-  await runCommand(page, 'Gateway Images: Open Image Studio');
-  const frame = await webviewFrame(page, TITLE, 30_000);
-  await frame.locator('#generate').waitFor({ state: 'attached', timeout: 20_000 });
-  await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
-  return frame;
-}
-
-const cardCount = (frame: Frame) => frame.locator('#gallery li.card').count();
-
-async function generateFrom(frame: Frame, prompt: string): Promise<void> {
-  await frame.locator('#prompt').fill(prompt);
-  const generate = frame.locator('#generate');
-  // Locators, not string predicates: the page's CSP (rightly) forbids eval.
-  await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
-  await generate.click();
-}
-
-async function waitForCards(frame: Frame, count: number, timeoutMs = 60_000): Promise<void> {
-  await frame
-    .locator('#gallery li.card')
-    .nth(count - 1)
-    .waitFor({ state: 'attached', timeout: timeoutMs });
-}
-
-/** Generates `prompt` with aurora-1 from the studio's form and waits for its card. */
-async function generateCard(frame: Frame, prompt: string): Promise<void> {
-  const before = await cardCount(frame);
-  await frame.locator('#model').selectOption('aurora-1');
-  await generateFrom(frame, prompt);
-  await waitForCards(frame, before + 1);
 }
 
 describe('Image Studio (e2e)', () => {

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'timers/promises';
 import { freePort, launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
 import { readManifest, REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 import { readToasts } from './notifications';
+import { runCommand } from './quickInput';
 import { readStatusBar } from './parts';
 import { waitFor } from './wait';
 
@@ -295,4 +296,28 @@ export async function captureOnFailure(context: Mocha.Context, opened: OpenedWor
   if (!opened || !test || test.state !== 'failed') return;
   const dir = await saveArtifacts(opened.workbench, test.fullTitle());
   process.stdout.write(`      [e2e] screenshot and logs saved in ${path.relative(process.cwd(), dir) || dir}\n`);
+}
+
+// ---- window --------------------------------------------------------------------------------------
+
+/**
+ * Lines of the extension's "Gateway Images" log that match, from every extension host of the run
+ * (a window reload starts a new one), oldest first.
+ */
+export function extensionLogLines(opened: OpenedWorkbench, match: RegExp): string[] {
+  const files = findFiles(path.join(opened.workbench.userDataDir, 'logs'), (n) => n === 'Gateway Images.log').sort();
+  return files.flatMap((file) => fs.readFileSync(file, 'utf8').split('\n')).filter((line) => match.test(line));
+}
+
+/**
+ * Developer: Reload Window, as a person runs it, and waits for the new window: the workbench, and
+ * the extension's status bar item (the extension was activated again).
+ */
+export async function reloadWindow(opened: OpenedWorkbench, timeoutMs = 60_000): Promise<void> {
+  const { page } = opened;
+  const loaded = page.waitForEvent('load', { timeout: timeoutMs });
+  await runCommand(page, 'Developer: Reload Window');
+  await loaded;
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: timeoutMs });
+  await waitFor(async () => (await readStatusBar(page, STATUS_ITEM)).length > 0, timeoutMs, "the extension's status bar item after the reload");
 }

@@ -8,6 +8,7 @@ import { parseMultipart } from '../../tools/emulator/multipart';
 import { paddedPngParts } from '../../tools/emulator/png';
 import { renderImage } from '../../tools/emulator/render';
 import { DEMO_KEYS, startEmulator, type RunningEmulator } from '../../tools/emulator/server';
+import { EmulatorState } from '../../tools/emulator/state';
 import { waitFor } from './support/gateway';
 
 // --- helpers ---
@@ -859,5 +860,17 @@ describe('gateway emulator', function () {
       });
       assert.equal(code, 0);
     });
+  });
+
+  it('its request log forgets old free requests first, never a paid one of a long run', () => {
+    const state = new EmulatorState(1000);
+    const paid = state.record('POST', '/v1/images/generations', true);
+    for (let i = 0; i < 12_000; i += 1) state.record('GET', '/v1/gateway/balance', false);
+    const last = state.record('POST', '/v1/images/generations', true);
+    assert.ok(state.requests.length <= 11_001, `the log holds ${state.requests.length} entries`);
+    assert.deepEqual(
+      state.requests.filter((r) => r.paid).map((r) => r.id),
+      [paid.id, last.id],
+    );
   });
 });

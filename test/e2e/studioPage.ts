@@ -1,0 +1,40 @@
+// The Image Studio as an e2e test drives it: opened from the palette, a generation from its form,
+// and its gallery's cards.
+import type { Frame, Page } from 'playwright-core';
+import { runCommand, webviewFrame } from './workbench';
+
+export const STUDIO_TITLE = 'Image Studio';
+
+/** Opens the studio from the palette and waits until its form can generate with aurora-1. */
+export async function openStudio(page: Page): Promise<Frame> {
+  await runCommand(page, 'Gateway Images: Open Image Studio');
+  const frame = await webviewFrame(page, STUDIO_TITLE, 30_000);
+  await frame.locator('#generate').waitFor({ state: 'attached', timeout: 20_000 });
+  await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+  return frame;
+}
+
+export const cardCount = (frame: Frame) => frame.locator('#gallery li.card').count();
+
+export async function generateFrom(frame: Frame, prompt: string): Promise<void> {
+  await frame.locator('#prompt').fill(prompt);
+  const generate = frame.locator('#generate');
+  // Locators, not string predicates: the page's CSP (rightly) forbids eval.
+  await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
+  await generate.click();
+}
+
+export async function waitForCards(frame: Frame, count: number, timeoutMs = 60_000): Promise<void> {
+  await frame
+    .locator('#gallery li.card')
+    .nth(count - 1)
+    .waitFor({ state: 'attached', timeout: timeoutMs });
+}
+
+/** Generates `prompt` with aurora-1 from the studio's form and waits for its card. */
+export async function generateCard(frame: Frame, prompt: string): Promise<void> {
+  const before = await cardCount(frame);
+  await frame.locator('#model').selectOption('aurora-1');
+  await generateFrom(frame, prompt);
+  await waitForCards(frame, before + 1);
+}
