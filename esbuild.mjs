@@ -100,7 +100,7 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
-  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './studioHost.js']),
+  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './studioHost.js', './interrupted.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
@@ -111,6 +111,8 @@ const contexts = await Promise.all([
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
   // The results journal's code, loaded when the history is first read (not at activation).
   nodeBundle('results', 'src/jobs/resultsBundle.ts'),
+  // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.
+  nodeBundle('interrupted', 'src/jobs/interrupted.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
   nodeBundle('thumbnails', 'src/core/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.

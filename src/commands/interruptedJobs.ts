@@ -5,16 +5,25 @@
 // again from the gateway, and one notification says what happened, offers Recover Unsaved Images
 // when something waits, and says when it is unknown whether the gateway charged.
 import * as vscode from 'vscode';
-import { loadBundle } from '../host/gatewayConnection';
-import type { InterruptedJob } from '../jobs/interrupted';
+import type * as InterruptedModule from '../jobs/interrupted';
 import { type Services } from '../services';
+
+type InterruptedJob = InterruptedModule.InterruptedJob;
+let interrupted: typeof InterruptedModule | undefined;
+
+/** dist/interrupted.js (esbuild.mjs), loaded only when a dead extension host left records; esbuild leaves this require alone. */
+function load(): typeof InterruptedModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a chunk of its own, loaded on first use
+  interrupted ??= require('./interrupted.js') as typeof InterruptedModule;
+  return interrupted;
+}
 
 /** Settles what a dead extension host left in flight; resolves with what it found (also when nothing). */
 export async function settleInterruptedJobs(services: Services): Promise<InterruptedJob[]> {
   const records = await services.inFlight.leftBehind();
   const settled: InterruptedJob[] = [];
   if (!records.length) return settled;
-  const { settleRecord } = loadBundle();
+  const { settleRecord } = load();
   for (const record of records) {
     try {
       const outcome = await settleRecord(services.history, record);
@@ -39,7 +48,7 @@ export async function settleInterruptedJobs(services: Services): Promise<Interru
 
 async function tell(services: Services, jobs: InterruptedJob[]): Promise<void> {
   const change = await services.account.reconcile().catch(() => undefined);
-  const { text, waiting } = loadBundle().describeInterrupted(jobs, change?.after.balance, services.locale);
+  const { text, waiting } = load().describeInterrupted(jobs, change?.after.balance, services.locale);
   const recover = vscode.l10n.t('Recover Unsaved Images');
   const log = vscode.l10n.t('Show Log');
   const choice = await vscode.window.showWarningMessage(text, ...(waiting ? [recover] : []), log);
