@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CallOptions } from '../core/client';
 import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/cost';
-import { ApiError, CancelledError, GatewayError, InsufficientFundsError, NotRecordedError, ReservationRoseError, ValidationError } from '../core/errors';
+import { ApiError, CancelledError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
 import { extensionOf, linkWithoutOverwrite, makeFolder, removeEmptyFolders, type StagedImage, StagingSink } from '../core/imageStore';
@@ -19,6 +19,7 @@ import { normalizeRequest, validateRequest } from '../core/validation';
 import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
 import type { InFlightHandle } from './inFlight';
+import { beginJobRecord, runUnderRecord } from './inFlightJob';
 import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
 import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
@@ -123,50 +124,13 @@ export class ImageJobService {
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });
     const api = await this.deps.api();
-    const inFlight = await this.beginInFlight(job, sink.staging.jobId, estimate.reservation);
+    const inFlight = await beginJobRecord(this.deps.inFlight, job, {
+      id: sink.staging.jobId,
+      reservation: estimate.reservation,
+      stagingDir: this.deps.recoveryDir,
+    });
     placing.inFlight = inFlight;
-    let result: JobResult;
-    try {
-      result = await this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel });
-    } catch (error) {
-      await inFlight?.end().catch(() => undefined);
-      throw error;
-    }
-    // The record says the job finished, the caller records the result (the journal syncs it), then
-    // the record goes: a crash at any point leaves either the record or the recorded result.
-    await inFlight?.finish(result);
-    try {
-      await options.settle?.(result);
-    } catch {
-      // Not recorded: the record stays, and the next start records the result from it.
-      return result;
-    }
-    await inFlight?.end().catch(() => undefined);
-    return result;
-  }
-
-  /** Writes the in-flight record (synced) before the request goes out; without it nothing is sent. */
-  private async beginInFlight(job: ImageJob, id: string, reservation: number): Promise<InFlightHandle | undefined> {
-    const journal = this.deps.inFlight;
-    if (!journal) return undefined;
-    const { input_references: _data, ...request } = job.request;
-    try {
-      return await journal.begin({
-        id,
-        request,
-        ...(job.references?.length ? { references: job.references } : {}),
-        outputDirectory: job.output.directory,
-        namePattern: job.output.pattern,
-        ...(job.output.sourceName ? { sourceName: job.output.sourceName } : {}),
-        stagingDir: this.deps.recoveryDir,
-        reservation,
-        ...(job.batch ? { batch: job.batch } : {}),
-      });
-    } catch (error) {
-      throw new NotRecordedError(
-        l10n.t('Not sent: the record of the request could not be written to {0} ({1}). Nothing was charged.', journal.dir, describeFsError(error, journal.dir)),
-      );
-    }
+    return runUnderRecord(inFlight, () => this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }), options.settle);
   }
 
   private async sendAndPlace(
