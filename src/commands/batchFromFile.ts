@@ -18,6 +18,7 @@ import { recordResult } from '../jobs/history';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
+import { decideHeldLines } from './batchHeldLines';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
 import { FILE_NAME_PATTERN_DEFAULT } from './generate';
 import { resolveOutputFolder } from './outputFolder';
@@ -69,7 +70,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   const file = typeof args.file === 'string' ? (args.file.startsWith('file:') ? vscode.Uri.parse(args.file) : vscode.Uri.file(args.file)) : args.file;
   const name = path.basename(file.fsPath);
   // Prompt files, their resume and report are code of the results chunk, loaded here on first use.
-  const { batchFileKind, parseBatchFile, describeBatchIssues, reportPathFor, batchReport, skippedSummary, runBatch, heldOutcome } = services.results();
+  const { batchFileKind, parseBatchFile, describeBatchIssues, reportPathFor, batchReport, skippedSummary, runBatch } = services.results();
   const kind = batchFileKind(file.fsPath);
   if (!kind)
     throw new ValidationError(
@@ -103,12 +104,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
 
   const directory = await resolveOutputFolder(args.outputDirectory);
   const { send, held, skipped } = await planBatchResume(services, file.fsPath, lines, directory);
-  // A line in flight when a window closed goes again only when the user says so (it may have been charged).
-  const askable = held.filter((h) => h.entry);
-  const resend = askable.length > 0 && (interactive ? await askResend(name, askable) : args.resendInterrupted === true);
-  const again = resend ? askable : [];
-  const todo = [...send, ...again.map((h) => h.line)].sort((a, b) => a.line - b.line);
-  const kept = held.filter((h) => !again.includes(h)).map(heldOutcome);
+  const { todo, kept } = await decideHeldLines(services, name, send, held, interactive ? 'ask' : args.resendInterrupted === true);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
   if (!todo.length) {
     const all = [...skipped, ...kept];
@@ -188,27 +184,6 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   const result = toResult(services, report, all);
   void presentBatch(services, name, result);
   return result;
-}
-
-/** Asks whether the lines in flight when the window closed go again (they may have been charged). */
-async function askResend(name: string, held: HeldLine[]): Promise<boolean> {
-  const again = vscode.l10n.t('Send Again');
-  const numbers = held.map((h) => h.line.line).join(', ');
-  const answer = await vscode.window.showWarningMessage(
-    trPlural(
-      held.length,
-      {
-        one: '{0} line of {1} was in flight when the window closed (line {2}): it may have been charged. Send it again?',
-        other: '{0} lines of {1} were in flight when the window closed (lines {2}): they may have been charged. Send them again?',
-      },
-      held.length,
-      name,
-      numbers,
-    ),
-    { modal: true, detail: vscode.l10n.t('Gateway Images: Recover Unsaved Images lists what arrived of them. The other lines are sent as usual.') },
-    again,
-  );
-  return answer === again;
 }
 
 /**
