@@ -3,7 +3,7 @@
 // result first has it recorded in the results journal (RunOptions.settle). A record found at
 // start-up belongs to a job whose extension host died (a crash, a reload, a killed process): see
 // interrupted.ts. No vscode import.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { GenerationRequest } from '../core/types';
@@ -13,8 +13,6 @@ import type { BatchTag } from './resultsIndex';
 export interface InFlightRecord {
   /** The job's staging id: its images are `<id>-<index>.img|part` in `stagingDir`. */
   id: string;
-  /** A digest of the request as sent (model, fields, references): the same request has the same one. */
-  fingerprint: string;
   /** The request as sent, without reference data. */
   request: GenerationRequest;
   references?: string[];
@@ -54,7 +52,7 @@ export interface FinishedJob {
   recovered?: { manifestPath: string; files: string[] };
 }
 
-export type InFlightStart = Omit<InFlightRecord, 'fingerprint' | 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'placed' | 'finished'>;
+export type InFlightStart = Omit<InFlightRecord, 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'placed' | 'finished'>;
 
 /** One job's record: changes are written one after another, each synced; `end` removes it. */
 export interface InFlightHandle {
@@ -67,12 +65,6 @@ export interface InFlightHandle {
   end(): Promise<void>;
 }
 
-export function requestFingerprint(request: GenerationRequest, references: readonly string[] = []): string {
-  const { input_references: urls, ...fields } = request;
-  const asked = { ...fields, input_references: urls?.map((r) => r.image_url.url.slice(0, 256)), references };
-  return createHash('sha256').update(JSON.stringify(asked)).digest('hex').slice(0, 32);
-}
-
 export class InFlightJournal {
   constructor(
     readonly dir: string,
@@ -83,7 +75,6 @@ export class InFlightJournal {
   async begin(start: InFlightStart): Promise<InFlightHandle> {
     const record: InFlightRecord = {
       ...start,
-      fingerprint: requestFingerprint(start.request, start.references),
       startedAt: new Date().toISOString(),
       pid: this.pid,
     };

@@ -110,7 +110,6 @@ describe('in-flight records of paid requests', function () {
     const history = journalOf('finished');
     const record: InFlightRecord = {
       id: 'done1',
-      fingerprint: 'f',
       request: { model: 'aurora-1', prompt: 'finished' },
       outputDirectory: '/o',
       namePattern: '{index}',
@@ -142,7 +141,6 @@ describe('in-flight records of paid requests', function () {
     await history.add({ request: { model: 'aurora-1', prompt: 'recorded' }, model: 'aurora-1', files: ['/o/recorded-1.png'], jobId: 'done2' });
     const record: InFlightRecord = {
       id: 'done2',
-      fingerprint: 'f',
       request: { model: 'aurora-1', prompt: 'recorded' },
       outputDirectory: '/o',
       namePattern: '{index}',
@@ -173,7 +171,6 @@ describe('in-flight records of paid requests', function () {
     await writeFile(path.join(out, `.${id}-1.img.copying`), png(1).subarray(0, 10));
     const record: InFlightRecord = {
       id,
-      fingerprint: 'f',
       request: { model: 'aurora-1', prompt: 'settle me', n: 4 },
       outputDirectory: out,
       namePattern: '{slug}-{index}',
