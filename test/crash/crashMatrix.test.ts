@@ -93,6 +93,7 @@ describe('Crash matrix in the real VS Code: a killed extension host loses no pai
     const paidAtKill = paidCount();
     opened.emulator.state.imageGapMs = 0;
     opened.emulator.state.headGapMs = 0;
+    opened.emulator.state.midImageGapMs = 0;
     const started = Date.now();
     await reloadAfterKill(opened, pid);
     const [text] = (await waitForNotification(opened, /The window closed while/, 60_000)).filter((t) => /The window closed while/.test(t));
@@ -163,11 +164,12 @@ describe('Crash matrix in the real VS Code: a killed extension host loses no pai
     await prepareTest(opened, { key: 'unlimited', settings: SETTINGS });
     opened.emulator.state.recordImages = true;
     opened.emulator.state.armFault({ fault: 'large', imageBytes: 24 * MIB });
-    opened.emulator.state.imageGapMs = 60_000;
+    // Held inside image 1, after its first MiB of base64 (768 KiB of image): the kill lands mid-image.
+    opened.emulator.state.midImageGapMs = 60_000;
     await crashAt(
       '2 (image 1 of 3 streaming)',
       { model: 'aurora-1', prompt: 'vscode crash in image one', n: 3, size: '64x64', outputDirectory: outFor('2') },
-      () => fileIn(path.join(globalStorage(opened), 'recovery'), (n) => n.endsWith('-0.part'), MIB),
+      () => fileIn(path.join(globalStorage(opened), 'recovery'), (n) => n.endsWith('-0.part'), 512 * 1024),
     );
     await recoverLists('aurora-1');
   });

@@ -234,6 +234,7 @@ export async function prepareTest(opened: OpenedWorkbench, state: TestState): Pr
   emulator.state.clearFaults();
   emulator.state.imageGapMs = 0;
   emulator.state.headGapMs = 0;
+  emulator.state.midImageGapMs = 0;
   const wanted = state.settings ?? {};
   const settings: Record<string, unknown> = { ...wanted };
   for (const name of opened.testSettings) if (!(name in wanted)) settings[name] = null;

@@ -21,7 +21,14 @@ export interface RequestContext {
  * reports when it has been written, or a pause (nothing is written).
  */
 export type Segment = string | ImageSegment | { text: string; onWritten: () => void } | { pauseMs: number };
-type ImageSegment = { parts: readonly Buffer[]; escapeSlashes: boolean; corrupt: boolean; stray?: boolean };
+type ImageSegment = {
+  parts: readonly Buffer[];
+  escapeSlashes: boolean;
+  corrupt: boolean;
+  stray?: boolean;
+  /** A pause after the first piece (1 MiB of base64) of the image (EmulatorState.midImageGapMs). */
+  pauseAfterFirstPieceMs?: number;
+};
 
 /** Where the stray-character fault puts its '!' in a base64 text of `length` characters: the middle. */
 export const strayCharacterAt = (length: number): number => Math.floor(length / 2);
@@ -164,7 +171,13 @@ export async function streamBody(ctx: RequestContext, status: number, segments: 
       if (!more) break;
       continue;
     }
-    for (const piece of pieces(seg as ImageSegment)) if (!(await write(piece)).more) break segments;
+    const image = seg as ImageSegment;
+    let pauseMs = image.pauseAfterFirstPieceMs ?? 0;
+    for (const piece of pieces(image)) {
+      if (!(await write(piece)).more) break segments;
+      if (pauseMs > 0 && (!(await sleep(pauseMs, ctx.shutdown)) || res.destroyed)) return;
+      pauseMs = 0;
+    }
   }
   if (res.destroyed) return;
   if (dropped) {
