@@ -164,12 +164,12 @@ describe('Crash matrix in the real VS Code: a killed extension host loses no pai
     await prepareTest(opened, { key: 'unlimited', settings: SETTINGS });
     opened.emulator.state.recordImages = true;
     opened.emulator.state.armFault({ fault: 'large', imageBytes: 24 * MIB });
-    // Held inside image 1, after its first MiB of base64 (768 KiB of image): the kill lands mid-image.
+    // Held halfway through image 1 (12 MiB of it received): the kill lands mid-image.
     opened.emulator.state.midImageGapMs = 60_000;
     await crashAt(
       '2 (image 1 of 3 streaming)',
       { model: 'aurora-1', prompt: 'vscode crash in image one', n: 3, size: '64x64', outputDirectory: outFor('2') },
-      () => fileIn(path.join(globalStorage(opened), 'recovery'), (n) => n.endsWith('-0.part'), 512 * 1024),
+      () => fileIn(path.join(globalStorage(opened), 'recovery'), (n) => n.endsWith('-0.part'), 4 * MIB),
     );
     await recoverLists('aurora-1');
   });

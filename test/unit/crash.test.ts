@@ -186,10 +186,10 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
 
   it('2. while image 1 of 3 (24 MiB each) is streaming: charged, the part is reported incomplete, never under a final name', async () => {
     emu.state.armFault({ fault: 'large', imageBytes: 24 * MIB });
-    // Held inside image 1, after its first MiB of base64 (768 KiB of image): the kill lands mid-image.
+    // Held halfway through image 1 (12 MiB of it received): the kill lands mid-image.
     emu.state.midImageGapMs = 20_000;
     const { job, entry, figures, waiting } = await crash({ model: 'aurora-1', prompt: 'crash in image one', n: 3, size: '64x64' }, () =>
-      fileIn(world.recoveryDir, (n) => n.endsWith('-0.part'), 512 * 1024),
+      fileIn(world.recoveryDir, (n) => n.endsWith('-0.part'), 4 * MIB),
     );
     report('2 (image 1 of 3 streaming)', figures, job, entry.requestId);
     assertInvariants(figures);

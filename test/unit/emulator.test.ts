@@ -759,7 +759,7 @@ describe('gateway emulator', function () {
       }
     });
 
-    it('midImageGapMs (POST /__emulator/state) holds each large image after its first MiB of base64, then the answer goes on whole', async () => {
+    it('midImageGapMs (POST /__emulator/state) holds each large image halfway through its base64, then the answer goes on whole', async () => {
       assert.equal((await admin('POST', '/state', { midImageGapMs: 600 })).res.status, 200);
       assert.equal((await admin('POST', '/state', { midImageGapMs: -1 })).res.status, 400);
       const res = await fetch(`${emu.url}/v1/images/generations`, {
@@ -774,13 +774,17 @@ describe('gateway emulator', function () {
         arrivals.push({ at: performance.now(), bytes: (arrivals.at(-1)?.bytes ?? 0) + (chunk as Uint8Array).length });
       }
       const total = arrivals.at(-1)!.bytes;
-      // The pauses: the two longest gaps between chunks, each after the first MiB of an image's text.
+      // The pauses: the two longest gaps between chunks, each halfway through an image's text (4 MiB: after 2).
       const gaps = arrivals.slice(1).map((a, i) => ({ ms: a.at - arrivals[i]!.at, after: arrivals[i]!.bytes }));
-      const pauses = gaps.sort((a, b) => b.ms - a.ms).slice(0, 2);
-      for (const pause of pauses) {
+      const pauses = gaps
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 2)
+        .sort((a, b) => a.after - b.after);
+      const MiB = 1024 * 1024;
+      pauses.forEach((pause, i) => {
         assert.ok(pause.ms >= 500, `a pause of ${pause.ms.toFixed(0)} ms`);
-        assert.ok(pause.after > 1024 * 1024 && pause.after < total - 1024 * 1024, `held inside an image (after ${pause.after} of ${total} bytes)`);
-      }
+        assert.ok(Math.abs(pause.after - (2 + 4 * i) * MiB) < 1024, `image ${i + 1} held after ${pause.after} of ${total} bytes`);
+      });
       for (const image of imagesOf(JSON.parse(Buffer.concat(chunks).toString('utf8')))) assert.equal(decodePng(image).width, 1024);
     });
 

@@ -169,7 +169,7 @@ function responseSegments(
   pngs.forEach((png, i) => {
     const parts = padTo ? paddedPngParts(png, padTo) : [png];
     const escapeSlashes = f.has('escaped-slashes');
-    const image: Segment = { parts, escapeSlashes, corrupt: f.has('invalid-base64'), stray: i === strayIn, pauseAfterFirstPieceMs: midImageGapMs };
+    const image: Segment = { parts, escapeSlashes, corrupt: f.has('invalid-base64'), stray: i === strayIn, pauseMidwayMs: midImageGapMs };
     const before = f.has('media-type-last') || !mediaType ? '' : `${mediaType},`;
     const after = f.has('media-type-last') && mediaType ? `,${mediaType}` : '';
     if (i && imageGapMs > 0) segments.push({ pauseMs: imageGapMs });

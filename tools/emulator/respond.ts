@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiFailure } from './apiError';
 import type { ActiveFaults } from './faults';
-import { base64Chunks, base64Length } from './png';
+import { BASE64_INPUT_CHUNK, base64Chunks, base64Length } from './png';
 import type { RecordedRequest } from './state';
 
 export interface RequestContext {
@@ -26,8 +26,8 @@ type ImageSegment = {
   escapeSlashes: boolean;
   corrupt: boolean;
   stray?: boolean;
-  /** A pause after the first piece (1 MiB of base64) of the image (EmulatorState.midImageGapMs). */
-  pauseAfterFirstPieceMs?: number;
+  /** A pause halfway through the image's text, after half its 1 MiB pieces (EmulatorState.midImageGapMs). */
+  pauseMidwayMs?: number;
 };
 
 /** Where the stray-character fault puts its '!' in a base64 text of `length` characters: the middle. */
@@ -172,11 +172,12 @@ export async function streamBody(ctx: RequestContext, status: number, segments: 
       continue;
     }
     const image = seg as ImageSegment;
-    let pauseMs = image.pauseAfterFirstPieceMs ?? 0;
+    const bytes = image.parts.reduce((n, p) => n + p.length, 0);
+    const pauseAfter = image.pauseMidwayMs ? Math.max(1, Math.floor(Math.ceil(bytes / BASE64_INPUT_CHUNK) / 2)) : 0;
+    let written = 0;
     for (const piece of pieces(image)) {
       if (!(await write(piece)).more) break segments;
-      if (pauseMs > 0 && (!(await sleep(pauseMs, ctx.shutdown)) || res.destroyed)) return;
-      pauseMs = 0;
+      if (++written === pauseAfter && (!(await sleep(image.pauseMidwayMs!, ctx.shutdown)) || res.destroyed)) return;
     }
   }
   if (res.destroyed) return;

@@ -89,8 +89,9 @@ export class EmulatorState {
   /** A pause between the answer's headers and its first image, in ms (POST /__emulator/state {"headGapMs"}): charged, nothing to save yet. */
   headGapMs = 0;
   /**
-   * A pause inside each image, after its first MiB of base64, in ms (POST /__emulator/state
-   * {"midImageGapMs"}): a large image is held part-received (an image under 1 MiB of text pauses before its closing quote).
+   * A pause halfway through each image's base64, in ms (POST /__emulator/state {"midImageGapMs"}):
+   * a large image is held half-received (an image under 2 MiB of text pauses after its first MiB,
+   * or before its closing quote).
    */
   midImageGapMs = 0;
   /**
