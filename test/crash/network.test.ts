@@ -48,11 +48,21 @@ describe('Proxy in the real VS Code: Debian tinyproxy', function () {
     const paidBefore = o.emulator.state.requests.filter((r) => r.paid).length;
     const started = Date.now();
     const generated = await o.command<CommandResultJson>('gatewayImages.generate', { model: 'aurora-1', prompt: `through ${name}`, size: '64x64' });
-    const edited = await o.command<CommandResultJson>('gatewayImages.editImage', {
-      images: [await bigReference(o.workspace)],
-      prompt: `edit through ${name}`,
-      model: 'mosaic-edit',
-    });
+    const edited = await o
+      .command<CommandResultJson>('gatewayImages.editImage', {
+        images: [await bigReference(o.workspace)],
+        prompt: `edit through ${name}`,
+        model: 'mosaic-edit',
+      })
+      .catch((error: unknown) => {
+        // What each side saw of a connection cut short: the emulator's record and tinyproxy's log.
+        const { path: route, status, clientAborted, chargedRub, images } = o.emulator.state.requests.at(-1)!;
+        console.log(
+          `      ${name}: the edit failed; the emulator's last request: ${JSON.stringify({ route, status, clientAborted, chargedRub, images: images?.length })}`,
+        );
+        console.log(`      tinyproxy's log:\n        ${proxy!.logTail(15).join('\n        ')}`);
+        throw error;
+      });
     await o.command('gatewayImages.refreshAccount');
     const seen = proxy!.requests();
     const base = o.emulator.url;

@@ -19,6 +19,8 @@ export interface Tinyproxy {
   requests(): string[];
   /** Requests it refused for missing or wrong credentials (407). */
   refused(): number;
+  /** The last lines of its log (for a failure's report). */
+  logTail(lines: number): string[];
   close(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ export async function startTinyproxy(options: { auth?: { user: string; password:
     ...(options.auth ? { authorization: `Basic ${Buffer.from(`${options.auth.user}:${options.auth.password}`).toString('base64')}` } : {}),
     requests: () => lines().flatMap((line) => /Request \(file descriptor \d+\): (\S+) (\S+)/.exec(line)?.slice(1, 3).join(' ') ?? []),
     refused: () => lines().filter((line) => /407|[Aa]uthentication|[Aa]uthoriz/.test(line) && /fail|requir|denied/i.test(line)).length,
+    logTail: (count) => lines().filter(Boolean).slice(-count),
     close: async () => {
       child.kill('SIGTERM');
       await exited;
