@@ -100,7 +100,7 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
-  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './styles.js', './studioHost.js']),
+  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './styles.js', './studioHost.js', './interrupted.js']),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
@@ -113,6 +113,8 @@ const contexts = await Promise.all([
   nodeBundle('results', 'src/jobs/resultsBundle.ts'),
   // Project styles (reading, resolving, their schema), loaded when a style is first used.
   nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
+  // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.
+  nodeBundle('interrupted', 'src/jobs/interrupted.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
   nodeBundle('thumbnails', 'src/core/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.

@@ -13,6 +13,7 @@ import { confirmCost } from './commands/confirmCost';
 import { editImageCommand, registerEditImage } from './commands/editImage';
 import { generateCommand, registerGenerate } from './commands/generate';
 import { registerGenerateForSelection } from './commands/generateForSelection';
+import { registerInterruptedJobs } from './commands/interruptedJobs';
 import { type CommandResult } from './commands/jobRunner';
 import { registerProvenance } from './commands/provenance';
 import { registerRecover } from './commands/recover';
@@ -62,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerEditImage(services),
     registerAccountCommands(services),
     registerRecover(services),
+    registerInterruptedJobs(services),
     registerStudio(services),
     registerGenerateForSelection(services),
     registerProvenance(services, (request, references, style) => openStudioWith(services, request, references, style)),

@@ -7,6 +7,7 @@ import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
 import { HistoryStore, type ResultsCode, type ResultsOpenReport } from './jobs/history';
 import type { ThumbnailCache } from './core/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
+import { InFlightJournal } from './jobs/inFlight';
 import { GatewayConnection } from './host/gatewayConnection';
 import { createLog } from './host/log';
 import { ApiKeyStore } from './host/secrets';
@@ -22,6 +23,8 @@ export interface Services {
   catalog: CatalogCache;
   jobs: ImageJobService;
   history: HistoryStore;
+  /** Paid requests in flight, on disk (this workspace's storage): what a dead extension host left is settled at start-up. */
+  inFlight: InFlightJournal;
   /** The gallery's small previews, in the workspace storage next to the journal (made by the results chunk). */
   thumbnails: { readonly dir: string; cache(): ThumbnailCache };
   /** The results chunk (dist/results.js): the journal's code, the resume's folder reads, thumbnails. Loaded on first use. */
@@ -131,6 +134,9 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
   });
 
   const recoveryDir = path.join(context.globalStorageUri.fsPath, 'recovery');
+  const data = workspaceData(context);
+  // Beside the results journal: a record left behind is settled into the journal of the same workspace.
+  const inFlight = new InFlightJournal(path.join(data.folder, `in-flight${data.suffix}`));
   const jobs = new ImageJobService({
     api: () => connection.client(),
     models: () => catalog.get(),
@@ -144,11 +150,11 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     confirmAbove: () => readSettings().confirmCostAbove,
     provenance: () => readSettings().embedProvenance,
     recoveryDir,
+    inFlight,
     locale,
   });
 
   const history = openHistory(context, log);
-  const data = workspaceData(context);
   const thumbnailsDir = path.join(data.folder, `thumbnails${data.suffix}`);
   let thumbnailCache: ThumbnailCache | undefined;
   const thumbnails = {
@@ -165,5 +171,5 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     { dispose: () => void history.close() },
     { dispose: () => thumbnailCache?.dispose() },
   );
-  return { context, log, keys, connection, account, catalog, jobs, history, thumbnails, results: loadResults, recoveryDir, locale };
+  return { context, log, keys, connection, account, catalog, jobs, history, inFlight, thumbnails, results: loadResults, recoveryDir, locale };
 }

@@ -13,11 +13,13 @@ import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
 import { CancelledError, ValidationError } from '../core/errors';
 import type { LineOutcome, ResumePlan } from '../jobs/batch';
+import type { HeldLine } from '../jobs/heldLines';
 import { recordResult } from '../jobs/history';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
 import { describeLineStyles, styleLines } from './batchStyles';
+import { decideHeldLines } from './batchHeldLines';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
 import { FILE_NAME_PATTERN_DEFAULT } from './generate';
 import { resolveOutputFolder } from './outputFolder';
@@ -38,6 +40,11 @@ export interface BatchArgs {
   signal?: AbortSignal;
   /** API only: after each line. */
   onProgress?: (finished: number, total: number) => void;
+  /**
+   * Send again the lines that were in flight when the window closed (it is unknown whether they were
+   * charged). From the UI the user is asked; by arguments they are held unless this is true.
+   */
+  resendInterrupted?: boolean;
 }
 
 export interface BatchResult {
@@ -107,10 +114,17 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
   }
 
   const directory = await resolveOutputFolder(args.outputDirectory);
-  const { todo, skipped } = await planBatchResume(services, file.fsPath, lines, directory);
+  const { send, held, skipped } = await planBatchResume(services, file.fsPath, lines, directory);
+  const { todo, kept } = await decideHeldLines(services, name, send, held, interactive ? 'ask' : args.resendInterrupted === true);
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
   if (!todo.length) {
-    await writeFile(report.fsPath, batchReport(file.fsPath, skipped, new Date(), services.locale));
+    const all = [...skipped, ...kept];
+    await writeFile(report.fsPath, batchReport(file.fsPath, all, new Date(), services.locale));
+    const result = toResult(services, report, all);
+    if (kept.length) {
+      void presentBatch(services, name, result);
+      return result;
+    }
     const allDone = trPlural(
       skipped.length,
       { one: 'The {0} line of {1} already has results; nothing was sent.', other: 'All {0} lines of {1} already have results; nothing was sent.' },
@@ -118,7 +132,7 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
       name,
     );
     void vscode.window.showInformationMessage(`${allDone} ${skippedSummary(skipped)}`);
-    return toResult(services, report, skipped);
+    return result;
   }
   const byId = new Map(models.map((m) => [m.id, m]));
   const estimates = todo.map((l) => estimateCost(byId.get(l.request.model)!, l.request.n ?? 1));
@@ -178,22 +192,32 @@ export async function generateFromFile(services: Services, args: BatchArgs, inte
       }
     },
   );
-  const all = [...skipped, ...outcomes];
+  const all = [...skipped, ...kept, ...outcomes];
   await writeFile(report.fsPath, batchReport(file.fsPath, all, new Date(), services.locale));
   const result = toResult(services, report, all);
   void presentBatch(services, name, result);
   return result;
 }
 
-/** Lines already paid for: from the results journal, then from the provenance of unknown PNGs in the output folder. */
-async function planBatchResume(services: Services, promptFile: string, lines: BatchLine[], directory: string): Promise<ResumePlan> {
+/**
+ * Lines already paid for: from the results journal, then from the provenance of unknown PNGs in the
+ * output folder. Of the rest, the lines in flight when a window closed, or in flight now, are held.
+ */
+async function planBatchResume(
+  services: Services,
+  promptFile: string,
+  lines: BatchLine[],
+  directory: string,
+): Promise<Pick<ResumePlan, 'skipped'> & { send: BatchLine[]; held: HeldLine[] }> {
   const index = await services.history.index();
-  const { existsWith, filesIn, findLinesByProvenance, planResume, skipFoundByProvenance } = services.results();
+  const { existsWith, filesIn, findLinesByProvenance, holdInterruptedLines, planResume, skipFoundByProvenance } = services.results();
   const listing = await filesIn(directory);
   const plan = planResume(promptFile, lines, index, existsWith(directory, listing, existsSync));
   const found = await findLinesByProvenance(listing, promptFile, plan.todo, (f) => !!index.findByFile(f));
   if (found.size) services.log.info(`${found.size} line(s) of ${path.basename(promptFile)} were found done by the provenance of their PNGs in ${directory}.`);
-  return skipFoundByProvenance(plan, found);
+  const { todo, skipped } = skipFoundByProvenance(plan, found);
+  const inFlight = (await services.inFlight.list()).flatMap((r) => (r.batch ? [r.batch] : []));
+  return { skipped, ...holdInterruptedLines(promptFile, todo, index, inFlight) };
 }
 
 function toResult(services: Services, report: vscode.Uri, lines: LineOutcome[]): BatchResult {
@@ -259,6 +283,7 @@ function toBatchArgs(args: Record<string, unknown>): BatchArgs {
     outputDirectory: args.outputDirectory,
     signal: args.signal instanceof AbortSignal ? args.signal : undefined,
     onProgress: typeof args.onProgress === 'function' ? (args.onProgress as BatchArgs['onProgress']) : undefined,
+    resendInterrupted: args.resendInterrupted === true,
   };
 }
 

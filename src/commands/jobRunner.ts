@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
 import { JobHistoryRecord } from '../jobs/history';
+import { settleBy } from '../jobs/settle';
 import type { ImageJob, JobEvent, JobResult } from '../jobs/jobTypes';
 import { type Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
@@ -54,7 +55,13 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
         if (event.type === 'image-saved') void record.saved(event.file).catch((error: unknown) => services.log.warn(`History: ${String(error)}`));
       };
       try {
-        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm });
+        // The result is in the results journal before the job's in-flight record goes (a crash then loses neither).
+        const settle = settleBy(
+          (done) => record.finish(done),
+          (message) => services.log.warn(message),
+          'The result',
+        );
+        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm, settle });
       } finally {
         subscription.dispose();
         options.signal?.removeEventListener('abort', abort);
@@ -67,7 +74,6 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
     markOnboarding(job.output.sourceName !== undefined ? 'editedOnce' : 'generatedOnce');
     if (job.style) markOnboarding('styledOnce');
   }
-  await record.finish(result).catch((error: unknown) => services.log.warn(`History: ${String(error)}`));
   void presentResult(services, result, files, options);
   const opaque = result.opaque?.map((f) => vscode.Uri.file(f));
   return { files, model: result.model, usage: result.usage, ...(opaque ? { opaque } : {}) };
@@ -140,11 +146,12 @@ async function presentResult(services: Services, result: JobResult, files: vscod
         trPlural(
           result.recovered.files.length,
           {
-            one: '{0} paid image could not be saved into the workspace ({1}). It is kept safe in the recovery folder.',
-            other: '{0} paid images could not be saved into the workspace ({1}). They are kept safe in the recovery folder.',
+            one: '{0} paid image could not be saved into the workspace ({1}). It is kept safe in the recovery folder: {2}',
+            other: '{0} paid images could not be saved into the workspace ({1}). They are kept safe in the recovery folder: {2}',
           },
           result.recovered.files.length,
           result.recovered.reason,
+          path.dirname(result.recovered.manifestPath),
         ),
         vscode.l10n.t('Recover Images'),
       )

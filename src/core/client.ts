@@ -6,6 +6,7 @@ import { normalizeBaseUrl } from './baseUrl';
 import * as l10n from '@vscode/l10n';
 import { extractGroups, parseImageModels } from './catalog';
 import { ApiError, CancelledError, ConnectionError, type GatewayError, RateLimitedError, ResponseFormatError, ServerError, TimeoutError } from './errors';
+import { CertificateError, ProxyAuthenticationError } from './networkErrors';
 import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
 import { accountIdentity } from './identity';
 import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './accountAnswers';
@@ -197,7 +198,9 @@ export class GatewayClient {
       if (kept) typed.keptAnswer = { ...kept, costRub: await costInAnswer(kept.file) };
       if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
-      if (!(typed instanceof ApiError) && bodyStarted && mayHaveReachedGateway(error)) typed.markOutcomeUnknown();
+      // A proxy's 407 is its own answer: the request went no further.
+      if (!(typed instanceof ApiError) && !(typed instanceof ProxyAuthenticationError) && bodyStarted && mayHaveReachedGateway(error))
+        typed.markOutcomeUnknown();
       // A proxy's 502/504 says nothing of whether the gateway behind it went on and charged.
       if (typed instanceof ApiError && (typed.status === 502 || typed.status === 504)) typed.markOutcomeUnknown();
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1, error: typed.kind });
@@ -236,6 +239,8 @@ export class GatewayClient {
   }
 
   private retryDelay(error: GatewayError, attempt: number): number | undefined {
+    // A certificate that cannot be verified, or a proxy without credentials, fails the same way every time.
+    if (error instanceof CertificateError || error instanceof ProxyAuthenticationError) return undefined;
     const retryable = error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError || error instanceof RateLimitedError;
     if (!retryable) return undefined;
     const maxDelay = this.config.maxRetryDelayMs ?? 20_000;

@@ -2,6 +2,7 @@
 // failed call. Pure: no vscode import.
 import { CancelledError, ConnectionError, GatewayError, TimeoutError } from './errors';
 import * as l10n from '@vscode/l10n';
+import { certificateError, proxyAuthenticationError } from './networkErrors';
 
 /** Merges the caller's signal with a deadline, and says which of the two fired first. */
 export class Deadline {
@@ -28,6 +29,8 @@ export class Deadline {
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
     if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
+    const refusal = certificateError(code, error) ?? proxyAuthenticationError(error);
+    if (refusal) return refusal;
     const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
     return new ConnectionError(l10n.t('Could not reach the gateway: {0}.', detail), { cause: error });
   }

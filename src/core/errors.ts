@@ -20,7 +20,8 @@ export type GatewayErrorKind =
   | 'cannot-afford'
   | 'spending-cap'
   | 'reservation-rose'
-  | 'not-configured';
+  | 'not-configured'
+  | 'not-recorded';
 
 export abstract class GatewayError extends Error {
   abstract readonly kind: GatewayErrorKind;
@@ -235,6 +236,11 @@ export class NotConfiguredError extends GatewayError {
   }
 }
 
+/** The record of a paid request could not be written before sending (jobs/inFlight.ts): it was not sent. */
+export class NotRecordedError extends GatewayError {
+  readonly kind = 'not-recorded';
+}
+
 /** A plain, serialisable view of an error, for command results, logs and the webview. */
 export interface ErrorSummary {
   kind: GatewayErrorKind | 'unexpected';
@@ -267,7 +273,9 @@ export function summarizeError(error: unknown): ErrorSummary {
   return { kind: 'unexpected', message, outcomeUnknown: false };
 }
 
-/** A job that was never sent: cancelled before it started, or refused because its price rose since it was confirmed. */
+/** A job that was never sent: cancelled before it started, refused because its price rose since it was confirmed, or not recorded. */
 export function refusedBeforeSending(error: unknown): boolean {
-  return error instanceof GatewayError && !error.outcomeUnknown && (error.kind === 'cancelled' || error.kind === 'reservation-rose');
+  return (
+    error instanceof GatewayError && !error.outcomeUnknown && (error.kind === 'cancelled' || error.kind === 'reservation-rose' || error.kind === 'not-recorded')
+  );
 }

@@ -101,8 +101,10 @@ export class StagingSink implements ImageSink {
   }
 
   async open(index: number): Promise<ImageWriter & Required<Pick<ImageWriter, 'received'>>> {
-    const { file: partPath, handle } = await this.createFile(`${index}.part`);
+    let { file: partPath, handle } = await this.createFile(`${index}.part`);
     let bytes = 0;
+    /** Bytes written to the file so far (the next write goes there). */
+    let position = 0;
     let head = Buffer.alloc(0);
     /** The last IEND_CHUNK.length bytes written so far (kept only when a PNG chunk may be added). */
     let tail: Buffer = Buffer.alloc(0);
@@ -114,13 +116,33 @@ export class StagingSink implements ImageSink {
       finished = true;
       await handle.close();
     };
+    /** The disk of the staging folder is full: what was written goes on in the fallback folder (another disk). */
+    const moveToFallback = async (error: unknown) => {
+      if (!isDiskFull(error) || this.dirPreferred === this.fallbackDir) throw error;
+      await fs.mkdir(this.fallbackDir, { recursive: true });
+      const moved = path.join(this.fallbackDir, path.basename(partPath));
+      await fs.copyFile(partPath, moved, fsConstants.COPYFILE_EXCL);
+      const next = await fs.open(moved, 'r+');
+      // A write that failed part-way may have left some of its bytes: they are written again.
+      await next.truncate(position);
+      await handle.close().catch(() => undefined);
+      await fs.rm(partPath, { force: true }).catch(() => undefined);
+      this.dirPreferred = this.fallbackDir;
+      ({ partPath, handle } = { partPath: moved, handle: next });
+    };
     const flush = async () => {
       if (batch.length === 0) return;
       const buffers = batch;
       const total = batchBytes;
       batch = [];
       batchBytes = 0;
-      await writeAll(handle, buffers, total);
+      try {
+        await writeAll(handle, buffers, total, position);
+      } catch (error) {
+        await moveToFallback(error);
+        await writeAll(handle, buffers, total, position);
+      }
+      position += total;
     };
     return {
       write: async (chunk: Buffer) => {
@@ -159,6 +181,7 @@ export class StagingSink implements ImageSink {
             try {
               await writeAllAt(handle, Buffer.concat([extra, IEND_CHUNK]), bytes - IEND_CHUNK.length);
               bytes += extra.length;
+              position = bytes;
               pngChunk = 'added';
             } catch (error) {
               pngChunk = { error: errorMessage(error) };
@@ -169,6 +192,7 @@ export class StagingSink implements ImageSink {
         // Not awaited here: the stream would stop for it (~45 ms per 24 MiB on the bench machine,
         // 0.4-0.6 s over ten images) and the first image would be shown that much later.
         const durable = syncAndClose(handle, () => (finished = true));
+        // Every byte is written: the `.img` name says so (see README, "delivered whole").
         const donePath = path.join(this.dir, `${this.jobId}-${index}.img`);
         try {
           await fs.rename(partPath, donePath);
@@ -239,12 +263,18 @@ async function writeAllAt(handle: fs.FileHandle, bytes: Buffer, position: number
   for (let written = 0; written < bytes.length;) written += (await handle.write(bytes, written, bytes.length - written, position + written)).bytesWritten;
 }
 
-/** Writes every byte of `buffers`: one writev, then whatever a short write left. */
-async function writeAll(handle: fs.FileHandle, buffers: Buffer[], total: number): Promise<void> {
-  let written = (await handle.writev(buffers)).bytesWritten;
+/** Writes every byte of `buffers` at `position`: one writev, then whatever a short write left. */
+async function writeAll(handle: fs.FileHandle, buffers: Buffer[], total: number, position: number): Promise<void> {
+  let written = (await handle.writev(buffers, position)).bytesWritten;
   if (written >= total) return;
   const rest = Buffer.concat(buffers, total);
-  while (written < total) written += (await handle.write(rest, written, total - written)).bytesWritten;
+  while (written < total) written += (await handle.write(rest, written, total - written, position + written)).bytesWritten;
+}
+
+/** No space left (or over quota) where the staged file is written. */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** The extension for a staged image: its magic bytes win, then the gateway's media_type, then png. */
@@ -316,16 +346,49 @@ async function linkOrCopy(source: string, target: string): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // Hard links are not possible across devices or on some file systems: copy exclusively instead.
-    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    if (!NO_LINKS.has(code ?? '')) throw error;
     await copyExclusive(source, target);
   }
 }
 
+/** Hard links are not possible here: the file system has none, or they cross devices. */
+const NO_LINKS = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP']);
+
+/**
+ * Copies `source` to `target`, never overwriting. The copy is made under a temporary name beside the
+ * target (`.<source name>.copying`), synced, and then linked to its final name: a crash or a full
+ * disk mid-copy never leaves a partial file under a final name, and the temporary one is removed.
+ * Where the target's file system has no hard links, the copy goes to the final name directly (exclusive).
+ */
 async function copyExclusive(source: string, target: string): Promise<void> {
+  const temporary = path.join(path.dirname(target), `.${path.basename(source)}.copying`);
+  try {
+    await fs.copyFile(source, temporary);
+    await syncFile(temporary);
+    await fs.link(temporary, target);
+  } catch (error) {
+    if (!NO_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    await copyToFinalName(source, target);
+  } finally {
+    await fs.rm(temporary, { force: true }).catch(() => undefined);
+  }
+}
+
+async function copyToFinalName(source: string, target: string): Promise<void> {
   try {
     await fs.copyFile(source, target, fsConstants.COPYFILE_EXCL);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await fs.rm(target, { force: true }).catch(() => undefined);
     throw error;
+  }
+}
+
+/** Syncs a file's bytes to disk. */
+export async function syncFile(file: string): Promise<void> {
+  const handle = await fs.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

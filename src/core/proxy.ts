@@ -8,11 +8,14 @@
 // - `http.noProxy` and NO_PROXY are merged: a host listed in either is reached directly.
 // - https targets go through a CONNECT tunnel; http targets are sent to the proxy as
 //   absolute-URI requests (what forward proxies expect: many refuse CONNECT to port 80).
+// - With `http.systemCertificates` on (VS Code's default), the system's trusted CAs are added to
+//   Node's own (certificates.ts): a private CA or a TLS-inspecting proxy's CA installed there works.
 // - TLS verification is never turned off globally. `proxyStrictSSL: false` relaxes it only for
 //   connections that go through a proxy (the proxy itself and the target behind it); direct
 //   connections, noProxy hosts included, always verify.
 import { Agent, Client, type Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
 import * as l10n from '@vscode/l10n';
+import { trustedWithSystem } from './certificates';
 import { ValidationError } from './errors';
 
 export interface ProxySettings {
@@ -24,6 +27,8 @@ export interface ProxySettings {
   noProxy?: string[];
   /** VS Code's `http.proxyAuthorization`: the Proxy-Authorization header value, when set. */
   proxyAuthorization?: string;
+  /** VS Code's `http.systemCertificates`: trust the system's CAs too (certificates.ts). */
+  systemCertificates?: boolean;
   /** Deadline of a paid request; undici's header/body timeouts are set to it. */
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
@@ -63,10 +68,11 @@ export function resolveProxy(settings: Pick<ProxySettings, 'proxy' | 'noProxy' |
 export function createDispatcher(settings: ProxySettings): Dispatcher {
   const timeouts = { headersTimeout: settings.timeoutMs, bodyTimeout: settings.timeoutMs };
   const choice = resolveProxy(settings);
+  const trust = settings.systemCertificates ? { ca: trustedWithSystem() } : {};
   if (!choice.httpProxy && !choice.httpsProxy) {
-    return new Agent({ ...timeouts, connect: { timeout: CONNECT_TIMEOUT_MS } });
+    return new Agent({ ...timeouts, connect: { timeout: CONNECT_TIMEOUT_MS, ...trust } });
   }
-  const tls = { rejectUnauthorized: settings.strictSSL !== false, timeout: CONNECT_TIMEOUT_MS };
+  const tls = { rejectUnauthorized: settings.strictSSL !== false, timeout: CONNECT_TIMEOUT_MS, ...trust };
   return new EnvHttpProxyAgent({
     // Explicit values, so undici never falls back to process.env behind our back.
     httpProxy: choice.httpProxy,
@@ -74,7 +80,7 @@ export function createDispatcher(settings: ProxySettings): Dispatcher {
     noProxy: choice.noProxy,
     ...timeouts,
     // Direct connections (noProxy hosts): always verified.
-    connect: { timeout: CONNECT_TIMEOUT_MS },
+    connect: { timeout: CONNECT_TIMEOUT_MS, ...trust },
     proxyTls: tls,
     requestTls: tls,
     proxyTunnel: false,

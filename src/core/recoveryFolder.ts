@@ -52,7 +52,7 @@ export async function listRecoverable(dir: string): Promise<WaitingJob[]> {
       const manifestPath = path.join(dir, name);
       const manifest = JSON.parse(await fs.readFile(manifestPath, 'utf8')) as RecoveryManifest;
       for (const file of manifest.files) recorded.add(path.resolve(file.path));
-      const files = (await Promise.all(manifest.files.map((file) => describe(file)))).filter((f) => f !== undefined);
+      const files = (await Promise.all(manifest.files.map((file) => describe(file, file.path.endsWith('.part'))))).filter((f) => f !== undefined);
       if (files.length) jobs.push({ ...manifest, manifestPath, files });
     } catch {
       // A damaged manifest hides nothing: its files are listed as left behind.

@@ -110,13 +110,14 @@ export class GatewayConnection implements vscode.Disposable {
   /** VS Code's proxy settings; `http.proxySupport: off` turns every proxy off, the environment's too. */
   private proxySettings(timeoutMs: number): ProxySettings {
     const http = vscode.workspace.getConfiguration('http');
-    if (http.get<string>('proxySupport') === 'off') return { timeoutMs, env: {} };
+    if (http.get<string>('proxySupport') === 'off') return { timeoutMs, env: {}, systemCertificates: http.get<boolean>('systemCertificates', true) };
     const noProxy = http.get<unknown>('noProxy');
     return {
       proxy: http.get<string>('proxy')?.trim() || undefined,
       strictSSL: http.get<boolean>('proxyStrictSSL', true),
       noProxy: Array.isArray(noProxy) ? noProxy.filter((h): h is string => typeof h === 'string') : [],
       proxyAuthorization: http.get<string>('proxyAuthorization') || undefined,
+      systemCertificates: http.get<boolean>('systemCertificates', true),
       timeoutMs,
     };
   }

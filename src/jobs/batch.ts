@@ -9,6 +9,7 @@ import { type ImageJobService } from './imageJobs';
 import type { ImageJob } from './jobTypes';
 import type { ResultsIndex } from './resultsIndex';
 import { runBounded } from './pool';
+import { settleBy } from './settle';
 
 export type LineStatus = 'done' | 'skipped' | 'failed' | 'outcome-unknown' | 'not-sent';
 
@@ -96,7 +97,7 @@ export interface BatchRunOptions {
     promptFile: string;
     /** recordResult() on the workspace's history (passed in: this module loads apart from the history's). */
     record(details: JobDetails, result: RecordedResult): Promise<void>;
-    warn(message: string): void;
+    warn: (message: string) => void;
   };
 }
 
@@ -133,12 +134,17 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
       batch,
       ...(style ? { style } : {}),
     };
-    const result = await options.jobs.run(job, { signal: options.signal, confirmedReservation });
-    // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again.
-    if (history)
-      await history
-        .record({ request: line.request, model: result.model, batch, ...(references.length ? { references } : {}), ...(style ? { style } : {}) }, result)
-        .catch((error: unknown) => history.warn(`Line ${line.line} was not recorded in the results journal: ${String(error)}`));
+    // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again;
+    // recorded before the line's in-flight record goes.
+    const settle =
+      history &&
+      settleBy(
+        (done) =>
+          history.record({ request: line.request, model: done.model, batch, ...(references.length ? { references } : {}), ...(style ? { style } : {}) }, done),
+        history.warn,
+        `Line ${line.line}`,
+      );
+    const result = await options.jobs.run(job, { signal: options.signal, confirmedReservation, settle });
     const files = [...result.files, ...(result.recovered?.files ?? [])];
     return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub, ...(result.recovered ? { recovered: true } : {}) };
   } catch (error) {

@@ -8,6 +8,7 @@ import { type ImageJobService } from './imageJobs';
 import { type HistoryStore, recordResult } from './history';
 import type { ImageJob } from './jobTypes';
 import { runBounded } from './pool';
+import { settleBy } from './settle';
 
 export const MIN_COMPARE_MODELS = 2;
 export const MAX_COMPARE_MODELS = 6;
@@ -45,7 +46,7 @@ export interface ComparisonRun {
   /** Every change of an entry (the studio's grid follows it). */
   onUpdate?: (entries: readonly CompareEntry[]) => void;
   /** Where each model's result is recorded, as part of this comparison run. */
-  history?: { store: HistoryStore; runId: string; warn(message: string): void };
+  history?: { store: HistoryStore; runId: string; warn: (message: string) => void };
 }
 
 export async function runComparison(jobsByModel: readonly ImageJob[], run: ComparisonRun): Promise<CompareEntry[]> {
@@ -62,15 +63,21 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
       const started = now();
       update(index, { status: 'running' });
       try {
-        const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index] });
         const history = run.history;
-        // Paid: recorded even when every image went to the recovery folder.
-        if (history)
-          await recordResult(
-            history.store,
-            { request: job.request, references: job.references, model: result.model, comparison: history.runId, style: job.style },
-            result,
-          ).catch((error: unknown) => history.warn(`${job.request.model} was not recorded in the results journal: ${String(error)}`));
+        // Paid: recorded even when every image went to the recovery folder, before the job's in-flight record goes.
+        const settle =
+          history &&
+          settleBy(
+            (result) =>
+              recordResult(
+                history.store,
+                { request: job.request, references: job.references, model: result.model, comparison: history.runId, style: job.style },
+                result,
+              ),
+            history.warn,
+            job.request.model,
+          );
+        const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index], settle });
         update(index, { status: 'done', files: [...result.files, ...(result.recovered?.files ?? [])], costRub: result.usage?.cost_rub, ms: now() - started });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

@@ -228,6 +228,8 @@ export interface RecordedResult {
   model: string;
   usage?: { cost_rub?: number; balance?: number };
   recovered?: { manifestPath?: string; files: string[] };
+  /** The job's id (its in-flight record's): written with the final state, so settling at start-up knows the result was recorded. */
+  jobId?: string;
 }
 
 /**
@@ -260,14 +262,14 @@ export class JobHistoryRecord {
     this.files = [...result.files];
     this.recovered = result.recovered?.files.length ? { manifestPath: result.recovered.manifestPath, files: [...result.recovered.files] } : undefined;
     this.details = { ...this.details, model: result.model, request: withoutReferenceData(result.request ?? this.details.request) };
-    const cost = { costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance };
-    return this.write(cost);
+    const final = { costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance, ...(result.jobId ? { jobId: result.jobId } : {}) };
+    return this.write(final);
   }
 
   /** Writes one after another, so an early update never overtakes a later one. */
-  private write(cost: Pick<HistoryEntry, 'costRub' | 'balanceAfter'> = {}): Promise<void> {
+  private write(final: Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId'> = {}): Promise<void> {
     this.queue = this.queue.then(async () => {
-      const state = { ...this.details, ...cost, files: [...this.files], ...(this.recovered ? { recovered: this.recovered } : {}) };
+      const state = { ...this.details, ...final, files: [...this.files], ...(this.recovered ? { recovered: this.recovered } : {}) };
       if (this.entry) await this.store.update(this.entry.id, state);
       else if (state.files.length || this.recovered) this.entry = await this.store.add(state);
     });

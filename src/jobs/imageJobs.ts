@@ -18,6 +18,8 @@ import type { GenerationResponseMeta, ImageModel } from '../core/types';
 import { normalizeRequest, validateRequest } from '../core/validation';
 import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
+import type { InFlightHandle } from './inFlight';
+import { beginJobRecord, runUnderRecord } from './inFlightJob';
 import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
 import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
@@ -78,7 +80,7 @@ export class ImageJobService {
 
   async run(job: ImageJob, options: RunOptions = {}): Promise<JobResult> {
     const prepared = await this.prepare(job);
-    const { model, estimate, references, notes } = prepared;
+    const { model, estimate, notes } = prepared;
     // From here on the job is the normalised one: that is what is confirmed, sent and named.
     job = { ...job, request: prepared.request };
     const emit = (event: JobEvent) => {
@@ -122,6 +124,22 @@ export class ImageJobService {
       if (image.sniffed) early.set(image.index, this.placeOne(job, image, job.request.model, date, extensionOf(image), placing));
     });
     const api = await this.deps.api();
+    const inFlight = await beginJobRecord(this.deps.inFlight, job, {
+      id: sink.staging.jobId,
+      reservation: estimate.reservation,
+      stagingDir: this.deps.recoveryDir,
+    });
+    placing.inFlight = inFlight;
+    return runUnderRecord(inFlight, () => this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }), options.settle);
+  }
+
+  private async sendAndPlace(
+    api: ImageApi,
+    job: ImageJob,
+    { model, estimate, references, notes }: PreparedJob,
+    { sink, early, placing, date, emit, cancel }: Sending,
+  ): Promise<JobResult> {
+    const inFlight = placing.inFlight;
     // Held from here; given back when nothing left (the client's first read of the body never came).
     const hold = this.deps.cap?.reserve(estimate.reservation);
     emit({ type: 'sending', estimate, model });
@@ -138,6 +156,7 @@ export class ImageJobService {
         onPaidAnswer: ({ requestId }) => {
           cancel.paidAnswerArrived();
           recovery.requestId = requestId;
+          void inFlight?.note({ answeredAt: new Date().toISOString(), ...(requestId ? { requestId } : {}) });
           placing.folder = makeFolder(job.output.directory);
           emit({ type: 'answered' });
         },
@@ -163,9 +182,9 @@ export class ImageJobService {
     hold?.settle(meta.usage?.cost_rub);
     if (meta.usage) this.deps.applyUsage(meta.usage, meta.identity);
     this.deps.reconcile();
-    const result = await this.place(recovery, meta, estimate, date, await settle(early), placing);
-    if (!result.files.length) await removeUnusedFolder(job, placing);
-    return { ...result, request: job.request, ...(notes.length ? { notes } : {}) };
+    const placed = await this.place(recovery, meta, estimate, date, await settle(early), placing);
+    if (!placed.files.length) await removeUnusedFolder(job, placing);
+    return { ...placed, jobId: sink.staging.jobId, request: job.request, ...(notes.length ? { notes } : {}) };
   }
 
   /** Places one staged image; a failure leaves it staged (for recovery) and says why. */
@@ -198,6 +217,7 @@ export class ImageJobService {
     // Shown as soon as it is linked. The staged name goes once the bytes are on disk (the link
     // shares them): after a failed sync it stays, for recovery, and says why.
     emit({ type: 'image-saved', index: image.index, file });
+    await placing.inFlight?.note({ placedFile: file });
     const syncFailure = await image.durable;
     if (syncFailure) {
       const reason = l10n.t('the bytes of {0} may not be on disk: writing them failed ({1}); a copy is kept in the recovery folder', file, syncFailure.message);
@@ -260,6 +280,18 @@ interface Placing {
   emit: (event: JobEvent) => void;
   /** The output folder being made since the answer arrived: the first folder created, if any. */
   folder?: Promise<string | undefined>;
+  /** The job's in-flight record: placed files are noted in it. */
+  inFlight?: InFlightHandle;
+}
+
+/** What run() hands to sendAndPlace: the sink, the early placements and the job's ports. */
+interface Sending {
+  sink: ReportingSink;
+  early: Map<number, Promise<Placement>>;
+  placing: Placing;
+  date: Date;
+  emit: (event: JobEvent) => void;
+  cancel: CancelUntilPaid;
 }
 
 /** For a job that placed nothing: removes the folders it made itself, each only while empty. */

@@ -8,6 +8,8 @@ import type { ReferenceFile } from '../core/requestBodies';
 import type { SpendingCap } from '../core/spendingCap';
 import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
+import type { InFlightJournal } from './inFlight';
+import type { BatchTag } from './resultsIndex';
 
 export type EditTransport = 'input_references' | 'multipart';
 
@@ -23,8 +25,11 @@ export interface ImageJob {
     /** Base name of the first source, for `{name}` in edit patterns. */
     sourceName?: string;
   };
-  /** A line of a prompt file: written into the PNG provenance, so a re-run finds it without the history. */
-  batch?: { file: string; line: number; key: string };
+  /**
+   * A line of a prompt file: written into the PNG provenance, so a re-run finds it without the
+   * history, and into the job's in-flight record, so a crash mid-batch is settled line by line.
+   */
+  batch?: BatchTag;
   /** The style the request was made with, and the values it resolved to (provenance, history, the confirmation). */
   style?: StyleRecord;
 }
@@ -87,9 +92,13 @@ export interface JobDeps {
   onEvent?: (event: JobEvent) => void;
   /** The agents' spending cap (MCP server, chat tool): each call holds its reservation from just before it is sent. */
   cap?: SpendingCap;
+  /** Paid requests in flight, on disk: what start-up finds there was cut off by a dead extension host. */
+  inFlight?: InFlightJournal;
 }
 
 export interface JobResult {
+  /** The job's id: its staged files and its in-flight record are named by it. */
+  jobId?: string;
   /** The request as sent (after normalisation). */
   request?: GenerationRequest;
   /** What was changed in the input, and any warning (budget shortfall). */
@@ -124,6 +133,12 @@ export interface RunOptions extends CallOptions {
    * when it would now reserve more.
    */
   confirmedReservation?: number;
+  /**
+   * Records the result in the results journal (synced) before the job's in-flight record is
+   * removed: a crash in between leaves the record, never a paid result that nothing remembers.
+   * When it rejects the record stays, and the next start records the result.
+   */
+  settle?: (result: JobResult) => Promise<void>;
 }
 
 export interface PreparedJob {

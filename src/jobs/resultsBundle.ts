@@ -1,6 +1,7 @@
 // Entry of the lazily loaded chunk (dist/results.js): reading, indexing and compacting the results
 // journal, the gallery's thumbnails, and Generate Images from File (parsing the prompt file, the
-// resume that reads the journal, the run and its report) load on first use, not at activation.
+// resume that reads the journal and holds the lines in flight when a window closed, the run and its
+// report) load on first use, not at activation.
 export { JournalAppender, readJournal } from './journalFile';
 export { journalLine, ResultsIndex } from './resultsIndex';
 export { existsWith, filesIn, findLinesByProvenance } from './batchProvenance';
@@ -8,3 +9,4 @@ export { ThumbnailCache } from '../core/thumbnailCache';
 export { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../core/batchFile';
 export { planResume, runBatch, skipFoundByProvenance, summarize } from './batch';
 export { batchReport, reportPathFor, skippedSummary } from './batchReport';
+export { heldOutcome, holdInterruptedLines } from './heldLines';

@@ -1,4 +1,4 @@
-// The in-memory index of the results journal: every result by id, file, prompt-file line,
+// The in-memory index of the results journal: every result by id, file, job, prompt-file line,
 // comparison run and creation time, and the gallery's list (one item per saved file, newest first).
 // A result's summary (what the lookups need) is read when the journal is opened; its details (the
 // request with its prompt, references, balance) stay text until a result is asked for whole.
@@ -26,6 +26,14 @@ export interface HistoryEntry {
   recovered?: { manifestPath?: string; files: string[] };
   /** The style it was made with and the values the style had then. */
   style?: StyleRecord;
+  /** The job that made it: its in-flight record and staged files are named by it (jobs/inFlight.ts). */
+  jobId?: string;
+  /** The request was in flight when the extension host died (a crash, a reload): see jobs/interrupted.ts. */
+  interrupted?: true;
+  /** Interrupted before the gateway's answer arrived: it is unknown whether it charged. */
+  outcomeUnknown?: true;
+  /** The gateway's id of the request, from its answer's headers (kept for an interrupted job). */
+  requestId?: string;
 }
 
 /** What the lookups need of a result; the rest is read from the journal's text when asked for. */
@@ -83,6 +91,7 @@ export class ResultsIndex {
   /** By id, in the order results were first written (oldest first). */
   private readonly byId = new Map<string, Stored>();
   private readonly byFile = new Map<string, Stored>();
+  private readonly byJob = new Map<string, Stored>();
   private readonly byBatch = new Map<string, Stored[]>();
   private readonly byComparison = new Map<string, Stored[]>();
   /** Oldest first by createdAt (ISO text in UTC sorts as time does). */
@@ -145,6 +154,12 @@ export class ResultsIndex {
     return stored && this.entryOf(stored);
   }
 
+  /** The result of a job (settling a job a dead extension host left finds it by its in-flight record's id). */
+  findByJob(jobId: string): HistoryEntry | undefined {
+    const stored = this.byJob.get(jobId);
+    return stored && this.entryOf(stored);
+  }
+
   /** Results of one line of a prompt file (same file, line and request), oldest first. */
   findBatch(tag: BatchTag): ResultSummary[] {
     return (this.byBatch.get(batchKey(tag)) ?? []).map((s) => s.summary);
@@ -181,6 +196,8 @@ export class ResultsIndex {
     // A Map keeps the first insertion's place: a new state of a result stays where the result was.
     this.byId.set(summary.id, stored);
     for (const file of summary.files) this.byFile.set(file, stored);
+    if (before?.summary.jobId !== undefined && this.byJob.get(before.summary.jobId) === before) this.byJob.delete(before.summary.jobId);
+    if (summary.jobId !== undefined) this.byJob.set(summary.jobId, stored);
     this.replaceIn(this.byBatch, summary.batch && batchKey(summary.batch), before, stored);
     this.replaceIn(this.byComparison, summary.comparison, before, stored);
     const at = before ? this.chronological.indexOf(before) : -1;

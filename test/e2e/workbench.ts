@@ -40,6 +40,8 @@ export interface OpenWorkbenchOptions {
   workspaceTrust?: boolean;
   locale?: string;
   extensions?: string[];
+  /** Starts code-server through this command (LaunchOptions.wrapCommand). */
+  wrapCommand?: string[];
 }
 
 export interface OpenedWorkbench {
@@ -53,6 +55,10 @@ export interface OpenedWorkbench {
   command<T = unknown>(id: string, ...args: unknown[]): Promise<T>;
   /** Writes user settings (null removes one). */
   settings(values: Record<string, unknown>): Promise<void>;
+  /** The extension host's process id (the crash tests kill it). */
+  extensionHostPid(): Promise<number>;
+  /** Waits until an extension host other than `previous` answers (after a crash or a reload) and returns its pid. */
+  waitForNewExtensionHost(previous: number, timeoutMs?: number): Promise<number>;
   /** Settings that prepareTest wrote for the current test (undone by the next prepareTest). */
   readonly testSettings: Set<string>;
   close(): Promise<void>;
@@ -158,6 +164,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
     workspaceTrust: options.workspaceTrust,
     locale: options.locale,
     extensions: [CONTROL_FIXTURE, ...(options.extensions ?? [])],
+    ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
     // Kept in workbench.logLines (saved on failure); printed only when verbose.
     onLog: (line) => {
       if (options.verbose ?? process.env.GATEWAY_IMAGES_TEST_VERBOSE === '1') process.stdout.write(`[workbench] ${line}\n`);
@@ -176,6 +183,16 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
       workspace: wb.workspace,
       workbench: wb,
       command: (id, ...args) => post(controlPort, '/command', { command: id, args }),
+      extensionHostPid: () => post<number>(controlPort, '/pid', {}),
+      waitForNewExtensionHost: (previous, wait = timeoutMs) =>
+        waitFor(
+          async () => {
+            const pid = await post<number>(controlPort, '/pid', {}).catch(() => undefined);
+            return pid !== undefined && pid !== previous && pid;
+          },
+          wait,
+          `an extension host other than ${previous} to answer`,
+        ),
       settings: (values) => post(controlPort, '/settings', { values }),
       testSettings: new Set(),
       close: () => wb.close(),
@@ -217,6 +234,7 @@ export async function prepareTest(opened: OpenedWorkbench, state: TestState): Pr
   emulator.state.clearFaults();
   emulator.state.imageGapMs = 0;
   emulator.state.headGapMs = 0;
+  emulator.state.midImageGapMs = 0;
   const wanted = state.settings ?? {};
   const settings: Record<string, unknown> = { ...wanted };
   for (const name of opened.testSettings) if (!(name in wanted)) settings[name] = null;

@@ -78,6 +78,11 @@ export interface LaunchOptions {
    * them when `enableSmokeTestDriver` is set): the e2e suite on the current VS Code.
    */
   installExtension?: boolean;
+  /**
+   * A command that starts code-server for the run: its arguments, then code-server's command line
+   * (e.g. `unshare --mount … sh -c '…; exec "$@"' sh`: a private mount namespace for one run).
+   */
+  wrapCommand?: string[];
 }
 
 export interface Workbench {
@@ -418,7 +423,9 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       '--ignore-last-opened',
     ];
     // The target's Node runs code-server and so the extension host (Node 24 for the current one).
-    child = spawn(nodeFor(vscode), args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, ...prefix] = options.wrapCommand ?? [nodeFor(vscode)];
+    const commandLine = options.wrapCommand ? [...prefix, nodeFor(vscode), ...args] : args;
+    child = spawn(command!, commandLine, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const onOutput = (chunk: Buffer) => {
       const s = chunk.toString();
       serverOutput += s;

@@ -6,7 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { nodeFor, npmNodePaths, VSCODE_TARGETS, type VscodeTarget, vscodeTarget } from './paths';
 
-/** Debian packages: the browser, ripgrep for search, headers for the native modules, build tools. */
+/** Debian packages: the browser, ripgrep for search, headers for the native modules, build tools, a proxy and openssl. */
 export const APT_PACKAGES = [
   'chromium',
   'ripgrep',
@@ -17,6 +17,9 @@ export const APT_PACKAGES = [
   // node-gyp needs a compiler, make and python3 to rebuild the native modules.
   'build-essential',
   'python3',
+  // A real forward proxy and a CA made in the test for `npm run test:crash` (proxy and TLS in VS Code).
+  'tinyproxy',
+  'openssl',
 ];
 
 /** Native modules of the oldest VS Code's server (see VSCODE_TARGETS for every version's list). */

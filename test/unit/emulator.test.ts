@@ -759,6 +759,35 @@ describe('gateway emulator', function () {
       }
     });
 
+    it('midImageGapMs (POST /__emulator/state) holds each large image halfway through its base64, then the answer goes on whole', async () => {
+      assert.equal((await admin('POST', '/state', { midImageGapMs: 600 })).res.status, 200);
+      assert.equal((await admin('POST', '/state', { midImageGapMs: -1 })).res.status, 400);
+      const res = await fetch(`${emu.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEYS.unlimited}`, ...fault('large', { 'x-emulator-image-bytes': String(3 * 1024 * 1024) }) },
+        body: JSON.stringify(req),
+      });
+      const arrivals: { at: number; bytes: number }[] = [];
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body!) {
+        chunks.push(Buffer.from(chunk as Uint8Array));
+        arrivals.push({ at: performance.now(), bytes: (arrivals.at(-1)?.bytes ?? 0) + (chunk as Uint8Array).length });
+      }
+      const total = arrivals.at(-1)!.bytes;
+      // The pauses: the two longest gaps between chunks, each halfway through an image's text (4 MiB: after 2).
+      const gaps = arrivals.slice(1).map((a, i) => ({ ms: a.at - arrivals[i]!.at, after: arrivals[i]!.bytes }));
+      const pauses = gaps
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 2)
+        .sort((a, b) => a.after - b.after);
+      const MiB = 1024 * 1024;
+      pauses.forEach((pause, i) => {
+        assert.ok(pause.ms >= 500, `a pause of ${pause.ms.toFixed(0)} ms`);
+        assert.ok(Math.abs(pause.after - (2 + 4 * i) * MiB) < 1024, `image ${i + 1} held after ${pause.after} of ${total} bytes`);
+      });
+      for (const image of imagesOf(JSON.parse(Buffer.concat(chunks).toString('utf8')))) assert.equal(decodePng(image).width, 1024);
+    });
+
     it('streams 10 x 24 MiB images without buffering them', async function () {
       this.timeout(60_000);
       const rssBefore = process.memoryUsage().rss;

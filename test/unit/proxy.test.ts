@@ -14,7 +14,8 @@ import { GatewayClient } from '../../src/core/client';
 import { ConnectionError, GatewayError, TimeoutError, ValidationError } from '../../src/core/errors';
 import { createDispatcher, type ProxySettings, resolveProxy } from '../../src/core/proxy';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
-import { caught, DEMO_KEYS, MemorySink, paidRequests, type RunningEmulator, SMALL, startEmulator } from './support/gateway';
+import { ProxyAuthenticationError } from '../../src/core/networkErrors';
+import { caught, DEMO_KEYS, localServer, MemorySink, paidRequests, type RunningEmulator, SMALL, startEmulator } from './support/gateway';
 
 describe('proxy support (createDispatcher)', function () {
   this.timeout(30_000);
@@ -109,6 +110,24 @@ describe('proxy support (createDispatcher)', function () {
       proxy.requests.map((r) => r.proxyAuthorization),
       [false, true, true],
     );
+  });
+
+  it('a proxy that asks for credentials (407): says which setting fixes it, "not sent" (never "may have been charged"), not retried', async () => {
+    const asking = await localServer((_req, res) => void res.writeHead(407, { 'proxy-authenticate': 'Basic realm="corp"' }).end());
+    try {
+      const client = clientVia({ proxy: asking.url });
+      const paid = await caught(() => client.generate({ model: 'aurora-1', prompt: 'no credentials', size: SMALL }, new MemorySink()));
+      const free = await caught(() => clientVia({ proxy: asking.url }).balance());
+      for (const error of [paid, free]) {
+        assert.ok(error instanceof ProxyAuthenticationError, String(error));
+        assert.equal(error.outcomeUnknown, false);
+        assert.match(error.message, /http\.proxyAuthorization/);
+      }
+      assert.equal(asking.requests.length, 2, 'each tried once');
+      assert.equal(paidRequests(emu).length, 0);
+    } finally {
+      await asking.close();
+    }
   });
 
   it('refuses a malformed proxy with a ValidationError that does not echo it', () => {

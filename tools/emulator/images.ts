@@ -152,7 +152,7 @@ function responseSegments(
   state: EmulatorState,
   form: { mediaType?: string; stringUsage?: boolean } = {},
 ): Segment[] {
-  const { balanceRub, defaultImageBytes, imageGapMs, headGapMs, forms } = state;
+  const { balanceRub, defaultImageBytes, imageGapMs, headGapMs, midImageGapMs, forms } = state;
   const f = ctx.faults.names;
   const padTo = f.has('large') ? (ctx.faults.imageBytes ?? defaultImageBytes ?? DEFAULT_LARGE_IMAGE_BYTES) : 0;
   const figures = form.stringUsage ? { cost_rub: costRub.toFixed(2), balance: balanceRub.toFixed(2) } : { cost_rub: costRub, balance: balanceRub };
@@ -169,7 +169,7 @@ function responseSegments(
   pngs.forEach((png, i) => {
     const parts = padTo ? paddedPngParts(png, padTo) : [png];
     const escapeSlashes = f.has('escaped-slashes');
-    const image: Segment = { parts, escapeSlashes, corrupt: f.has('invalid-base64'), stray: i === strayIn };
+    const image: Segment = { parts, escapeSlashes, corrupt: f.has('invalid-base64'), stray: i === strayIn, pauseMidwayMs: midImageGapMs };
     const before = f.has('media-type-last') || !mediaType ? '' : `${mediaType},`;
     const after = f.has('media-type-last') && mediaType ? `,${mediaType}` : '';
     if (i && imageGapMs > 0) segments.push({ pauseMs: imageGapMs });

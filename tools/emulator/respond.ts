@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiFailure } from './apiError';
 import type { ActiveFaults } from './faults';
-import { base64Chunks, base64Length } from './png';
+import { BASE64_INPUT_CHUNK, base64Chunks, base64Length } from './png';
 import type { RecordedRequest } from './state';
 
 export interface RequestContext {
@@ -21,7 +21,14 @@ export interface RequestContext {
  * reports when it has been written, or a pause (nothing is written).
  */
 export type Segment = string | ImageSegment | { text: string; onWritten: () => void } | { pauseMs: number };
-type ImageSegment = { parts: readonly Buffer[]; escapeSlashes: boolean; corrupt: boolean; stray?: boolean };
+type ImageSegment = {
+  parts: readonly Buffer[];
+  escapeSlashes: boolean;
+  corrupt: boolean;
+  stray?: boolean;
+  /** A pause halfway through the image's text, after half its 1 MiB pieces (EmulatorState.midImageGapMs). */
+  pauseMidwayMs?: number;
+};
 
 /** Where the stray-character fault puts its '!' in a base64 text of `length` characters: the middle. */
 export const strayCharacterAt = (length: number): number => Math.floor(length / 2);
@@ -164,7 +171,14 @@ export async function streamBody(ctx: RequestContext, status: number, segments: 
       if (!more) break;
       continue;
     }
-    for (const piece of pieces(seg as ImageSegment)) if (!(await write(piece)).more) break segments;
+    const image = seg as ImageSegment;
+    const bytes = image.parts.reduce((n, p) => n + p.length, 0);
+    const pauseAfter = image.pauseMidwayMs ? Math.max(1, Math.floor(Math.ceil(bytes / BASE64_INPUT_CHUNK) / 2)) : 0;
+    let written = 0;
+    for (const piece of pieces(image)) {
+      if (!(await write(piece)).more) break segments;
+      if (++written === pauseAfter && (!(await sleep(image.pauseMidwayMs!, ctx.shutdown)) || res.destroyed)) return;
+    }
   }
   if (res.destroyed) return;
   if (dropped) {

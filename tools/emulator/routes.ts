@@ -131,10 +131,10 @@ export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req
 
 function applyStateBody(state: EmulatorState, body: unknown): void {
   if (typeof body !== 'object' || body === null) throw badRequest('invalid_value', 'Body must be a JSON object.');
-  const b = body as { balance?: unknown; keyBudgets?: unknown; imageGapMs?: unknown; headGapMs?: unknown; accountGapMs?: unknown };
+  const b = body as { balance?: unknown; keyBudgets?: unknown; imageGapMs?: unknown; headGapMs?: unknown; midImageGapMs?: unknown; accountGapMs?: unknown };
   if (b.balance !== undefined && (typeof b.balance !== 'number' || !Number.isFinite(b.balance)))
     throw badRequest('invalid_value', '"balance" must be a number.', 'balance');
-  for (const field of ['imageGapMs', 'headGapMs', 'accountGapMs'] as const) {
+  for (const field of ['imageGapMs', 'headGapMs', 'midImageGapMs', 'accountGapMs'] as const) {
     const value = b[field];
     if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value > 60_000)) {
       throw badRequest('invalid_value', `"${field}" must be a number from 0 to 60000.`, field);
@@ -151,6 +151,7 @@ function applyStateBody(state: EmulatorState, body: unknown): void {
   if (typeof b.balance === 'number') state.setBalance(b.balance);
   if (typeof b.imageGapMs === 'number') state.imageGapMs = b.imageGapMs;
   if (typeof b.headGapMs === 'number') state.headGapMs = b.headGapMs;
+  if (typeof b.midImageGapMs === 'number') state.midImageGapMs = b.midImageGapMs;
   if (typeof b.accountGapMs === 'number') state.accountGapMs = b.accountGapMs;
   for (const [key, value] of Object.entries(budgets)) state.setKeyBudget(key, value as number | null);
 }

@@ -89,6 +89,12 @@ export class EmulatorState {
   /** A pause between the answer's headers and its first image, in ms (POST /__emulator/state {"headGapMs"}): charged, nothing to save yet. */
   headGapMs = 0;
   /**
+   * A pause halfway through each image's base64, in ms (POST /__emulator/state {"midImageGapMs"}):
+   * a large image is held half-received (an image under 2 MiB of text pauses after its first MiB,
+   * or before its closing quote).
+   */
+  midImageGapMs = 0;
+  /**
    * A slow gateway's account answers, in ms (POST /__emulator/state {"accountGapMs"}): the figures are
    * read when the request arrives and sent this much later, so a charge can land in between.
    */
@@ -127,6 +133,7 @@ export class EmulatorState {
     for (const spec of this.initialFaults) this.faults.arm(spec);
     this.imageGapMs = 0;
     this.headGapMs = 0;
+    this.midImageGapMs = 0;
     this.accountGapMs = 0;
     this.forms = new Set(this.initialForms);
   }
