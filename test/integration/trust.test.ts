@@ -8,9 +8,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { USER_ONLY_SETTINGS } from '../../src/host/settings';
+import { readSettings, USER_ONLY_SETTINGS } from '../../src/host/settings';
 import {
   admin,
+  api,
   assertUserSpendingLimitsHold,
   closeAllEditors,
   emulator,
@@ -169,5 +170,41 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     // What only the user may set is exactly what the extension reads from the user's settings alone.
     const userOnly = Object.keys(properties).filter((name) => ['machine', 'application'].includes(properties[name]!.scope ?? ''));
     assert.deepStrictEqual(userOnly.sort(), ['baseUrl', ...USER_ONLY_SETTINGS].map((name) => `gatewayImages.${name}`).sort());
+  });
+
+  it("ignores workspace values of lowBalanceWarning and requestTimeoutSeconds: the status bar threshold, the client and the MCP server keep the user's", async () => {
+    fs.mkdirSync(vscodeDir(), { recursive: true });
+    const file = path.join(vscodeDir(), 'settings.json');
+    const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    await config().update('lowBalanceWarning', 10, vscode.ConfigurationTarget.Global);
+    await config().update('requestTimeoutSeconds', 77, vscode.ConfigurationTarget.Global);
+    // A threshold above any balance would warn always; a 1 s deadline would fail the slow answer below.
+    const workspace = { 'gatewayImages.lowBalanceWarning': 1_000_000_000, 'gatewayImages.requestTimeoutSeconds': 1 };
+    fs.writeFileSync(file, JSON.stringify({ ...workspace, 'gatewayImages.balanceRefreshMinutes': 996 }, null, 2));
+    try {
+      await waitUntil(() => config().get('balanceRefreshMinutes') === 996, 5_000, 'the workspace settings file read');
+      // What the status bar and the gateway connection read at runtime.
+      const settings = readSettings();
+      assert.strictEqual(settings.lowBalanceWarning, 10);
+      assert.strictEqual(settings.requestTimeoutSeconds, 77);
+      const [definition] = await (await api()).mcp.definitions();
+      assert.ok(definition, 'no MCP server definition');
+      assert.strictEqual(definition.env.GATEWAY_IMAGES_TIMEOUT_SECONDS, '77');
+      // The paid answer takes 2.5 s: under the workspace's 1 s it would time out.
+      await admin('POST', 'faults', { fault: 'latency', latencyMs: 2_500 });
+      const paidBefore = (await paidRequests()).length;
+      const result = await vscode.commands.executeCommand<Result>('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Slow but in time' });
+      assert.ok(fs.existsSync(result.files[0]!.fsPath));
+      assert.strictEqual((await paidRequests()).length, paidBefore + 1);
+      for (const name of Object.keys(workspace)) {
+        await waitUntil(() => new RegExp(`${name.replace(/\./g, '\\.')}.*ignored`).test(extensionLogText()), 10_000, `the log says ${name} is ignored`);
+      }
+    } finally {
+      await admin('DELETE', 'faults').catch(() => undefined);
+      await config().update('lowBalanceWarning', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('requestTimeoutSeconds', undefined, vscode.ConfigurationTarget.Global);
+      if (previous === undefined) fs.rmSync(file, { force: true });
+      else fs.writeFileSync(file, previous);
+    }
   });
 });

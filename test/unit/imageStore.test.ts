@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { extensionOf, linkWithoutOverwrite, placeWithoutOverwrite, StagingSink } from '../../src/core/imageStore';
 import { buildITXtChunk, IEND_CHUNK, readPngTextChunk } from '../../src/core/pngText';
-import { canFailSync, makeSyncFail } from './support/failingSync';
+import { canFailSync, makeCloseFail, makeSyncFail } from './support/failingSync';
 import { listFiles, removeDir, tempDir, TINY_PNG } from './support/gateway';
 
 describe('imageStore', () => {
@@ -166,5 +166,28 @@ describe('imageStore', () => {
     assert.equal(extensionOf({ index: 0, path: 'x', bytes: 1, sniffed: { extension: 'webp', mediaType: 'image/webp' } as never }, 'image/png'), 'webp');
     assert.equal(extensionOf({ index: 0, path: 'x', bytes: 1 }, 'image/jpeg'), 'jpg');
     assert.equal(extensionOf({ index: 0, path: 'x', bytes: 1 }), 'png');
+  });
+});
+
+describe('imageStore: a failed close', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await tempDir('gwi-store-close-');
+  });
+  afterEach(() => removeDir(dir));
+
+  it('a failed close after a good sync is not swallowed: durable settles with the error, the image and its bytes stay', async () => {
+    const sink = new StagingSink(dir, { jobId: 'close' });
+    makeCloseFail(sink);
+    const writer = await sink.open(0);
+    const bytes = Buffer.concat([TINY_PNG, Buffer.alloc(64 * 1024)]);
+    await writer.write(bytes);
+    await writer.close();
+    const [image] = sink.images;
+    const failure = await image!.durable;
+    assert.ok(failure instanceof Error, `durable settled with ${String(failure)}`);
+    assert.match(failure.message, /EBADF.*close/);
+    assert.deepEqual(await sink.durable(), [failure]);
+    assert.ok((await readFile(image!.path)).equals(bytes), 'the synced bytes are in the staged image');
   });
 });
