@@ -40,7 +40,7 @@ export interface GatewayImagesApi {
   readonly mcp: McpRegistration;
   /** How long activate() took, in milliseconds (reported by the benchmark). */
   readonly activationMs: number;
-  /** Only when VS Code runs the extension's tests: the results journal's file, and reading it again as a restart would. */
+  /** Only when VS Code runs the extension's tests: the results journal's file, reading it again as a restart would, the gateway client. */
   readonly testing?: ReturnType<typeof resultsForTests>;
 }
 
@@ -90,7 +90,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     },
     onDidChangeAccount: accountChanged.event,
     refreshAccount: () => services.account.refresh(),
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { testing: resultsForTests(context, services.history) } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { testing: resultsForTests(context, services.history, services.connection) } : {}),
   };
 }
 

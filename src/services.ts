@@ -42,8 +42,10 @@ const LEGACY_HISTORY_KEY = 'gatewayImages.history';
  * Only in the extension's tests (ExtensionMode.Test): what a restart does to the results journal,
  * with the old workspace-state array set first when `legacy` is given (the migration's input).
  */
-export function resultsForTests(context: vscode.ExtensionContext, history: HistoryStore) {
+export function resultsForTests(context: vscode.ExtensionContext, history: HistoryStore, connection: GatewayConnection) {
   return {
+    /** The client a job takes before it sends (and may hold across a settings change). */
+    gatewayClient: () => connection.client(),
     resultsJournal: history.file,
     async reopenResults(legacy?: unknown[]): Promise<ResultsOpenReport> {
       if (legacy) await context.workspaceState.update(LEGACY_HISTORY_KEY, legacy);

@@ -1,5 +1,6 @@
 // Owns the gateway client: created on first use (the HTTP stack loads lazily), rebuilt when the
-// base URL, timeout or proxy settings change, closed on dispose.
+// base URL, timeout or proxy settings change, closed on dispose. A client replaced by a settings
+// change stays open: a job may hold it between its confirmation and its request.
 import * as vscode from 'vscode';
 import type { GatewayClient } from '../core/client';
 import { NotConfiguredError } from '../core/errors';
@@ -21,6 +22,8 @@ export function loadBundle(): typeof GatewayBundle {
 
 export class GatewayConnection implements vscode.Disposable {
   private cached: { signature: string; client: GatewayClient } | undefined;
+  /** Clients replaced by a settings change; closed with the connection (their idle sockets time out before). */
+  private readonly retired = new Set<GatewayClient>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -30,7 +33,7 @@ export class GatewayConnection implements vscode.Disposable {
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration('gatewayImages') || event.affectsConfiguration('http')) this.reset();
+        if (event.affectsConfiguration('gatewayImages') || event.affectsConfiguration('http')) this.retireIfChanged();
       }),
     );
   }
@@ -86,11 +89,15 @@ export class GatewayConnection implements vscode.Disposable {
     });
   }
 
+  private signature(baseUrl: string): string {
+    return JSON.stringify([baseUrl, readSettings().requestTimeoutSeconds, this.proxySettings(0)]);
+  }
+
   private clientFor(baseUrl: string): GatewayClient {
     const settings = readSettings();
-    const signature = JSON.stringify([baseUrl, settings.requestTimeoutSeconds, this.proxySettings(0)]);
+    const signature = this.signature(baseUrl);
     if (this.cached?.signature === signature) return this.cached.client;
-    this.reset();
+    this.retire();
     const { GatewayClient: Client, createDispatcher } = loadBundle();
     const timeoutMs = settings.requestTimeoutSeconds * 1000;
     const client = new Client({
@@ -122,15 +129,25 @@ export class GatewayConnection implements vscode.Disposable {
     };
   }
 
-  private reset(): void {
-    const old = this.cached?.client;
+  private retireIfChanged(): void {
+    if (this.cached && this.cached.signature !== this.signature(readSettings().baseUrl)) this.retire();
+  }
+
+  /**
+   * Stops handing out the current client without closing it: a closed agent refuses every new
+   * request, and a job that took the client before the change (then wrote its in-flight record)
+   * would fail with "The client is closed" although nothing about its gateway changed for it.
+   */
+  private retire(): void {
+    if (this.cached) this.retired.add(this.cached.client);
     this.cached = undefined;
-    // Requests in flight keep their agent until they end; close() waits for them.
-    void old?.close().catch(() => undefined);
   }
 
   dispose(): void {
-    this.reset();
+    this.retire();
+    // Requests in flight keep their agent until they end; close() waits for them.
+    for (const client of this.retired) void client.close().catch(() => undefined);
+    this.retired.clear();
     for (const s of this.subscriptions) s.dispose();
   }
 }

@@ -21,11 +21,12 @@ describe('Compare Models (arguments)', function () {
     const before = (await paidRequests()).length;
     const models = ['aurora-1', 'sketch-mini', 'prism-2'];
     const result = await (await api()).compareModels({ prompt: 'A lighthouse at dawn', models, size: '64x64', outputDirectory: out });
-    assert.strictEqual((await paidRequests()).length - before, 3);
     assert.deepStrictEqual(
       result.entries.map((e) => e.status),
       ['done', 'done', 'done'],
+      result.entries.map((e) => `${e.model}: ${e.status} ${e.error ?? ''}`).join('; '),
     );
+    assert.strictEqual((await paidRequests()).length - before, 3);
     assert.strictEqual(result.files.length, 3);
     result.entries.forEach((entry, i) => {
       assert.strictEqual(entry.model, models[i]);

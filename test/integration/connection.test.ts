@@ -121,4 +121,16 @@ describe('Gateway client rebuilt on settings change', function () {
     assert.ok(took < 15_000, `took ${took} ms: the old 600 s timeout is still in force`);
     assert.ok(/time/i.test(`${error.kind} ${error.message}`), `${error.kind}: ${error.message}`);
   });
+
+  it('a client taken before a settings change still sends: a job that took it (then wrote its in-flight record) is not refused as "closed"', async () => {
+    const testing = (await api()).testing;
+    assert.ok(testing, 'the extension runs in test mode');
+    await setting('requestTimeoutSeconds', 300);
+    const held = await testing.gatewayClient();
+    // Any change that rebuilds the client, as a person's edit of the settings does while a job runs.
+    await setting('requestTimeoutSeconds', 200);
+    assert.notStrictEqual(await testing.gatewayClient(), held, 'the client was not rebuilt');
+    const balance = await held.balance();
+    assert.strictEqual(typeof balance.balance, 'number');
+  });
 });
