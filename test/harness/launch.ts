@@ -143,14 +143,41 @@ export async function closeAllWorkbenches(): Promise<void> {
 
 // ---- helpers -------------------------------------------------------------------------------
 
-export function freePort(): Promise<number> {
+/**
+ * A free port that no other process will be handed by the system meanwhile: it is taken from below
+ * the ephemeral range (ports given to `listen(0)` and outgoing connections), since the port is
+ * passed to a server that binds it seconds later. A port from the ephemeral range was once taken
+ * in between by one of VS Code's own servers, which then answered the e2e-control requests.
+ */
+export async function freePort(): Promise<number> {
+  const ceiling = Math.min(EPHEMERAL_LOW, 32768) - 1;
+  for (let attempt = 0; ceiling > 20_000 && attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * (ceiling - 20_000));
+    const bound = await listenOnce(port).catch(() => undefined);
+    if (bound !== undefined) return bound;
+  }
+  return listenOnce(0);
+}
+
+/** Where the system's ephemeral ports start (Linux); otherwise the IANA range most systems use. */
+const EPHEMERAL_LOW: number = (() => {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (low > 0) return low;
+  } catch {
+    // not Linux
+  }
+  return 49152;
+})();
+
+function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
     srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(bound));
     });
   });
 }
