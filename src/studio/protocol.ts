@@ -74,22 +74,7 @@ export const STYLE_FIELDS = [
 export type StyleField = (typeof STYLE_FIELDS)[number];
 
 /** The form's fields as the person edits them (issues are matched to them). */
-export const FORM_FIELDS = [
-  'model',
-  'prompt',
-  'n',
-  'resolution',
-  'aspect_ratio',
-  'background',
-  'quality',
-  'output_format',
-  'size',
-  'seed',
-  'output_compression',
-  'params',
-  'references',
-  'style',
-] as const;
+export const FORM_FIELDS = ['model', 'prompt', ...STYLE_FIELDS.slice(1), 'references', 'style'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
 /** What the person has done to the form: errors show only for fields edited, or all after Generate. */
