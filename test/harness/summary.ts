@@ -15,7 +15,7 @@ export interface RunSummary {
   pending: number;
   seconds: number;
   /** Each test's result, and how long it ran (hooks not included). */
-  tests: { title: string; state: TestState; ms?: number }[];
+  tests: { title: string; state: TestState; ms?: number; error?: string }[];
 }
 
 /** Every run summary in `file` (one JSON object per line; a torn last line is skipped). */

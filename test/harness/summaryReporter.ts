@@ -16,7 +16,10 @@ class SummaryReporter extends Mocha.reporters.Spec {
     runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) => tests.push({ title: test.fullTitle(), state: 'passed', ms: test.duration }));
     runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, (test) => tests.push({ title: test.fullTitle(), state: 'pending' }));
     // A failing hook fails the tests it was for: mocha reports it once, under the hook's title.
-    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) => tests.push({ title: test.fullTitle(), state: 'failed', ms: test.duration }));
+    // The error's first lines go with it: CI prints only the end of a long log, and the summary is at the end.
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test, error: Error) =>
+      tests.push({ title: test.fullTitle(), state: 'failed', ms: test.duration, error: firstLines(error) }),
+    );
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const count = (state: TestState) => tests.filter((t) => t.state === state).length;
       const summary: RunSummary = {
@@ -31,6 +34,11 @@ class SummaryReporter extends Mocha.reporters.Spec {
       fs.appendFileSync(file, JSON.stringify(summary) + '\n');
     });
   }
+}
+
+function firstLines(error: unknown): string {
+  const text = error instanceof Error ? error.message || String(error) : String(error);
+  return text.split('\n').slice(0, 3).join(' | ').slice(0, 400);
 }
 
 export = SummaryReporter;

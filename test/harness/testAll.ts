@@ -43,6 +43,8 @@ interface LayerResult {
   pending: number;
   seconds: number;
   note?: string;
+  /** Each failed test's title and the first lines of its error. */
+  failures?: string[];
 }
 
 async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult> {
@@ -69,7 +71,8 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   if (layer.untested) return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
   const runs = readSummaries(summaryFile).slice(before);
   const sum = (key: 'passed' | 'failed' | 'pending') => runs.reduce((total, r) => total + r[key], 0);
-  const result: LayerResult = { name: layer.name, passed: sum('passed'), failed: sum('failed'), pending: sum('pending'), seconds };
+  const failures = runs.flatMap((r) => r.tests.filter((t) => t.state === 'failed').map((t) => `${t.title}: ${t.error ?? '(no message)'}`));
+  const result: LayerResult = { name: layer.name, passed: sum('passed'), failed: sum('failed'), pending: sum('pending'), seconds, failures };
   // A layer that exits red without a failing test (a crash, a launch that timed out) is one failure.
   if (code !== 0 && result.failed === 0) return { ...result, failed: 1, note: runs.length ? `exit ${code}` : `exit ${code}, no test results` };
   return result;
@@ -102,7 +105,9 @@ async function main(): Promise<number> {
   const done = await Promise.all(results);
   const passed = done.reduce((n, r) => n + r.passed, 0);
   const failed = done.reduce((n, r) => n + r.failed, 0);
-  const lines = [...done.map(line), `${passed} passed, ${failed} failed`];
+  // The failed tests by name, above the total: CI shows the end of the output, and a count alone cannot be chased.
+  const failures = done.flatMap((r) => (r.failures ?? []).map((f) => `FAILED in ${r.name}: ${f}`));
+  const lines = [...done.map(line), ...failures, `${passed} passed, ${failed} failed`];
   fs.writeFileSync(path.join(RESULTS_DIR, 'summary.txt'), lines.join('\n') + '\n');
   process.stdout.write(`\n::: test layers\n${lines.join('\n')}\n`);
   return failed === 0 ? 0 : 1;
