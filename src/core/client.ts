@@ -1,7 +1,7 @@
 // The one typed client for every endpoint of the gateway (undici over HTTP).
 // Money rule: a paid request (generation, edit) is sent once and never resent automatically.
 import { setTimeout as wait } from 'node:timers/promises';
-import { Agent, type Dispatcher, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { normalizeBaseUrl } from './baseUrl';
 import * as l10n from '@vscode/l10n';
 import { extractGroups, parseImageModels } from './catalog';
@@ -15,6 +15,7 @@ import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from '.
 import type { ImageSink } from './generationStream';
 import { AnswerKeeper, costInAnswer, keepingSink } from './keptAnswer';
 import { decodePaidAnswer } from './paidAnswer';
+import { createDispatcher } from './proxy';
 import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from './requestBodies';
 import type { BalanceRecord, CatalogEntry, GenerationRequest, GenerationResponseMeta, ImageModel, KeyRecord, StatsSummary, UserRecord } from './types';
 
@@ -33,7 +34,10 @@ export interface GatewayClientConfig {
   baseUrl: string;
   /** Read on every call so a key changed in another window is used at once. */
   getApiKey: () => Promise<string | undefined> | string | undefined;
-  /** A proxy agent, for example. When absent the client owns an Agent with explicit timeouts. */
+  /**
+   * From createDispatcher (proxy.ts), which sends each paid request on a connection of its own. When
+   * absent the client owns one with explicit timeouts and no proxy.
+   */
   dispatcher?: Dispatcher;
   /** close() also closes the given dispatcher (one made for this client alone). */
   closeDispatcher?: boolean;
@@ -82,7 +86,8 @@ export class GatewayClient {
     this.freeTimeoutMs = config.freeTimeoutMs ?? DEFAULT_FREE_TIMEOUT_MS;
     this.ownsDispatcher = !config.dispatcher || config.closeDispatcher === true;
     // undici's 300 s header/body defaults would kill slow generations: the deadline rules instead.
-    this.dispatcher = config.dispatcher ?? new Agent({ headersTimeout: this.paidTimeoutMs, bodyTimeout: this.paidTimeoutMs, connect: { timeout: 30_000 } });
+    // No proxy (env {}: the caller passes a proxy's dispatcher); paid requests on connections of their own.
+    this.dispatcher = config.dispatcher ?? createDispatcher({ timeoutMs: this.paidTimeoutMs, env: {} });
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,9 @@
 // - TLS verification is never turned off globally. `proxyStrictSSL: false` relaxes it only for
 //   connections that go through a proxy (the proxy itself and the target behind it); direct
 //   connections, noProxy hosts included, always verify.
-import { Agent, Client, type Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
+// - A paid request (every POST) goes on a connection of its own, never on a kept-alive one (see
+//   PaidOnFreshConnections below).
+import { Agent, Client, Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
 import * as l10n from '@vscode/l10n';
 import { trustedWithSystem } from './certificates';
 import { ValidationError } from './errors';
@@ -65,8 +67,57 @@ export function resolveProxy(settings: Pick<ProxySettings, 'proxy' | 'noProxy' |
   };
 }
 
+/**
+ * The dispatcher of one gateway client: free GETs share kept-alive connections, paid POSTs each
+ * open their own (see PaidOnFreshConnections).
+ */
 export function createDispatcher(settings: ProxySettings): Dispatcher {
-  const timeouts = { headersTimeout: settings.timeoutMs, bodyTimeout: settings.timeoutMs };
+  return new PaidOnFreshConnections(buildDispatcher(settings, true), buildDispatcher(settings, false));
+}
+
+/**
+ * Routes every POST (the paid requests) to a dispatcher that never reuses a connection, and the
+ * rest to one that keeps connections alive. A server or a proxy may close a kept-alive connection
+ * just as the client reuses it (tinyproxy closes each one after its answer without saying so): a
+ * request written into it is cut, and nobody knows whether the gateway got it. A free GET is
+ * retried; a paid POST must not be (RFC 9112, 9.3.1), so it never takes that risk.
+ */
+class PaidOnFreshConnections extends Dispatcher {
+  constructor(
+    private readonly shared: Dispatcher,
+    private readonly fresh: Dispatcher,
+  ) {
+    super();
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return (options.method === 'POST' ? this.fresh : this.shared).dispatch(options, handler);
+  }
+
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    const closed = Promise.all([this.shared.close(), this.fresh.close()]).then(() => undefined);
+    if (!callback) return closed;
+    void closed.then(callback, callback);
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(error: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(error: Error | null, callback: () => void): void;
+  override destroy(first?: Error | null | (() => void), second?: () => void): Promise<void> | void {
+    const error = typeof first === 'function' ? null : (first ?? null);
+    const callback = typeof first === 'function' ? first : second;
+    const destroyed = Promise.all([this.shared.destroy(error), this.fresh.destroy(error)]).then(() => undefined);
+    if (!callback) return destroyed;
+    void destroyed.then(callback, callback);
+  }
+}
+
+/** `keepAlive: false`: each connection carries one request (undici's pipelining 0), then closes. */
+function buildDispatcher(settings: ProxySettings, keepAlive: boolean): Dispatcher {
+  const timeouts = { headersTimeout: settings.timeoutMs, bodyTimeout: settings.timeoutMs, ...(keepAlive ? {} : { pipelining: 0 }) };
   const choice = resolveProxy(settings);
   const trust = settings.systemCertificates ? { ca: trustedWithSystem() } : {};
   if (!choice.httpProxy && !choice.httpsProxy) {

@@ -22,6 +22,14 @@ export interface ProxiedTunnel {
 export interface ForwardProxyOptions {
   /** Cut the client's connection after half the first chunk of the answer to a paid POST. */
   dropPaidAnswers?: boolean;
+  /**
+   * Like tinyproxy: a connection carries one request, and is closed after its answer without a
+   * `Connection: close`. The close comes late (a proxy slowed by load): when the client sends on the
+   * connection again. A request sent on a reused connection is cut before it goes anywhere.
+   */
+  oneRequestPerConnection?: boolean;
+  /** A reverse proxy in front of this origin: origin-form requests (`GET /path`) go there. */
+  reverseTo?: string;
 }
 
 export interface ForwardProxy {
@@ -31,6 +39,8 @@ export interface ForwardProxy {
   readonly tunnels: ProxiedTunnel[];
   /** Paid POSTs whose answer the proxy cut. */
   readonly dropped: ProxiedRequest[];
+  /** Requests cut because they came on a connection that had carried one (oneRequestPerConnection). */
+  readonly cutOnReuse: ProxiedRequest[];
   /** Everything that passed, forwarded requests and tunnels together. */
   count(): number;
   options: ForwardProxyOptions;
@@ -45,15 +55,25 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
   const requests: ProxiedRequest[] = [];
   const tunnels: ProxiedTunnel[] = [];
   const dropped: ProxiedRequest[] = [];
+  const cutOnReuse: ProxiedRequest[] = [];
+  const answered = new WeakSet<net.Socket>();
   const sockets = new Set<net.Socket>();
   const state = { options };
 
   const server = http.createServer((req, res) => {
     const entry: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '', proxyAuthorization: 'proxy-authorization' in req.headers };
+    if (state.options.oneRequestPerConnection) {
+      if (answered.has(req.socket)) {
+        cutOnReuse.push(entry);
+        req.socket.destroy();
+        return;
+      }
+      res.once('finish', () => answered.add(req.socket));
+    }
     requests.push(entry);
     let target: URL;
     try {
-      target = new URL(req.url ?? '');
+      target = new URL(req.url ?? '', state.options.reverseTo);
       if (target.protocol !== 'http:') throw new Error('not http');
     } catch {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('This proxy forwards absolute http:// URIs and CONNECT only.');
@@ -134,6 +154,7 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     requests,
     tunnels,
     dropped,
+    cutOnReuse,
     get options() {
       return state.options;
     },
@@ -145,6 +166,7 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       requests.length = 0;
       tunnels.length = 0;
       dropped.length = 0;
+      cutOnReuse.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -178,6 +178,49 @@ describe('proxy support (createDispatcher)', function () {
     }
   });
 
+  describe('a connection closed as it is reused (tinyproxy closes each one after its answer, late under load)', () => {
+    let front: ForwardProxy | undefined;
+    afterEach(async () => {
+      await front?.close();
+      front = undefined;
+    });
+
+    /** Free calls, then paid ones, then free ones again, through `client`; every paid call must go through. */
+    async function freeAndPaid(client: GatewayClient, through: ForwardProxy): Promise<void> {
+      await client.balance();
+      for (let i = 0; i < 3; i++) {
+        const sink = new MemorySink();
+        await client.generate({ model: 'aurora-1', prompt: `paid call ${i}`, size: SMALL }, sink);
+        assert.equal(sink.images.size, 1);
+      }
+      // The connection of the first balance call is the one reused here: cut, then retried (a free GET).
+      await client.balance();
+      assert.equal(paidRequests(emu).length, 3, 'each paid call reached the gateway once');
+      assert.deepEqual(
+        through.cutOnReuse.map((r) => r.method),
+        ['GET'],
+        'no paid POST was ever written into a reused connection; the one free GET that was is retried',
+      );
+    }
+
+    it('through http.proxy: each paid POST opens its own connection, so none is cut', async () => {
+      proxy.options = { oneRequestPerConnection: true };
+      const dispatcher = createDispatcher({ timeoutMs: 15_000, env: {}, proxy: proxy.url });
+      dispatchers.push(dispatcher);
+      await freeAndPaid(new GatewayClient({ baseUrl: emu.url, getApiKey: () => DEMO_KEYS.unlimited, dispatcher, retryBaseDelayMs: 5 }), proxy);
+    });
+
+    it('direct (a gateway front that does the same), with the dispatcher the client makes itself', async () => {
+      front = await startForwardProxy({ oneRequestPerConnection: true, reverseTo: emu.url });
+      const client = new GatewayClient({ baseUrl: front.url, getApiKey: () => DEMO_KEYS.unlimited, retryBaseDelayMs: 5 });
+      try {
+        await freeAndPaid(client, front);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
   it("applies the request deadline through the proxy (not undici's 300 s default)", async () => {
     emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
     const client = clientVia({ proxy: proxy.url, timeoutMs: 400 });
