@@ -36,7 +36,8 @@ const setForms = (forms: string[]) => admin('POST', 'forms', { forms });
 describe('Real gateway forms and account identity', function () {
   this.timeout(60_000);
 
-  before(() => prepareSuite('budget'));
+  // Each test from a fresh emulator and key: one that fails half-way (a poor balance left set) must not fail the rest.
+  beforeEach(() => prepareSuite('budget'));
   afterEach(async () => {
     await admin('DELETE', 'forms');
     await closeAllEditors();

@@ -100,7 +100,8 @@ describe('Unreadable paid answers: kept, told, recovered', function () {
       assert.match(notice, /\[Recover Images \| Try Again… \| Show Log\]$/);
       // Recover, pressed from the notification, read images 3 and 4 again and moved them.
       const jobId = path.basename(error.recovered!.manifestPath, '.json');
-      await waitUntil(() => moved(jobId).filter((f) => f.endsWith('.png')).length === 2, 15_000, 'images 3 and 4 moved into the workspace');
+      // Recover says "Moved …" once every file of the job is moved (images first, then the answer).
+      await waitUntil(() => ui.shown.some((s) => /^Moved 2 images to /.test(s)), 15_000, 'images 3 and 4 moved into the workspace');
       const images = moved(jobId)
         .filter((f) => f.endsWith('.png'))
         .sort();
@@ -134,7 +135,7 @@ describe('Unreadable paid answers: kept, told, recovered', function () {
         assert.ok(answer && error.message.includes(answer), error.message);
         await waitUntil(() => ui.shown.some((s) => s.includes(answer) && s.includes('[Recover Images')), 10_000, 'the failure notification');
         const jobId = path.basename(error.recovered!.manifestPath, '.json');
-        await waitUntil(() => moved(jobId).some((f) => f.endsWith('.png')), 15_000, 'recovered images moved');
+        await waitUntil(() => ui.shown.some((s) => /^Moved \d+ images? to /.test(s)), 15_000, 'recovered images moved');
         const found = moved(jobId).filter((f) => f.endsWith('.png'));
         if (n === 2) {
           // Every image of the other envelope, whole and byte-equal; the answer is not needed any more.
