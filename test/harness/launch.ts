@@ -9,7 +9,7 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { format } from 'util';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request as BrowserRequest } from 'playwright-core';
 import { type EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
 import { CHROMIUM, EXTENSION_BUNDLE, FIXTURE_WORKSPACE, nodeFor, REPO_ROOT, selectedVscodeTarget, type VscodeTarget } from './paths';
 import { languagePacksJson } from './languagePack';
@@ -502,6 +502,33 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     });
     page.on('pageerror', (err) => logLines.push(`[page error] ${err.message}`));
     page.on('crash', () => logLines.push('[page crashed]'));
+    // Webview frames and VS Code's webview service worker: a page that stays blank is explained here
+    // (kept in relayed.log of a failed run, never printed).
+    const stamp = () => new Date().toISOString().slice(11, 23);
+    page.on('console', (message) => {
+      if (/\/webview\//.test(message.location().url)) logLines.push(`[webview ${stamp()}] ${message.type()}: ${message.text()}`);
+    });
+    const webviewRequest = (url: string) => /vscode-resource|vscode-cdn|\/webview\/browser\/pre\//.test(url);
+    const requestStarted = new WeakMap<object, number>();
+    context.on('request', (request) => {
+      if (!webviewRequest(request.url())) return;
+      requestStarted.set(request, Date.now());
+      logLines.push(`[webview request ${stamp()}] ${request.method()} ${request.url().slice(0, 200)}`);
+    });
+    const requestEnded = (outcome: string) => (request: BrowserRequest) => {
+      const started = requestStarted.get(request);
+      if (started === undefined) return;
+      const ms = Date.now() - started;
+      // Only the slow and the failed: a webview that waits on a resource shows here.
+      if (ms >= 1000 || outcome !== 'finished')
+        logLines.push(`[webview request ${stamp()}] ${outcome} after ${ms} ms: ${request.method()} ${request.url().slice(0, 200)}`);
+    };
+    context.on('requestfinished', requestEnded('finished'));
+    context.on('requestfailed', (request) => requestEnded(`failed (${request.failure()?.errorText ?? '?'})`)(request));
+    context.on('serviceworker', (worker) => {
+      logLines.push(`[service worker ${stamp()}] started: ${worker.url().replace(/\?.*/, '')}`);
+      worker.on('console', (message) => logLines.push(`[service worker ${stamp()}] ${message.type()}: ${message.text()}`));
+    });
 
     const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
     const payload: [string, string][] = installExtension ? [] : [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
