@@ -4,6 +4,10 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { patchUndici } from './tools/patchUndici.mjs';
+
+// The undici that is bundled must carry our mend (tools/patchUndici.mjs), even after an install without scripts.
+patchUndici();
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -79,7 +83,10 @@ const withoutUnusedSdkParts = {
     build.onLoad({ filter: /.*/, namespace: 'unused-sdk-part' }, (args) => {
       const stub = stubs.find((s) => s.name === args.path);
       const fail = `() => { throw new Error("${args.path} is not bundled into dist/mcp.js"); }`;
-      return { contents: stub.exports.map((name) => `export const ${name} = new Proxy(function () {}, { construct: ${fail}, apply: ${fail} });`).join('\n'), loader: 'js' };
+      return {
+        contents: stub.exports.map((name) => `export const ${name} = new Proxy(function () {}, { construct: ${fail}, apply: ${fail} });`).join('\n'),
+        loader: 'js',
+      };
     });
   },
 };
@@ -95,7 +102,17 @@ const common = {
 
 /** A bundle for the extension host (Node, CommonJS). */
 const nodeBundle = (name, entry, external = ['vscode'], define = {}, plugins = []) =>
-  esbuild.context({ ...common, plugins: [...common.plugins, ...plugins], entryPoints: { [name]: entry }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external, define });
+  esbuild.context({
+    ...common,
+    plugins: [...common.plugins, ...plugins],
+    entryPoints: { [name]: entry },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external,
+    define,
+  });
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([

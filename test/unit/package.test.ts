@@ -19,6 +19,7 @@ const COPIED = [
   'package.nls.ru.json',
   '.vscodeignore',
   'esbuild.mjs',
+  'tools/patchUndici.mjs', // esbuild.mjs mends undici before bundling
   'tsconfig.json',
   'README.md',
   'CHANGELOG.md',
@@ -158,6 +159,12 @@ describe('packaging: the .vsix', function () {
       entries.some((e) => /^extension\/license/i.test(e)),
       'LICENSE is missing',
     );
+  });
+
+  it("bundles undici with its paused parser's finish mended (tools/patchUndici.mjs, nodejs/undici#5360)", () => {
+    const code = readFileSync(path.join(dir, 'dist', 'gateway.js'), 'utf8');
+    // Parser.resume has one; the mend in Parser.finish adds two.
+    assert.ok((code.match(/llhttp_resume\(this\.ptr\)/g) ?? []).length >= 3, 'dist/gateway.js holds the unmended Parser.finish');
   });
 
   it('has one translation state: every host bundle requires dist/l10n.js and dist/plural.js, none inlines a copy', () => {
