@@ -76,11 +76,13 @@ export function createDispatcher(settings: ProxySettings): Dispatcher {
 }
 
 /**
- * Routes every POST (the paid requests) to a dispatcher that never reuses a connection, and the
- * rest to one that keeps connections alive. A server or a proxy may close a kept-alive connection
- * just as the client reuses it (tinyproxy closes each one after its answer without saying so): a
- * request written into it is cut, and nobody knows whether the gateway got it. A free GET is
- * retried; a paid POST must not be (RFC 9112, 9.3.1), so it never takes that risk.
+ * Routes every POST (the paid requests) to a dispatcher that never reuses a connection (each
+ * carries one request, with `Connection: close`), and the rest to one that keeps connections
+ * alive. A server or a proxy may close a kept-alive connection just as the client reuses it
+ * (tinyproxy closes each one after its answer without saying so): a request written into it is
+ * cut, and nobody knows whether the gateway got it. A free GET is retried; a paid POST must not be
+ * (RFC 9112, 9.3.1), so it never takes that risk. (undici 7 threw on a server's close met while the
+ * answer was written to disk: mended by tools/patchUndici.mjs.)
  */
 class PaidOnFreshConnections extends Dispatcher {
   constructor(
