@@ -15,6 +15,8 @@ const GAP = 16;
 const OVERSCAN_ROWS = 2;
 /** Thumbnails are asked for once the list has been still this long: not for every card scrolled past. */
 const THUMBNAIL_DELAY_MS = 120;
+/** Thumbnails come as data URLs: only the latest this many are kept; a card drawn again asks anew. */
+const THUMBNAILS_KEPT = LIMITS.thumbnails * 2;
 
 type ThumbnailState = Omit<ThumbnailMessage, 'type' | 'file'>;
 
@@ -170,7 +172,12 @@ export function buildGallery(): Gallery {
       schedule();
     },
     thumbnail({ file, ...state }) {
+      thumbnails.delete(file);
       thumbnails.set(file, state);
+      for (const oldest of thumbnails.keys()) {
+        if (thumbnails.size <= THUMBNAILS_KEPT) break;
+        thumbnails.delete(oldest);
+      }
       for (const [key, element] of cards) if (key.endsWith(`\n${file}`)) setThumbnail(element, state);
     },
   };

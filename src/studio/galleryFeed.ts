@@ -1,6 +1,7 @@
 // The host side of the studio's gallery: pages of the results journal's gallery list on request,
 // only the splices of a change afterwards, thumbnails (made once, cached) of the cards the page
 // shows, and the time the first page took to appear.
+import { readFile } from 'node:fs/promises';
 import type * as vscode from 'vscode';
 import type { HistoryChange } from '../jobs/history';
 import type { Services } from '../services';
@@ -19,7 +20,6 @@ export class GalleryFeed implements vscode.Disposable {
   constructor(
     private readonly services: Services,
     private readonly post: (message: ToWebviewMessage) => void,
-    private readonly src: (file: string) => string,
   ) {
     this.subscription = services.history.onDidChange((change) => this.changed(change));
   }
@@ -54,7 +54,10 @@ export class GalleryFeed implements vscode.Disposable {
           this.services.log.warn(`Image Studio: no thumbnail for ${file}: ${String(error)}`);
           return { format: '?' };
         });
-      if ('file' in thumbnail) this.post({ type: 'thumbnail', file, src: this.src(thumbnail.file) });
+      // Sent as data, not as a webview URI: a URI is fetched through VS Code's webview service
+      // worker, and a fetch still open when the panel closes holds up the next webview's page
+      // (any webview's, this studio's too) for up to 30 s.
+      if ('file' in thumbnail) this.post({ type: 'thumbnail', file, src: await pngDataUrl(thumbnail.file) });
       else if ('missing' in thumbnail) this.post({ type: 'thumbnail', file, missing: true });
       else this.post({ type: 'thumbnail', file, standIn: thumbnailStandIn(thumbnail) });
     }
@@ -78,4 +81,8 @@ export class GalleryFeed implements vscode.Disposable {
     const splices = change.gallery.map((s) => ({ start: s.start, deleteCount: s.deleteCount, items: toGalleryItems(s.items, this.services.locale) }));
     this.post({ type: 'galleryChanged', splices, total: change.galleryTotal });
   }
+}
+
+export async function pngDataUrl(file: string): Promise<string> {
+  return `data:image/png;base64,${(await readFile(file)).toString('base64')}`;
 }

@@ -1,45 +1,31 @@
-// The page's HTML shell: a strict CSP, one nonce'd script and the stylesheet. The page builds its
-// DOM itself from the `init` reply; nothing untrusted is ever put into this HTML.
+// The page's HTML shell (pageHtml.ts) with the script and stylesheet as built, and the webview's
+// options.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { escapeHtml } from '../core/escapeHtml';
+import { studioPageHtml } from './pageHtml';
 
-/** `shownFolders`: folders outside the workspace that hold images the page shows (the thumbnail cache, shownFolders.ts). */
-export function webviewOptions(extensionUri: vscode.Uri, shownFolders: readonly string[] = []): vscode.WebviewOptions {
+/**
+ * What the page may load: images of the workspace, and `shownFolders`, the folders outside it that
+ * hold images the comparison grid shows (shownFolders.ts). Its script and stylesheet are inline.
+ */
+export function webviewOptions(shownFolders: readonly string[] = []): vscode.WebviewOptions {
   return {
     enableScripts: true,
-    localResourceRoots: [
-      vscode.Uri.joinPath(extensionUri, 'dist'),
-      vscode.Uri.joinPath(extensionUri, 'media'),
-      ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri),
-      ...shownFolders.map((folder) => vscode.Uri.file(folder)),
-    ],
+    localResourceRoots: [...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri), ...shownFolders.map((folder) => vscode.Uri.file(folder))],
   };
 }
 
 export function buildHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string, loading: string): string {
-  const nonce = randomBytes(18).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'studio.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'studio', 'studio.css'));
-  const csp = [
-    "default-src 'none'",
-    `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="${escapeHtml(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(style.toString())}">
-<title>${escapeHtml(title)}</title>
-</head>
-<body>
-<main id="app" aria-busy="true"><p class="loading">${escapeHtml(loading)}</p></main>
-<script nonce="${nonce}" src="${escapeHtml(script.toString())}"></script>
-</body>
-</html>`;
+  // Read for each page (about 60 KB): a rebuilt bundle (npm run watch) is used by the next page.
+  const read = (...segments: string[]) => readFileSync(vscode.Uri.joinPath(extensionUri, ...segments).fsPath, 'utf8');
+  return studioPageHtml({
+    nonce: randomBytes(18).toString('base64'),
+    cspSource: webview.cspSource,
+    lang: vscode.env.language,
+    title,
+    loading,
+    script: read('dist', 'studio.js'),
+    style: read('media', 'studio', 'studio.css'),
+  });
 }

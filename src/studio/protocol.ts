@@ -106,7 +106,7 @@ export interface ModelInfo {
 export interface ReferenceView {
   path: string;
   name: string;
-  /** webview.asWebviewUri of the file. */
+  /** Its thumbnail as a data URL, or webview.asWebviewUri of the file when there is none. */
   src: string;
 }
 
@@ -202,7 +202,7 @@ export interface GalleryChangedMessage {
   total: number;
 }
 
-/** Reply to `thumbnails`, one per image: the thumbnail's webview URI, or what to show instead. */
+/** Reply to `thumbnails`, one per image: the thumbnail as a data URL, or what to show instead. */
 export interface ThumbnailMessage {
   type: 'thumbnail';
   file: string;

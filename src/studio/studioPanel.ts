@@ -22,7 +22,7 @@ import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, formArgs, toAccountView, toFormValues, toModelInfo } from './view';
 import { handleStyleMessage, styledForm, stylesView, watchStyles } from './studioStyles';
-import { GalleryFeed } from './galleryFeed';
+import { GalleryFeed, pngDataUrl } from './galleryFeed';
 
 /** A request to show in the form (and its local reference images, for edits). */
 export interface StudioFill {
@@ -42,7 +42,7 @@ export class StudioPanel {
       return;
     }
     const panel = vscode.window.createWebviewPanel(STUDIO_VIEW_TYPE, studioTitle(), vscode.ViewColumn.Active, {
-      ...studioWebviewOptions(services),
+      ...webviewOptions(),
       retainContextWhenHidden: false,
     });
     StudioPanel.current = new StudioPanel(panel, services);
@@ -81,11 +81,7 @@ export class StudioPanel {
     this.allowShownFolders(true);
     panel.title = studioTitle();
     webview.html = buildHtml(webview, extensionUri, studioTitle(), vscode.l10n.t('Loading…'));
-    this.gallery = new GalleryFeed(
-      services,
-      (message) => this.post(message),
-      (file) => this.src(file),
-    );
+    this.gallery = new GalleryFeed(services, (message) => this.post(message));
     this.disposables.push(
       this.gallery,
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
@@ -126,7 +122,7 @@ export class StudioPanel {
     const folders = foldersOutside(files, allowedRoots());
     if (!always && folders.join('\n') === this.shownFolders.join('\n')) return;
     this.shownFolders = folders;
-    this.panel.webview.options = studioWebviewOptions(this.services, folders);
+    this.panel.webview.options = webviewOptions(folders);
   }
 
   private dispose(): void {
@@ -313,14 +309,14 @@ export class StudioPanel {
     this.post({ type: 'referencesAdded', requestId, references: views, rejected });
   }
 
-  /** Checks paths named by the page (inside the workspace, an image) and gives them webview URIs. */
+  /** Checks paths named by the page (inside the workspace, an image) and gives them previews. */
   private async referenceViews(paths: string[]): Promise<{ views: ReferenceView[]; rejected: string[] }> {
     const views: ReferenceView[] = [];
     const rejected: string[] = [];
     for (const file of paths) {
       const check = await checkReference(file);
       if (!check.ok) rejected.push(check.reason);
-      else views.push({ path: check.path, name: path.basename(check.path), src: this.src(check.path) });
+      else views.push({ path: check.path, name: path.basename(check.path), src: await this.previewSrc(check.path) });
     }
     return { views, rejected };
   }
@@ -334,14 +330,18 @@ export class StudioPanel {
     this.post({ type: 'models', models: this.services.catalog.peek().map((m) => toModelInfo(m, this.services.locale)) });
   }
 
+  /** A thumbnail as data when the cache can make one (why: galleryFeed.ts), else the file's webview URI. */
+  private async previewSrc(file: string): Promise<string> {
+    const thumbnail = await this.services.thumbnails
+      .cache()
+      .get(file)
+      .catch(() => undefined);
+    return thumbnail && 'file' in thumbnail ? pngDataUrl(thumbnail.file) : this.src(file);
+  }
+
   private src(file: string): string {
     return this.panel.webview.asWebviewUri(vscode.Uri.file(file)).toString();
   }
-}
-
-/** The studio shows files of the workspace and the gallery's thumbnails. */
-function studioWebviewOptions(services: Services, shownFolders: readonly string[] = []): vscode.WebviewOptions {
-  return webviewOptions(services.context.extensionUri, [services.thumbnails.dir, ...shownFolders]);
 }
 
 function disposable(value: { dispose(): void }): vscode.Disposable {

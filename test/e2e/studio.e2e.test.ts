@@ -60,7 +60,7 @@ describe('Image Studio (e2e)', () => {
     await waitFor(
       () => thumb.evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth > 0),
       20_000,
-      'the thumbnail to load through asWebviewUri',
+      'the thumbnail (sent as data) to load',
     );
     const files = imagesIn(path.join(workspace, 'generated-images')).filter((f) => !filesBefore.includes(f));
     assert.strictEqual(files.length, 1, `new files in generated-images: ${files.join(', ')}`);
