@@ -32,6 +32,8 @@ export const LAYERS: readonly Layer[] = [
   { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true },
   { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true },
   { name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)', run: 'npm run test:e2e:current-subset', needsVscode: true },
+  // What `npm run test:crash` runs after its build and setup, both done by now.
+  { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true },
 ];
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';

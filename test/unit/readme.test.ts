@@ -39,11 +39,11 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run test:integration': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:integration:current': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:e2e': 'test/harness/testAll.ts', // a layer of `npm test`
-  'npm run test:e2e:current-subset': 'test/harness/testAll.ts', // the last layer of `npm test`
+  'npm run test:e2e:current-subset': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:e2e:stress': 'test/unit/readme.test.ts', // three loaded runs of the e2e suite: about half an hour, run by hand
   'npm run test:e2e:current': 'test/unit/readme.test.ts', // the whole e2e suite on 1.139: about 8.5 min, run by hand
   'npm run test:electron': 'test/unit/readme.test.ts', // needs internet: only its entry is checked
-  'npm run test:crash': 'test/unit/readme.test.ts', // crash matrix, reload mid-batch, tinyproxy and a private CA in the real VS Code: about 7 min, run by hand
+  'npm run test:crash': 'test/harness/testAll.ts', // the last layer of `npm test` is its mocha run (test:crash:built)
 };
 
 /** `npm …` commands in fenced shell blocks and in inline code, normalised to `npm run X` / `npm X`. */
