@@ -31,8 +31,10 @@ class SlowSink implements ImageSink {
 const ROUNDS = 10;
 
 /** Answers each request with `answer`, then ends the connection. */
-async function closingGateway(framing: 'content-length' | 'chunked' | 'until close', answer: () => string): Promise<LocalServer> {
-  if (framing !== 'until close') {
+type Framing = 'content-length' | 'chunked' | 'until close' | 'content-length, closed without saying so';
+
+async function closingGateway(framing: Framing, answer: () => string): Promise<LocalServer> {
+  if (framing === 'content-length' || framing === 'chunked') {
     const server = await localServer((_request, res) => {
       const body = answer();
       const headers: Record<string, string> = { 'content-type': 'application/json', connection: 'close' };
@@ -42,7 +44,9 @@ async function closingGateway(framing: 'content-length' | 'chunked' | 'until clo
     });
     return server;
   }
-  // HTTP/1.0 style, written by hand: no length, the end of the answer is the end of the connection.
+  // Written by hand. 'until close': HTTP/1.0 style, no length, the end of the answer is the end of the
+  // connection. 'closed without saying so': a length, no `Connection: close`, and the connection
+  // ended right after the answer, as tinyproxy does (the client takes the answer for a kept-alive one).
   const server = net.createServer((socket) => {
     let received = '';
     socket.on('data', (chunk: Buffer) => {
@@ -50,7 +54,9 @@ async function closingGateway(framing: 'content-length' | 'chunked' | 'until clo
       const headerEnd = received.indexOf('\r\n\r\n');
       const length = Number(/content-length: *(\d+)/i.exec(received)?.[1] ?? 0);
       if (headerEnd < 0 || received.length < headerEnd + 4 + length) return;
-      socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${answer()}`);
+      const body = answer();
+      const head = framing === 'until close' ? 'connection: close' : `content-length: ${Buffer.byteLength(body)}`;
+      socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${head}\r\n\r\n${body}`);
     });
     socket.on('error', () => undefined);
   });
@@ -71,7 +77,7 @@ describe('a gateway that closes the connection after its paid answer', function 
     server = undefined;
   });
 
-  for (const framing of ['content-length', 'chunked', 'until close'] as const) {
+  for (const framing of ['content-length', 'chunked', 'until close', 'content-length, closed without saying so'] as const) {
     it(`${framing}: ${ROUNDS} answers of 1-3 MB written to a slow disk are saved whole`, async () => {
       let png = Buffer.alloc(0);
       server = await closingGateway(framing, () => JSON.stringify({ created: 1, data: [{ b64_json: png.toString('base64') }], usage: { cost_rub: 1.5 } }));
