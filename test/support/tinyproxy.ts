@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { freePort } from '../harness/launch';
 
 export const TINYPROXY = '/usr/bin/tinyproxy';
 
@@ -22,14 +23,6 @@ export interface Tinyproxy {
   /** The last lines of its log (for a failure's report). */
   logTail(lines: number): string[];
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Starts tinyproxy in the foreground; with `auth`, it requires Basic credentials (407 otherwise). */
