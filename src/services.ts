@@ -85,6 +85,7 @@ function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChan
       log[r.tornBytes || r.skippedLines ? 'warn' : 'info'](
         `Results journal ${r.file}: ${r.entries} results, ${r.lines} lines, ${r.migrated} moved from the old history, ${r.tornBytes} bytes of a torn last line and ${r.skippedLines} unreadable lines skipped, ${r.ms.toFixed(0)} ms`,
       ),
+    warn: (message) => log.warn(message),
   });
 }
 

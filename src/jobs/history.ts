@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Emitter, type Event } from '../core/emitter';
 import { isRecord } from '../core/json';
-import type { JournalAppender } from './journalFile';
+import type { JournalContents, JournalPosition, SharedJournal } from './journalFile';
 import type { GallerySplice, HistoryEntry, ResultsIndex, ResultSummary } from './resultsIndex';
 import type * as ResultsModules from './resultsBundle';
 
@@ -48,14 +48,25 @@ const MIN_COMPACT_LINES = 1000;
 
 type EntryChange = Partial<Omit<HistoryEntry, 'id' | 'createdAt'>>;
 
+/**
+ * The results journal of one workspace, as this process sees it. Other processes may write the same
+ * file (windows without a folder share one, so may two windows of a workspace, or a reloaded window
+ * and its old extension host): every change is made under the journal's lock after reading what the
+ * others wrote, so the index holds exactly what the file holds, and a compaction writes every
+ * writer's results. Reads catch up with the others' lines first.
+ */
 export class HistoryStore {
   private readonly changed = new Emitter<HistoryChange>();
   readonly onDidChange: Event<HistoryChange> = this.changed.event;
   private opening?: Promise<ResultsIndex>;
   private code?: ResultsCode;
-  private appender?: JournalAppender;
+  private journal?: SharedJournal;
+  /** What of the file the index holds. */
+  private position?: JournalPosition;
+  /** Lines in the file (all writers'), for the compaction rule. */
   private lines = 0;
-  private writes: Promise<void> = Promise.resolve();
+  /** Catching up and changes, one after another. */
+  private queue: Promise<unknown> = Promise.resolve();
   private lastReport?: ResultsOpenReport;
 
   constructor(
@@ -65,11 +76,128 @@ export class HistoryStore {
       load: () => ResultsCode;
       legacy?: LegacyHistory;
       onOpened?: (report: ResultsOpenReport) => void;
+      /** Something the log should say (another writer's torn line cut off, a lock taken over). */
+      warn?: (message: string) => void;
     },
   ) {}
 
-  /** The index, once the journal is read (the first call reads it). */
-  index(): Promise<ResultsIndex> {
+  /** The index, with what other processes wrote since it was last read (the first call reads the journal). */
+  async index(): Promise<ResultsIndex> {
+    const index = await this.opened();
+    await this.serially(() => this.catchUp(index, false));
+    return index;
+  }
+
+  /** What the last opening found (torn line, migration, counts). */
+  async report(): Promise<ResultsOpenReport> {
+    await this.opened();
+    return this.lastReport!;
+  }
+
+  /** Reads the journal again, as a restart would (after the file was replaced or cleared by hand). */
+  async reopen(): Promise<ResultsOpenReport> {
+    await this.queue;
+    this.opening = undefined;
+    const index = await this.opened();
+    this.changed.fire({ gallery: 'reset', galleryTotal: index.galleryCount });
+    return this.lastReport!;
+  }
+
+  async add(entry: Omit<HistoryEntry, 'id' | 'createdAt'>): Promise<HistoryEntry> {
+    const full: HistoryEntry = { ...entry, id: randomUUID(), createdAt: new Date().toISOString() };
+    await this.commit(() => full);
+    return full;
+  }
+
+  /** Changes a result (its files as they are saved, then its cost); unknown ids are ignored. */
+  async update(id: string, change: EntryChange): Promise<void> {
+    await this.commit((index) => {
+      const entry = index.find(id);
+      return entry && { ...entry, ...change };
+    });
+  }
+
+  /**
+   * Forgets a file deleted from disk: it leaves the gallery and the lookups by file. The result
+   * itself stays, so its cost still counts in the spend chart.
+   */
+  async removeFile(file: string): Promise<void> {
+    await this.commit((index) => {
+      const entry = index.findByFile(file);
+      return entry && { ...entry, files: entry.files.filter((f) => f !== file) };
+    });
+  }
+
+  /** Waits for the changes started so far. */
+  async close(): Promise<void> {
+    await this.queue;
+  }
+
+  /**
+   * One change, under the journal's lock: what the others wrote is read first, so `change` sees the
+   * result as it is now, and the line goes after theirs. The index takes the line once it is in the file.
+   */
+  private commit(change: (index: ResultsIndex) => HistoryEntry | undefined): Promise<void> {
+    return this.serially(async () => {
+      const index = await this.opened();
+      await this.journal!.exclusive(async () => {
+        await this.catchUp(index, true);
+        const entry = change(index);
+        if (!entry) return;
+        const line = this.code!.journalLine(entry);
+        this.position = await this.journal!.append(line);
+        this.lines++;
+        this.apply(index, line);
+        if (this.lines >= MIN_COMPACT_LINES && this.lines > 2 * index.size) await this.compact(index);
+      });
+    });
+  }
+
+  /** Runs one task after the others (catching up and changes never interleave); a failed one does not stop the next. */
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(task);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The index takes one line of the journal and tells listeners what changed in the gallery. */
+  private apply(index: ResultsIndex, line: string): void {
+    const summary = summaryOfLine(line);
+    if (!summary) return;
+    const gallery = index.put(line);
+    this.changed.fire({ entry: index.find(summary.id)!, gallery, galleryTotal: index.galleryCount });
+  }
+
+  /** Reads what other writers added since the index last read the file; a file replaced meanwhile is read whole. */
+  private async catchUp(index: ResultsIndex, underLock: boolean): Promise<void> {
+    const found = await this.journal!.readAfter(this.position!, underLock);
+    if (found === 'replaced') {
+      const contents = await this.journal!.read(underLock);
+      this.load(index, contents);
+      this.changed.fire({ gallery: 'reset', galleryTotal: index.galleryCount });
+      return;
+    }
+    if (found.tornBytes)
+      this.options.warn?.(`Results journal: an unfinished last line (${found.tornBytes} bytes, a writer that stopped mid-line) was cut off.`);
+    for (const line of found.lines) {
+      this.lines++;
+      this.apply(index, line);
+    }
+    this.position = found.position;
+  }
+
+  /** A rewrite with one line per result, atomically; every writer's results are in the index by now (under the lock). */
+  private async compact(index: ResultsIndex): Promise<void> {
+    try {
+      this.position = await this.journal!.rewrite(index.lines());
+      this.lines = index.size;
+    } catch (error) {
+      // The line itself is written: the journal is only longer than it needs to be until next time.
+      this.options.warn?.(`Results journal: compaction failed (${String(error)}); tried again later.`);
+    }
+  }
+
+  private opened(): Promise<ResultsIndex> {
     // A failed read (a folder that cannot be read) is tried again on the next call.
     this.opening ??= this.open().catch((error: unknown) => {
       this.opening = undefined;
@@ -78,89 +206,27 @@ export class HistoryStore {
     return this.opening;
   }
 
-  /** What the last opening found (torn line, migration, counts). */
-  async report(): Promise<ResultsOpenReport> {
-    await this.index();
-    return this.lastReport!;
-  }
-
-  /** Reads the journal again, as a restart would (after the file was replaced or cleared by hand). */
-  async reopen(): Promise<ResultsOpenReport> {
-    await this.writes;
-    await this.appender?.close();
-    this.opening = undefined;
-    const index = await this.index();
-    this.changed.fire({ gallery: 'reset', galleryTotal: index.galleryCount });
-    return this.lastReport!;
-  }
-
-  async add(entry: Omit<HistoryEntry, 'id' | 'createdAt'>): Promise<HistoryEntry> {
-    const full: HistoryEntry = { ...entry, id: randomUUID(), createdAt: new Date().toISOString() };
-    await this.put(full);
-    return full;
-  }
-
-  /** Changes a result (its files as they are saved, then its cost); unknown ids are ignored. */
-  async update(id: string, change: EntryChange): Promise<void> {
-    const entry = (await this.index()).find(id);
-    if (entry) await this.put({ ...entry, ...change });
-  }
-
-  /**
-   * Forgets a file deleted from disk: it leaves the gallery and the lookups by file. The result
-   * itself stays, so its cost still counts in the spend chart.
-   */
-  async removeFile(file: string): Promise<void> {
-    const entry = (await this.index()).findByFile(file);
-    if (entry) await this.put({ ...entry, files: entry.files.filter((f) => f !== file) });
-  }
-
-  /** Waits for the writes started so far and closes the file. */
-  async close(): Promise<void> {
-    await this.writes;
-    await this.appender?.close();
-  }
-
-  private async put(change: HistoryEntry): Promise<void> {
-    const index = await this.index();
-    // The index reads the line itself: it holds the result exactly as the journal does.
-    const line = this.code!.journalLine(change);
-    const gallery = index.put(line);
-    this.changed.fire({ entry: index.find(change.id)!, gallery, galleryTotal: index.galleryCount });
-    await this.write(async () => {
-      await this.appender!.append(line);
-      this.lines++;
-      if (this.lines >= MIN_COMPACT_LINES && this.lines > 2 * index.size) await this.compact(index);
-    });
-  }
-
-  /** Writes run one after another, in the order of the changes; a failed write does not stop the next. */
-  private write(task: () => Promise<void>): Promise<void> {
-    const next = this.writes.then(task);
-    this.writes = next.catch(() => undefined);
-    return next;
-  }
-
-  /** One line per result, written to a new file that replaces the journal atomically. */
-  private async compact(index: ResultsIndex): Promise<void> {
-    await this.appender!.rewrite(index.lines());
-    this.lines = index.size;
-  }
-
   private async open(): Promise<ResultsIndex> {
     const started = performance.now();
     const code = (this.code ??= this.options.load());
-    this.appender ??= new code.JournalAppender(this.file);
-    const { readJournal } = code;
-    let contents = await readJournal(this.file);
-    const moved = this.legacyLines(contents.heads).map(code.journalLine);
-    // The old array is written (older results first) and synced before it is cleared: a crash in
-    // between migrates again without duplicates (results keep their ids). Then the file is read as written.
-    if (moved.length) {
-      const journal = contents.heads.map((head, i) => `${JSON.stringify(head)}\t${contents.text.slice(contents.tailStarts[i], contents.tailEnds[i])}`);
-      await this.appender.rewrite([...moved, ...journal]);
-      contents = { ...(await readJournal(this.file)), lines: contents.lines, badLines: contents.badLines, tornBytes: contents.tornBytes };
-    }
+    const journal = (this.journal ??= new code.SharedJournal(this.file, (error) =>
+      this.options.warn?.(`Results journal: the lock was taken over while held (${error.message}).`),
+    ));
+    const index = new code.ResultsIndex();
+    // Under the lock: a torn last line is a crashed writer's, never one being written now.
+    const { contents, moved, linesRead } = await journal.exclusive(async () => {
+      let read = await journal.read(true);
+      const linesRead = read.lines;
+      const moved = this.legacyLines(read.heads).map(code.journalLine);
+      // The old array is written (older results first) and synced before it is cleared: a crash in
+      // between migrates again without duplicates (results keep their ids). Then the file is read as written.
+      if (moved.length) {
+        const kept = read.heads.map((head, i) => `${JSON.stringify(head)}\t${read.text.slice(read.tailStarts[i], read.tailEnds[i])}`);
+        await journal.rewrite([...moved, ...kept]);
+        read = { ...(await journal.read(true)), badLines: read.badLines, tornBytes: read.tornBytes };
+      }
+      return { contents: read, moved, linesRead };
+    });
     const legacy = this.options.legacy;
     if (legacy?.read() !== undefined) {
       try {
@@ -169,6 +235,22 @@ export class HistoryStore {
         // Cleared next time: what is already in the journal is not moved twice.
       }
     }
+    const summaries = this.load(index, contents);
+    this.lastReport = {
+      file: this.file,
+      entries: index.size,
+      lines: linesRead,
+      skippedLines: contents.badLines.length + contents.heads.length - summaries,
+      tornBytes: contents.tornBytes,
+      migrated: moved.length,
+      ms: performance.now() - started,
+    };
+    this.options.onOpened?.(this.lastReport);
+    return index;
+  }
+
+  /** Fills the index with the journal as read (the file and the index then agree); returns how many results it holds. */
+  private load(index: ResultsIndex, contents: JournalContents & { position: JournalPosition }): number {
     const summaries: ResultSummary[] = [];
     const starts: number[] = [];
     const ends: number[] = [];
@@ -179,20 +261,11 @@ export class HistoryStore {
       starts.push(contents.tailStarts[i]!);
       ends.push(contents.tailEnds[i]!);
     });
-    const index = new code.ResultsIndex();
+    index.clear();
     index.load(summaries, contents.text, starts, ends);
-    this.lines = moved.length ? contents.heads.length : contents.lines;
-    this.lastReport = {
-      file: this.file,
-      entries: index.size,
-      lines: contents.lines,
-      skippedLines: contents.badLines.length + contents.heads.length - summaries.length,
-      tornBytes: contents.tornBytes,
-      migrated: moved.length,
-      ms: performance.now() - started,
-    };
-    this.options.onOpened?.(this.lastReport);
-    return index;
+    this.lines = contents.lines;
+    this.position = contents.position;
+    return summaries.length;
   }
 
   /** The old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
@@ -206,6 +279,17 @@ export class HistoryStore {
           isRecord(e) && !!toSummary(e) && isRecord(e.request) && isText(e.request.model) && isText(e.request.prompt) && !known.has(e.id as string),
       )
       .reverse();
+  }
+}
+
+/** The summary of a journal line, when the line holds a result (another writer's line is checked before the index takes it). */
+function summaryOfLine(line: string): ResultSummary | undefined {
+  const tab = line.indexOf('\t');
+  try {
+    const head: unknown = JSON.parse(tab < 0 ? line : line.slice(0, tab));
+    return isRecord(head) ? toSummary(head.put) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

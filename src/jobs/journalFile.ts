@@ -1,8 +1,13 @@
-// An append-only file of JSON lines: read whole (a torn last line is cut off and reported, a bad
-// line in the middle is skipped and reported), appended one synced line at a time, and rewritten
-// atomically (a new file, synced, renamed over the old one). No vscode import.
+// An append-only file of JSON lines that several processes share (windows without a folder, two
+// windows of one workspace, a reloaded window beside its old extension host still flushing). Every
+// change of the file (an append, a rewrite, cutting off a torn last line) happens under one lock
+// taken with proper-lockfile (a folder beside the file, made atomically, taken over once stale), so a
+// writer never cuts or replaces a line another one is writing. Readers follow the file by its
+// identity and the offset they have read: a reader that finds another file there (a rewrite by
+// another writer) reads it whole again. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as lockfile from 'proper-lockfile';
 
 export interface JournalContents {
   /** The JSON value that starts each line. */
@@ -19,37 +24,180 @@ export interface JournalContents {
   tornBytes: number;
 }
 
+/** Which file a reader has read, and how far: `identity` changes when the file is replaced. */
+export interface JournalPosition {
+  identity: string;
+  offset: number;
+}
+
+/** No file yet: whatever appears is read from its start. */
+const NO_FILE = 'none';
 const NEWLINE = 0x0a;
 
-/**
- * Reads the journal; a missing file is an empty one. Each line is a JSON value, optionally
- * followed by a tab and more text (JSON never holds a raw tab, so the first one ends the value),
- * which stays unread text. A torn last line is removed from the file.
- */
-export async function readJournal(file: string): Promise<JournalContents> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ...parseText(''), lines: 0, tornBytes: 0 };
-    throw error;
-  }
-  let end = bytes.lastIndexOf(NEWLINE) + 1;
-  let tornBytes = 0;
-  if (end < bytes.length) {
-    // Each append writes its line and newline together: a line without one was cut short,
-    // unless it is whole (the newline alone was lost), and then it is kept.
-    if (isWholeLine(bytes.toString('utf8', end))) {
-      await fs.appendFile(file, '\n');
-      bytes = Buffer.concat([bytes, Buffer.from('\n')]);
-      end = bytes.length;
-    } else {
-      tornBytes = bytes.length - end;
-      await fs.truncate(file, end);
+/** How long a lock whose holder stopped refreshing it counts as held (its holder died or hangs). */
+const STALE_MS = 10_000;
+
+export class SharedJournal {
+  constructor(
+    readonly file: string,
+    private readonly onCompromised: (error: Error) => void = () => undefined,
+  ) {}
+
+  /**
+   * Runs `task` holding the journal's lock, across processes. A folder where no lock can be made
+   * (read-only) runs it without one: nothing can be written there anyway.
+   */
+  async exclusive<T>(task: () => Promise<T>): Promise<T> {
+    await fs.mkdir(path.dirname(this.file), { recursive: true }).catch(() => undefined);
+    let release: (() => Promise<void>) | undefined;
+    try {
+      release = await lockfile.lock(this.file, {
+        realpath: false,
+        lockfilePath: `${this.file}.lock`,
+        stale: STALE_MS,
+        // Waits past a stale lock's takeover: a holder that died frees it after STALE_MS.
+        retries: { retries: 400, factor: 1, minTimeout: 20, maxTimeout: 60, randomize: true },
+        onCompromised: this.onCompromised,
+      });
+    } catch (error) {
+      if (!isUnwritable(error)) throw error;
+    }
+    try {
+      return await task();
+    } finally {
+      await release?.().catch(() => undefined);
     }
   }
-  const contents = parseText(bytes.toString('utf8', 0, end));
-  return { ...contents, lines: contents.heads.length + contents.badLines.length, tornBytes };
+
+  /**
+   * Reads the whole journal; a missing file is an empty one. Each line is a JSON value, optionally
+   * followed by a tab and more text (JSON never holds a raw tab, so the first one ends the value),
+   * which stays unread text. With `repair` (only under the lock) a torn last line is cut off, or
+   * given its newline when it is whole; without it, it is left for its writer and not read.
+   */
+  async read(repair: boolean): Promise<JournalContents & { position: JournalPosition }> {
+    const opened = await openExisting(this.file, repair);
+    if (!opened) return { ...parseText(''), lines: 0, tornBytes: 0, position: { identity: NO_FILE, offset: 0 } };
+    try {
+      const identity = identityOf(await opened.stat());
+      let bytes: Buffer = await opened.readFile();
+      const { end, tornBytes, fixed } = repair ? await repairTail(opened, bytes, 0) : { end: bytes.lastIndexOf(NEWLINE) + 1, tornBytes: 0, fixed: bytes };
+      bytes = fixed;
+      const contents = parseText(bytes.toString('utf8', 0, end));
+      return { ...contents, lines: contents.heads.length + contents.badLines.length, tornBytes, position: { identity, offset: end } };
+    } finally {
+      await opened.close();
+    }
+  }
+
+  /**
+   * The complete lines written after `position`, and the position after them; 'replaced' when the
+   * file is not the one read before (rewritten by another writer, or cleared by hand). With `repair`
+   * (under the lock) a torn last line is mended as `read` does, and `tornBytes` says how much was cut.
+   */
+  async readAfter(position: JournalPosition, repair: boolean): Promise<{ lines: string[]; position: JournalPosition; tornBytes: number } | 'replaced'> {
+    const opened = await openExisting(this.file, repair);
+    if (!opened) return position.identity === NO_FILE ? { lines: [], position, tornBytes: 0 } : 'replaced';
+    try {
+      const stat = await opened.stat();
+      const identity = identityOf(stat);
+      const from = position.identity === NO_FILE ? 0 : position.offset;
+      if ((position.identity !== NO_FILE && identity !== position.identity) || stat.size < from) return 'replaced';
+      if (stat.size === from) return { lines: [], position: { identity, offset: from }, tornBytes: 0 };
+      const bytes = Buffer.alloc(stat.size - from);
+      const { bytesRead } = await opened.read(bytes, 0, bytes.length, from);
+      const got = bytes.subarray(0, bytesRead);
+      const { end, tornBytes, fixed } = repair ? await repairTail(opened, got, from) : { end: got.lastIndexOf(NEWLINE) + 1, tornBytes: 0, fixed: got };
+      const lines = fixed
+        .toString('utf8', 0, end)
+        .split('\n')
+        .filter((line) => line.trim() !== '');
+      return { lines, position: { identity, offset: from + end }, tornBytes };
+    } finally {
+      await opened.close();
+    }
+  }
+
+  /** Appends one line of JSON text (without its newline), written whole and synced; under the lock. Returns the position after it. */
+  async append(line: string): Promise<JournalPosition> {
+    await fs.mkdir(path.dirname(this.file), { recursive: true });
+    // Opened for each append: a rewrite by another writer replaces the file, and a kept handle would write into the old one.
+    const handle = await fs.open(this.file, 'a');
+    try {
+      await handle.write(`${line}\n`);
+      await handle.datasync();
+      const stat = await handle.stat();
+      return { identity: identityOf(stat), offset: stat.size };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Replaces the file with these lines, atomically (a new file, synced, renamed over it); under the lock. */
+  async rewrite(lines: Iterable<string>): Promise<JournalPosition> {
+    const temporary = `${this.file}.${process.pid}.tmp`;
+    const handle = await fs.open(temporary, 'w');
+    let position: JournalPosition;
+    try {
+      let chunk = '';
+      for (const line of lines) {
+        chunk += `${line}\n`;
+        if (chunk.length >= 1 << 20) {
+          await handle.write(chunk);
+          chunk = '';
+        }
+      }
+      await handle.write(chunk);
+      await handle.datasync();
+      const stat = await handle.stat();
+      position = { identity: identityOf(stat), offset: stat.size };
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await fs.rm(temporary, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    await handle.close();
+    await fs.rename(temporary, this.file);
+    await syncFolder(path.dirname(this.file));
+    return position;
+  }
+}
+
+/** A file is the same file while its device, inode and birth time are (an inode number alone may come back). */
+function identityOf(stat: { dev: number; ino: number; birthtimeMs: number }): string {
+  return `${stat.dev}:${stat.ino}:${stat.birthtimeMs}`;
+}
+
+async function openExisting(file: string, writable: boolean): Promise<fs.FileHandle | undefined> {
+  try {
+    return await fs.open(file, writable ? 'r+' : 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    // A read-only file or folder: read it, mend nothing.
+    if (writable && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')) return openExisting(file, false);
+    throw error;
+  }
+}
+
+/**
+ * A last line without its newline, found under the lock, was cut short by a crash: it is cut off,
+ * unless it is whole (only the newline was lost), and then it gets one. `bytes` start at `from`.
+ */
+async function repairTail(handle: fs.FileHandle, bytes: Buffer, from: number): Promise<{ end: number; tornBytes: number; fixed: Buffer }> {
+  const end = bytes.lastIndexOf(NEWLINE) + 1;
+  if (end === bytes.length) return { end, tornBytes: 0, fixed: bytes };
+  try {
+    if (isWholeLine(bytes.toString('utf8', end))) {
+      await handle.write('\n', from + bytes.length);
+      return { end: bytes.length + 1, tornBytes: 0, fixed: Buffer.concat([bytes, Buffer.from('\n')]) };
+    }
+    await handle.truncate(from + end);
+  } catch {
+    // Opened read-only: the tail stays unread, and is mended by a writer.
+    return { end, tornBytes: 0, fixed: bytes };
+  }
+  return { end, tornBytes: bytes.length - end, fixed: bytes };
 }
 
 type Parsed = Omit<JournalContents, 'lines' | 'tornBytes'>;
@@ -110,52 +258,10 @@ function lineByLine(text: string): Parsed {
   return parsed;
 }
 
-/** Appends lines, each written whole with its newline and synced before the next. */
-export class JournalAppender {
-  private handle?: fs.FileHandle;
-
-  constructor(private readonly file: string) {}
-
-  /** Appends one line of JSON text (without its newline). */
-  async append(line: string): Promise<void> {
-    this.handle ??= await openForAppend(this.file);
-    await this.handle.write(`${line}\n`);
-    await this.handle.datasync();
-  }
-
-  /** Replaces the file with these lines, atomically; later appends go to the new file. */
-  async rewrite(lines: Iterable<string>): Promise<void> {
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    const handle = await fs.open(temporary, 'w');
-    try {
-      let chunk = '';
-      for (const line of lines) {
-        chunk += `${line}\n`;
-        if (chunk.length >= 1 << 20) {
-          await handle.write(chunk);
-          chunk = '';
-        }
-      }
-      await handle.write(chunk);
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await this.close();
-    await fs.rename(temporary, this.file);
-    await syncFolder(path.dirname(this.file));
-  }
-
-  async close(): Promise<void> {
-    const handle = this.handle;
-    this.handle = undefined;
-    await handle?.close();
-  }
-}
-
-async function openForAppend(file: string): Promise<fs.FileHandle> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  return fs.open(file, 'a');
+/** Errors of a folder where nothing can be written (no lock can be made there either). */
+function isUnwritable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT';
 }
 
 /** Makes a rename durable (POSIX); folders cannot be opened for syncing on Windows. */

@@ -2,7 +2,7 @@
 // journal, the gallery's thumbnails, and Generate Images from File (parsing the prompt file, the
 // resume that reads the journal and holds the lines in flight when a window closed, the run and its
 // report) load on first use, not at activation.
-export { JournalAppender, readJournal } from './journalFile';
+export { SharedJournal } from './journalFile';
 export { journalLine, ResultsIndex } from './resultsIndex';
 export { existsWith, filesIn, findLinesByProvenance } from './batchProvenance';
 export { ThumbnailCache } from '../core/thumbnailCache';

@@ -100,6 +100,14 @@ export class ResultsIndex {
   private slotResults: Stored[] = [];
   private slotFiles: string[] = [];
 
+  /** Forgets everything (the journal is read again from the start). */
+  clear(): void {
+    for (const map of [this.byId, this.byFile, this.byJob, this.byBatch, this.byComparison]) map.clear();
+    this.chronological = [];
+    this.slotResults = [];
+    this.slotFiles = [];
+  }
+
   /**
    * Loads a journal's results at once: their summaries, and where their details are in `source`.
    * The lists are built once at the end.
