@@ -13,6 +13,8 @@ import { createLog } from './host/log';
 import { ApiKeyStore } from './host/secrets';
 import { readSettings } from './host/settings';
 import type { ConfirmRequest } from './jobs/jobTypes';
+import { OutcomeChecks } from './jobs/outcomeCheck';
+import type { PromptFileClaims } from './jobs/promptFileClaim';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -31,6 +33,10 @@ export interface Services {
   results(): ResultsCode;
   /** Paid images that could not be placed into the workspace wait here. */
   recoveryDir: string;
+  /** Unknown outcomes checked again once their deadline has passed (written into their journal entries). */
+  outcomes: OutcomeChecks;
+  /** Claims of prompt files for a run, in the global storage every window shares (made by the results chunk). */
+  promptFileClaims(): PromptFileClaims;
   locale: string;
 }
 
@@ -70,9 +76,14 @@ function loadResults(): ResultsCode {
   return resultsChunk;
 }
 
-function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): HistoryStore {
+/** `results.jsonl` in the workspace storage, `results-without-folder.jsonl` in the global storage. */
+function historyFile(context: vscode.ExtensionContext): string {
   const { folder, suffix } = workspaceData(context);
-  const file = path.join(folder, `results${suffix}.jsonl`);
+  return path.join(folder, `results${suffix}.jsonl`);
+}
+
+function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): HistoryStore {
+  const file = historyFile(context);
   const legacy = {
     read: () => context.workspaceState.get<unknown>(LEGACY_HISTORY_KEY),
     clear: () => context.workspaceState.update(LEGACY_HISTORY_KEY, undefined),
@@ -154,6 +165,7 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     provenance: () => readSettings().embedProvenance,
     recoveryDir,
     inFlight,
+    resultsJournal: historyFile(context),
     locale,
   });
 
@@ -165,14 +177,46 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     cache: () => (thumbnailCache ??= loadResults().ThumbnailCache.withWorker(thumbnailsDir, path.join(__dirname, 'thumbnails.js'))),
   };
 
+  const outcomes = new OutcomeChecks({
+    history,
+    readingBefore: (time) => account.readingBefore(time),
+    readNow: async () => {
+      await account.refresh();
+      return account.readingBefore(Number.POSITIVE_INFINITY);
+    },
+    deadlineMs: () => readSettings().requestTimeoutSeconds * 1000,
+    log: (message) => log.info(message),
+  });
+  const claimsDir = path.join(context.globalStorageUri.fsPath, 'prompt-file-runs');
+  let claims: PromptFileClaims | undefined;
+  const promptFileClaims = () =>
+    (claims ??= new (loadResults().PromptFileClaims)(claimsDir, (file, error) => log.warn(`The claim of ${file} for its run was lost: ${error.message}`)));
+
   context.subscriptions.push(
     log,
     keys,
     connection,
     reloadCatalog,
     { dispose: () => account.dispose() },
+    { dispose: () => outcomes.dispose() },
     { dispose: () => void history.close() },
     { dispose: () => thumbnailCache?.dispose() },
   );
-  return { context, log, keys, connection, account, catalog, jobs, history, inFlight, thumbnails, results: loadResults, recoveryDir, locale };
+  return {
+    context,
+    log,
+    keys,
+    connection,
+    account,
+    catalog,
+    jobs,
+    history,
+    inFlight,
+    thumbnails,
+    results: loadResults,
+    recoveryDir,
+    outcomes,
+    promptFileClaims,
+    locale,
+  };
 }

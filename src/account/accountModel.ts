@@ -65,6 +65,18 @@ export interface CurrentFunds {
   budgetRefusedByGateway?: boolean;
 }
 
+/** The account's figures at one moment (readingBefore), of one key and gateway. */
+export interface SpendReading {
+  at: number;
+  identity?: string;
+  balance?: number;
+  /** The key's 30-day spend. */
+  monthSpend?: number;
+}
+
+/** Readings kept: enough to reach back past the longest request deadline at the slowest refresh pace. */
+const MAX_READINGS = 64;
+
 /** Figures older than this are refreshed before a local funds refusal rests on them. */
 export const FUNDS_MAX_AGE_MS = 60_000;
 /** How long a funds check waits for that refresh; after it, unknown figures let the gateway decide. */
@@ -87,6 +99,8 @@ export class AccountModel {
   private appliedRefresh = 0;
   private refreshing: { generation: number; sequence: number; promise: Promise<AccountSnapshot> } | undefined;
   private reconcileTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The key's spend and the balance as read by the last refreshes, oldest first (an unknown outcome is judged against them). */
+  private readings: SpendReading[] = [];
 
   constructor(
     private readonly api: AccountApiProvider,
@@ -242,14 +256,35 @@ export class AccountModel {
       this.update({ ...this.current, status: 'loading', identity });
     }
     // Each part on its own: a failing stats or me must not hide a fresh balance and budget.
+    const askedAt = this.now();
     const [user, balance, key, stats] = await Promise.allSettled([api.me(), api.balance(), api.key(), api.stats()]);
     if (generation !== this.generation) return this.refresh();
+    this.remember(askedAt, identity, balance, stats);
     // A refresh that started later was applied already: every figure here is older.
     if (started < this.appliedRefresh) return this.current;
     this.appliedRefresh = started;
     // A usage that arrived after this refresh started brought newer funds: they stay.
     this.update(merge(this.current, { user, balance, key, stats }, this.now(), started < this.usageSequence));
     return this.current;
+  }
+
+  /**
+   * The newest figures asked for before `time` (ms since epoch) of the current key and gateway:
+   * what the account was known to be before a request went out.
+   */
+  readingBefore(time: number): SpendReading | undefined {
+    const identity = this.current.identity;
+    return this.readings.filter((r) => r.at < time && r.identity === identity).at(-1);
+  }
+
+  private remember(at: number, identity: string | undefined, balance: PromiseSettledResult<BalanceRecord>, stats: PromiseSettledResult<StatsSummary>): void {
+    const reading: SpendReading = {
+      at,
+      identity,
+      ...(balance.status === 'fulfilled' ? { balance: balance.value.balance } : {}),
+      ...(stats.status === 'fulfilled' && typeof stats.value.month_spend === 'number' ? { monthSpend: stats.value.month_spend } : {}),
+    };
+    this.readings = [...this.readings.filter((r) => r.identity === identity), reading].slice(-MAX_READINGS);
   }
 
   private update(next: AccountSnapshot): void {

@@ -1,6 +1,6 @@
-// Generate Images from File, run again after a window closed mid-run: the lines that were in flight
-// then (it is unknown whether they were charged, or they were and nothing whole arrived) go again
-// only when the user says so; a line in flight now never does.
+// Generate Images from File, run again: the lines paid for without their images (in flight when a
+// window closed, or failed after the gateway charged or may have charged) go again only when the
+// user says so; a line in flight now never does.
 import * as vscode from 'vscode';
 import type { BatchLine } from '../core/batchFile';
 import { trPlural } from '../core/plural';
@@ -25,22 +25,30 @@ export async function decideHeldLines(
   return { todo, kept: held.filter((h) => !again.includes(h)).map(services.results().heldOutcome) };
 }
 
-/** Asks whether the lines in flight when the window closed go again (they may have been charged). */
+/** Asks whether the lines paid for without their images go again (sending them may pay twice). */
 async function askResend(name: string, held: HeldLine[]): Promise<boolean> {
   const again = vscode.l10n.t('Send Again');
   const numbers = held.map((h) => h.line.line).join(', ');
+  const why = held.map((h) => `${h.line.line}: ${h.entry?.failed ?? (h.entry?.outcomeUnknown ? vscode.l10n.t('in flight when the window closed') : vscode.l10n.t('charged when the window closed'))}`);
   const answer = await vscode.window.showWarningMessage(
     trPlural(
       held.length,
       {
-        one: '{0} line of {1} was in flight when the window closed (line {2}): it may have been charged. Send it again?',
-        other: '{0} lines of {1} were in flight when the window closed (lines {2}): they may have been charged. Send them again?',
+        one: '{0} line of {1} was paid for, or may have been, and its images did not arrive (line {2}). Send it again and pay again?',
+        other: '{0} lines of {1} were paid for, or may have been, and their images did not arrive (lines {2}). Send them again and pay again?',
       },
       held.length,
       name,
       numbers,
     ),
-    { modal: true, detail: vscode.l10n.t('Gateway Images: Recover Unsaved Images lists what arrived of them. The other lines are sent as usual.') },
+    {
+      modal: true,
+      detail: [
+        ...why,
+        '',
+        vscode.l10n.t('Gateway Images: Recover Unsaved Images lists what arrived of them. The other lines are sent as usual.'),
+      ].join('\n'),
+    },
     again,
   );
   return answer === again;

@@ -5,7 +5,7 @@ import type { GenerationRequest } from '../core/types';
 import type { ConfirmRequest } from '../jobs/jobTypes';
 import { trPlural } from '../core/plural';
 
-export async function confirmCost({ model, request, estimate, style }: ConfirmRequest, locale: string): Promise<boolean> {
+export async function confirmCost({ model, request, estimate, style, resend }: ConfirmRequest, locale: string): Promise<boolean> {
   const reserve = formatRubles(estimate.reservation, locale);
   const go = vscode.l10n.t('Send (reserve {0})', reserve);
   const options = describeOptions(request);
@@ -16,6 +16,9 @@ export async function confirmCost({ model, request, estimate, style }: ConfirmRe
       ]
     : [];
   const detail = [
+    resend
+      ? vscode.l10n.t('The earlier attempt may have been charged, and this request is paid for again. Recover Unsaved Images lists anything of the earlier one that arrived.')
+      : '',
     vscode.l10n.t(
       'The gateway reserves {0} before generating and charges the actual cost, expected {1}.\n\nPrompt: {2}',
       reserve,

@@ -3,9 +3,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import { JobHistoryRecord } from '../jobs/history';
+import { JobHistoryRecord } from '../jobs/jobRecord';
 import { settleBy } from '../jobs/settle';
-import type { ImageJob, JobEvent, JobResult } from '../jobs/jobTypes';
+import type { ImageJob, JobEvent, JobResult, PaidFailure } from '../jobs/jobTypes';
 import { type Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
@@ -18,8 +18,10 @@ export interface RunOptions {
   openBeside?: vscode.Uri;
   /** Fire-and-forget notifications instead of waiting for the user's choice (argument mode). */
   interactive: boolean;
-  /** Confirm the cost whatever it is (an explicit retry after an unknown outcome). */
+  /** Confirm the cost whatever it is (a style of an untrusted workspace). */
   forceConfirm?: boolean;
+  /** Sent again after an attempt that may have been charged: confirmed whatever the cost, saying so. */
+  resend?: boolean;
   /** Cancels like the notification's Cancel button (the studio's Cancel). */
   signal?: AbortSignal;
   /** Offer "Insert Markdown Link" in the result message (off when the caller inserts it itself). */
@@ -56,12 +58,11 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
       };
       try {
         // The result is in the results journal before the job's in-flight record goes (a crash then loses neither).
-        const settle = settleBy(
-          (done) => record.finish(done),
-          (message) => services.log.warn(message),
-          'The result',
-        );
-        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm, settle });
+        const warn = (message: string) => services.log.warn(message);
+        const settle = settleBy((done: JobResult) => record.finish(done), warn, 'The result');
+        // A paid request without its images is recorded as paid too (and its unknown outcome checked later).
+        const settleFailure = settleBy((failure: PaidFailure) => recordPaidFailure(services, record, failure), warn, 'The paid request');
+        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm, resend: options.resend, settle, settleFailure });
       } finally {
         subscription.dispose();
         options.signal?.removeEventListener('abort', abort);
@@ -89,9 +90,17 @@ export async function runJobCommand(services: Services, job: ImageJob, options: 
     // What the account showed before sending: an unknown outcome is judged against it.
     actions.baseline = { balance: services.account.snapshot.balance, budget: services.account.snapshot.budget };
     const { errorActions: _actions, ...retryOptions } = options;
-    actions.retry = () => runJob(services, job, { ...retryOptions, interactive: true, forceConfirm: true, signal: undefined }).then(() => undefined);
+    // After an unknown outcome the confirmation says that this pays again; after a local refusal it only asks again.
+    actions.retry = (resend) =>
+      runJob(services, job, { ...retryOptions, interactive: true, ...(resend ? { resend } : { forceConfirm: true }), signal: undefined }).then(() => undefined);
   }
   return runJob(services, job, options);
+}
+
+/** A paid request without its images: in the journal as paid; an unknown outcome is checked again after its deadline. */
+async function recordPaidFailure(services: Services, record: JobHistoryRecord, failure: PaidFailure): Promise<void> {
+  await record.failed(failure);
+  services.outcomes.watch(failure);
 }
 
 function reportProgress(services: Services, progress: vscode.Progress<{ message?: string }>, event: JobEvent): void {

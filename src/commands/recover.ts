@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { FALLBACK_RECOVERY_DIR } from '../core/imageStore';
 import type { WaitingFile, WaitingJob } from '../core/recoveryFolder';
 import { loadBundle as folder } from '../host/gatewayConnection';
+import { HistoryStore } from '../jobs/history';
+import { recordRecovered } from '../jobs/jobRecord';
 import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/plural';
@@ -64,7 +66,7 @@ export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   } else if (choice === moveToWorkspace || choice === moveElsewhere) {
     const intended = job.intendedDirectory;
     const target = choice === moveElsewhere ? await askFolder() : await resolveOutputFolder().catch(() => intended);
-    if (target) await moveFiles(job, target);
+    if (target) await moveFiles(services, job, target);
   }
   return listWaiting(services);
 }
@@ -106,9 +108,10 @@ async function askFolder(): Promise<string | undefined> {
   return folder?.[0]?.fsPath;
 }
 
-async function moveFiles(job: WaitingJob, directory: string): Promise<void> {
+async function moveFiles(services: Services, job: WaitingJob, directory: string): Promise<void> {
   try {
     const { images, answers } = await folder().moveRecoverable(job, directory);
+    await recordMoves(services, job, images, answers);
     const where = vscode.workspace.asRelativePath(directory);
     const text = trPlural(images.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, images.length, where);
     const raw = answers.map((file) => vscode.l10n.t('What the gateway sent is there too, as it came: {0}.', path.basename(file)));
@@ -120,6 +123,29 @@ async function moveFiles(job: WaitingJob, directory: string): Promise<void> {
     void vscode.window.showErrorMessage(
       vscode.l10n.t('Could not move the images ({0}). They stay in the recovery folder.', error instanceof Error ? error.message : String(error)),
     );
+  }
+}
+
+/**
+ * The job's entry in the results journal learns where its files went: this window's journal, or the
+ * one its manifest names (a job of another workspace; the journal takes several writers).
+ */
+async function recordMoves(services: Services, job: WaitingJob, images: string[], answers: string[]): Promise<void> {
+  const sources = job.files.filter((f) => !(f.kind === 'answer' && f.readAgain === 'whole'));
+  const [imageSources, answerSources] = [sources.filter((f) => f.kind !== 'answer'), sources.filter((f) => f.kind === 'answer')];
+  const moves = [
+    ...images.map((to, i) => ({ from: imageSources[i]!.path, to, image: true, whole: !imageSources[i]!.incomplete })),
+    ...answers.map((to, i) => ({ from: answerSources[i]!.path, to, image: false, whole: false })),
+  ];
+  const ours = !job.journal || path.resolve(job.journal) === path.resolve(services.history.file);
+  const store = ours ? services.history : new HistoryStore(job.journal!, { load: () => services.results(), warn: (m) => services.log.warn(m) });
+  try {
+    const known = await recordRecovered(store, job.jobId, moves);
+    if (!known) services.log.info(`Recover: job ${job.jobId} has no entry in ${store.file}; its moved files are not recorded there.`);
+  } catch (error) {
+    services.log.warn(`Recover: where the files of job ${job.jobId} went could not be written to ${store.file}: ${String(error)}`);
+  } finally {
+    if (!ours) await store.close();
   }
 }
 

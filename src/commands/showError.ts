@@ -5,16 +5,14 @@ import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError
 import type { AccountSnapshot } from '../account/accountModel';
 import { type Services } from '../services';
 
-const OUTCOME_SETTLE_MS = 1500;
-
 /**
  * What the one layer that shows an error may offer with it. Lower layers (the job runner) never show
  * errors: they fill this in and throw; the entry point (a command, the studio, a selection command)
  * shows the error once, with these actions.
  */
 export interface ErrorActions {
-  /** An explicit retry (after an unknown outcome or a local refusal). */
-  retry?: () => Promise<void>;
+  /** An explicit retry: `resend` after an unknown outcome (it may pay twice, and says so), else after a local refusal. */
+  retry?: (resend: boolean) => Promise<void>;
   /** What the account showed before sending: an unknown outcome is judged against it. */
   baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>;
 }
@@ -41,7 +39,7 @@ export async function runCommandBody<T>(services: Services, byArguments: boolean
 export async function showError(
   services: Services,
   error: unknown,
-  retry?: () => Promise<void>,
+  retry?: ErrorActions['retry'],
   baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>,
 ): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
@@ -77,8 +75,12 @@ export async function showError(
     if (choice === vscode.l10n.t('Show Account')) await vscode.commands.executeCommand('gatewayImages.showAccount');
     else if (choice && retry) {
       await services.account.refresh().catch(() => undefined);
-      await retry().catch((e) => showError(services, e));
+      await retry(false).catch((e) => showError(services, e));
     }
+    return;
+  }
+  if (error instanceof GatewayError && error.kind === 'run-in-progress') {
+    void vscode.window.showWarningMessage(message);
     return;
   }
   if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
@@ -100,32 +102,44 @@ function recoverAction(error: unknown): string[] {
   return error instanceof GatewayError && error.recovered ? [vscode.l10n.t('Recover Images')] : [];
 }
 
-/** The paid request may have been charged: say so, reconcile at once, and offer an explicit retry. */
+/**
+ * The paid request may have been charged: say so, and only what is known. The balance is read again
+ * and its change shown as information: other spending on the account moves it too, so it cannot tell
+ * whether this request was charged. What was paid for comes first (Recover); sending again is offered
+ * only when nothing was kept, and its confirmation says that it pays again.
+ */
 async function showOutcomeUnknown(
   services: Services,
   error: GatewayError,
-  retry?: () => Promise<void>,
+  retry?: ErrorActions['retry'],
   baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>,
 ): Promise<void> {
-  // Give the gateway a moment to settle: a reservation may still be held just after the break.
-  await new Promise((resolve) => setTimeout(resolve, OUTCOME_SETTLE_MS));
   const change = await services.account.reconcile(baseline).catch(() => undefined);
   const delta = change?.balanceDelta;
-  // "May have been charged" only while it is unknown; once the balance shows no charge, that alone.
-  // Judged against the balance before sending; a rise (a top-up meanwhile) is no charge either.
-  const text =
+  const balance =
     delta === undefined
-      ? vscode.l10n.t('{0} The request may have been charged. The balance could not be read to check.', error.message)
-      : delta >= 0
-        ? vscode.l10n.t('{0} The balance did not go down: nothing was charged.', error.message)
-        : vscode.l10n.t('{0} The request may have been charged. The balance changed by {1}.', error.message, formatRubles(delta, services.locale));
-  // What was paid for comes first: recovering it, before paying again.
+      ? vscode.l10n.t('The balance could not be read again.')
+      : vscode.l10n.t(
+          'The balance changed by {0} since before it was sent, but other spending on this account (other windows and agents, top-ups, reservations returned) moves it too: this does not tell whether it was charged.',
+          formatRubles(delta, services.locale),
+        );
+  // An answer that had begun to arrive is charged for: that much is known.
+  const text = error.charged
+    ? [error.message, vscode.l10n.t('The gateway charged for this request: its answer had begun to arrive.')].join(' ')
+    : [
+        error.message,
+        vscode.l10n.t('The request may have been charged.'),
+        balance,
+        vscode.l10n.t("It is checked again once the request's deadline has passed, and its history entry keeps what was learned."),
+      ].join(' ');
   const recover = recoverAction(error);
-  const actions = [...recover, ...(retry ? [vscode.l10n.t('Try Again…')] : []), vscode.l10n.t('Show Log')];
-  const choice = await vscode.window.showWarningMessage(text, ...actions);
+  const again = !recover.length && retry ? [vscode.l10n.t('Send Again (Pays Again)…')] : [];
+  const account = vscode.l10n.t('Show Account');
+  const choice = await vscode.window.showWarningMessage(text, ...recover, account, ...again, vscode.l10n.t('Show Log'));
   if (choice === vscode.l10n.t('Show Log')) services.log.show(true);
+  else if (choice === account) await vscode.commands.executeCommand('gatewayImages.showAccount');
   else if (choice && choice === recover[0]) await vscode.commands.executeCommand('gatewayImages.recoverImages');
-  else if (choice && retry) await retry().catch((e) => showError(services, e));
+  else if (choice && choice === again[0] && retry) await retry(true).catch((e) => showError(services, e));
 }
 
 export async function runSetupAction(missing: 'baseUrl' | 'apiKey'): Promise<void> {

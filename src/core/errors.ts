@@ -21,7 +21,8 @@ export type GatewayErrorKind =
   | 'spending-cap'
   | 'reservation-rose'
   | 'not-configured'
-  | 'not-recorded';
+  | 'not-recorded'
+  | 'run-in-progress';
 
 export abstract class GatewayError extends Error {
   abstract readonly kind: GatewayErrorKind;
@@ -30,6 +31,11 @@ export abstract class GatewayError extends Error {
    * the gateway may have charged it. Such a request is never resent automatically.
    */
   outcomeUnknown = false;
+  /**
+   * The gateway's success answer had begun to arrive before this failure: it charged for the
+   * request, whatever became of the images. Set by the job.
+   */
+  charged?: true;
   /**
    * What of a paid answer this failure left in the recovery folder (the manifest and its files), so
    * that whoever shows the error can offer Recover Unsaved Images. Set by the job.

@@ -25,6 +25,8 @@ export interface RecoveryManifest {
   requestId?: string;
   /** What the request cost in rubles, when the answer said so. */
   costRub?: number;
+  /** The results journal that has the job's entry (Recover writes there where the images went). */
+  journal?: string;
   /** Where this manifest was read from (filled by listRecoverable). */
   manifestPath?: string;
 }

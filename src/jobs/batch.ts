@@ -4,9 +4,10 @@
 import { type BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError, refusedBeforeSending } from '../core/errors';
-import type { BatchTag, JobDetails, RecordedResult } from './history';
+import type { BatchTag } from './history';
+import type { JobDetails, RecordedResult } from './jobRecord';
 import { type ImageJobService } from './imageJobs';
-import type { ImageJob } from './jobTypes';
+import type { ImageJob, JobResult, PaidFailure } from './jobTypes';
 import type { ResultsIndex } from './resultsIndex';
 import { runBounded } from './pool';
 import { settleBy } from './settle';
@@ -26,8 +27,10 @@ export interface LineOutcome {
   error?: string;
   /** Set on skipped lines. */
   skipReason?: SkipReason;
-  /** Set on lines done in this run whose images wait in the recovery folder. */
+  /** Set on lines whose images (or paid answer) wait in the recovery folder. */
   recovered?: boolean;
+  /** Skipped when it was about to be sent: something else (another run, another window) did it meanwhile. */
+  meanwhile?: boolean;
 }
 
 export interface ResumePlan {
@@ -92,11 +95,18 @@ export interface BatchRunOptions {
   signal?: AbortSignal;
   /** Called after each line, before the next one starts. */
   onProgress?: (outcome: LineOutcome, progress: BatchProgress) => void;
+  /**
+   * Right before a line is sent: its outcome when it must not be sent after all (done meanwhile, or
+   * in flight elsewhere); undefined sends it.
+   */
+  beforeSend?: (line: BatchLine) => Promise<LineOutcome | undefined>;
   /** Where finished lines are recorded, as lines of this prompt file. */
   history?: {
     promptFile: string;
     /** recordResult() on the workspace's history (passed in: this module loads apart from the history's). */
     record(details: JobDetails, result: RecordedResult): Promise<void>;
+    /** recordFailure(): a line paid for (or perhaps) whose images did not arrive. */
+    recordFailure(details: JobDetails, failure: PaidFailure): Promise<void>;
     warn: (message: string) => void;
   };
 }
@@ -125,6 +135,8 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
   const history = options.history;
   const batch = history && batchTag(history.promptFile, line);
   try {
+    const instead = await options.beforeSend?.(line);
+    if (instead) return instead;
     const { references = [], output, record: style } = line.styled ?? {};
     const job: ImageJob = {
       request: line.request,
@@ -136,22 +148,21 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
     };
     // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again;
     // recorded before the line's in-flight record goes.
-    const settle =
-      history &&
-      settleBy(
-        (done) =>
-          history.record({ request: line.request, model: done.model, batch, ...(references.length ? { references } : {}), ...(style ? { style } : {}) }, done),
-        history.warn,
-        `Line ${line.line}`,
-      );
-    const result = await options.jobs.run(job, { signal: options.signal, confirmedReservation, settle });
+    const details = (model: string) => ({ request: line.request, model, batch, ...(references.length ? { references } : {}), ...(style ? { style } : {}) });
+    const settle = history && settleBy((done: JobResult) => history.record(details(done.model), done), history.warn, `Line ${line.line}`);
+    // Paid without its images: recorded as paid, so a re-run holds the line instead of paying again.
+    const settleFailure =
+      history && settleBy((failure: PaidFailure) => history.recordFailure(details(failure.model), failure), history.warn, `Line ${line.line} (paid, failed)`);
+    const result = await options.jobs.run(job, { signal: options.signal, confirmedReservation, settle, settleFailure });
     const files = [...result.files, ...(result.recovered?.files ?? [])];
     return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub, ...(result.recovered ? { recovered: true } : {}) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof GatewayError && error.outcomeUnknown) return { ...base, status: 'outcome-unknown', files: [], error: message };
+    // What arrived of a paid line before it failed: saved images, and what waits in the recovery folder.
+    const kept = error instanceof GatewayError && error.recovered ? { files: error.recovered.files, recovered: true } : { files: [] };
+    if (error instanceof GatewayError && error.outcomeUnknown) return { ...base, ...kept, status: 'outcome-unknown', error: message };
     if (refusedBeforeSending(error)) return { ...base, status: 'not-sent', files: [], error: message };
-    return { ...base, status: 'failed', files: [], error: message };
+    return { ...base, ...kept, status: 'failed', error: message };
   }
 }
 

@@ -18,11 +18,13 @@ function statusText(outcome: LineOutcome): string {
     case 'done':
       return outcome.recovered ? l10n.t('done: images in the recovery folder') : l10n.t('done');
     case 'skipped':
-      return skipText(outcome.skipReason);
+      return outcome.meanwhile ? l10n.t('done meanwhile by another run (skipped)') : skipText(outcome.skipReason);
     case 'failed':
-      return l10n.t('failed');
+      return outcome.recovered ? l10n.t('failed after it was paid for: what arrived waits in the recovery folder') : l10n.t('failed');
     case 'outcome-unknown':
-      return l10n.t('outcome unknown (may have been charged)');
+      return outcome.recovered
+        ? l10n.t('outcome unknown (may have been charged): what arrived waits in the recovery folder')
+        : l10n.t('outcome unknown (may have been charged)');
     case 'not-sent':
       return l10n.t('not sent');
   }

@@ -5,8 +5,9 @@ import { GatewayError, refusedBeforeSending } from '../core/errors';
 import { type GenerationRequest, type ImageModel } from '../core/types';
 import { collectIssues } from '../core/validation';
 import { type ImageJobService } from './imageJobs';
-import { type HistoryStore, recordResult } from './history';
-import type { ImageJob } from './jobTypes';
+import type { HistoryStore } from './history';
+import { recordFailure, recordResult } from './jobRecord';
+import type { ImageJob, JobResult, PaidFailure } from './jobTypes';
 import { runBounded } from './pool';
 import { settleBy } from './settle';
 
@@ -65,19 +66,12 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
       try {
         const history = run.history;
         // Paid: recorded even when every image went to the recovery folder, before the job's in-flight record goes.
-        const settle =
-          history &&
-          settleBy(
-            (result) =>
-              recordResult(
-                history.store,
-                { request: job.request, references: job.references, model: result.model, comparison: history.runId, style: job.style },
-                result,
-              ),
-            history.warn,
-            job.request.model,
-          );
-        const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index], settle });
+        const details = (model: string) => ({ request: job.request, references: job.references, model, comparison: history!.runId, style: job.style });
+        const settle = history && settleBy((result: JobResult) => recordResult(history.store, details(result.model), result), history.warn, job.request.model);
+        // Paid without its images: recorded as paid too.
+        const settleFailure =
+          history && settleBy((failure: PaidFailure) => recordFailure(history.store, details(failure.model), failure), history.warn, job.request.model);
+        const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index], settle, settleFailure });
         update(index, { status: 'done', files: [...result.files, ...(result.recovered?.files ?? [])], costRub: result.usage?.cost_rub, ms: now() - started });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

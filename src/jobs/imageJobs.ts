@@ -21,7 +21,7 @@ import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles'
 import type { InFlightHandle } from './inFlight';
 import { beginJobRecord, runUnderRecord } from './inFlightJob';
 import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
-import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PreparedJob, RunOptions } from './jobTypes';
+import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PaidFailure, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
 
 export class ImageJobService {
@@ -102,8 +102,8 @@ export class ImageJobService {
           ),
         );
       }
-    } else if (options.forceConfirm || estimate.reservation > this.deps.confirmAbove()) {
-      const confirmed = await this.deps.confirm({ model, request: job.request, estimate, style: job.style });
+    } else if (options.forceConfirm || options.resend || estimate.reservation > this.deps.confirmAbove()) {
+      const confirmed = await this.deps.confirm({ model, request: job.request, estimate, style: job.style, ...(options.resend ? { resend: true } : {}) });
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }
     if (options.signal?.aborted) throw new CancelledError();
@@ -130,7 +130,10 @@ export class ImageJobService {
       stagingDir: this.deps.recoveryDir,
     });
     placing.inFlight = inFlight;
-    return runUnderRecord(inFlight, () => this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }), options.settle);
+    return runUnderRecord(inFlight, () => this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }), {
+      settle: options.settle,
+      settleFailure: options.settleFailure && (() => (placing.paidFailure ? options.settleFailure!(placing.paidFailure) : Promise.resolve())),
+    });
   }
 
   private async sendAndPlace(
@@ -143,17 +146,19 @@ export class ImageJobService {
     // Held from here; given back when nothing left (the client's first read of the body never came).
     const hold = this.deps.cap?.reserve(estimate.reservation);
     emit({ type: 'sending', estimate, model });
-    let sent = false;
-    const recovery: RecoveryContext = { job, staging: sink.staging, emit };
+    let sent: string | undefined;
+    let answered = false;
+    const recovery: RecoveryContext = { job, staging: sink.staging, emit, ...(this.deps.resultsJournal ? { journal: this.deps.resultsJournal } : {}) };
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
         signal: cancel.signal,
         onSent: () => {
-          sent = true;
+          sent = new Date().toISOString();
           emit({ type: 'sent' });
         },
         onPaidAnswer: ({ requestId }) => {
+          answered = true;
           cancel.paidAnswerArrived();
           recovery.requestId = requestId;
           void inFlight?.note({ answeredAt: new Date().toISOString(), ...(requestId ? { requestId } : {}) });
@@ -173,8 +178,28 @@ export class ImageJobService {
       }
       const placed = await settle(early);
       // Should even the manifest fail, the kept files are still listed by Recover (as left behind).
-      await keepAfterFailure(recovery, placed, error).catch(() => undefined);
+      const kept = await keepAfterFailure(recovery, placed, error).catch(() => undefined);
+      const files = [...placed.values()].flatMap((p) => (p.file && !p.reason ? [p.file] : []));
       if (![...placed.values()].some((p) => p.file)) await removeUnusedFolder(job, placing);
+      // Its answer arrived (charged), or it may have reached the gateway: a paid request without its images.
+      const charged = answered ? true : error instanceof GatewayError && error.outcomeUnknown ? 'unknown' : undefined;
+      if (answered && error instanceof GatewayError) error.charged = true;
+      if (charged && sent) {
+        placing.paidFailure = {
+          jobId: sink.staging.jobId,
+          request: job.request,
+          model: job.request.model,
+          charged,
+          files,
+          sentAt: sent,
+          failedAt: new Date().toISOString(),
+          estimate,
+          reason: error instanceof Error ? error.message : String(error),
+          ...(kept ? { recovered: kept } : {}),
+          ...(recovery.requestId ? { requestId: recovery.requestId } : {}),
+          ...(error instanceof GatewayError && error.keptAnswer?.costRub !== undefined ? { costRub: error.keptAnswer.costRub } : {}),
+        };
+      }
       throw error;
     } finally {
       cancel.dispose();
@@ -282,6 +307,8 @@ interface Placing {
   folder?: Promise<string | undefined>;
   /** The job's in-flight record: placed files are noted in it. */
   inFlight?: InFlightHandle;
+  /** Set when the request failed after it was paid for, or may have been. */
+  paidFailure?: PaidFailure;
 }
 
 /** What run() hands to sendAndPlace: the sink, the early placements and the job's ports. */

@@ -1,5 +1,5 @@
 // One job's in-flight record (inFlight.ts) around its paid request: written before the request goes
-// out (without it nothing is sent); removed when the job fails; when the job ends with a result,
+// out (without it nothing is sent); removed when the job fails (a paid failure recorded first); when the job ends with a result,
 // marked finished, the result recorded by the caller (RunOptions.settle: the results journal syncs
 // it), and only then removed. A crash at any point leaves the record or the recorded result. No vscode import.
 import * as l10n from '@vscode/l10n';
@@ -33,17 +33,24 @@ export async function beginJobRecord(
   }
 }
 
-/** Runs the job under its record, then settles its result before the record goes (see above). */
+/**
+ * Runs the job under its record, then settles its result before the record goes (see above). A paid
+ * failure (`settleFailure`) is recorded before the record goes too; when that fails the record stays.
+ */
 export async function runUnderRecord(
   record: InFlightHandle | undefined,
   send: () => Promise<JobResult>,
-  settle?: (result: JobResult) => Promise<void>,
+  { settle, settleFailure }: { settle?: (result: JobResult) => Promise<void>; settleFailure?: () => Promise<void> } = {},
 ): Promise<JobResult> {
   let result: JobResult;
   try {
     result = await send();
   } catch (error) {
-    await record?.end().catch(() => undefined);
+    const recorded = await (settleFailure?.() ?? Promise.resolve()).then(
+      () => true,
+      () => false,
+    );
+    if (recorded) await record?.end().catch(() => undefined);
     throw error;
   }
   await record?.finish(result);

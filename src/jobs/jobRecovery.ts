@@ -24,6 +24,8 @@ export interface RecoveryContext {
   emit: (event: JobEvent) => void;
   /** The gateway's id of the paid request (from its answer's headers). */
   requestId?: string;
+  /** The results journal the job's entry goes into. */
+  journal?: string;
 }
 
 /**
@@ -31,13 +33,13 @@ export interface RecoveryContext {
  * received of the rest of the answer, go to the recovery folder. The error's message then says where
  * everything is, and `error.recovered` lets the one who shows it offer Recover.
  */
-export async function keepAfterFailure(context: RecoveryContext, placed: Map<number, Placement>, error: unknown): Promise<void> {
+export async function keepAfterFailure(context: RecoveryContext, placed: Map<number, Placement>, error: unknown): Promise<RecoveredFiles | undefined> {
   const { staging } = context;
   // Images placed safely stay in the workspace; the others wait in the recovery folder.
   const images = staging.images.filter((image) => !placed.get(image.index)?.file || placed.get(image.index)?.reason);
   const answer = error instanceof GatewayError ? error.keptAnswer : undefined;
   const saved = [...placed.values()].flatMap((p) => (p.file ? [p.file] : []));
-  if (!images.length && !answer) return;
+  if (!images.length && !answer) return undefined;
   const left: Placement[] = images.map((image) => placed.get(image.index) ?? { image, name: path.basename(image.path, '.img'), ext: extensionOf(image) });
   const failure = error instanceof Error ? error.message : String(error);
   let reason = images.length
@@ -74,6 +76,7 @@ export async function keepAfterFailure(context: RecoveryContext, placed: Map<num
     error.message = [error.message, ...where].join(' ');
     error.recovered = recovered;
   }
+  return recovered;
 }
 
 /** Writes the manifest of what is left (images, and the answer that could not be read) and tells about it. */
@@ -83,7 +86,7 @@ export async function keepForRecovery(
   reason: string,
   extra: { answer?: string; costRub?: number } = {},
 ): Promise<RecoveredFiles> {
-  const { job, staging, emit, requestId } = context;
+  const { job, staging, emit, requestId, journal } = context;
   const [syncFailure] = await staging.durable();
   if (syncFailure && !reason.includes(syncFailure.message)) reason = `${reason} ${l10n.t('Writing to disk failed: {0}.', syncFailure.message)}`;
   const files = [
@@ -100,6 +103,7 @@ export async function keepForRecovery(
     files,
     ...(requestId ? { requestId } : {}),
     ...(extra.costRub !== undefined ? { costRub: extra.costRub } : {}),
+    ...(journal ? { journal } : {}),
   });
   const recovered: RecoveredFiles = { manifestPath, files: files.map((f) => f.path), ...(extra.answer ? { answer: extra.answer } : {}), reason };
   emit({ type: 'recovered', ...recovered });

@@ -46,6 +46,8 @@ export interface ConfirmRequest {
   request: GenerationRequest;
   estimate: CostEstimate;
   style?: StyleRecord;
+  /** An earlier attempt of the same request may have been charged: this one is paid for again. */
+  resend?: boolean;
 }
 
 export type JobEvent =
@@ -94,6 +96,8 @@ export interface JobDeps {
   cap?: SpendingCap;
   /** Paid requests in flight, on disk: what start-up finds there was cut off by a dead extension host. */
   inFlight?: InFlightJournal;
+  /** The results journal the jobs' entries go into: named in recovery manifests, so Recover records where the images went. */
+  resultsJournal?: string;
 }
 
 export interface JobResult {
@@ -123,10 +127,41 @@ export interface RecoveredFiles {
   reason: string;
 }
 
+/**
+ * A paid request that did not deliver its images: its answer arrived (it charged) and could not be
+ * read or saved, or the connection broke once it may have reached the gateway. Recorded in the
+ * results journal as paid, so that no one pays for it again without being asked.
+ */
+export interface PaidFailure {
+  jobId: string;
+  /** The request as sent (no reference data). */
+  request: GenerationRequest;
+  model: string;
+  /** true: the gateway's success answer arrived; 'unknown': it may have charged. */
+  charged: true | 'unknown';
+  /** Images placed into the workspace before the failure. */
+  files: string[];
+  /** What waits in the recovery folder: images, and the answer as it came. */
+  recovered?: RecoveredFiles;
+  /** The gateway's id of the request, from its answer's headers. */
+  requestId?: string;
+  /** What the kept answer says it cost. */
+  costRub?: number;
+  /** When the request's body started to go out. */
+  sentAt: string;
+  /** When it failed. */
+  failedAt: string;
+  /** What was reserved and expected for it. */
+  estimate: CostEstimate;
+  reason: string;
+}
+
 export interface RunOptions extends CallOptions {
   onEvent?: (event: JobEvent) => void;
-  /** Ask for confirmation whatever the cost (an explicit "Try again" after an unknown outcome). */
+  /** Ask for confirmation whatever the cost (a style of an untrusted workspace). */
   forceConfirm?: boolean;
+  /** Sent again by the user after an earlier attempt that may have been charged: confirmed whatever the cost, saying so. */
+  resend?: boolean;
   /**
    * The reservation already confirmed (a batch or a comparison confirms their total) or checked (the
    * MCP cap) for this job: it is not asked again, and it is refused (ReservationRoseError), not sent,
@@ -139,6 +174,11 @@ export interface RunOptions extends CallOptions {
    * When it rejects the record stays, and the next start records the result.
    */
   settle?: (result: JobResult) => Promise<void>;
+  /**
+   * Records a paid request that failed (PaidFailure) in the results journal, before its in-flight
+   * record is removed; when it rejects the record stays, and the next start settles the job.
+   */
+  settleFailure?: (failure: PaidFailure) => Promise<void>;
 }
 
 export interface PreparedJob {

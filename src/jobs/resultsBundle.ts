@@ -9,4 +9,6 @@ export { ThumbnailCache } from '../core/thumbnailCache';
 export { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../core/batchFile';
 export { planResume, runBatch, skipFoundByProvenance, summarize } from './batch';
 export { batchReport, reportPathFor, skippedSummary } from './batchReport';
-export { heldOutcome, holdInterruptedLines } from './heldLines';
+export { heldOutcome, holdPaidLines, paidWithoutImages } from './heldLines';
+export { PromptFileClaims } from './promptFileClaim';
+export { runPromptFile } from './promptFileRun';

@@ -22,8 +22,12 @@ export interface HistoryEntry {
   batch?: BatchTag;
   /** A run of Compare Models: the runs' shared id. */
   comparison?: string;
-  /** Paid images that could not be placed into the workspace: they wait in the recovery folder. */
-  recovered?: { manifestPath?: string; files: string[] };
+  /** Paid images that could not be placed into the workspace wait in the recovery folder; `answer`: the paid answer as it came, when it could not be read. */
+  recovered?: { manifestPath?: string; files: string[]; answer?: string };
+  /** The paid request failed after it was paid for, or may have been (`outcomeUnknown`): why. Its images did not all arrive. */
+  failed?: string;
+  /** What was learned of an unknown outcome once the gateway's deadline had passed (see jobs/outcomeCheck.ts). */
+  outcomeCheck?: OutcomeCheck;
   /** The style it was made with and the values the style had then. */
   style?: StyleRecord;
   /** The job that made it: its in-flight record and staged files are named by it (jobs/inFlight.ts). */
@@ -34,6 +38,20 @@ export interface HistoryEntry {
   outcomeUnknown?: true;
   /** The gateway's id of the request, from its answer's headers (kept for an interrupted job). */
   requestId?: string;
+}
+
+/**
+ * An unknown outcome checked again after the request's deadline: 'charge-seen' when the key's
+ * spend rose by at least the request's expected minimum since before it was sent (other spending of
+ * the key may be in that rise too, so it is a sign, not a proof); otherwise 'unknown'.
+ */
+export interface OutcomeCheck {
+  at: string;
+  verdict: 'unknown' | 'charge-seen';
+  /** The key's 30-day spend, after − before, rubles (absent when either was unknown). */
+  keySpendRise?: number;
+  /** The account balance, after − before, rubles. */
+  balanceChange?: number;
 }
 
 /** What the lookups need of a result; the rest is read from the journal's text when asked for. */

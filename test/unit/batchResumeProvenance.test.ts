@@ -12,7 +12,8 @@ import { readPngTextChunk } from '../../src/core/pngText';
 import { existsWith, filesIn, findLinesByProvenance } from '../../src/jobs/batchProvenance';
 import { type LineOutcome, planResume, type ResumePlan, runBatch, skipFoundByProvenance } from '../../src/jobs/batch';
 import { batchReport, skippedSummary } from '../../src/jobs/batchReport';
-import { HistoryStore, recordResult } from '../../src/jobs/history';
+import { HistoryStore } from '../../src/jobs/history';
+import { recordFailure, recordResult } from '../../src/jobs/jobRecord';
 import { PROVENANCE_KEYWORD } from '../../src/jobs/provenance';
 import * as resultsCode from '../../src/jobs/resultsBundle';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
@@ -49,6 +50,9 @@ describe('batch resume over real files (journal and PNG provenance)', () => {
             // Lines 2 and 3: the process stopped between saving the PNG and writing the journal.
             if (!record(details.batch!.line)) throw new Error('the journal could not be written');
             await recordResult(history, details, result);
+          },
+          recordFailure: async (details, failure) => {
+            await recordFailure(history, details, failure);
           },
           warn: (message) => warnings.push(message),
         },

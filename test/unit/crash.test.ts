@@ -15,7 +15,7 @@ import { isWholeImage } from '../../src/core/wholeImage';
 import { planResume } from '../../src/jobs/batch';
 import type { HistoryStore } from '../../src/jobs/history';
 import { InFlightJournal } from '../../src/jobs/inFlight';
-import { holdInterruptedLines } from '../../src/jobs/heldLines';
+import { holdPaidLines } from '../../src/jobs/heldLines';
 import { recordInterrupted, settleInterrupted, settleRecord, type InterruptedJob } from '../../src/jobs/interrupted';
 import { filesUnder, sha256 } from './support/chaos';
 import type { GenerationRequest } from '../../src/core/types';
@@ -281,7 +281,7 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
     const index = await history.index();
     const resume = planResume(file, lines, index, existsSync);
     const inFlight = (await journal.list()).flatMap((r) => (r.batch ? [r.batch] : []));
-    const { send, held } = holdInterruptedLines(file, resume.todo, index, inFlight);
+    const { send, held } = holdPaidLines(file, resume.todo, index, inFlight);
     const paidBefore = emu.state.requests.filter((r) => r.paid).length;
     const second = await runLines(service, history, world, file, send, 2);
     const sentByRerun = emu.state.requests.filter((r) => r.paid).length - paidBefore;

@@ -332,6 +332,22 @@ describe('gateway emulator', function () {
       assert.deepEqual(await sizeOf({ model: 'aurora-1', prompt: 'a', size: 'auto' }), [1024, 1024]);
     });
 
+    it('answers output_format jpeg and webp in that format when the model applies it (media_type says so), and PNG when it ignores it', async () => {
+      const asked = async (model: string, output_format: string) => {
+        const r = await generateJson({ model, prompt: 'a harbour', size: '96x64', output_format });
+        assert.equal(r.res.status, 200, JSON.stringify(r.body));
+        return { bytes: imagesOf(r.body)[0]!, type: r.body.data[0].media_type as string };
+      };
+      const jpeg = await asked('aurora-1', 'jpeg');
+      assert.deepEqual([jpeg.type, jpeg.bytes[0], jpeg.bytes[1], jpeg.bytes.at(-2), jpeg.bytes.at(-1)], ['image/jpeg', 0xff, 0xd8, 0xff, 0xd9]);
+      const webp = await asked('aurora-1', 'webp');
+      assert.deepEqual([webp.type, webp.bytes.toString('latin1', 0, 4), webp.bytes.toString('latin1', 8, 12)], ['image/webp', 'RIFF', 'WEBP']);
+      assert.equal(webp.bytes.readUInt32LE(4) + 8, webp.bytes.length, 'the RIFF length holds the whole file');
+      const ignored = await asked('lumen-xl', 'jpeg');
+      assert.equal(ignored.type, 'image/png');
+      assert.deepEqual(decodePng(ignored.bytes).width, 96);
+    });
+
     it('renders a 4K image', async () => {
       assert.deepEqual(await sizeOf({ model: 'lumen-xl', prompt: 'a', resolution: '4K', aspect_ratio: '21:9' }), [4096, 1756]);
     });

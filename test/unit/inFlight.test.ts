@@ -7,7 +7,7 @@ import { NotRecordedError } from '../../src/core/errors';
 import { listRecoverable } from '../../src/core/recoveryFolder';
 import { HistoryStore } from '../../src/jobs/history';
 import { InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
-import { holdInterruptedLines } from '../../src/jobs/heldLines';
+import { holdPaidLines } from '../../src/jobs/heldLines';
 import { recordInterrupted, settleInterrupted, settleRecord } from '../../src/jobs/interrupted';
 import * as resultsCode from '../../src/jobs/resultsBundle';
 import { paintPng } from '../../tools/emulator/png';
@@ -218,7 +218,7 @@ describe('in-flight records of paid requests', function () {
     await history.add({ request, model: 'aurora-1', files: [], batch: tag(2), interrupted: true, outcomeUnknown: true });
     await history.add({ request, model: 'aurora-1', files: [], batch: tag(2) });
     const lines = [1, 2, 3, 4].map((n) => ({ line: n, key: `k${n}`, request }));
-    const { send, held } = holdInterruptedLines('/p.txt', lines, await history.index(), [tag(3)]);
+    const { send, held } = holdPaidLines('/p.txt', lines, await history.index(), [tag(3)]);
     assert.deepEqual(
       send.map((l) => l.line),
       [2, 4],

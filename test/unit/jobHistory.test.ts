@@ -6,7 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spendWindowBounds } from '../../src/core/spendChart';
 import { journalLine, type ResultsIndex } from '../../src/jobs/resultsIndex';
-import { HistoryStore, JobHistoryRecord, type HistoryEntry, type LegacyHistory, type ResultsOpenReport } from '../../src/jobs/history';
+import { HistoryStore, type HistoryEntry, type LegacyHistory, type ResultsOpenReport } from '../../src/jobs/history';
+import { JobHistoryRecord } from '../../src/jobs/jobRecord';
 import * as resultsCode from '../../src/jobs/resultsBundle';
 import { GalleryList } from '../../src/studio/galleryList';
 

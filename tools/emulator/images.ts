@@ -6,6 +6,7 @@ import { inkscapeSvg } from './forms';
 import { kopToRub, rubToKop, type KeyState } from './keys';
 import { multipartBoundary, parseMultipart } from './multipart';
 import { paddedPngParts } from './png';
+import { encodeAs, encodedFormat, mediaTypeOf } from './formats';
 import { pixelSize, renderImage } from './render';
 import { sleep, streamBody, type RequestContext, type Segment } from './respond';
 import type { EmulatorState } from './state';
@@ -111,6 +112,9 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
     pngs = Array.from({ length: request.n }, (_, i) =>
       svg ? inkscapeSvg(width, height, `#${createHash('sha256').update(`${request.prompt}\u0000${i}`).digest('hex').slice(0, 6)}`) : renderImage(input, i),
     );
+    // A model that applies output_format answers in that format.
+    const format = encodedFormat(request.model, raw.fields.output_format);
+    if (format) pngs = await Promise.all(pngs.map((png) => encodeAs(format, png)));
   } catch (error) {
     state.release(reservation);
     throw error;
@@ -159,7 +163,7 @@ function responseSegments(
   const usage = `"usage":${JSON.stringify(figures)}`;
   const envelope = forms.has('unknown-envelope');
   const asUrl = forms.has('data-url-url');
-  const mediaType = f.has('no-media-type') || form.mediaType === '' || asUrl ? '' : '"media_type":"image/png"';
+  const withMediaType = !(f.has('no-media-type') || form.mediaType === '' || asUrl);
   const segments: Segment[] = [`{"created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(model)},`];
   if (envelope) segments[0] = `{"id":${JSON.stringify(ctx.entry.id)},"created":${Math.floor(Date.now() / 1000)},`;
   if (headGapMs > 0) segments.push({ pauseMs: headGapMs });
@@ -170,6 +174,7 @@ function responseSegments(
     const parts = padTo ? paddedPngParts(png, padTo) : [png];
     const escapeSlashes = f.has('escaped-slashes');
     const image: Segment = { parts, escapeSlashes, corrupt: f.has('invalid-base64'), stray: i === strayIn, pauseMidwayMs: midImageGapMs };
+    const mediaType = withMediaType ? `"media_type":"${mediaTypeOf(png)}"` : '';
     const before = f.has('media-type-last') || !mediaType ? '' : `${mediaType},`;
     const after = f.has('media-type-last') && mediaType ? `,${mediaType}` : '';
     if (i && imageGapMs > 0) segments.push({ pauseMs: imageGapMs });
@@ -182,7 +187,7 @@ function responseSegments(
       // Delivered once the closing quote is out; corrupt base64 is never a deliverable image.
       closing = { text: closing, onWritten: () => void (sent.delivered = !f.has('invalid-base64') && i !== strayIn) };
     }
-    const type = png[0] === 0x89 ? 'image/png' : 'image/svg+xml';
+    const type = mediaTypeOf(png);
     const dataUrl = forms.has('data-url-b64') || asUrl ? `data:${escapeSlashes ? type.replace('/', '\\/') : type};base64,` : '';
     const opening = envelope ? `{"type":"image","mime_type":"${type}","image_base64":"` : `{${before}"${asUrl ? 'url' : 'b64_json'}":"${dataUrl}`;
     segments.push(`${i ? ',' : ''}${opening}`, image, closing);

@@ -8,7 +8,8 @@ import type { BatchLine } from '../../../src/core/batchFile';
 import { GatewayClient } from '../../../src/core/client';
 import type { GenerationRequest } from '../../../src/core/types';
 import { runBatch } from '../../../src/jobs/batch';
-import { HistoryStore, JobHistoryRecord, recordResult } from '../../../src/jobs/history';
+import { HistoryStore } from '../../../src/jobs/history';
+import { JobHistoryRecord, recordFailure, recordResult } from '../../../src/jobs/jobRecord';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
 import { InFlightJournal } from '../../../src/jobs/inFlight';
 import type { ImageJob, JobEvent } from '../../../src/jobs/jobTypes';
@@ -39,8 +40,9 @@ export type CrashMessage =
 export function crashService(
   world: CrashWorld,
   onEvent?: (event: JobEvent) => void,
-): { service: ImageJobService; history: HistoryStore; client: GatewayClient } {
+): { service: ImageJobService; history: HistoryStore; client: GatewayClient; inFlight: InFlightJournal } {
   const client = new GatewayClient({ baseUrl: world.url, getApiKey: () => world.key, paidTimeoutMs: 60_000 });
+  const inFlight = new InFlightJournal(world.inFlightDir);
   const service = new ImageJobService({
     api: async () => client,
     models: () => client.imageModels(),
@@ -50,11 +52,12 @@ export function crashService(
     confirm: async () => true,
     confirmAbove: () => Number.POSITIVE_INFINITY,
     recoveryDir: world.recoveryDir,
-    inFlight: new InFlightJournal(world.inFlightDir),
+    inFlight,
+    resultsJournal: world.resultsFile,
     locale: 'en',
     onEvent,
   });
-  return { service, history: new HistoryStore(world.resultsFile, { load: () => resultsCode }), client };
+  return { service, history: new HistoryStore(world.resultsFile, { load: () => resultsCode }), client, inFlight };
 }
 
 /** Runs a prompt file's lines as Generate Images from File does (batchFromFile.ts). */
@@ -72,7 +75,12 @@ export function runLines(
     output: { directory: world.out, pattern: '{slug}-{index}' },
     concurrency,
     confirmedReservations: lines.map(() => Number.POSITIVE_INFINITY),
-    history: { promptFile: file, record: (details, result) => recordResult(history, details, result), warn: (message) => console.warn(message) },
+    history: {
+      promptFile: file,
+      record: (details, result) => recordResult(history, details, result),
+      recordFailure: (details, failure) => recordFailure(history, details, failure),
+      warn: (message) => console.warn(message),
+    },
     onProgress: (outcome) => onLine?.(outcome.line, outcome.status),
   });
 }

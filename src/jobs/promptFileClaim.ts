@@ -1,0 +1,118 @@
+// One run per prompt file, across windows and processes: a run of Generate Images from File claims
+// its file for the whole run (planning, confirmation and every line) with a lock taken by
+// proper-lockfile in the extension's global storage, which every window of this user shares. A second
+// start is refused at once and names the run in progress (where, since when, how far), so a double
+// click, a second window or an agent beside a person never pays a line twice. A claim whose holder
+// died is taken over once stale. No vscode import.
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
+import * as lockfile from 'proper-lockfile';
+import { GatewayError } from '../core/errors';
+
+/** Who runs a prompt file, as the second start is told. */
+export interface RunOwner {
+  /** The window: its workspace's name, or that it has no folder. */
+  window: string;
+  /** How it was started: from the UI, or by arguments (an agent, a task, another extension). */
+  startedBy: 'ui' | 'arguments';
+  pid: number;
+  startedAt: string;
+  /** Lines finished of the lines it sends, once it sends. */
+  progress?: { finished: number; total: number };
+}
+
+export interface PromptFileClaim {
+  /** Tells later starts how far the run is. */
+  progress(finished: number, total: number): Promise<void>;
+  release(): Promise<void>;
+}
+
+/** A run of this prompt file is in progress: nothing of this start was sent. */
+export class RunInProgressError extends GatewayError {
+  readonly kind = 'run-in-progress';
+  constructor(
+    readonly file: string,
+    readonly owner: RunOwner | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A claim whose holder stopped refreshing it (it died, or hangs) this long is taken over. */
+const STALE_MS = 10_000;
+
+export class PromptFileClaims {
+  constructor(
+    private readonly dir: string,
+    private readonly onLost: (file: string, error: Error) => void = () => undefined,
+    private readonly staleMs = STALE_MS,
+  ) {}
+
+  /** Claims `promptFile` for a run, or throws RunInProgressError naming the run that holds it. */
+  async claim(promptFile: string, who: Pick<RunOwner, 'window' | 'startedBy'>, locale = 'en'): Promise<PromptFileClaim> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const base = path.join(this.dir, await keyOf(promptFile));
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(base, {
+        realpath: false,
+        lockfilePath: `${base}.lock`,
+        stale: this.staleMs,
+        retries: 0,
+        onCompromised: (error) => this.onLost(promptFile, error),
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      const owner = await readOwner(`${base}.json`);
+      throw new RunInProgressError(promptFile, owner, describeRun(promptFile, owner, locale));
+    }
+    const owner: RunOwner = { ...who, pid: process.pid, startedAt: new Date().toISOString() };
+    const ownerFile = `${base}.json`;
+    await fs.writeFile(ownerFile, JSON.stringify(owner)).catch(() => undefined);
+    return {
+      progress: (finished, total) => fs.writeFile(ownerFile, JSON.stringify({ ...owner, progress: { finished, total } })).catch(() => undefined),
+      release: async () => {
+        await fs.rm(ownerFile, { force: true }).catch(() => undefined);
+        await release().catch(() => undefined);
+      },
+    };
+  }
+}
+
+/** The lock's name: the prompt file's real path, hashed (the same file by any path, a link included). */
+async function keyOf(promptFile: string): Promise<string> {
+  const real = await fs.realpath(promptFile).catch(() => path.resolve(promptFile));
+  const key = process.platform === 'win32' || process.platform === 'darwin' ? real.toLowerCase() : real;
+  return `run-${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
+}
+
+async function readOwner(file: string): Promise<RunOwner | undefined> {
+  try {
+    const value = JSON.parse(await fs.readFile(file, 'utf8')) as RunOwner;
+    return typeof value.window === 'string' && typeof value.startedAt === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "prompts.txt is already being run: started 14:02:11 in "site" (3 of 6 lines done). Nothing was sent by this start." */
+export function describeRun(promptFile: string, owner: RunOwner | undefined, locale: string): string {
+  const name = path.basename(promptFile);
+  if (!owner) return l10n.t('{0} is already being run in this or another window. Nothing was sent by this start: wait for that run to end, or cancel it there.', name);
+  const at = new Date(owner.startedAt).toLocaleTimeString(locale);
+  const how = owner.startedBy === 'arguments' ? l10n.t('by a command with arguments (an agent, a task or another extension)') : l10n.t('from the menu');
+  const progress = owner.progress
+    ? l10n.t('{0} of {1} lines done', owner.progress.finished, owner.progress.total)
+    : l10n.t('planning or waiting for the confirmation of the cost');
+  return l10n.t(
+    '{0} is already being run: started at {1} in {2}, {3} ({4}). Nothing was sent by this start: wait for that run to end, or cancel it there.',
+    name,
+    at,
+    owner.window,
+    how,
+    progress,
+  );
+}

@@ -1,0 +1,72 @@
+// An unknown outcome is recorded in the results journal as paid (perhaps), and checked again once its
+// deadline has passed: the key's spend tells 'charge-seen' or leaves it 'unknown', never "not charged".
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { AccountModel } from '../../src/account/accountModel';
+import { GatewayError } from '../../src/core/errors';
+import { HistoryStore } from '../../src/jobs/history';
+import { JobHistoryRecord } from '../../src/jobs/jobRecord';
+import { judgeOutcome, OutcomeChecks } from '../../src/jobs/outcomeCheck';
+import * as resultsCode from '../../src/jobs/resultsBundle';
+import { caught, gatewaySuite, newService, paidRequests, SMALL, waitFor } from './support/gateway';
+
+describe('Unknown outcomes checked after their deadline', function () {
+  this.timeout(30_000);
+  const gw = gatewaySuite({ dir: 'gwi-outcome-', models: true });
+
+  it('judges by the rise of the key spend: at least the expected minimum is a charge seen; less, or unknown figures, stay unknown', () => {
+    const at = new Date('2026-11-26T12:00:00Z');
+    assert.equal(judgeOutcome({ at: 0, monthSpend: 10, balance: 100 }, { at: 1, monthSpend: 14, balance: 96 }, 2.5, at).verdict, 'charge-seen');
+    assert.deepEqual(judgeOutcome({ at: 0, monthSpend: 10, balance: 100 }, { at: 1, monthSpend: 10, balance: 100 }, 2.5, at), {
+      at: at.toISOString(),
+      verdict: 'unknown',
+      keySpendRise: 0,
+      balanceChange: 0,
+    });
+    assert.equal(judgeOutcome({ at: 0, monthSpend: 10 }, { at: 1, monthSpend: 11 }, 2.5, at).verdict, 'unknown', 'a rise smaller than this request could cost');
+    assert.deepEqual(judgeOutcome(undefined, { at: 1, monthSpend: 11 }, 2.5, at), { at: at.toISOString(), verdict: 'unknown' });
+  });
+
+  for (const charged of [true, false]) {
+    it(`a request cut before its answer${charged ? ' that the gateway charged anyway' : ' that the gateway did not charge'}: recorded as perhaps paid, then "${charged ? 'charge-seen' : 'unknown'}" after the deadline`, async () => {
+      const client = gw.newClient(undefined, { paidTimeoutMs: 600 });
+      const account = new AccountModel(async () => client);
+      await account.refresh();
+      const history = new HistoryStore(path.join(gw.dir, `results-${charged}.jsonl`), { load: () => resultsCode });
+      const logs: string[] = [];
+      const checks = new OutcomeChecks({
+        history,
+        readingBefore: (time) => account.readingBefore(time),
+        readNow: async () => (await account.refresh(), account.readingBefore(Number.POSITIVE_INFINITY)),
+        // The emulator works 1 s on it; the check comes one deadline (4 s) after the failure, well past that.
+        deadlineMs: () => 4000,
+        log: (message) => logs.push(message),
+      });
+      // The gateway holds the request past the client's deadline; with charge-on-disconnect it charges anyway.
+      gw.emu.state.armFault({ fault: 'latency', latencyMs: 1000 });
+      if (charged) gw.emu.state.armFault({ fault: 'charge-on-disconnect' });
+      const rig = newService(client, gw.models, path.join(gw.dir, `recovery-${charged}`));
+      const record = new JobHistoryRecord(history, { request: { model: 'aurora-1', prompt: 'cut' }, model: 'aurora-1' });
+      const error = await caught(() =>
+        rig.service.run(
+          { request: { model: 'aurora-1', prompt: 'cut', size: SMALL }, output: { directory: path.join(gw.dir, `out-${charged}`), pattern: '{slug}-{index}' } },
+          { settleFailure: async (failure) => (await record.failed(failure), checks.watch(failure)) },
+        ),
+      );
+      assert.ok(error instanceof GatewayError && error.outcomeUnknown && !error.charged, String(error));
+      await waitFor(() => !!record.entryId);
+      const entry = (await history.index()).find(record.entryId!)!;
+      assert.equal(entry.outcomeUnknown, true);
+      assert.match(entry.failed!, /did not answer within/);
+      await waitFor(() => logs.length > 0, 10_000);
+      const checked = (await history.index()).find(record.entryId!)!.outcomeCheck!;
+      const cost = paidRequests(gw.emu)[0]!.chargedRub;
+      assert.equal(cost > 0, charged);
+      assert.equal(checked.verdict, charged ? 'charge-seen' : 'unknown');
+      assert.equal(checked.keySpendRise, cost, 'the rise of the key spend is what the gateway charged');
+      assert.match(logs[0]!, /other spending on the account moves both/);
+      checks.dispose();
+      await history.close();
+    });
+  }
+});

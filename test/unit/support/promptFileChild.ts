@@ -1,0 +1,67 @@
+// A process that runs a prompt file as Generate Images from File does by arguments (the real run of
+// jobs/promptFileRun.ts: the claim across processes, the resume planned from the results journal, each
+// line checked again right before it is sent), against the emulator. Started with fork() by the tests
+// of several runs at once; it reports its outcome, or the refusal, over IPC.
+import { fork } from 'node:child_process';
+import type { BatchLine } from '../../../src/core/batchFile';
+import { heldOutcome } from '../../../src/jobs/heldLines';
+import { PromptFileClaims, RunInProgressError } from '../../../src/jobs/promptFileClaim';
+import { runPromptFile, type PromptFileOutcome } from '../../../src/jobs/promptFileRun';
+import { crashService, type CrashWorld } from './crashChild';
+
+export interface PromptFileTask extends CrashWorld {
+  promptFile: string;
+  lines: BatchLine[];
+  claimsDir: string;
+  window: string;
+  concurrency: number;
+  resendInterrupted?: boolean;
+}
+
+export type PromptFileReport = { ok: true; outcome: PromptFileOutcome } | { ok: false; refused?: { message: string; window?: string }; error?: string };
+
+/** The run as the command makes it, without its UI: held lines go only with `resendInterrupted`, the cost needs no confirmation. */
+export function runFileAsCommand(task: PromptFileTask, claims = new PromptFileClaims(task.claimsDir)): Promise<PromptFileOutcome> {
+  const { service, history, inFlight } = crashService(task);
+  return runPromptFile(task.promptFile, {
+    claims,
+    who: { window: task.window, startedBy: 'arguments' },
+    locale: 'en',
+    history,
+    inFlight,
+    jobs: service,
+    warn: () => undefined,
+    prepare: async () => ({ lines: task.lines, output: { directory: task.out, pattern: '{slug}-line-{index}' }, concurrency: task.concurrency }),
+    decideHeld: async (send, held) => {
+      const again = task.resendInterrupted ? held.filter((h) => h.entry) : [];
+      return { todo: [...send, ...again.map((h) => h.line)].sort((a, b) => a.line - b.line), kept: held.filter((h) => !again.includes(h)).map(heldOutcome) };
+    },
+    confirm: async (todo) => todo.map(() => Number.POSITIVE_INFINITY),
+    sending: (send) => send({}),
+  }).finally(() => history.close());
+}
+
+if (require.main === module) {
+  process.once('message', (task: PromptFileTask) => {
+    const report = (message: PromptFileReport) => process.send!(message, () => process.exit(0));
+    runFileAsCommand(task).then(
+      (outcome) => report({ ok: true, outcome }),
+      (error: unknown) =>
+        report(
+          error instanceof RunInProgressError
+            ? { ok: false, refused: { message: error.message, window: error.owner?.window } }
+            : { ok: false, error: String(error instanceof Error ? error.stack : error) },
+        ),
+    );
+  });
+}
+
+/** Starts the run in its own process; resolves with what it reports. */
+export function runFileInProcess(task: PromptFileTask): Promise<PromptFileReport> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('message', (message: PromptFileReport) => resolve(message));
+    child.once('exit', (code) => code !== 0 && reject(new Error(`the run's process exited with ${code}`)));
+    child.send(task);
+  });
+}
