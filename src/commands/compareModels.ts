@@ -18,7 +18,7 @@ import { type Services } from '../services';
 import { comparisonFeed } from '../studio/comparisonFeed';
 import { type GenerateArgs, isArgsObject, styleInputOf, toGenerateArgs } from './commandArgs';
 import { confirmRun, describeStyledRun, refuseUnaffordable } from './confirmRun';
-import { resolveOutputFolder } from './outputFolder';
+import { resolveEditOutputFolder, resolveOutputFolder } from './outputFolder';
 import { askPrompt, modelDetail } from './pickers';
 import { runCommandBody } from './showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from './styles';
@@ -126,10 +126,9 @@ async function compareClaimed(services: Services, args: CompareArgs, interactive
   for (const id of ids) styledByModel.push(await applyStyle(services, args.style, { ...styleInputOf({ ...rest, model: id }), references: images }));
   const first = styledByModel[0]!;
   if (interactive) showStyleNotes(first);
+  // With images, next to the first (a style's folder is not used: each model's results sit by the source).
   const directory = source
-    ? args.outputDirectory
-      ? path.resolve(path.dirname(source), args.outputDirectory)
-      : path.dirname(source)
+    ? await resolveEditOutputFolder(source, args.outputDirectory)
     : args.outputDirectory === undefined && first.output.directory
       ? first.output.directory
       : await resolveOutputFolder(args.outputDirectory);

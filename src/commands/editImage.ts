@@ -9,6 +9,7 @@ import { aspectDefaultFor, withAspectDefault } from '../jobs/editShape';
 import { type Services } from '../services';
 import { type EditArgs, isArgsObject, styleInputOf, toGenerateArgs } from './commandArgs';
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
+import { resolveEditOutputFolder } from './outputFolder';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from './styles';
@@ -41,7 +42,7 @@ export async function editImage(services: Services, args: EditArgs, interactive:
   const { images: _images, ...rest } = args;
   const styled = await applyStyle(services, args.style, { ...styleInputOf(rest), references: images }, sourceUri);
   if (interactive) showStyleNotes(styled);
-  const directory = args.outputDirectory ? path.resolve(path.dirname(source), args.outputDirectory) : (styled.output.directory ?? path.dirname(source));
+  const directory = await resolveEditOutputFolder(source, args.outputDirectory, styled.output.directory);
   const pattern = styled.output.pattern ?? readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, sourceUri).value;
   // No aspect ratio chosen (nor by the style): keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
   const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === styled.request.model);

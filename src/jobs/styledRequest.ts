@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { canEdit } from '../core/catalog';
 import { ValidationError } from '../core/errors';
+import { decideOutputFolder, OutputFolderError } from '../core/outputFolder';
 import { confine } from '../core/outputPath';
 import {
   resolveStyle,
@@ -214,25 +215,22 @@ function checkAgainstModel(
   if (ignored.length) notes.push(l10n.t('{0} ignores what the style sets for {1}.', model.id, ignored.join(', ')));
 }
 
-/** The style's output folder, checked inside the workspace folder, and its file name pattern. */
+/** The style's output folder, decided by the one rule (relative to the workspace folder, confined to it), and its file name pattern. */
 async function styleOutput(source: StylesSource, values: StyleValues, refuse: Refuse): Promise<StyledRequest['output']> {
   const output: StyledRequest['output'] = {};
   const folder = values.outputFolder?.trim();
   if (folder) {
-    if (path.isAbsolute(folder) || /^~[/\\]/.test(folder)) {
-      throw refuse('outputFolder', l10n.t('must be a folder relative to the workspace folder; got {0}', folder));
+    try {
+      output.directory = await decideOutputFolder({
+        value: folder,
+        origin: 'style',
+        base: source.root,
+        workspaceFolders: [source.root],
+        field: 'outputFolder',
+      });
+    } catch (error) {
+      throw error instanceof OutputFolderError ? refuse('outputFolder', error.detail) : error;
     }
-    const directory = path.resolve(source.root, folder);
-    const confined = await confine(source.root, directory);
-    if (!confined.inside) {
-      throw refuse(
-        'outputFolder',
-        confined.throughLink
-          ? l10n.t('{0} leads outside the workspace folder through a symbolic link; use a folder inside it', folder)
-          : l10n.t('{0} leads outside the workspace folder; use a folder inside it', folder),
-      );
-    }
-    output.directory = directory;
   }
   if (values.fileNamePattern?.trim()) output.pattern = values.fileNamePattern.trim();
   return output;

@@ -60,7 +60,7 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     const paidBefore = (await paidRequests()).length;
     const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Workspace redirect' }));
     assert.strictEqual(error.kind, 'validation', `${error.name}: ${error.message}`);
-    assert.strictEqual(error.field, 'outputDirectory');
+    assert.strictEqual(error.field, 'gatewayImages.outputDirectory');
     assert.match(error.message, /outputDirectory/);
     assert.match(error.message, why);
     assert.strictEqual((await paidRequests()).length, paidBefore, 'a paid request was sent');
@@ -86,7 +86,7 @@ describe('Workspace settings cannot redirect writes or the key', function () {
       await config().update('outputDirectory', 'shipped-images', vscode.ConfigurationTarget.Global);
       await waitUntil(() => config().get('outputDirectory') === 'shipped-images', 5_000, 'user value applied');
       const error = await rejectionOf(vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Through a link' }));
-      assert.strictEqual(error.field, 'outputDirectory', `${error.name}: ${error.message}`);
+      assert.strictEqual(error.field, 'gatewayImages.outputDirectory', `${error.name}: ${error.message}`);
       assert.deepStrictEqual(fs.readdirSync(outside), [], 'something was written through the link');
     } finally {
       await config().update('outputDirectory', undefined, vscode.ConfigurationTarget.Global);

@@ -202,7 +202,7 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
       for (const tool of ['generate_image', 'estimate_cost']) {
         const { text, error } = await refused(tool, { prompt: 'x', model: 'aurora-1', size: '64x64', output_directory });
         assert.equal(error?.field, 'output_directory', `${tool} ${output_directory}`);
-        assert.match(text, /leads outside the workspace folder/);
+        assert.match(text, /outside the workspace folder/);
       }
     }
     await fs.writeFile(path.join(outside, 'secret.png'), emulatorPng('aurora-1', 'secret', 1, 0));

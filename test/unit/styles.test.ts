@@ -292,11 +292,22 @@ describe('styles: the file', () => {
       assert.match(error.message, /"references": painter accepts at most 2 reference images; the style adds 2 to the 1 given/);
     });
 
-    it('an output folder outside the workspace, absolute, or through a link', async () => {
-      assert.match((await refuse({ outputFolder: '../out' })).message, /"outputFolder": \.\.\/out leads outside the workspace folder/);
-      assert.match((await refuse({ outputFolder: '/tmp/out' })).message, /"outputFolder": must be a folder relative to the workspace folder/);
+    it('an output folder outside the workspace, absolute, or through a link (the one rule of output folders, origin: a style)', async () => {
+      const climbing = await refuse({ outputFolder: '../out' });
+      assert.equal(climbing.field, 'style.outputFolder');
+      assert.match(
+        climbing.message,
+        /, style "[^"]+", "outputFolder": \.\.\/out is outside the workspace folder; a project style may only choose a folder inside it$/,
+      );
+      assert.match(
+        (await refuse({ outputFolder: '/tmp/out' })).message,
+        /"outputFolder": \/tmp\/out is outside the workspace folder; a project style may only/,
+      );
+      assert.match((await refuse({ outputFolder: '~/out' })).message, /"outputFolder": ~\/out is outside the workspace folder/);
       symlinkSync(os.tmpdir(), path.join(root, 'tmp-link'));
-      assert.match((await refuse({ outputFolder: 'tmp-link/x' })).message, /through a symbolic link/);
+      const linked = await refuse({ outputFolder: 'tmp-link/x' });
+      assert.equal(linked.field, 'style.outputFolder');
+      assert.match(linked.message, /"outputFolder": tmp-link\/x leads outside the workspace folder through a symbolic link/);
     });
 
     it('a loop of extends, and a style that is not in the file', async () => {

@@ -16,14 +16,14 @@ type Encode = (pixels: Pixels) => Promise<ArrayBuffer>;
 const encoders: Record<EncodedFormat, { ready?: Promise<Encode>; make: () => Promise<Encode> }> = {
   jpeg: {
     make: async () => {
-      await initJpeg({ wasmBinary: readFileSync(require.resolve('@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm')) } as never);
-      return (pixels) => encodeJpeg(pixels as unknown as Parameters<typeof encodeJpeg>[0], { quality: 85 });
+      await initJpeg({ wasmBinary: readFileSync(require.resolve('@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm')) });
+      return (pixels) => encodeJpeg(pixels, { quality: 85 });
     },
   },
   webp: {
     make: async () => {
-      await initWebp({ wasmBinary: readFileSync(require.resolve('@jsquash/webp/codec/enc/webp_enc.wasm')) } as never);
-      return (pixels) => encodeWebp(pixels as unknown as Parameters<typeof encodeWebp>[0], { quality: 85 });
+      await initWebp({ wasmBinary: readFileSync(require.resolve('@jsquash/webp/codec/enc/webp_enc.wasm')) });
+      return (pixels) => encodeWebp(pixels, { quality: 85 });
     },
   },
 };

@@ -218,7 +218,7 @@ export class ImageTools {
   }
 
   private async paidCall(args: GenerateArgs, images: string[] | undefined, context: CallContext): Promise<ToolAnswer<ImageAnswer>> {
-    const { job, outputInput, styled } = await this.jobOf(args, images);
+    const { job, styled } = await this.jobOf(args, images);
     if (styled.confirm) {
       throw new ValidationError(
         'style',
@@ -238,7 +238,7 @@ export class ImageTools {
     const heartbeat = setInterval(() => progress(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
     let result: JobResult;
     try {
-      await this.paths.ensureDirectory('output_directory', outputInput);
+      await this.paths.ensureDirectory('output_directory', job.output.directory);
       result = await this.jobs.run(job, {
         // A cancel aborts the call until the gateway answers; after that the paid images are saved whole.
         signal: context.signal,
@@ -343,7 +343,7 @@ export class ImageTools {
    * workspace: the style (if any) and the arguments made into the request by the one resolution.
    * The output folder: the argument's, else the style's, else next to the first image or the default.
    */
-  private async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; outputInput: string; styled: StyledRequest }> {
+  private async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; styled: StyledRequest }> {
     const references: string[] = [];
     for (const image of images ?? []) references.push(await this.paths.resolve('images', image));
     const { prompt, model, style, images: _images, output_directory: _output, ...options } = args;
@@ -352,9 +352,11 @@ export class ImageTools {
     let styled = await this.styles.apply(style, input);
     if (!styled.request.model) styled = await this.styles.apply(style, { ...input, model: await this.defaultModel(references.length) });
     const first = references[0];
-    const styleFolder = styled.output.directory === undefined ? undefined : this.paths.relative(styled.output.directory) || '.';
-    const outputInput = args.output_directory ?? styleFolder ?? (first ? this.paths.relative(path.dirname(first)) || '.' : this.config.outputDirectory);
-    const directory = await this.paths.resolve('output_directory', outputInput);
+    // The argument, else the style's (decided by the same rule), else next to the first image (as it was named), else the default.
+    const directory =
+      args.output_directory !== undefined
+        ? await this.paths.outputFolder('output_directory', args.output_directory)
+        : (styled.output.directory ?? (await this.paths.outputFolder('output_directory', first ? path.dirname(first) : this.config.outputDirectory)));
     const job: ImageJob = {
       request: styled.request,
       references: styled.references,
@@ -364,7 +366,7 @@ export class ImageTools {
         : { directory, pattern: styled.output.pattern ?? FILE_NAME_PATTERN },
       ...(styled.style ? { style: styled.style } : {}),
     };
-    return { job, outputInput, styled };
+    return { job, styled };
   }
 
   /** The cheapest model that can do the job (generation, or an edit with that many references). */

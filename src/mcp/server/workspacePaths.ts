@@ -1,10 +1,12 @@
 // Every path the MCP server reads or writes is confined to the workspace root it was started for:
 // relative paths are taken from the root, `..` and absolute paths that leave it are refused, and so
-// are symbolic links that lead outside (core/outputPath.ts confine: the extension's own check).
+// are symbolic links that lead outside (core/outputPath.ts confine: the extension's own check). Output
+// folders are decided by the extension's one rule (core/outputFolder.ts), with the origin of an agent.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ValidationError } from '../../core/errors';
+import { decideOutputFolder } from '../../core/outputFolder';
 import { confine } from '../../core/outputPath';
 
 export class WorkspacePaths {
@@ -27,12 +29,24 @@ export class WorkspacePaths {
     return candidate;
   }
 
-  /** Creates the folder (inside the root) and checks it again once it exists: no link may lead outside. */
-  async ensureDirectory(field: string, input: string): Promise<string> {
-    const dir = await this.resolve(field, input);
+  /**
+   * The folder an agent's images go to: `input` relative to the workspace root (or `base`: an edit's
+   * source folder), decided by the extension's one rule for agents: inside the root, links resolved.
+   */
+  async outputFolder(field: string, input: string, base = this.root): Promise<string> {
+    let local = input.trim();
+    try {
+      if (/^file:/i.test(local)) local = fileURLToPath(local);
+    } catch {
+      throw new ValidationError(field, `"${field}" (${input}) is not a valid file URI; give a path relative to the workspace folder.`);
+    }
+    return decideOutputFolder({ value: local, origin: 'agent', base, workspaceFolders: [this.root], field });
+  }
+
+  /** Creates the decided folder and decides again once it exists: no link made meanwhile may lead outside. */
+  async ensureDirectory(field: string, dir: string): Promise<string> {
     await fs.mkdir(dir, { recursive: true });
-    if (!(await confine(this.root, dir)).inside) throw this.outside(field, input, true);
-    return dir;
+    return this.outputFolder(field, dir);
   }
 
   /** The path relative to the root, with forward slashes (what agents and people click). */
