@@ -304,6 +304,20 @@ describe('gateway emulator', function () {
       assert.equal(emu.state.keyBudgetRub(DEMO_KEYS.lowBudget), Math.round((5 - cheap.body.usage.cost_rub) * 100) / 100);
     });
 
+    it('takes a top-up from outside while a request holds its reservation: both stay counted', async () => {
+      const before = emu.state.balanceRub;
+      const answer = generateJson({ model: 'aurora-1', prompt: 'held', n: 2 }, DEMO_KEYS.unlimited, {
+        'x-emulator-fault': 'latency',
+        'x-emulator-latency-ms': '300',
+      });
+      for (let i = 0; i < 500 && !(lastRequest()?.reservedRub > 0); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(lastRequest().reservedRub, 8);
+      assert.equal(emu.state.topUp(10.5), before - 8 + 10.5);
+      const { body } = await answer;
+      assert.equal(emu.state.balanceRub, Math.round((before + 10.5 - body.usage.cost_rub) * 100) / 100);
+      assert.equal(body.usage.balance, emu.state.balanceRub);
+    });
+
     it('keeps the sums exact over many requests (no float drift)', async () => {
       let spent = 0;
       for (let i = 0; i < 15; i++) spent += Math.round((await generateJson({ model: 'sketch-mini', prompt: `p${i}` })).body.usage.cost_rub * 100);

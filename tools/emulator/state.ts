@@ -155,6 +155,12 @@ export class EmulatorState {
     this.balanceKop = rubToKop(rub);
   }
 
+  /** A payment onto the account from outside, in one step: reservations and charges meanwhile stay counted. Returns the balance after it. */
+  topUp(rub: number): number {
+    this.balanceKop += rubToKop(rub);
+    return this.balanceRub;
+  }
+
   /** Registers one more key with the properties (budget, expiry, revocation) of a demo key as they are now. */
   addKey(key: string, like: DemoKeyName): KeyState {
     const state = copyOf(this.keys.get(DEMO_KEYS[like])!, key);

@@ -7,7 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { startEmulator, type EmulatorOptions, type EmulatorState, type RunningEmulator } from '../../../tools/emulator';
 
-type StateMethod = 'armFault' | 'clearFaults' | 'addKey' | 'setKeyBudget' | 'keyBudgetRub';
+type StateMethod = 'armFault' | 'clearFaults' | 'addKey' | 'setKeyBudget' | 'keyBudgetRub' | 'topUp';
 type StateField = 'imageGapMs' | 'headGapMs' | 'recordImages';
 type StateReading = 'requests' | 'balanceRub' | StateField;
 
