@@ -117,6 +117,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
     if (format) pngs = await Promise.all(pngs.map((png) => encodeAs(format, png)));
   } catch (error) {
     state.release(reservation);
+    ctx.entry.settledAt = new Date().toISOString();
     throw error;
   }
 
@@ -128,6 +129,7 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   const costKop = pricePerImageKop(request) * (binary ? 1 : request.n);
   state.charge(reservation, costKop, request.model.id);
   ctx.entry.chargedRub = kopToRub(costKop);
+  ctx.entry.settledAt = new Date().toISOString();
 
   if (binary) {
     const image = pngs[0]!; // validate() keeps n in 1..maxN, so there is always a first image

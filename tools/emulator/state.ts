@@ -19,6 +19,8 @@ export interface RecordedRequest {
   chargedRub: number;
   faults: string[];
   at: string;
+  /** Paid requests: when their reservation was charged or returned (it was held from a moment after `at` until then). */
+  settledAt?: string;
   /** True when the client went away before the response was complete. */
   clientAborted?: boolean;
   /** Paid requests that passed validation: the prompt (lets a test match its jobs to requests). */

@@ -11,7 +11,7 @@ import type { McpSession, PersonOutcome } from './severalActors';
 export type Actor = 'person' | 'file' | 'agent';
 
 /** A message that says the request cost nothing or never left. */
-export const SAYS_NOTHING_CHARGED = /nothing was (charged|sent)|not charged|\bnot sent\b/i;
+export const SAYS_NOTHING_CHARGED = /nothing was (charged|sent)|not charged|before the request was sent/i;
 
 /**
  * What the person is told of the money when a job fails, by the rule of commands/showError.ts read
@@ -64,7 +64,7 @@ export interface SoakFigures {
   falseNothingCharged: string[];
   /** The person's failures whose request the gateway held, told neither "charged" nor "may have been charged". */
   untold: string[];
-  agent: { charged: number; spentByServer: number; minRemaining: number; calls: number; refused: boolean; overCap: string[] };
+  agent: { charged: number; peak: number; spentByServer: number; minRemaining: number; calls: number; refused: boolean; overCap: string[] };
   ledger: { expected: number; emulator: number };
   journal: { entries: number; results: number; paidFailures: number; unknown: number; byPerson: number; byFile: number; mismatches: string[] };
   outcomeChecks: { unknown: number; checked: number; chargeSeen: number; chargeSeenUncharged: number };
@@ -198,21 +198,46 @@ function checkClaims(record: SoakRecord, figures: SoakFigures): void {
   }
 }
 
-/** The session cap against what the gateway charged the agent's requests, and the server's own account (spent and held). */
+/**
+ * The most the gateway had taken for the agent's session at any moment: what it charged so far and
+ * the reservations it held then. Each request held its reservation at the gateway within the time
+ * the server held it against the cap (from arrival, after the server's hold began, to its charge or
+ * return, before the server's hold ended), so this never exceeds the cap when the server keeps it.
+ */
+export function peakTaken(requests: readonly RecordedRequest[]): number {
+  const events = requests
+    .filter((r) => r.reservedRub > 0)
+    .flatMap((r) => [
+      { at: Date.parse(r.at), change: toKopecks(r.reservedRub) },
+      { at: r.settledAt ? Date.parse(r.settledAt) : Number.POSITIVE_INFINITY, change: toKopecks(r.chargedRub) - toKopecks(r.reservedRub) },
+    ])
+    // At one moment a settlement goes first: the server holds a new reservation only after its last one settled.
+    .sort((a, b) => (a.at === b.at ? a.change - b.change : a.at < b.at ? -1 : 1));
+  let taken = 0;
+  let peak = 0;
+  for (const { change } of events) peak = Math.max(peak, (taken += change));
+  return fromKopecks(peak);
+}
+
+/** The session cap against what the gateway charged the agent's requests and held for them, and the server's own account (spent and held). */
 function agentFigures(record: SoakRecord): SoakFigures['agent'] {
-  const charged = sum(record.requests.filter((r) => record.actorOf(r.prompt) === 'agent').map((r) => r.chargedRub));
+  const mine = record.requests.filter((r) => record.actorOf(r.prompt) === 'agent');
+  const charged = sum(mine.map((r) => r.chargedRub));
+  const peak = peakTaken(mine);
   const caps = record.agent.calls.map((c) => c.structured.spendingCap as { spentThisSession: number; remainingThisSession: number } | undefined);
   // What the server counted spent grows call by call: the most any answer showed is its final count.
   const spentByServer = Math.max(...caps.map((c) => c?.spentThisSession ?? Number.NaN));
   const overCap: string[] = [];
   const cap = record.sessionCap;
   if (toKopecks(charged) > toKopecks(cap)) overCap.push(`the gateway charged the session ${charged}, above its cap of ${cap}`);
+  if (toKopecks(peak) > toKopecks(cap)) overCap.push(`the gateway had taken ${peak} for the session at one moment (charged and held), above its cap of ${cap}`);
   if (!(toKopecks(spentByServer) <= toKopecks(cap))) overCap.push(`the server counted ${spentByServer} spent, above the cap of ${cap}`);
   if (!(toKopecks(spentByServer) >= toKopecks(charged))) overCap.push(`the server counted ${spentByServer} spent, less than the ${charged} charged`);
   const remaining = caps.map((c) => c?.remainingThisSession ?? Number.NaN);
   if (!remaining.every((r) => r >= 0)) overCap.push(`an answer showed ${Math.min(...remaining)} left of the session cap (reservations held above it)`);
   return {
     charged,
+    peak,
     spentByServer,
     minRemaining: Math.min(...remaining),
     calls: record.agent.calls.length,
