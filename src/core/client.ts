@@ -199,7 +199,7 @@ export class GatewayClient {
       const kept = await keeper?.keep(contentType);
       // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
       if (error instanceof SinkFailure) throw error.cause;
-      let typed = deadline.translate(error);
+      let typed = deadline.translate(error, status !== undefined ? 'answering' : bodyStarted ? 'awaiting-answer' : 'connecting');
       if (kept) typed.keptAnswer = { ...kept, costRub: await costInAnswer(kept.file) };
       if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.

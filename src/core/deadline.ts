@@ -22,7 +22,11 @@ export class Deadline {
     if (this.signal.aborted) throw this.abortError();
   }
 
-  translate(error: unknown): GatewayError {
+  /**
+   * The failure as a typed error. `phase`: how far the request got, so the words say no more than is
+   * known (a connection that broke while the answer arrived did reach the gateway).
+   */
+  translate(error: unknown, phase: 'connecting' | 'awaiting-answer' | 'answering' = 'connecting'): GatewayError {
     if (this.signal.aborted) return this.abortError();
     if (error instanceof GatewayError) return error;
     const code = errorCode(error);
@@ -32,7 +36,13 @@ export class Deadline {
     const refusal = certificateError(code, error) ?? proxyAuthenticationError(error);
     if (refusal) return refusal;
     const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
-    return new ConnectionError(l10n.t('Could not reach the gateway: {0}.', detail), { cause: error });
+    const words =
+      phase === 'answering'
+        ? l10n.t("The connection broke while the gateway's answer was arriving: {0}.", detail)
+        : phase === 'awaiting-answer'
+          ? l10n.t('The connection to the gateway broke before its answer came: {0}.', detail)
+          : l10n.t('Could not reach the gateway: {0}.', detail);
+    return new ConnectionError(words, { cause: error });
   }
 
   /** The merged signal keeps the reason of the signal that fired first. */

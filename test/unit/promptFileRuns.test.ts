@@ -71,7 +71,9 @@ describe('Prompt files with several runs at once', function () {
 
   it('a claim whose process was killed is taken over once it is stale; until then a start is refused', async () => {
     const claims = new PromptFileClaims(world.claimsDir, () => undefined, 1000);
-    const holder = fork(path.join(__dirname, 'support', 'claimHolder.js'), [world.claimsDir, world.promptFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const holder = fork(path.join(__dirname, 'support', 'claimHolder.js'), [world.claimsDir, world.promptFile], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     await new Promise((resolve) => holder.once('message', resolve));
     const refused = await caught(() => claims.claim(world.promptFile, { window: 'window B', startedBy: 'ui' }));
     assert.ok(refused instanceof RunInProgressError, String(refused));
@@ -79,7 +81,7 @@ describe('Prompt files with several runs at once', function () {
     holder.kill('SIGKILL');
     await new Promise((resolve) => holder.once('exit', resolve));
     let taken: Awaited<ReturnType<PromptFileClaims['claim']>> | undefined;
-    for (const until = Date.now() + 10_000; !taken && Date.now() < until; ) {
+    for (const until = Date.now() + 10_000; !taken && Date.now() < until;) {
       taken = await claims.claim(world.promptFile, { window: 'window B', startedBy: 'ui' }).catch(() => undefined);
       if (!taken) await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -130,7 +132,10 @@ describe('Prompt files with several runs at once', function () {
     // Its answer had arrived (the gateway charged): held as charged, not as unknown.
     assert.equal(held.status, 'failed');
     assert.match(held.error!, /its last request was charged, and its images did not arrive \(.+\): not sent again\. What arrived waits in the recovery folder/);
-    assert.ok(held.files.some((f) => f.endsWith('-answer.json') && existsSync(f)), `the kept answer is named: ${held.files.join(', ')}`);
+    assert.ok(
+      held.files.some((f) => f.endsWith('-answer.json') && existsSync(f)),
+      `the kept answer is named: ${held.files.join(', ')}`,
+    );
     assert.equal(paidRequests(gw.emu).length, paidBefore, 'nothing sent by arguments without resendInterrupted');
     assert.match(resultsCode.batchReport(world.promptFile, again.lines, new Date(), 'en'), /-answer\.json\]\(/, 'the report links the kept answer');
 
@@ -139,7 +144,7 @@ describe('Prompt files with several runs at once', function () {
     assert.equal(paidRequests(gw.emu).length, paidBefore + 1);
   });
 
-  it('Recover records where it moved a line\'s JPEG: the next run finds it there and pays nothing', async () => {
+  it("Recover records where it moved a line's JPEG: the next run finds it there and pays nothing", async () => {
     world.concurrency = 1;
     world.lines = [lineOf(1, 'a jpeg line', { model: 'aurora-1', output_format: 'jpeg' })];
     // A file where the output folder should be: the paid image stays in the recovery folder.
