@@ -20,7 +20,7 @@ import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
 import type { InFlightHandle } from './inFlight';
 import { beginJobRecord, runUnderRecord } from './inFlightJob';
-import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
+import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext, undownloaded } from './jobRecovery';
 import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
 
@@ -144,7 +144,7 @@ export class ImageJobService {
     const hold = this.deps.cap?.reserve(estimate.reservation);
     emit({ type: 'sending', estimate, model });
     let sent = false;
-    const recovery: RecoveryContext = { job, staging: sink.staging, emit };
+    const recovery: RecoveryContext = { job, staging: sink.staging, emit, date };
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
@@ -269,7 +269,9 @@ export class ImageJobService {
         emit({ type: 'opaque-result', files: opaque });
       }
     }
-    if (left.length) result.recovered = await keepForRecovery(recovery, left, reason);
+    // Images the answer gave as addresses that could not be downloaded: paid, so their addresses wait for Recover.
+    const addresses = undownloaded(meta.images);
+    if (left.length || addresses.length) result.recovered = await keepForRecovery(recovery, left, reason, { addresses, costRub: meta.usage?.cost_rub });
     return result;
   }
 }
