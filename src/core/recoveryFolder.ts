@@ -12,7 +12,7 @@ import type { GatewayClient } from './client';
 import { extensionForMediaType, readImageHead, sniffImage } from './imageSniff';
 import { placeWithoutOverwrite, StagingSink } from './imageStore';
 import { answerExtension } from './keptAnswer';
-import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from './recoveryManifest';
+import { type RecoveryFile, type RecoveryManifest, type WaitingDownload, writeRecoveryManifest } from './recoveryManifest';
 
 /** A file waiting in the recovery folder, with what is known about it. */
 export interface WaitingFile extends RecoveryFile {
@@ -70,8 +70,9 @@ export async function listRecoverable(dir: string): Promise<WaitingJob[]> {
 
 /**
  * Reads a job's kept answers again (answerSalvage.ts): the images found join the job as files of
- * their own, and the manifest (written now for a job that had none) records it, so it is done once.
- * Returns the job as it now is, and how many images were found.
+ * their own, and so do the images it gives as addresses (kind 'url', downloaded by downloadAgain:
+ * an answer left by a crash while they downloaded); the manifest (written now for a job that had
+ * none) records it, so it is done once. Returns the job as it now is, and how many images were found.
  */
 export async function readAnswersAgain(job: WaitingJob, dir: string): Promise<{ job: WaitingJob; found: number }> {
   const files: WaitingFile[] = [];
@@ -87,6 +88,14 @@ export async function readAnswersAgain(job: WaitingJob, dir: string): Promise<{ 
       if (image.path === file.path) continue; // the answer is an image itself (a body cut short)
       const suggestedName = `${stem}-${k + 1}${image.cut ? '-incomplete' : ''}.${image.kind.extension}`;
       files.push((await describe({ path: image.path, suggestedName })) ?? { path: image.path, suggestedName, bytes: image.bytes, modifiedAt: '' });
+      found++;
+    }
+    for (const address of await addressesIn(file.path)) {
+      const staged = path.join(path.dirname(file.path), `${job.jobId}-${address.index}.img`);
+      // An image downloaded before the crash is in the job already.
+      if (job.files.some((f) => path.resolve(f.path) === path.resolve(staged)) || (await describe({ path: staged, suggestedName: '' }))) continue;
+      const suggestedName = `${stem}-${address.index + 1}.${extensionForMediaType(address.mediaType) ?? 'png'}`;
+      files.push({ path: staged, suggestedName, kind: 'url', download: address, bytes: 0, modifiedAt: job.createdAt });
       found++;
     }
     const itself = result.images.some((image) => image.path === file.path);
@@ -208,6 +217,29 @@ async function leftBehind(dir: string, names: string[], recorded: Set<string>): 
     files,
     unrecorded: true,
   }));
+}
+
+/** Largest kept answer read for addresses: an answer that gives its images as addresses is a few KB of JSON. */
+const MAX_ADDRESS_ANSWER_BYTES = 1024 * 1024;
+
+/** The images a kept answer gives as addresses (data[i].url without b64_json, not a data URL), not yet downloaded. */
+async function addressesIn(file: string): Promise<WaitingDownload[]> {
+  let answer: unknown;
+  try {
+    if ((await fs.stat(file)).size > MAX_ADDRESS_ANSWER_BYTES) return [];
+    answer = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch {
+    return []; // not JSON (or cut short): salvage reads what it can
+  }
+  const data = (answer as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) return [];
+  const found: WaitingDownload[] = [];
+  for (const [index, element] of data.entries()) {
+    const { url, b64_json: base64, media_type: mediaType } = (element ?? {}) as Record<string, unknown>;
+    if (typeof url !== 'string' || !url.trim() || typeof base64 === 'string' || /^data:/i.test(url.trim())) continue;
+    found.push({ url: url.trim(), index, ...(typeof mediaType === 'string' ? { mediaType } : {}), failure: l10n.t('not downloaded yet') });
+  }
+  return found;
 }
 
 /**

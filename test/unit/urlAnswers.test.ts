@@ -5,12 +5,13 @@
 // the recovery manifest, and Recover Unsaved Images downloads it again. Real HTTP throughout.
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import type { FaultSpec } from '../../tools/emulator/faults';
 import { createDispatcher } from '../../src/core/proxy';
-import { downloadAgain, listRecoverable, moveRecoverable } from '../../src/core/recoveryFolder';
+import { downloadAgain, listRecoverable, moveRecoverable, readAnswersAgain } from '../../src/core/recoveryFolder';
+import { settleInterrupted } from '../../src/jobs/interrupted';
 import { startForwardProxy } from '../support/forwardProxy';
 import {
   DEMO_KEYS,
@@ -314,6 +315,60 @@ describe('URL answers: images given as addresses (data[i].url, the previous API 
     const result = await running;
     assert.ok(!existsSync(path.join(recovery, answer)), 'removed once the manifest holds the address');
     assert.deepEqual(await readdir(recovery), [`${result.jobId}.json`]);
+  });
+
+  it('a crash while the images download: the answer it leaves gives Recover their addresses, which it downloads and moves whole', async () => {
+    gw.emu.state.setForms(['url-images']);
+    gw.emu.state.armFault({ fault: 'download-stall', times: 1 });
+    const { out, recovery } = folders();
+    const crashed = path.join(gw.dir, `crashed-${run}`);
+    const rig = newService(gw.newClient(DEMO_KEYS.unlimited, { paidTimeoutMs: 3_000 }), gw.models, recovery);
+    const running = rig.service.run(job(out));
+    await waitFor(() => gw.emu.state.downloads.length === 1, 10_000);
+    // What the process would leave in its staging folder, were it killed now.
+    await cp(recovery, crashed, { recursive: true });
+    await running;
+    const answer = (await readdir(crashed)).find((n) => n.endsWith('-answer.json'));
+    assert.ok(answer, 'the answer is in the staging folder');
+    const now = new Date().toISOString();
+    const { request } = job(out);
+    const settled = await settleInterrupted(
+      {
+        id: answer.slice(0, -'-answer.json'.length),
+        request,
+        outputDirectory: out,
+        namePattern: 'img-{index}',
+        stagingDir: crashed,
+        reservation: 1,
+        startedAt: now,
+        pid: 0,
+        answeredAt: now,
+      },
+      path.join(gw.dir, `no-fallback-${run}`),
+    );
+    assert.equal(settled.charged, true);
+    const [waiting] = await listRecoverable(crashed);
+    const read = await readAnswersAgain(waiting!, crashed);
+    assert.equal(read.found, 2);
+    const id = paidRequests(gw.emu)[0]!.id;
+    assert.deepEqual(
+      read.job.files.filter((f) => f.kind === 'url').map((f) => f.download?.url),
+      [0, 1].map((i) => `${gw.emu.url}/files/${id}/${i}.png`),
+    );
+    const again = await downloadAgain(read.job, gw.newClient());
+    assert.equal(again.downloaded, 2);
+    const moved = await moveRecoverable(again.job, path.join(out, 'recovered'));
+    const bytes = await Promise.all(moved.images.map((f) => readFile(f)));
+    for (const i of [0, 1])
+      assert.ok(
+        bytes.some((b) => b.equals(served(i))),
+        `image ${i + 1} lands whole`,
+      );
+    assert.deepEqual(moved.answers, [], 'the answer was read whole: its addresses became images');
+    assert.deepEqual(
+      (await listFiles(crashed)).filter((f) => !f.endsWith('.part')),
+      [],
+    );
   });
 
   it('a cancel after the answer arrived does not stop the downloads: the paid images are saved', async () => {
