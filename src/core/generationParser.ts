@@ -333,8 +333,7 @@ export class GenerationParser {
     try {
       const plainUrl = this.image.feed(buf, i, stop, this.backslashes, q !== -1);
       if (plainUrl) {
-        // A url with no data URL in it: the image's address, read on as a kept string (its text stays
-        // in the envelope, like the rest of it).
+        // No data URL: the image's address, read on as a kept string (its text stays in the envelope).
         if (plainUrl.length) this.events.push({ kind: 'raw', bytes: plainUrl });
         this.keepFrom = i;
         this.inImage = false;
