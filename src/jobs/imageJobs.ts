@@ -20,7 +20,7 @@ import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
 import type { InFlightHandle } from './inFlight';
 import { beginJobRecord, runUnderRecord } from './inFlightJob';
-import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
+import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext, undownloaded } from './jobRecovery';
 import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PaidFailure, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
 
@@ -148,7 +148,7 @@ export class ImageJobService {
     emit({ type: 'sending', estimate, model });
     let sent: string | undefined;
     let answered = false;
-    const recovery: RecoveryContext = { job, staging: sink.staging, emit, ...(this.deps.resultsJournal ? { journal: this.deps.resultsJournal } : {}) };
+    const recovery: RecoveryContext = { job, staging: sink.staging, emit, date, ...(this.deps.resultsJournal ? { journal: this.deps.resultsJournal } : {}) };
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
@@ -294,7 +294,9 @@ export class ImageJobService {
         emit({ type: 'opaque-result', files: opaque });
       }
     }
-    if (left.length) result.recovered = await keepForRecovery(recovery, left, reason);
+    // Images the answer gave as addresses that could not be downloaded: paid, so their addresses wait for Recover.
+    const addresses = undownloaded(meta.images);
+    if (left.length || addresses.length) result.recovered = await keepForRecovery(recovery, left, reason, { addresses, costRub: meta.usage?.cost_rub });
     return result;
   }
 }

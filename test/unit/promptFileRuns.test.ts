@@ -144,6 +144,31 @@ describe('Prompt files with several runs at once', function () {
     assert.equal(paidRequests(gw.emu).length, paidBefore + 1);
   });
 
+  it('a line whose image came as an address that could not be downloaded is paid: the next run skips it (it waits for Recover), and pays nothing', async () => {
+    world.concurrency = 1;
+    world.lines = world.lines.slice(0, 2);
+    gw.emu.state.setForms(['url-images']);
+    gw.emu.state.armFault({ fault: 'download-404', times: 1 });
+    const first = await runFileAsCommand(world);
+    assert.deepEqual(
+      first.lines.map((l) => [l.status, l.recovered ?? false]),
+      [
+        ['done', true],
+        ['done', false],
+      ],
+    );
+    const paid = paidRequests(gw.emu).length;
+    const again = await runFileAsCommand(world);
+    assert.deepEqual(
+      again.lines.map((l) => [l.line, l.status, l.skipReason]),
+      [
+        [1, 'skipped', 'recovery'],
+        [2, 'skipped', 'files'],
+      ],
+    );
+    assert.equal(paidRequests(gw.emu).length, paid, 'the line waiting for its download was not paid again');
+  });
+
   it("Recover records where it moved a line's JPEG: the next run finds it there and pays nothing", async () => {
     world.concurrency = 1;
     world.lines = [lineOf(1, 'a jpeg line', { model: 'aurora-1', output_format: 'jpeg' })];
