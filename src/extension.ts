@@ -21,7 +21,7 @@ import { registerStyles } from './commands/editStyles';
 import { logIgnoredWorkspaceSettings } from './host/ignoredSettings';
 import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
-import { type McpRegistration, registerMcpServer } from './mcp/register';
+import { type McpRegistration, type McpServerOffer, registerMcpServer } from './mcp/register';
 import { createServices, resultsForTests } from './services';
 import { openStudioWith, registerStudio } from './studio';
 
@@ -40,8 +40,12 @@ export interface GatewayImagesApi {
   readonly mcp: McpRegistration;
   /** How long activate() took, in milliseconds (reported by the benchmark). */
   readonly activationMs: number;
-  /** Only when VS Code runs the extension's tests: the results journal's file, reading it again as a restart would, the gateway client. */
-  readonly testing?: ReturnType<typeof resultsForTests>;
+  /**
+   * Only when the extension runs from its sources (its tests, or development): the results journal's
+   * file, reading it again as a restart would, the gateway client, and the MCP definitions as VS Code
+   * starts them (with the key: never in an installed extension).
+   */
+  readonly testing?: ReturnType<typeof resultsForTests> & { mcpResolvedDefinitions: McpServerOffer['resolvedDefinitions'] };
 }
 
 export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
@@ -90,7 +94,9 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     },
     onDidChangeAccount: accountChanged.event,
     refreshAccount: () => services.account.refresh(),
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { testing: resultsForTests(context, services.history, services.connection) } : {}),
+    ...(context.extensionMode !== vscode.ExtensionMode.Production
+      ? { testing: { ...resultsForTests(context, services.history, services.connection), mcpResolvedDefinitions: mcp.resolvedDefinitions } }
+      : {}),
   };
 }
 
