@@ -32,9 +32,12 @@ export class Deadline {
     const code = errorCode(error);
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
-    if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
+    // Before the abort below: undici aborts a tunnel the proxy refused (a 407, a 502 to CONNECT) with
+    // its "aborted" code, though nobody cancelled anything.
     const refusal = certificateError(code, error) ?? proxyAuthenticationError(error);
     if (refusal) return refusal;
+    const tunnelRefused = /when HTTP Tunneling/.test(message);
+    if (!tunnelRefused && (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError'))) return new CancelledError();
     const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
     const words =
       phase === 'answering'

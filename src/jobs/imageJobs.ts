@@ -8,6 +8,7 @@ import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatR
 import { ApiError, CancelledError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
+import { stoppedByProxy } from '../core/networkErrors';
 import { extensionOf, linkWithoutOverwrite, makeFolder, removeEmptyFolders, type StagedImage, StagingSink } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
 import { buildITXtChunk, NOT_A_PNG } from '../core/pngText';
@@ -167,9 +168,10 @@ export class ImageJobService {
         },
       });
     } catch (error) {
-      // Only an error answer of the gateway proves it charged nothing once the body left; any other
-      // failure after that (a broken connection, a full disk while saving) counts the whole reservation.
-      if (!sent || (error instanceof ApiError && !error.outcomeUnknown)) hold?.release();
+      // Only an error answer proves nothing was charged once the body left: the gateway's, or a
+      // proxy's 407 (the request went no further). Any other failure after that (a broken
+      // connection, a full disk while saving) counts the whole reservation.
+      if (!sent || (error instanceof ApiError && !error.outcomeUnknown) || stoppedByProxy(error)) hold?.release();
       else hold?.settle(undefined);
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
       if (error instanceof GatewayError && error.outcomeUnknown) {
