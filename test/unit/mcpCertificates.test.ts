@@ -4,11 +4,10 @@
 // extension is, through what the definition provider passes: NODE_EXTRA_CA_CERTS, and the system
 // store with GATEWAY_IMAGES_SYSTEM_CERTIFICATES (http.systemCertificates) on.
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { promises as fs, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { makePrivateCa, type PrivateCa, startTlsFront, type TlsFront } from '../support/privateCa';
+import { makePrivateCa, type PrivateCa, startTlsFront, systemStoreNamespace, type TlsFront } from '../support/privateCa';
 import { DEMO_KEYS, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
 import { launch, type ToolResult } from './support/mcp';
 
@@ -89,17 +88,12 @@ describe('MCP server with a private CA', function () {
   });
 
   it('trusted in the system store (its bundle, in a private mount namespace): works with GATEWAY_IMAGES_SYSTEM_CERTIFICATES on (the default), not with it 0', async function () {
-    const system = '/etc/ssl/certs/ca-certificates.crt';
-    let bundle: string;
-    try {
-      bundle = path.join(ca.dir, 'system-bundle.crt');
-      writeFileSync(bundle, `${readFileSync(system, 'utf8')}\n${ca.caPem}`);
-      execFileSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'pipe' });
-    } catch (error) {
-      console.log(`      skipped: no system bundle at ${system} or no private mount namespace here (${String(error).split('\n')[0]})`);
+    const namespace = systemStoreNamespace(ca);
+    if ('skipped' in namespace) {
+      console.log(`      skipped: ${namespace.skipped}`);
       return this.skip();
     }
-    const inNamespace = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `mount --bind "${bundle}" ${system} && exec "$@"`, 'sh'];
+    const inNamespace = namespace.prefix;
     const byDefault = await generate({}, inNamespace);
     assert.ok(!byDefault.isError, textOf(byDefault));
     const on = await generate({ GATEWAY_IMAGES_SYSTEM_CERTIFICATES: '1' }, inNamespace);

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { faultsFromHeaders } from './faults';
 import { paddedPngParts } from './png';
-import { sleep } from './respond';
+import { drain, sleep } from './respond';
 import type { EmulatorState, RecordedDownload } from './state';
 
 /** The download-large fault's size when the fault gives none: above any client's 50 MiB limit. */
@@ -54,7 +54,7 @@ export async function serveFile(
     res.writeHead(200, { 'content-type': file.mediaType });
     for (const part of paddedPngParts(file.bytes, faults.imageBytes ?? DEFAULT_DOWNLOAD_LARGE_BYTES)) {
       if (res.destroyed) return 200;
-      if (!res.write(part)) await drained(res);
+      if (!res.write(part)) await drain(res);
     }
     res.end();
     return 200;
@@ -71,19 +71,6 @@ export async function serveFile(
   }
   res.destroy();
   return 200;
-}
-
-/** Resolves once `res` can take more, or is gone. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /** The second origin: the same files on another port, started when an answer first points there. */
