@@ -21,7 +21,7 @@ import { registerStyles } from './commands/editStyles';
 import { logIgnoredWorkspaceSettings } from './host/ignoredSettings';
 import { configureL10n } from './host/l10n';
 import { initOnboarding } from './host/onboarding';
-import { type McpRegistration, registerMcpServer } from './mcp/register';
+import { type McpRegistration, type McpServerOffer, registerMcpServer } from './mcp/register';
 import { createServices, resultsForTests } from './services';
 import { openStudioWith, registerStudio } from './studio';
 
@@ -40,8 +40,23 @@ export interface GatewayImagesApi {
   readonly mcp: McpRegistration;
   /** How long activate() took, in milliseconds (reported by the benchmark). */
   readonly activationMs: number;
-  /** Only when VS Code runs the extension's tests: the results journal's file, reading it again as a restart would, the gateway client. */
-  readonly testing?: ReturnType<typeof resultsForTests>;
+  /**
+   * Only under the project's test harness (its tests, or an e2e window it opened in development mode):
+   * the results journal's file, reading it again as a restart would, the gateway client, and the MCP
+   * definitions as VS Code starts them (with the key: never in an installed extension).
+   */
+  readonly testing?: ReturnType<typeof resultsForTests> & { mcpResolvedDefinitions: McpServerOffer['resolvedDefinitions'] };
+}
+
+/**
+ * The test hooks (they reach the key) exist only under the project's own harness: VS Code running the
+ * extension's tests, or a development window the e2e harness opened (it sets its control port).
+ */
+function underTestHarness(context: vscode.ExtensionContext): boolean {
+  return (
+    context.extensionMode === vscode.ExtensionMode.Test ||
+    (context.extensionMode === vscode.ExtensionMode.Development && process.env.GATEWAY_IMAGES_E2E_CONTROL_PORT !== undefined)
+  );
 }
 
 export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
@@ -90,7 +105,9 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     },
     onDidChangeAccount: accountChanged.event,
     refreshAccount: () => services.account.refresh(),
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { testing: resultsForTests(context, services.history, services.connection) } : {}),
+    ...(underTestHarness(context)
+      ? { testing: { ...resultsForTests(context, services.history, services.connection), mcpResolvedDefinitions: mcp.resolvedDefinitions } }
+      : {}),
   };
 }
 

@@ -45,7 +45,7 @@ const CATALOG_STATE_KEY = 'gatewayImages.catalog';
 const LEGACY_HISTORY_KEY = 'gatewayImages.history';
 
 /**
- * Only in the extension's tests (ExtensionMode.Test): what a restart does to the results journal,
+ * Only under the project's test harness (see extension.ts): what a restart does to the results journal,
  * with the old workspace-state array set first when `legacy` is given (the migration's input).
  */
 export function resultsForTests(context: vscode.ExtensionContext, history: HistoryStore, connection: GatewayConnection) {

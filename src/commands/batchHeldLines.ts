@@ -29,7 +29,10 @@ export async function decideHeldLines(
 async function askResend(name: string, held: HeldLine[]): Promise<boolean> {
   const again = vscode.l10n.t('Send Again');
   const numbers = held.map((h) => h.line.line).join(', ');
-  const why = held.map((h) => `${h.line.line}: ${h.entry?.failed ?? (h.entry?.outcomeUnknown ? vscode.l10n.t('in flight when the window closed') : vscode.l10n.t('charged when the window closed'))}`);
+  const why = held.map(
+    (h) =>
+      `${h.line.line}: ${h.entry?.failed ?? (h.entry?.outcomeUnknown ? vscode.l10n.t('in flight when the window closed') : vscode.l10n.t('charged when the window closed'))}`,
+  );
   const answer = await vscode.window.showWarningMessage(
     trPlural(
       held.length,
@@ -43,11 +46,7 @@ async function askResend(name: string, held: HeldLine[]): Promise<boolean> {
     ),
     {
       modal: true,
-      detail: [
-        ...why,
-        '',
-        vscode.l10n.t('Gateway Images: Recover Unsaved Images lists what arrived of them. The other lines are sent as usual.'),
-      ].join('\n'),
+      detail: [...why, '', vscode.l10n.t('Gateway Images: Recover Unsaved Images lists what arrived of them. The other lines are sent as usual.')].join('\n'),
     },
     again,
   );

@@ -186,4 +186,3 @@ async function presentBatch(services: Services, name: string, result: BatchResul
   if (choice === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
   else if (choice === recover) await vscode.commands.executeCommand('gatewayImages.recoverImages');
 }
-

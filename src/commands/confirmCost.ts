@@ -17,7 +17,9 @@ export async function confirmCost({ model, request, estimate, style, resend }: C
     : [];
   const detail = [
     resend
-      ? vscode.l10n.t('The earlier attempt may have been charged, and this request is paid for again. Recover Unsaved Images lists anything of the earlier one that arrived.')
+      ? vscode.l10n.t(
+          'The earlier attempt may have been charged, and this request is paid for again. Recover Unsaved Images lists anything of the earlier one that arrived.',
+        )
       : '',
     vscode.l10n.t(
       'The gateway reserves {0} before generating and charges the actual cost, expected {1}.\n\nPrompt: {2}',

@@ -62,7 +62,14 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
         const settle = settleBy((done: JobResult) => record.finish(done), warn, 'The result');
         // A paid request without its images is recorded as paid too (and its unknown outcome checked later).
         const settleFailure = settleBy((failure: PaidFailure) => recordPaidFailure(services, record, failure), warn, 'The paid request');
-        return await services.jobs.run(job, { signal: controller.signal, onEvent, forceConfirm: options.forceConfirm, resend: options.resend, settle, settleFailure });
+        return await services.jobs.run(job, {
+          signal: controller.signal,
+          onEvent,
+          forceConfirm: options.forceConfirm,
+          resend: options.resend,
+          settle,
+          settleFailure,
+        });
       } finally {
         subscription.dispose();
         options.signal?.removeEventListener('abort', abort);

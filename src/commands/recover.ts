@@ -1,6 +1,7 @@
 // Recover Unsaved Images: paid images that could not be saved into the workspace, paid answers that
-// could not be read, and files a stopped job left behind wait in the recovery folder. This lists them
-// with what is known, reads kept answers again, and moves or removes what the user picks.
+// could not be read, images that wait at an address the gateway gave, and files a stopped job left
+// behind wait in the recovery folder. This lists them with what is known, reads kept answers again,
+// downloads addresses again, and moves or removes what the user picks.
 // The reading of the recovery folder (core/recoveryFolder.ts) is loaded with dist/gateway.js.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -44,7 +45,17 @@ export async function recoverImages(services: Services): Promise<WaitingJob[]> {
     job = again.job;
     note = readAgainNote(again.found, job.files);
   }
-  const count = job.files.filter((f) => f.kind !== 'answer').length;
+  if (job.files.some((f) => f.kind === 'url')) {
+    const again = await downloadFromAddresses(services, job);
+    job = again.job;
+    note = [note, again.note].filter(Boolean).join(' ');
+  }
+  if (job.files.every((f) => f.kind === 'url')) {
+    // Nothing here to move yet: the images still wait at their addresses.
+    if ((await vscode.window.showWarningMessage(note, vscode.l10n.t('Remove…'))) !== undefined) await removeFiles(job);
+    return listWaiting(services);
+  }
+  const count = job.files.filter((f) => f.kind !== 'answer' && f.kind !== 'url').length;
   const moveToWorkspace = vscode.l10n.t('Move into Workspace');
   const moveElsewhere = vscode.l10n.t('Choose Folder…');
   const reveal = vscode.l10n.t('Reveal in File Manager');
@@ -71,6 +82,57 @@ export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   return listWaiting(services);
 }
 
+/**
+ * Downloads the job's images that wait at an address again, through the client of the current
+ * connection settings (proxy, certificates, deadline; the key only to the gateway's own origin).
+ */
+async function downloadFromAddresses(services: Services, job: WaitingJob): Promise<{ job: WaitingJob; note: string }> {
+  const waiting = job.files.filter((f) => f.kind === 'url').length;
+  let client: Awaited<ReturnType<typeof services.connection.clientForCatalog>>;
+  try {
+    // The key is read when one is set: an address on another origin needs none.
+    client = await services.connection.clientForCatalog();
+  } catch (error) {
+    return {
+      job,
+      note: vscode.l10n.t('The images that wait at an address could not be downloaded: {0}', error instanceof Error ? error.message : String(error)),
+    };
+  }
+  const {
+    job: after,
+    downloaded,
+    failures,
+  } = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: trPlural(waiting, { one: 'Downloading {0} image from its address…', other: 'Downloading {0} images from their addresses…' }, waiting),
+      cancellable: true,
+    },
+    (_progress, token) => {
+      const cancel = new AbortController();
+      token.onCancellationRequested(() => cancel.abort());
+      return folder().downloadAgain(job, client, cancel.signal);
+    },
+  );
+  const notes = [
+    downloaded
+      ? trPlural(downloaded, { one: '{0} image was downloaded from its address.', other: '{0} images were downloaded from their addresses.' }, downloaded)
+      : '',
+    failures.length
+      ? trPlural(
+          failures.length,
+          {
+            one: '{0} image could not be downloaded ({1}); its address stays in the recovery folder.',
+            other: '{0} images could not be downloaded ({1}); their addresses stay in the recovery folder.',
+          },
+          failures.length,
+          failures.join('; '),
+        )
+      : '',
+  ];
+  return { job: after, note: notes.filter(Boolean).join(' ') };
+}
+
 async function listWaiting(services: Services): Promise<WaitingJob[]> {
   const { listRecoverable } = folder();
   return [...(await listRecoverable(services.recoveryDir)), ...(await listRecoverable(FALLBACK_RECOVERY_DIR))];
@@ -85,6 +147,7 @@ function title(job: WaitingJob): string {
 }
 
 function describeFile(file: WaitingFile): string {
+  if (file.kind === 'url') return `${file.download?.url ?? file.suggestedName} (${vscode.l10n.t('not downloaded yet')})`;
   const type = file.kind === 'answer' ? vscode.l10n.t('answer') : (file.mediaType?.replace('image/', '').toUpperCase() ?? vscode.l10n.t('unknown type'));
   const state = file.incomplete ? `, ${vscode.l10n.t('incomplete')}` : '';
   return `${path.basename(file.path)} (${megabytes(file.bytes)}, ${type}${state})`;

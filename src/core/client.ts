@@ -13,6 +13,8 @@ import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './ac
 import { Deadline } from './deadline';
 import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
 import type { ImageSink } from './generationStream';
+import { type DownloadOptions, downloadAddressed, downloadImage } from './imageDownload';
+import type { ImageKind } from './imageSniff';
 import { AnswerKeeper, costInAnswer, keepingSink } from './keptAnswer';
 import { decodePaidAnswer } from './paidAnswer';
 import { createDispatcher } from './proxy';
@@ -50,6 +52,8 @@ export interface GatewayClientConfig {
   retryBaseDelayMs?: number;
   /** A Retry-After longer than this is not waited for. */
   maxRetryDelayMs?: number;
+  /** The largest image downloaded from an address an answer gives (imageDownload.ts; default 50 MiB). */
+  maxDownloadBytes?: number;
   onRequest?: (entry: RequestLogEntry) => void;
   userAgent?: string;
 }
@@ -190,6 +194,11 @@ export class GatewayClient {
       contentType = headerValue(response.headers, 'content-type');
       const target = keeper ? keepingSink(guardSink(sink), keeper) : guardSink(sink);
       const meta = await decodePaidAnswer(response.body, contentType, target, { signal: deadline.signal });
+      if (meta.images.some((image) => image.url !== undefined)) {
+        // The answer stays on disk while its images download: should the process die, their addresses are in the recovery folder.
+        await keeper?.keep(contentType);
+        await downloadAddressed(meta, sink, this.downloadOptions(deadline, key));
+      }
       await keeper?.discard();
       // The usage belongs to the key this request was sent with, whatever the key is by now.
       if (key) meta.identity = accountIdentity(this.baseUrl, key);
@@ -199,7 +208,7 @@ export class GatewayClient {
       const kept = await keeper?.keep(contentType);
       // The sink's own failure (a full disk, say) is the caller's to handle, as it is.
       if (error instanceof SinkFailure) throw error.cause;
-      let typed = deadline.translate(error);
+      let typed = deadline.translate(error, status !== undefined ? 'answering' : bodyStarted ? 'awaiting-answer' : 'connecting');
       if (kept) typed.keptAnswer = { ...kept, costRub: await costInAnswer(kept.file) };
       if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
       // Once the request may have reached the gateway, only an error answer proves it was not charged.
@@ -211,6 +220,42 @@ export class GatewayClient {
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1, error: typed.kind });
       throw typed;
     }
+  }
+
+  /**
+   * Downloads an image a gateway gave as an address (Recover Unsaved Images tries again) into
+   * `sink.open(index)`, under the request deadline and with the key rule of imageDownload.ts. Rejects
+   * with an ImageDownloadError, or with the sink's own failure.
+   */
+  async downloadImage(address: string, sink: ImageSink, index: number, options: { mediaType?: string; signal?: AbortSignal } = {}): Promise<ImageKind> {
+    const deadline = new Deadline(this.paidTimeoutMs, options.signal);
+    const key = (await this.config.getApiKey())?.trim();
+    try {
+      return await downloadImage(address, options.mediaType, guardSink(sink), index, this.downloadOptions(deadline, key));
+    } catch (error) {
+      throw error instanceof SinkFailure ? error.cause : error;
+    }
+  }
+
+  private downloadOptions(deadline: Deadline, apiKey: string | undefined): DownloadOptions {
+    return {
+      dispatcher: this.dispatcher,
+      gatewayOrigin: new URL(this.baseUrl).origin,
+      ...(apiKey ? { apiKey } : {}),
+      signal: deadline.signal,
+      timeoutMs: deadline.timeoutMs,
+      maxBytes: this.config.maxDownloadBytes,
+      userAgent: this.config.userAgent,
+      onRequest: ({ address, status, durationMs, error }) =>
+        this.log({
+          method: 'GET',
+          path: address,
+          ...(status !== undefined ? { status } : {}),
+          durationMs,
+          attempt: 1,
+          ...(error ? { error: 'download' } : {}),
+        }),
+    };
   }
 
   /** A free GET, retried a bounded number of times on connection errors, 429 and 5xx. */

@@ -22,17 +22,30 @@ export class Deadline {
     if (this.signal.aborted) throw this.abortError();
   }
 
-  translate(error: unknown): GatewayError {
+  /**
+   * The failure as a typed error. `phase`: how far the request got, so the words say no more than is
+   * known (a connection that broke while the answer arrived did reach the gateway).
+   */
+  translate(error: unknown, phase: 'connecting' | 'awaiting-answer' | 'answering' = 'connecting'): GatewayError {
     if (this.signal.aborted) return this.abortError();
     if (error instanceof GatewayError) return error;
     const code = errorCode(error);
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(this.timeoutMs);
-    if (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError')) return new CancelledError();
+    // Before the abort below: undici aborts a tunnel the proxy refused (a 407, a 502 to CONNECT) with
+    // its "aborted" code, though nobody cancelled anything.
     const refusal = certificateError(code, error) ?? proxyAuthenticationError(error);
     if (refusal) return refusal;
+    const tunnelRefused = /when HTTP Tunneling/.test(message);
+    if (!tunnelRefused && (code === 'UND_ERR_ABORTED' || (error instanceof Error && error.name === 'AbortError'))) return new CancelledError();
     const detail = `${message}${code && !message.includes(code) ? ` (${code})` : ''}`;
-    return new ConnectionError(l10n.t('Could not reach the gateway: {0}.', detail), { cause: error });
+    const words =
+      phase === 'answering'
+        ? l10n.t("The connection broke while the gateway's answer was arriving: {0}.", detail)
+        : phase === 'awaiting-answer'
+          ? l10n.t('The connection to the gateway broke before its answer came: {0}.', detail)
+          : l10n.t('Could not reach the gateway: {0}.', detail);
+    return new ConnectionError(words, { cause: error });
   }
 
   /** The merged signal keeps the reason of the signal that fired first. */

@@ -3,4 +3,4 @@
 // reading of the recovery folder from here too: activation does not need it.
 export { GatewayClient } from './client';
 export { createDispatcher } from './proxy';
-export { listRecoverable, moveRecoverable, readAnswersAgain, removeRecoverable } from './recoveryFolder';
+export { downloadAgain, listRecoverable, moveRecoverable, readAnswersAgain, removeRecoverable } from './recoveryFolder';

@@ -1,4 +1,4 @@
-// The meaning of a generation response's fields (data[i].b64_json, media_type, model, created,
+// The meaning of a generation response's fields (data[i].b64_json, url, media_type, model, created,
 // usage) and what is kept of them. The JSON syntax around them is generationParser.ts's.
 // Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
@@ -13,7 +13,7 @@ export const enum Meaning {
   Data,
   Element,
   Base64,
-  /** data[i].url: an image when it holds a data URL. */
+  /** data[i].url: an image when it holds a data URL, else the image's address (the previous API version's form). */
   Url,
   MediaType,
   Model,
@@ -41,7 +41,8 @@ export class GenerationFields {
   private elementCount = 0;
   /** Which field of the element held its image, once one did. */
   private elementImageFrom: 'b64_json' | 'url' | undefined;
-  private elementHasUrl = false;
+  /** A url that held an address, not a data URL: the image is there (downloaded by the client). */
+  private elementUrl: string | undefined;
   private elementMediaType: string | undefined;
   /** The media type of a data URL the image came in (a hint, after media_type). */
   private elementDataUrlType: string | undefined;
@@ -55,7 +56,7 @@ export class GenerationFields {
     if (meaning === Meaning.Element) {
       this.elementIndex = this.elementCount++;
       this.elementImageFrom = undefined;
-      this.elementHasUrl = false;
+      this.elementUrl = undefined;
       this.elementMediaType = undefined;
       this.elementDataUrlType = undefined;
       return Frame.Element;
@@ -90,26 +91,14 @@ export class GenerationFields {
     this.elementDataUrlType = dataUrlType;
   }
 
-  /** A url that holds no data URL (the previous API's image address). */
-  urlWithoutImage(): void {
-    this.elementHasUrl = true;
-  }
-
   closeObject(frame: Frame | undefined, at: number): void {
     if (frame === Frame.Element) {
       const index = this.elementIndex;
-      if (!this.elementImageFrom) {
-        if (this.elementHasUrl) {
-          throw new ResponseFormatError(
-            l10n.t(
-              "data[{0}] of the gateway's response has an image URL instead of b64_json: URLs are not supported by this API version (images must be returned as base64).",
-              index,
-            ),
-          );
-        }
+      const url = this.elementImageFrom ? undefined : this.elementUrl?.trim();
+      if (!this.elementImageFrom && !url)
         throw new ResponseFormatError(l10n.t("data[{0}] of the gateway's response has no b64_json (at byte {1}).", index, at));
-      }
-      const image: GeneratedImageMeta = { index };
+      // An address without the bytes: the image is downloaded from there once the answer is read.
+      const image: GeneratedImageMeta = url ? { index, url } : { index };
       const mediaType = this.elementMediaType ?? this.elementDataUrlType;
       if (mediaType !== undefined) image.mediaType = mediaType;
       this.meta.images.push(image);
@@ -155,6 +144,7 @@ export class GenerationFields {
   string(meaning: Meaning, value: string): void {
     if (meaning === Meaning.Model) this.meta.model = value;
     else if (meaning === Meaning.MediaType) this.elementMediaType = value;
+    else if (meaning === Meaning.Url) this.elementUrl = value;
     // Amounts as numeric strings ("12.50"), as some gateways send money; anything else is ignored.
     else if (meaning === Meaning.Cost) this.usageCost = numericString(value);
     else if (meaning === Meaning.Balance) this.usageBalance = numericString(value);
@@ -163,7 +153,7 @@ export class GenerationFields {
   /** A kept string was longer than the capture limit: an amount is ignored, a name is an error. */
   stringTooLong(meaning: Meaning, at: number): void {
     if (meaning === Meaning.Cost || meaning === Meaning.Balance) return;
-    const name = meaning === Meaning.Model ? '`model`' : `data[${this.elementIndex}].media_type`;
+    const name = meaning === Meaning.Model ? '`model`' : `data[${this.elementIndex}].${meaning === Meaning.Url ? 'url' : 'media_type'}`;
     throw new ResponseFormatError(l10n.t("{0} in the gateway's response is too long (near byte {1}).", name, at));
   }
 

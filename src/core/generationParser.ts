@@ -333,10 +333,14 @@ export class GenerationParser {
     try {
       const plainUrl = this.image.feed(buf, i, stop, this.backslashes, q !== -1);
       if (plainUrl) {
-        // A url with no data URL in it: plain text, kept like the rest of the envelope.
+        // No data URL: the image's address, read on as a kept string (its text stays in the envelope).
         if (plainUrl.length) this.events.push({ kind: 'raw', bytes: plainUrl });
         this.keepFrom = i;
         this.inImage = false;
+        this.stringRole = StringRole.Kept;
+        this.string.begin(MAX_KEPT);
+        this.string.resume(plainUrl, this.offset + i);
+        return i;
       }
       if (q === -1) return n;
       if (this.image.inEscape) {
@@ -353,12 +357,8 @@ export class GenerationParser {
     }
     this.inImage = false;
     if (this.keepFrom < 0) this.keepFrom = q;
-    if (this.image.opened) {
-      this.fields.imageEnded(this.image.mediaType);
-      this.events.push({ kind: 'close', index: this.fields.elementIndex });
-    } else {
-      this.fields.urlWithoutImage();
-    }
+    this.fields.imageEnded(this.image.mediaType);
+    this.events.push({ kind: 'close', index: this.fields.elementIndex });
     this.valueDone();
     return q + 1;
   }

@@ -1,4 +1,4 @@
-// Reads one JSON string other than b64_json (a key, a kept or a skipped value) as it arrives: checks
+// Reads one JSON string other than b64_json (a key, a kept or a skipped value, an image's address) as it arrives: checks
 // its escapes and keeps its raw content up to a limit. Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
 import { ResponseFormatError } from './errors';
@@ -65,6 +65,26 @@ export class JsonStringReader {
       }
       this.keep(buf, i, stop);
       return q;
+    }
+  }
+
+  /**
+   * Raw content that arrived before this reader took the string over (no closing quote in it: the
+   * start of a `url` that turned out to be an address, not a data URL): kept, its escapes checked.
+   */
+  resume(raw: Buffer, offset: number): void {
+    for (let i = 0; i < raw.length;) {
+      if (this.escape !== Escape.None) {
+        const start = i;
+        i = this.scanEscape(raw, i, raw.length, offset);
+        this.keep(raw, start, i);
+        continue;
+      }
+      const b = raw.indexOf(0x5c, i);
+      const end = b === -1 ? raw.length : b + 1;
+      this.keep(raw, i, end);
+      if (b !== -1) this.escape = Escape.Backslash;
+      i = end;
     }
   }
 

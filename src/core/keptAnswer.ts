@@ -30,6 +30,8 @@ export class AnswerKeeper {
   private onDisk = false;
   /** Serialises writes: kept bytes stay in order whoever awaits what. */
   private chain: Promise<void> = Promise.resolve();
+  /** What keep() made of it (asked once; later calls get the same). */
+  private kept: Promise<{ file: string; failure?: string } | undefined> | undefined;
 
   constructor(private readonly create: CreateFile) {}
 
@@ -76,9 +78,15 @@ export class AnswerKeeper {
 
   /**
    * Makes what was kept `<job>-answer.<ext>` in the sink's folder, synced. Resolves to its path and,
-   * when some of it could not be written or synced, why; undefined when nothing was kept.
+   * when some of it could not be written or synced, why; undefined when nothing was kept. Asked
+   * again, it resolves to the same (an answer kept while its images download, then failed).
    */
-  async keep(contentType?: string): Promise<{ file: string; failure?: string } | undefined> {
+  keep(contentType?: string): Promise<{ file: string; failure?: string } | undefined> {
+    this.kept ??= this.keepOnce(contentType);
+    return this.kept;
+  }
+
+  private async keepOnce(contentType?: string): Promise<{ file: string; failure?: string } | undefined> {
     if (this.size === 0) return undefined;
     await this.enqueue(() => Promise.resolve()); // opens the file with what was in memory
     const spill = this.spill;
@@ -102,7 +110,7 @@ export class AnswerKeeper {
     return { file, ...(failure ? { failure } : {}) };
   }
 
-  /** Throws away what was kept (the answer was read: nothing in it needs keeping). */
+  /** Throws away what was kept, the file keep() made too (the answer was read: nothing in it needs keeping). */
   async discard(): Promise<void> {
     this.memory = [];
     this.memoryBytes = 0;
@@ -113,6 +121,8 @@ export class AnswerKeeper {
       await spill.handle.close().catch(() => undefined);
       await fsp.rm(spill.file, { force: true });
     }
+    const kept = await this.kept;
+    if (kept) await fsp.rm(kept.file, { force: true });
   }
 
   /** Something of the answer could not be had (a failing disk): told when the answer is kept. */

@@ -2,7 +2,7 @@
 // verified, a proxy that asks for credentials. Both happen before the request reaches the gateway:
 // nothing is charged, and they are not tried again. Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
-import { ConnectionError } from './errors';
+import { ConnectionError, GatewayError } from './errors';
 
 /** The certificate could not be verified: never retried, and its message says what fixes it. */
 export class CertificateError extends ConnectionError {
@@ -61,7 +61,24 @@ export function certificateError(code: string | undefined, cause: unknown): Cert
 }
 
 /** The proxy answered 407: the request never reached the gateway. */
-export class ProxyAuthenticationError extends ConnectionError {}
+export class ProxyAuthenticationError extends ConnectionError {
+  readonly stoppedByProxy = true;
+}
+
+// This module is bundled into gateway.js (the client that throws these errors) and into the
+// bundles that run jobs and show errors (extension.js, mcp.js), each with its own copy of the
+// classes: outside gateway.js, `instanceof` cannot tell them, so these read what the error carries.
+
+/** A proxy's 407: the request went no further than the proxy, even when its body had left. */
+export function stoppedByProxy(error: unknown): boolean {
+  return error instanceof GatewayError && (error as Partial<ProxyAuthenticationError>).stoppedByProxy === true;
+}
+
+/** A certificate that no trusted authority signed (as opposed to one out of date or for another host). */
+export function untrustedCertificate(error: unknown): boolean {
+  const code = (error as Partial<CertificateError>).code;
+  return error instanceof GatewayError && error.kind === 'connection' && typeof code === 'string' && UNTRUSTED.has(code);
+}
 
 /** undici's words for a proxy's 407 (absolute-URI requests, and CONNECT tunnels). */
 const PROXY_407 = /Proxy Authentication Required \(407\)|Proxy response \(407\)/;

@@ -2,6 +2,7 @@
 // so `http.proxy`, `http.proxyStrictSSL`, `http.noProxy` and the HTTPS_PROXY / HTTP_PROXY /
 // NO_PROXY environment variables are applied here.
 //
+// - `http.proxySupport: off` turns every proxy off, the environment's too.
 // - `http.proxy` wins over the environment and is used for http and https targets alike.
 // - Without it, HTTPS_PROXY (or https_proxy) serves https targets and HTTP_PROXY (or http_proxy)
 //   http targets; like VS Code, either one serves both when the other is absent.
@@ -21,6 +22,8 @@ import { trustedWithSystem } from './certificates';
 import { ValidationError } from './errors';
 
 export interface ProxySettings {
+  /** VS Code's `http.proxySupport`: 'off' turns every proxy off, the environment's too. */
+  proxySupport?: 'off' | 'on';
   /** VS Code's `http.proxy`, when set. */
   proxy?: string;
   /** VS Code's `http.proxyStrictSSL` (default true). Applies only to proxied connections, never globally. */
@@ -36,6 +39,12 @@ export interface ProxySettings {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The connection settings as read from VS Code (host/gatewayConnection.ts) or from the MCP server's
+ * environment (mcp/server/config.ts): one dispatcher is built from them in both processes.
+ */
+export type ConnectionSettings = Omit<ProxySettings, 'timeoutMs' | 'env'>;
+
 /** Which proxy (if any) a target URL would use: for tests and the log, never with credentials. */
 export interface ProxyChoice {
   httpProxy?: string;
@@ -46,7 +55,8 @@ export interface ProxyChoice {
 const CONNECT_TIMEOUT_MS = 30_000;
 
 /** The proxies and bypass list the settings and environment give, without building anything. */
-export function resolveProxy(settings: Pick<ProxySettings, 'proxy' | 'noProxy' | 'env'>): ProxyChoice {
+export function resolveProxy(settings: Pick<ProxySettings, 'proxySupport' | 'proxy' | 'noProxy' | 'env'>): ProxyChoice {
+  if (settings.proxySupport === 'off') return { noProxy: '' };
   const env = settings.env ?? process.env;
   const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find((v) => !!v);
   const entries = [...(settings.noProxy ?? []), ...(pick('NO_PROXY', 'no_proxy') ?? '').split(/[,\s]/)].map((s) => s.trim()).filter(Boolean);

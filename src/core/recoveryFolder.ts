@@ -1,16 +1,18 @@
-// The recovery folder as Recover Unsaved Images sees it: paid images that could not be placed and
-// paid answers that could not be read, each job with a manifest (recoveryManifest.ts); and the staged
-// files a job left behind without one (a crash, a closed window). Lists them all with what is known,
-// reads kept answers again, and moves or removes them. In the lazily loaded chunk (gatewayBundle.ts).
+// The recovery folder as Recover Unsaved Images sees it: paid images that could not be placed, paid
+// answers that could not be read and images that wait at an address, each job with a manifest
+// (recoveryManifest.ts); and the staged files a job left behind without one (a crash, a closed
+// window). Lists them all with what is known, reads kept answers again, downloads addresses again,
+// and moves or removes them. In the lazily loaded chunk (gatewayBundle.ts).
 // Pure: no vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { salvageAnswer } from './answerSalvage';
+import type { GatewayClient } from './client';
 import { extensionForMediaType, readImageHead, sniffImage } from './imageSniff';
-import { placeWithoutOverwrite } from './imageStore';
+import { placeWithoutOverwrite, StagingSink } from './imageStore';
 import { answerExtension } from './keptAnswer';
-import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from './recoveryManifest';
+import { type RecoveryFile, type RecoveryManifest, type WaitingDownload, writeRecoveryManifest } from './recoveryManifest';
 
 /** A file waiting in the recovery folder, with what is known about it. */
 export interface WaitingFile extends RecoveryFile {
@@ -52,7 +54,11 @@ export async function listRecoverable(dir: string): Promise<WaitingJob[]> {
       const manifestPath = path.join(dir, name);
       const manifest = JSON.parse(await fs.readFile(manifestPath, 'utf8')) as RecoveryManifest;
       for (const file of manifest.files) recorded.add(path.resolve(file.path));
-      const files = (await Promise.all(manifest.files.map((file) => describe(file, file.path.endsWith('.part'))))).filter((f) => f !== undefined);
+      const files = (
+        await Promise.all(
+          manifest.files.map((file) => (file.kind === 'url' ? describeAddress(file, manifest.createdAt) : describe(file, file.path.endsWith('.part')))),
+        )
+      ).filter((f) => f !== undefined);
       if (files.length) jobs.push({ ...manifest, manifestPath, files });
     } catch {
       // A damaged manifest hides nothing: its files are listed as left behind.
@@ -64,8 +70,9 @@ export async function listRecoverable(dir: string): Promise<WaitingJob[]> {
 
 /**
  * Reads a job's kept answers again (answerSalvage.ts): the images found join the job as files of
- * their own, and the manifest (written now for a job that had none) records it, so it is done once.
- * Returns the job as it now is, and how many images were found.
+ * their own, and so do the images it gives as addresses (kind 'url', downloaded by downloadAgain:
+ * an answer left by a crash while they downloaded); the manifest (written now for a job that had
+ * none) records it, so it is done once. Returns the job as it now is, and how many images were found.
  */
 export async function readAnswersAgain(job: WaitingJob, dir: string): Promise<{ job: WaitingJob; found: number }> {
   const files: WaitingFile[] = [];
@@ -83,6 +90,14 @@ export async function readAnswersAgain(job: WaitingJob, dir: string): Promise<{ 
       files.push((await describe({ path: image.path, suggestedName })) ?? { path: image.path, suggestedName, bytes: image.bytes, modifiedAt: '' });
       found++;
     }
+    for (const address of await addressesIn(file.path)) {
+      const staged = path.join(path.dirname(file.path), `${job.jobId}-${address.index}.img`);
+      // An image downloaded before the crash is in the job already.
+      if (job.files.some((f) => path.resolve(f.path) === path.resolve(staged)) || (await describe({ path: staged, suggestedName: '' }))) continue;
+      const suggestedName = `${stem}-${address.index + 1}.${extensionForMediaType(address.mediaType) ?? 'png'}`;
+      files.push({ path: staged, suggestedName, kind: 'url', download: address, bytes: 0, modifiedAt: job.createdAt });
+      found++;
+    }
     const itself = result.images.some((image) => image.path === file.path);
     files.push({
       ...file,
@@ -96,13 +111,61 @@ export async function readAnswersAgain(job: WaitingJob, dir: string): Promise<{ 
 }
 
 /**
+ * Downloads again the images of a job that wait at an address, through `client` (made from the
+ * current connection settings: its proxy, certificates, deadline and key rule, imageDownload.ts).
+ * Each that arrives whole is staged where its entry said (`<jobId>-<index>.img`) and becomes an image
+ * of the job; the others keep their address with the new reason. The manifest records it. Returns
+ * the job as it now is, how many arrived, and why the others did not.
+ */
+export async function downloadAgain(
+  job: WaitingJob,
+  client: Pick<GatewayClient, 'downloadImage'>,
+  signal?: AbortSignal,
+): Promise<{ job: WaitingJob; downloaded: number; failures: string[] }> {
+  const files: WaitingFile[] = [];
+  const failures: string[] = [];
+  let downloaded = 0;
+  for (const file of job.files) {
+    const download = file.kind === 'url' ? file.download : undefined;
+    if (!download) {
+      files.push(file);
+      continue;
+    }
+    const staging = new StagingSink(path.dirname(file.path), { jobId: job.jobId, fallbackDir: path.dirname(file.path) });
+    // What an earlier try that was cut off left (a crash mid-download) is no image.
+    await fs.rm(path.join(staging.dir, `${job.jobId}-${download.index}.part`), { force: true });
+    try {
+      const kind = await client.downloadImage(download.url, staging, download.index, {
+        ...(download.mediaType ? { mediaType: download.mediaType } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      await staging.durable();
+      const staged = staging.images[0]!; // downloadImage closed it
+      const suggestedName = file.suggestedName.replace(/\.[a-z0-9]+$/i, '') + `.${kind.extension}`;
+      files.push((await describe({ path: staged.path, suggestedName })) ?? { path: staged.path, suggestedName, bytes: staged.bytes, modifiedAt: '' });
+      downloaded++;
+    } catch (error) {
+      const failure = error instanceof Error ? error.message : String(error);
+      failures.push(failure);
+      files.push({ ...file, download: { ...download, failure } });
+    }
+  }
+  const { unrecorded: _none, ...recorded } = job;
+  const manifestPath = await writeRecoveryManifest(path.dirname(job.manifestPath ?? files[0]!.path), { ...recorded, files });
+  return { job: { ...recorded, files, manifestPath }, downloaded, failures };
+}
+
+/**
  * Moves a job's images (and an answer not read whole: the raw bytes) into `directory` under their
  * suggested names, never overwriting; an answer read whole is removed (its images are moved). The
- * manifest goes once all moved. On a failure, what was not moved stays listed.
+ * manifest goes once all moved; images that still wait at an address stay in it. On a failure, what
+ * was not moved stays listed.
  */
 export async function moveRecoverable(job: WaitingJob, directory: string): Promise<{ images: string[]; answers: string[] }> {
   const moved = { images: [] as string[], answers: [] as string[] };
+  const waiting = job.files.filter((file) => file.kind === 'url');
   for (const file of job.files) {
+    if (file.kind === 'url') continue;
     if (file.kind === 'answer' && file.readAgain === 'whole') {
       await fs.rm(file.path, { force: true });
       continue;
@@ -111,7 +174,10 @@ export async function moveRecoverable(job: WaitingJob, directory: string): Promi
     const placed = await placeWithoutOverwrite(file.path, directory, path.basename(file.suggestedName, ext), ext.slice(1) || 'bin');
     (file.kind === 'answer' ? moved.answers : moved.images).push(placed);
   }
-  if (job.manifestPath) await fs.rm(job.manifestPath, { force: true });
+  if (job.manifestPath && waiting.length) {
+    const { unrecorded: _none, ...recorded } = job;
+    await writeRecoveryManifest(path.dirname(job.manifestPath), { ...recorded, files: waiting });
+  } else if (job.manifestPath) await fs.rm(job.manifestPath, { force: true });
   return moved;
 }
 
@@ -151,6 +217,39 @@ async function leftBehind(dir: string, names: string[], recorded: Set<string>): 
     files,
     unrecorded: true,
   }));
+}
+
+/** Largest kept answer read for addresses: an answer that gives its images as addresses is a few KB of JSON. */
+const MAX_ADDRESS_ANSWER_BYTES = 1024 * 1024;
+
+/** The images a kept answer gives as addresses (data[i].url without b64_json, not a data URL), not yet downloaded. */
+async function addressesIn(file: string): Promise<WaitingDownload[]> {
+  let answer: unknown;
+  try {
+    if ((await fs.stat(file)).size > MAX_ADDRESS_ANSWER_BYTES) return [];
+    answer = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch {
+    return []; // not JSON (or cut short): salvage reads what it can
+  }
+  const data = (answer as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) return [];
+  const found: WaitingDownload[] = [];
+  for (const [index, element] of data.entries()) {
+    const { url, b64_json: base64, media_type: mediaType } = (element ?? {}) as Record<string, unknown>;
+    if (typeof url !== 'string' || !url.trim() || typeof base64 === 'string' || /^data:/i.test(url.trim())) continue;
+    found.push({ url: url.trim(), index, ...(typeof mediaType === 'string' ? { mediaType } : {}), failure: l10n.t('not downloaded yet') });
+  }
+  return found;
+}
+
+/**
+ * An image that waits at an address: listed with the manifest's date and no bytes yet, or as the image
+ * itself when a download again staged it whole but could not record it (a crash right after).
+ */
+async function describeAddress(file: RecoveryFile, createdAt: string): Promise<WaitingFile> {
+  const staged = await describe({ path: file.path, suggestedName: file.suggestedName });
+  if (staged?.mediaType && file.path.endsWith('.img')) return staged;
+  return { ...file, bytes: 0, modifiedAt: createdAt };
 }
 
 /** A recovery file with its size, date and sniffed type; undefined when it is gone. */

@@ -6,10 +6,27 @@ import * as path from 'node:path';
 export interface RecoveryFile {
   path: string;
   suggestedName: string;
-  /** 'answer': what the gateway sent that could not be read as images (Recover reads it again). Absent: an image. */
-  kind?: 'answer';
+  /**
+   * 'answer': what the gateway sent that could not be read as images (Recover reads it again).
+   * 'url': an image the gateway gave as an address, not downloaded yet (`download`; Recover tries
+   * again); `path` is where it is staged once it is. Absent: an image.
+   */
+  kind?: 'answer' | 'url';
   /** An answer Recover read again: 'whole' when every image in it came out clean (it is then not needed). */
   readAgain?: 'whole' | 'partly';
+  /** kind 'url': where the image is, and why it is not here yet. */
+  download?: WaitingDownload;
+}
+
+/** An image at an address (data[i].url of a paid answer) that could not be downloaded yet. */
+export interface WaitingDownload {
+  url: string;
+  /** Its place in the answer's `data`: it is staged as `<jobId>-<index>.img`. */
+  index: number;
+  /** data[i].media_type: the kind of image expected there, when the answer said. */
+  mediaType?: string;
+  /** Why the last try failed. */
+  failure: string;
 }
 
 /** What the recovery folder says about one job's files. */
@@ -35,11 +52,12 @@ export async function writeRecoveryManifest(dir: string, manifest: RecoveryManif
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `${manifest.jobId}.json`);
   const { manifestPath: _read, files, ...record } = manifest;
-  const plain = files.map(({ path: at, suggestedName, kind, readAgain }) => ({
+  const plain = files.map(({ path: at, suggestedName, kind, readAgain, download }) => ({
     path: at,
     suggestedName,
     ...(kind ? { kind } : {}),
     ...(readAgain ? { readAgain } : {}),
+    ...(kind === 'url' && download ? { download } : {}),
   }));
   await fs.writeFile(file, JSON.stringify({ ...record, files: plain }, null, 2));
   return file;

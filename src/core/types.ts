@@ -42,6 +42,10 @@ export interface GeneratedImageMeta {
   index: number;
   /** `data[i].media_type`; absent when the gateway could not determine it. */
   mediaType?: string;
+  /** `data[i].url` when the image came as an address (the previous API version's form) and not as its bytes. */
+  url?: string;
+  /** Why the image at `url` could not be downloaded (set by the client): it was paid for, and its address waits for Recover. */
+  downloadFailure?: string;
 }
 
 /** A generation response without the image bytes (they are streamed to a sink). */

@@ -6,7 +6,7 @@ import type { GatewayClient } from '../core/client';
 import { NotConfiguredError } from '../core/errors';
 import { accountIdentity } from '../core/identity';
 import type * as GatewayBundle from '../core/gatewayBundle';
-import type { ProxySettings } from '../core/proxy';
+import type { ConnectionSettings, ProxySettings } from '../core/proxy';
 import { logRequest } from './log';
 import { type ApiKeyStore } from './secrets';
 import { readSettings } from './settings';
@@ -114,19 +114,9 @@ export class GatewayConnection implements vscode.Disposable {
     return client;
   }
 
-  /** VS Code's proxy settings; `http.proxySupport: off` turns every proxy off, the environment's too. */
+  /** VS Code's connection settings with the request deadline. */
   private proxySettings(timeoutMs: number): ProxySettings {
-    const http = vscode.workspace.getConfiguration('http');
-    if (http.get<string>('proxySupport') === 'off') return { timeoutMs, env: {}, systemCertificates: http.get<boolean>('systemCertificates', true) };
-    const noProxy = http.get<unknown>('noProxy');
-    return {
-      proxy: http.get<string>('proxy')?.trim() || undefined,
-      strictSSL: http.get<boolean>('proxyStrictSSL', true),
-      noProxy: Array.isArray(noProxy) ? noProxy.filter((h): h is string => typeof h === 'string') : [],
-      proxyAuthorization: http.get<string>('proxyAuthorization') || undefined,
-      systemCertificates: http.get<boolean>('systemCertificates', true),
-      timeoutMs,
-    };
+    return { ...readConnectionSettings(), timeoutMs };
   }
 
   private retireIfChanged(): void {
@@ -150,4 +140,23 @@ export class GatewayConnection implements vscode.Disposable {
     this.retired.clear();
     for (const s of this.subscriptions) s.dispose();
   }
+}
+
+/**
+ * VS Code's `http.*` settings the gateway connection follows; the MCP server gets the same through
+ * its environment (mcp/register.ts), so the agents connect as the extension does.
+ */
+export function readConnectionSettings(): ConnectionSettings {
+  const http = vscode.workspace.getConfiguration('http');
+  const systemCertificates = http.get<boolean>('systemCertificates', true);
+  // `off` turns every proxy off, the environment's too; VS Code's other values all use one.
+  if (http.get<string>('proxySupport') === 'off') return { proxySupport: 'off', systemCertificates };
+  const noProxy = http.get<unknown>('noProxy');
+  return {
+    proxy: http.get<string>('proxy')?.trim() || undefined,
+    strictSSL: http.get<boolean>('proxyStrictSSL', true),
+    noProxy: Array.isArray(noProxy) ? noProxy.filter((h): h is string => typeof h === 'string') : [],
+    proxyAuthorization: http.get<string>('proxyAuthorization') || undefined,
+    systemCertificates,
+  };
 }

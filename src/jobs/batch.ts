@@ -8,7 +8,7 @@ import type { BatchTag } from './history';
 import type { JobDetails, RecordedResult } from './jobRecord';
 import { type ImageJobService } from './imageJobs';
 import type { ImageJob, JobResult, PaidFailure } from './jobTypes';
-import type { ResultsIndex } from './resultsIndex';
+import type { ResultsIndex, ResultSummary } from './resultsIndex';
 import { runBounded } from './pool';
 import { settleBy } from './settle';
 
@@ -54,12 +54,27 @@ export function planResume(file: string, lines: readonly BatchLine[], index: Pic
     const skip = (reason: SkipReason, files: string[], entry: (typeof results)[number]) =>
       skipped.push({ line: line.line, prompt: line.request.prompt, model: entry.model, status: 'skipped', files, costRub: entry.costRub, skipReason: reason });
     const inWorkspace = results.find((e) => e.files.some(exists));
-    const inRecovery = inWorkspace ? undefined : results.find((e) => e.recovered?.files.some(exists));
+    const inRecovery = inWorkspace ? undefined : results.find((e) => e.recovered?.files.some(exists) || waitsForDownload(e, exists));
     if (inWorkspace) skip('files', inWorkspace.files.filter(exists), inWorkspace);
     else if (inRecovery) skip('recovery', inRecovery.recovered!.files.filter(exists), inRecovery);
     else todo.push(line);
   }
   return { todo, skipped };
+}
+
+/**
+ * A result whose images wait at an address in the recovery folder (a download that failed: Recover
+ * downloads them again): they are not on disk yet, but its manifest is. A paid failure is held instead
+ * (heldLines.ts), also when what it kept is listed by a manifest.
+ */
+function waitsForDownload(entry: ResultSummary, exists: (path: string) => boolean): boolean {
+  return (
+    entry.failed === undefined &&
+    !entry.interrupted &&
+    !!entry.recovered?.files.length &&
+    !!entry.recovered.manifestPath &&
+    exists(entry.recovered.manifestPath)
+  );
 }
 
 /** Moves the lines whose images were found by their PNG provenance (line number → files) from `todo` to `skipped`. */

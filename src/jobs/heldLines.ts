@@ -19,7 +19,8 @@ export interface HeldLine {
 }
 
 /** Whether a result is a paid request whose images did not arrive (nothing of it counts as done). */
-export const paidWithoutImages = (entry: ResultSummary | undefined): entry is ResultSummary => !!entry && (entry.interrupted === true || entry.failed !== undefined);
+export const paidWithoutImages = (entry: ResultSummary | undefined): entry is ResultSummary =>
+  !!entry && (entry.interrupted === true || entry.failed !== undefined);
 
 /** Splits the lines to send into those that go and those held (see above); `inFlight`: the batch tags of the in-flight records on disk. */
 export function holdPaidLines(
@@ -44,7 +45,8 @@ export function holdPaidLines(
 /** A held line in the report: why it was not sent, and where what arrived of it waits. */
 export function heldOutcome({ line, entry }: HeldLine): LineOutcome {
   const base = { line: line.line, prompt: line.request.prompt, model: entry?.model ?? line.request.model };
-  if (!entry) return { ...base, status: 'not-sent', files: [], error: l10n.t('a request of this line is in flight (in this or another window): not sent again') };
+  if (!entry)
+    return { ...base, status: 'not-sent', files: [], error: l10n.t('a request of this line is in flight (in this or another window): not sent again') };
   const kept = [...(entry.recovered?.files ?? []), ...(entry.recovered?.answer ? [entry.recovered.answer] : [])];
   const waiting = kept.length ? { files: kept, recovered: true } : { files: [] };
   if (entry.failed !== undefined) {
@@ -55,12 +57,20 @@ export function heldOutcome({ line, entry }: HeldLine): LineOutcome {
           ...waiting,
           status: 'failed',
           error: kept.length
-            ? l10n.t('its last request was charged, and its images did not arrive ({0}): not sent again. What arrived waits in the recovery folder (Recover Unsaved Images)', entry.failed)
+            ? l10n.t(
+                'its last request was charged, and its images did not arrive ({0}): not sent again. What arrived waits in the recovery folder (Recover Unsaved Images)',
+                entry.failed,
+              )
             : l10n.t('its last request was charged, and its images did not arrive ({0}): not sent again', entry.failed),
         };
   }
   if (entry.outcomeUnknown)
-    return { ...base, ...waiting, status: 'outcome-unknown', error: l10n.t('in flight when the window closed: it may have been charged, so it was not sent again') };
+    return {
+      ...base,
+      ...waiting,
+      status: 'outcome-unknown',
+      error: l10n.t('in flight when the window closed: it may have been charged, so it was not sent again'),
+    };
   return {
     ...base,
     ...waiting,

@@ -8,6 +8,7 @@ import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatR
 import { ApiError, CancelledError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/errors';
 import type { ImageSink } from '../core/generationStream';
 import { filesWithoutAlpha } from '../core/imageHeader';
+import { stoppedByProxy } from '../core/networkErrors';
 import { extensionOf, linkWithoutOverwrite, makeFolder, removeEmptyFolders, type StagedImage, StagingSink } from '../core/imageStore';
 import { expandFileNamePattern } from '../core/naming';
 import { buildITXtChunk, NOT_A_PNG } from '../core/pngText';
@@ -20,7 +21,7 @@ import { CancelUntilPaid } from './cancelUntilPaid';
 import { checkReferenceFiles, describeFsError, ReportingSink } from './jobFiles';
 import type { InFlightHandle } from './inFlight';
 import { beginJobRecord, runUnderRecord } from './inFlightJob';
-import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext } from './jobRecovery';
+import { keepAfterFailure, keepForRecovery, type Placement, type RecoveryContext, undownloaded } from './jobRecovery';
 import type { ImageApi, ImageJob, JobDeps, JobEvent, JobResult, PaidFailure, PreparedJob, RunOptions } from './jobTypes';
 import { PROVENANCE_KEYWORD, provenanceRecord } from './provenance';
 
@@ -148,7 +149,7 @@ export class ImageJobService {
     emit({ type: 'sending', estimate, model });
     let sent: string | undefined;
     let answered = false;
-    const recovery: RecoveryContext = { job, staging: sink.staging, emit, ...(this.deps.resultsJournal ? { journal: this.deps.resultsJournal } : {}) };
+    const recovery: RecoveryContext = { job, staging: sink.staging, emit, date, ...(this.deps.resultsJournal ? { journal: this.deps.resultsJournal } : {}) };
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
@@ -167,9 +168,10 @@ export class ImageJobService {
         },
       });
     } catch (error) {
-      // Only an error answer of the gateway proves it charged nothing once the body left; any other
-      // failure after that (a broken connection, a full disk while saving) counts the whole reservation.
-      if (!sent || (error instanceof ApiError && !error.outcomeUnknown)) hold?.release();
+      // Only an error answer proves nothing was charged once the body left: the gateway's, or a
+      // proxy's 407 (the request went no further). Any other failure after that (a broken
+      // connection, a full disk while saving) counts the whole reservation.
+      if (!sent || (error instanceof ApiError && !error.outcomeUnknown) || stoppedByProxy(error)) hold?.release();
       else hold?.settle(undefined);
       if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
       if (error instanceof GatewayError && error.outcomeUnknown) {
@@ -294,7 +296,9 @@ export class ImageJobService {
         emit({ type: 'opaque-result', files: opaque });
       }
     }
-    if (left.length) result.recovered = await keepForRecovery(recovery, left, reason);
+    // Images the answer gave as addresses that could not be downloaded: paid, so their addresses wait for Recover.
+    const addresses = undownloaded(meta.images);
+    if (left.length || addresses.length) result.recovered = await keepForRecovery(recovery, left, reason, { addresses, costRub: meta.usage?.cost_rub });
     return result;
   }
 }

@@ -1,12 +1,16 @@
-// What a job keeps when its paid images cannot all be placed, or its paid answer cannot be read:
-// the images and what the gateway sent go to the recovery folder with a manifest, and the user is
-// told where (Recover Unsaved Images reads the answer again). No vscode import.
+// What a job keeps when its paid images cannot all be placed, or its paid answer cannot be read, or
+// images the answer gave as addresses could not be downloaded: the images, what the gateway sent and
+// the addresses go to the recovery folder with a manifest, and the user is told where (Recover
+// Unsaved Images reads the answer again and downloads the addresses again). No vscode import.
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../core/errors';
+import { extensionForMediaType } from '../core/imageSniff';
 import { extensionOf, type StagedImage, type StagingSink } from '../core/imageStore';
+import { expandFileNamePattern } from '../core/naming';
 import { trPlural } from '../core/plural';
-import { writeRecoveryManifest } from '../core/recoveryManifest';
+import { type RecoveryFile, writeRecoveryManifest } from '../core/recoveryManifest';
+import type { GeneratedImageMeta } from '../core/types';
 import type { ImageJob, JobEvent, RecoveredFiles } from './jobTypes';
 
 /** One staged image of a job, and where it went: `file` when placed, `reason` when it is kept for recovery (both: placed, but not safely). */
@@ -26,6 +30,8 @@ export interface RecoveryContext {
   requestId?: string;
   /** The results journal the job's entry goes into. */
   journal?: string;
+  /** The job's date, for `{date}` in the names of images that wait at an address. */
+  date?: Date;
 }
 
 /**
@@ -79,18 +85,29 @@ export async function keepAfterFailure(context: RecoveryContext, placed: Map<num
   return recovered;
 }
 
-/** Writes the manifest of what is left (images, and the answer that could not be read) and tells about it. */
+/** The images of a read answer that came as addresses and could not be downloaded (the client noted why). */
+export function undownloaded(images: GeneratedImageMeta[]): GeneratedImageMeta[] {
+  return images.filter((image) => image.url !== undefined && image.downloadFailure !== undefined);
+}
+
+/**
+ * Writes the manifest of what is left (images, images that wait at an address, and the answer that
+ * could not be read) and tells about it.
+ */
 export async function keepForRecovery(
   context: RecoveryContext,
   left: Placement[],
   reason: string,
-  extra: { answer?: string; costRub?: number } = {},
+  extra: { answer?: string; costRub?: number; addresses?: GeneratedImageMeta[] } = {},
 ): Promise<RecoveredFiles> {
   const { job, staging, emit, requestId, journal } = context;
   const [syncFailure] = await staging.durable();
   if (syncFailure && !reason.includes(syncFailure.message)) reason = `${reason} ${l10n.t('Writing to disk failed: {0}.', syncFailure.message)}`;
-  const files = [
+  const addresses = extra.addresses ?? [];
+  if (addresses.length) reason = [reason, addressesReason(addresses)].filter(Boolean).join('; ');
+  const files: RecoveryFile[] = [
     ...left.map((l) => ({ path: l.image.path, suggestedName: `${l.name}.${l.ext}` })),
+    ...addresses.map((image) => waitingAt(context, image)),
     ...(extra.answer ? [{ path: extra.answer, suggestedName: path.basename(extra.answer), kind: 'answer' as const }] : []),
   ];
   const manifestPath = await writeRecoveryManifest(staging.dir, {
@@ -108,4 +125,47 @@ export async function keepForRecovery(
   const recovered: RecoveredFiles = { manifestPath, files: files.map((f) => f.path), ...(extra.answer ? { answer: extra.answer } : {}), reason };
   emit({ type: 'recovered', ...recovered });
   return recovered;
+}
+
+/** The manifest entry of an image that waits at its address: staged as `<jobId>-<index>.img` once downloaded. */
+function waitingAt({ job, staging, date }: RecoveryContext, image: GeneratedImageMeta): RecoveryFile {
+  let name = `${staging.jobId}-${image.index + 1}`;
+  try {
+    name = expandFileNamePattern(job.output.pattern, {
+      date: date ?? new Date(),
+      prompt: job.request.prompt,
+      model: job.request.model,
+      index: image.index + 1,
+      seed: job.request.seed,
+      sourceName: job.output.sourceName,
+    });
+  } catch {
+    // The staged name will do: the pattern is reported where the other images are placed.
+  }
+  return {
+    path: path.join(staging.dir, `${staging.jobId}-${image.index}.img`),
+    suggestedName: `${name}.${extensionForMediaType(image.mediaType) ?? 'png'}`,
+    kind: 'url',
+    download: {
+      url: image.url!, // undownloaded() keeps only images with an address
+      index: image.index,
+      ...(image.mediaType ? { mediaType: image.mediaType } : {}),
+      failure: image.downloadFailure ?? '',
+    },
+  };
+}
+
+/** Which images wait at which address, and why, for the job's message. */
+function addressesReason(images: GeneratedImageMeta[]): string {
+  const each = images.map((image) => l10n.t('image {0} at {1}: {2}', image.index + 1, image.url!, image.downloadFailure ?? '')).join('; ');
+  return trPlural(
+    images.length,
+    {
+      one: 'the gateway gave {0} image as an address and it could not be downloaded ({1}); the address is kept, and Recover Unsaved Images downloads it again',
+      other:
+        'the gateway gave {0} images as addresses that could not be downloaded ({1}); the addresses are kept, and Recover Unsaved Images downloads them again',
+    },
+    images.length,
+    each,
+  );
 }

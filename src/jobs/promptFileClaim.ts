@@ -101,7 +101,8 @@ async function readOwner(file: string): Promise<RunOwner | undefined> {
 /** "prompts.txt is already being run: started 14:02:11 in "site" (3 of 6 lines done). Nothing was sent by this start." */
 export function describeRun(promptFile: string, owner: RunOwner | undefined, locale: string): string {
   const name = path.basename(promptFile);
-  if (!owner) return l10n.t('{0} is already being run in this or another window. Nothing was sent by this start: wait for that run to end, or cancel it there.', name);
+  if (!owner)
+    return l10n.t('{0} is already being run in this or another window. Nothing was sent by this start: wait for that run to end, or cancel it there.', name);
   const at = new Date(owner.startedAt).toLocaleTimeString(locale);
   const how = owner.startedBy === 'arguments' ? l10n.t('by a command with arguments (an agent, a task or another extension)') : l10n.t('from the menu');
   const progress = owner.progress

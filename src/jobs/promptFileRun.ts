@@ -66,7 +66,10 @@ export async function lineRecheck(
     if (done) return { ...done, meanwhile: true };
     const tag = batchKey(batchTag(promptFile, line));
     if ((await sources.inFlight.list()).some((r) => r.batch && batchKey(r.batch) === tag))
-      return { ...heldOutcome({ line }), error: l10n.t('a request of this line was sent meanwhile by another run (in this or another window): not sent again') };
+      return {
+        ...heldOutcome({ line }),
+        error: l10n.t('a request of this line was sent meanwhile by another run (in this or another window): not sent again'),
+      };
     const newest = index.findBatch(batchTag(promptFile, line)).at(-1);
     if (!newest || newest.id === newestAsPlanned.get(line.line)) return undefined;
     const { held } = holdPaidLines(promptFile, [line], index, []);

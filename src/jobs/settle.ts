@@ -1,7 +1,6 @@
 // RunOptions.settle of the jobs that record their result in the results journal (single jobs,
 // prompt-file lines, comparisons). No vscode import.
 
-
 /**
  * Records a job's result with `record` before its in-flight record goes. A failure is logged and
  * passed on: the job service then keeps the in-flight record, and the next start records the result.

@@ -1,11 +1,12 @@
 // Entry of dist/mcp.js: the stdio MCP server, started by VS Code (through the provider in
 // register.ts) or by any MCP client as `node dist/mcp.js`. Configuration comes from environment
-// variables (config.ts). The key is read once, removed from the environment and never written out.
+// variables (config.ts). The key and the proxy's credentials are read once, removed from the
+// environment (the key and GATEWAY_IMAGES_PROXY_AUTHORIZATION) and never written out.
 import { realpathSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type * as GatewayBundle from '../core/gatewayBundle';
-import { ConfigError, ENV, readConfig } from './server/config';
+import { ConfigError, connectionSecrets, ENV, type McpConfig, PROXY_VARIABLES, readConfig } from './server/config';
 import { ImageTools } from './server/imageTools';
 import { createMcpServer } from './server/mcpServer';
 
@@ -20,10 +21,12 @@ function log(line: string): void {
 
 async function main(): Promise<void> {
   const config = readConfig(process.env, process.cwd(), (p) => realpathSync(p));
-  // Nothing started from here (or a crash report) can see the key.
+  const secrets = [...(config.apiKey ? [config.apiKey] : []), ...connectionSecrets(process.env, config.connection)];
+  // Nothing started from here (or a crash report) can see the key or the proxy's credentials.
   delete process.env[ENV.apiKey];
+  delete process.env[ENV.proxyAuthorization];
   const key = config.apiKey;
-  const redact = (text: string) => (key ? text.split(key).join('***') : text);
+  const redact = (text: string) => secrets.reduce((redacted, secret) => redacted.split(secret).join('***'), text);
   const provenance = !/^(0|false|off|no)$/i.test(process.env.GATEWAY_IMAGES_EMBED_PROVENANCE?.trim() ?? '');
   const version = typeof MCP_SERVER_VERSION === 'string' ? MCP_SERVER_VERSION : '0.0.0-dev';
 
@@ -33,7 +36,8 @@ async function main(): Promise<void> {
   const client = new GatewayClient({
     baseUrl: config.baseUrl,
     getApiKey: () => key,
-    dispatcher: createDispatcher({ timeoutMs: config.timeoutMs, env: process.env }),
+    // The extension's own connection: its proxy, credentials and certificate settings (config.ts).
+    dispatcher: createDispatcher({ ...config.connection, timeoutMs: config.timeoutMs, env: process.env }),
     closeDispatcher: true,
     paidTimeoutMs: config.timeoutMs,
     userAgent: `gateway-images-mcp/${version}`,
@@ -81,8 +85,23 @@ async function main(): Promise<void> {
     deliver?.(message);
   };
   log(
-    `ready: workspace ${config.workspaceRoot}, gateway ${client.baseUrl}, key ${key ? 'set' : 'NOT SET'}, cap ${config.maxCostPerCall} ₽ per call / ${config.maxCostPerSession} ₽ per session`,
+    redact(
+      `ready: workspace ${config.workspaceRoot}, gateway ${client.baseUrl}, key ${key ? 'set' : 'NOT SET'}, cap ${config.maxCostPerCall} ₽ per call / ${config.maxCostPerSession} ₽ per session; ${describeConnection(config.connection)}`,
+    ),
   );
+}
+
+/** The connection in the ready line, for whoever reads the log: never a credential. */
+function describeConnection(connection: McpConfig['connection']): string {
+  const proxies = connection?.proxySupport === 'off' ? 'proxies off' : `proxy ${proxyVariables()}${connection?.proxyAuthorization ? ' with credentials' : ''}`;
+  const extra = process.env.NODE_EXTRA_CA_CERTS?.trim();
+  const trust = ["Node's CAs", ...(extra ? [`NODE_EXTRA_CA_CERTS (${extra})`] : []), ...(connection?.systemCertificates === false ? [] : ['the system store'])];
+  return `${proxies}; trusts ${trust.join(', ')}`;
+}
+
+function proxyVariables(): string {
+  const set = PROXY_VARIABLES.filter((name) => process.env[name]?.trim());
+  return set.length ? `from ${set.join(', ')}` : 'none';
 }
 
 main().catch((error: unknown) => {

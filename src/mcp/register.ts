@@ -1,15 +1,18 @@
 // Host side of the MCP server: offers dist/mcp.js to VS Code's agents through
 // `vscode.lm.registerMcpServerDefinitionProvider` (VS Code 1.101+), feature-detected so that on
-// older hosts activation stays clean and the log says what is missing. The definition VS Code may
-// list and cache carries no secret; the key goes from SecretStorage into the child's environment
-// only in resolveMcpServerDefinition, right before the server starts.
+// older hosts activation stays clean and the log says what is missing. The server connects as the
+// extension does: the same proxy and certificate settings (VS Code's `http.*`). The definition VS
+// Code may list and cache carries no secret; the key (from SecretStorage) and the proxy's
+// credentials go into the child's environment only in resolveMcpServerDefinition, right before the
+// server starts.
 import { createHash, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { summarizeError } from '../core/errors';
+import { readConnectionSettings } from '../host/gatewayConnection';
 import { readAgentCaps, readPathSetting, readSettings } from '../host/settings';
 import type { Services } from '../services';
-import { ENV } from './server/config';
+import { connectionEnvironment, ENV } from './server/config';
 import { registerMcpSetupCommand } from './setupCommand';
 
 export const MCP_PROVIDER_ID = 'gatewayImages.mcp';
@@ -49,17 +52,39 @@ export interface McpRegistration {
   readonly onDidChangeDefinitions: vscode.Event<void>;
 }
 
-export function registerMcpServer(services: Services): { registration: McpRegistration; disposable: vscode.Disposable } {
-  const serverPath = path.join(services.context.extensionUri.fsPath, 'dist', 'mcp.js');
-  const offered = offerToAgents(services, serverPath);
-  const command = registerMcpSetupCommand(serverPath, () => offered.registration.message, readAgentCaps);
-  return { registration: offered.registration, disposable: vscode.Disposable.from(offered.disposable, command) };
+export interface McpServerOffer {
+  registration: McpRegistration;
+  /** The definitions as VS Code starts them (key and proxy credentials in `env`): for the extension's own tests only. */
+  resolvedDefinitions: () => Promise<Omit<McpStdioDefinition, 'version'>[]>;
+  disposable: vscode.Disposable;
 }
 
-function offerToAgents(services: Services, serverPath: string): { registration: McpRegistration; disposable: vscode.Disposable } {
-  const lm = vscode.lm as unknown as Partial<McpHostApi>;
+export function registerMcpServer(services: Services): McpServerOffer {
+  const serverPath = path.join(services.context.extensionUri.fsPath, 'dist', 'mcp.js');
   const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpDefinitionClass }).McpStdioServerDefinition;
   const provider = createProvider(services, serverPath, Definition);
+  const offered = offerToAgents(services, serverPath, provider, Definition);
+  const command = registerMcpSetupCommand(serverPath, () => offered.registration.message, readAgentCaps);
+  const resolvedDefinitions = async () => {
+    const listed = await provider.provideMcpServerDefinitions();
+    const cancel = new vscode.CancellationTokenSource();
+    try {
+      const resolved = await Promise.all(listed.map((d) => provider.resolveMcpServerDefinition(d, cancel.token)));
+      return resolved.map(({ version: _v, ...d }) => d);
+    } finally {
+      cancel.dispose();
+    }
+  };
+  return { registration: offered.registration, resolvedDefinitions, disposable: vscode.Disposable.from(offered.disposable, command) };
+}
+
+function offerToAgents(
+  services: Services,
+  serverPath: string,
+  provider: McpProvider & vscode.Disposable,
+  Definition: McpDefinitionClass | undefined,
+): { registration: McpRegistration; disposable: vscode.Disposable } {
+  const lm = vscode.lm as unknown as Partial<McpHostApi>;
   const definitions = async () => (await provider.provideMcpServerDefinitions()).map(({ version: _v, ...d }) => d);
   const onDidChangeDefinitions = provider.onDidChangeMcpServerDefinitions;
 
@@ -111,7 +136,7 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
       changed.fire();
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('gatewayImages') || event.affectsConfiguration('http.proxy')) changed.fire();
+      if (event.affectsConfiguration('gatewayImages') || event.affectsConfiguration('http')) changed.fire();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
     // The workspace's styles may send once it is trusted.
@@ -125,8 +150,10 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
       const settings = readSettings();
       if (!folder || folder.uri.scheme !== 'file' || !settings.baseUrl) return Promise.resolve([]);
       const env = serverEnvironment(services, settings.baseUrl, settings.requestTimeoutSeconds, folder);
+      // The proxy's credentials are not in `env`, but a change of them must restart the server too.
+      const secret = connectionEnvironment(readConnectionSettings(), process.env.NODE_EXTRA_CA_CERTS).secret;
       const version = createHash('sha256')
-        .update(JSON.stringify([salt, keyGeneration, env]))
+        .update(JSON.stringify([salt, keyGeneration, env, secret]))
         .digest('hex')
         .slice(0, 12);
       const label = 'Gateway Images';
@@ -137,8 +164,10 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
     },
     async resolveMcpServerDefinition(server) {
       const key = await services.keys.get();
-      // Only here, right before the start: the listed (and cached) definition never holds the key.
-      if (key) server.env = { ...server.env, [ENV.apiKey]: key };
+      // Only here, right before the start: the listed (and cached) definition never holds the key
+      // nor the proxy's credentials.
+      const { secret } = connectionEnvironment(readConnectionSettings(), process.env.NODE_EXTRA_CA_CERTS);
+      server.env = { ...server.env, ...secret, ...(key ? { [ENV.apiKey]: key } : {}) };
       return server;
     },
     dispose: () => {
@@ -165,7 +194,6 @@ function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: 
   };
   // The server confines outputs to the workspace: only a relative output folder is passed on.
   if (!path.isAbsolute(output.value) && !/^~[/\\]/.test(output.value)) env[ENV.outputDirectory] = output.value;
-  const proxy = vscode.workspace.getConfiguration('http').get<string>('proxy')?.trim();
-  if (proxy) env.HTTPS_PROXY = env.HTTP_PROXY = proxy;
-  return env;
+  // The extension's connection: proxy, bypass list, certificates (never the proxy's credentials here).
+  return { ...env, ...connectionEnvironment(readConnectionSettings(), process.env.NODE_EXTRA_CA_CERTS).listed };
 }

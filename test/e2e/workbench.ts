@@ -55,6 +55,8 @@ export interface OpenedWorkbench {
   command<T = unknown>(id: string, ...args: unknown[]): Promise<T>;
   /** Writes user settings (null removes one). */
   settings(values: Record<string, unknown>): Promise<void>;
+  /** The MCP server's definitions, as VS Code lists them and as it starts them (the extension's test API). */
+  mcpDefinitions(): Promise<{ listed: McpDefinitionJson[]; resolved: McpDefinitionJson[] }>;
   /** The extension host's process id (the crash tests kill it). */
   extensionHostPid(): Promise<number>;
   /** Waits until an extension host other than `previous` answers (after a crash or a reload) and returns its pid. */
@@ -62,6 +64,15 @@ export interface OpenedWorkbench {
   /** Settings that prepareTest wrote for the current test (undone by the next prepareTest). */
   readonly testSettings: Set<string>;
   close(): Promise<void>;
+}
+
+/** An MCP server definition as the e2e-control fixture sends it (cwd as a path). */
+export interface McpDefinitionJson {
+  label: string;
+  command: string;
+  args: string[];
+  env: Record<string, string | number | null>;
+  cwd?: string;
 }
 
 /** `<publisher>.<name>` from package.json. */
@@ -194,6 +205,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
           `an extension host other than ${previous} to answer`,
         ),
       settings: (values) => post(controlPort, '/settings', { values }),
+      mcpDefinitions: () => post(controlPort, '/mcp-definitions', { extension: extensionId() }),
       testSettings: new Set(),
       close: () => wb.close(),
     };

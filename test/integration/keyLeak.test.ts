@@ -101,11 +101,15 @@ describe('The API key never leaks (sentinel key)', function () {
     await flow('cannot afford (local)', () => vscode.commands.executeCommand('gatewayImages.generate', { model: 'lumen-xl', prompt: 'Too expensive', n: 2 }));
     await admin('POST', 'state', { balance: 5000 });
     await vscode.commands.executeCommand('gatewayImages.refreshAccount');
-    await admin('POST', 'state', { balance: 0.5 }); // the extension still believes 5000: the gateway refuses
+    // The gateway refuses for the key's budget: a budget that looks short only warns, so the request
+    // goes and the gateway refuses, whatever figures a refresh still in flight brings (a balance set
+    // below the extension's figures raced a reconcile of the job before).
+    await admin('POST', 'state', { keyBudgets: { [SENTINEL]: 0.5 } });
     await flow('insufficient funds (gateway)', () =>
       vscode.commands.executeCommand('gatewayImages.generate', { model: 'sketch-mini', prompt: 'Gateway refuses' }),
     );
-    await admin('POST', 'state', { balance: 5000 });
+    // A budget that grew lifts the gateway's refusal.
+    await admin('POST', 'state', { keyBudgets: { [SENTINEL]: 100_000 } });
     await vscode.commands.executeCommand('gatewayImages.refreshAccount');
 
     // Every server fault.

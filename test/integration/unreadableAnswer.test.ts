@@ -97,7 +97,7 @@ describe('Unreadable paid answers: kept, told, recovered', function () {
       await waitUntil(() => ui.shown.some((s) => s.includes(answer)), 10_000, 'the failure notification');
       const notice = ui.shown.find((s) => s.includes(answer))!;
       assert.ok(notice.includes(run.folder), notice);
-      assert.match(notice, /\[Recover Images \| Try Again… \| Show Log\]$/);
+      assert.match(notice, /\[Recover Images \| Show Account \| Show Log\]$/);
       // Recover, pressed from the notification, read images 3 and 4 again and moved them.
       const jobId = path.basename(error.recovered!.manifestPath, '.json');
       // Recover says "Moved …" once every file of the job is moved (images first, then the answer).

@@ -1,6 +1,7 @@
 // A real forwarding HTTP proxy on loopback, for tests (unit and inside VS Code's extension host).
 // It forwards absolute-URI requests (GET http://host/path) and tunnels CONNECT, and counts what
-// passed through. It can drop the client's connection in the middle of a paid answer.
+// passed through. It can drop the client's connection in the middle of a paid answer, and ask for
+// credentials (407) as an authenticating corporate proxy does.
 // No vscode import: the unit tests and the integration tests share it.
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -11,12 +12,15 @@ export interface ProxiedRequest {
   url: string;
   /** Whether the client sent a Proxy-Authorization header (its value is not kept). */
   proxyAuthorization: boolean;
+  /** Refused with 407 (requireAuthorization): it went no further. */
+  refused?: boolean;
 }
 
 export interface ProxiedTunnel {
   /** host:port of the CONNECT request. */
   target: string;
   proxyAuthorization: boolean;
+  refused?: boolean;
 }
 
 export interface ForwardProxyOptions {
@@ -30,6 +34,8 @@ export interface ForwardProxyOptions {
   oneRequestPerConnection?: boolean;
   /** A reverse proxy in front of this origin: origin-form requests (`GET /path`) go there. */
   reverseTo?: string;
+  /** The Proxy-Authorization value it requires; anything else gets 407, and the request goes no further. */
+  requireAuthorization?: string;
 }
 
 export interface ForwardProxy {
@@ -71,6 +77,13 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       res.once('finish', () => answered.add(req.socket));
     }
     requests.push(entry);
+    if (state.options.requireAuthorization && req.headers['proxy-authorization'] !== state.options.requireAuthorization) {
+      entry.refused = true;
+      // Like a proxy that answers on the headers: the body is read and dropped, never forwarded.
+      req.resume();
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="gateway-images-test"', 'content-type': 'text/plain' }).end('Proxy authentication required.');
+      return;
+    }
     let target: URL;
     try {
       target = new URL(req.url ?? '', state.options.reverseTo);
@@ -115,7 +128,13 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
 
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     const targetText = req.url ?? '';
-    tunnels.push({ target: targetText, proxyAuthorization: 'proxy-authorization' in req.headers });
+    const tunnel: ProxiedTunnel = { target: targetText, proxyAuthorization: 'proxy-authorization' in req.headers };
+    tunnels.push(tunnel);
+    if (state.options.requireAuthorization && req.headers['proxy-authorization'] !== state.options.requireAuthorization) {
+      tunnel.refused = true;
+      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="gateway-images-test"\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(targetText);
     if (!m) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');

@@ -94,3 +94,20 @@ export async function startTlsFront(ca: PrivateCa, targetPort: number): Promise<
       }),
   };
 }
+
+/**
+ * The command prefix that runs a process with `ca` trusted by the system store: a private mount
+ * namespace where the system's CA bundle is that bundle plus `ca` (nothing changes outside it). Undefined
+ * where there is no system bundle or no private mount namespace (then the test says so and skips).
+ */
+export function systemStoreNamespace(ca: PrivateCa): { prefix: string[] } | { skipped: string } {
+  const system = '/etc/ssl/certs/ca-certificates.crt';
+  try {
+    const bundle = path.join(ca.dir, 'system-bundle.crt');
+    writeFileSync(bundle, `${readFileSync(system, 'utf8')}\n${ca.caPem}`);
+    execFileSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'pipe' });
+    return { prefix: ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `mount --bind "${bundle}" ${system} && exec "$@"`, 'sh'] };
+  } catch (error) {
+    return { skipped: `no system bundle at ${system} or no private mount namespace here (${String(error).split('\n')[0]})` };
+  }
+}

@@ -1,11 +1,11 @@
 // The client against the emulator's other answer forms (tools/emulator/forms.ts): what a real
 // gateway may send where the contract says "not shown" is accepted, or reported clearly and kept.
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ApiError, AuthenticationError, InsufficientFundsError, ResponseFormatError, UnknownModelError } from '../../src/core/errors';
+import { ApiError, AuthenticationError, InsufficientFundsError, UnknownModelError } from '../../src/core/errors';
 import { UnreadableAnswerError } from '../../src/core/paidAnswer';
+import { listRecoverable } from '../../src/core/recoveryFolder';
 import {
   caught,
   DEMO_KEYS,
@@ -108,24 +108,24 @@ describe('answer forms of a real gateway (emulator forms)', () => {
       assert.match(result.files[0]!, /edit-1\.svg$/);
     });
 
-    it('url-edits: reported with its content type, outcome unknown, the answer kept in the recovery folder', async () => {
+    it('url-edits: addresses nobody can reach: charged (the usage counts), the addresses wait in the recovery manifest, the message says which and why', async () => {
       gw.emu.state.setForms(['url-edits']);
       const recovery = path.join(gw.dir, 'rec-url');
       const rig = newService(client(), gw.models, recovery);
       const out = path.join(gw.dir, 'out-url');
-      const error = await caught(() => rig.service.run(editJob(out)));
-      assert.ok(error instanceof UnreadableAnswerError, String(error));
-      assert.ok(error instanceof ResponseFormatError);
-      assert.match(error.message, /application\/json/);
-      assert.match(error.message, /URL/);
-      assert.equal(error.outcomeUnknown, true, 'it was charged: the user is told and the account reconciled');
-      assert.equal(rig.reconciles, 1);
-      const recovered = rig.events.flatMap((e) => (e.type === 'recovered' ? e.files : []));
-      assert.equal(recovered.length, 1);
-      assert.match(recovered[0]!, /-answer\.json$/);
-      assert.ok(existsSync(recovered[0]!));
-      assert.match(await readFile(recovered[0]!, 'utf8'), /https:\/\/images\.gateway\.example\//);
-      assert.ok(error.message.includes(recovered[0]!), 'the message says where it is');
+      const result = await rig.service.run(editJob(out));
+      assert.deepEqual(result.files, []);
+      const [paid] = paidRequests(gw.emu);
+      assert.deepEqual(rig.usages, [{ cost_rub: paid!.chargedRub, balance: gw.emu.state.balanceRub }]);
+      const recovered = result.recovered!;
+      assert.ok(recovered.reason.includes(`image 1 at https://images.gateway.example/${paid!.id}/0.png: the download failed`), recovered.reason);
+      assert.match(recovered.reason, /Recover Unsaved Images downloads it again/);
+      const [waiting] = await listRecoverable(recovery);
+      assert.equal(waiting?.manifestPath, recovered.manifestPath);
+      assert.deepEqual(
+        waiting?.files.map((f) => [f.kind, f.download?.url]),
+        [['url', `https://images.gateway.example/${paid!.id}/0.png`]],
+      );
       assert.deepEqual(await listFiles(out), []);
     });
   });

@@ -612,7 +612,7 @@ describe('decodeGenerationStream', function () {
       ['an element that is not an object', '{"data":["YQ=="]}', /data\[0\].*a string, not an object/],
       ['an element without b64_json', '{"data":[{"b64_json":"YQ=="},{"media_type":"image/png"}]}', /data\[1\].*no b64_json/],
       ['an empty element', '{"data":[{}]}', /data\[0\].*no b64_json/],
-      ['a url element (old API)', '{"data":[{"url":"https://x/y.png","revised_prompt":"p"}]}', /URL.*not supported by this API version/],
+      ['a url element without an address', '{"data":[{"url":null,"revised_prompt":"p"}]}', /data\[0\] of the gateway's response has no b64_json/],
       ['b64_json null', '{"data":[{"b64_json":null}]}', /b64_json.*null, not a string/],
       ['b64_json a number', '{"data":[{"b64_json":5}]}', /b64_json.*a number, not a string/],
       ['b64_json twice', '{"data":[{"b64_json":"YQ==","b64_json":"YQ=="}]}', /twice/],
@@ -652,10 +652,36 @@ describe('decodeGenerationStream', function () {
       }
     });
 
-    it('a url element after valid images', async () => {
+    it('a url element after valid images: its address is read (the client downloads it), no image is opened for it', async () => {
       const body = Buffer.from('{"data":[{"b64_json":"YQ=="},{"url":"https://example.com/a.png"}]}');
-      const sink = await expectFormatError(body, /URLs are not supported by this API version/, 5);
-      assert.equal(sink.writers.length, 1);
+      for (const size of [1, 5, 1000]) {
+        const { meta, sink } = await decodeAll(body, size);
+        assert.equal(sink.writers.length, 1);
+        assert.deepEqual(meta.images, [{ index: 0 }, { index: 1, url: 'https://example.com/a.png' }]);
+      }
+    });
+
+    it('an element with an empty url and no b64_json has no image', async () => {
+      await expectFormatError(Buffer.from('{"data":[{"url":" "}]}'), /data\[0\] of the gateway's response has no b64_json/, 3);
+    });
+
+    it('a url that is an address and b64_json: the bytes win, nothing to download', async () => {
+      const { meta, sink } = await decodeAll(Buffer.from('{"data":[{"url":"https://example.com/a.png","b64_json":"YQ=="}]}'), 4);
+      assertImages(sink, [Buffer.from('a')]);
+      assert.deepEqual(meta.images, [{ index: 0 }]);
+    });
+
+    it('an address with an escaped quote, a \\u escape split over chunks, or longer than 64 KiB', async () => {
+      const body = Buffer.from('{"data":[{"url":"https://example.com/a\\"b\\u0041.png"}]}');
+      for (const size of [1, 2, 3, 17, 17 + 6, 1000]) {
+        const { meta } = await decodeAll(body, size);
+        assert.equal(meta.images[0]?.url, 'https://example.com/a"bA.png', `chunks of ${size}`);
+      }
+      await expectFormatError(
+        Buffer.from(`{"data":[{"url":"https://example.com/${'a'.repeat(70_000)}"}]}`),
+        /data\[0\]\.url in the gateway's response is too long/,
+        4096,
+      );
     });
 
     it('deep nesting of unknown values is fine up to a limit, then an error, never a stack overflow', async () => {

@@ -153,7 +153,7 @@ describe('the decoder keeps what it cannot read', function () {
       }
     });
 
-    it('escaped (data:image\\/png) and in capitals; in url; a url that is an address is still refused', async () => {
+    it('escaped (data:image\\/png) and in capitals; in url; a url that is an address is read as one, kept in the envelope', async () => {
       for (const [key, prefix] of [
         ['b64_json', 'data:image\\/png;base64,'],
         ['b64_json', 'DATA:image/png;BASE64,'],
@@ -166,10 +166,19 @@ describe('the decoder keeps what it cannot read', function () {
         assert.ok(sink.images.get(0)?.equals(image), `${key}: ${prefix}`);
         assert.equal(meta.images[0]!.mediaType, 'image/png');
       }
-      const { error, sink } = await decode('{"data":[{"url":"https://images.example/1.png"}],"usage":{"cost_rub":1}}', () => 5);
-      assert.ok(error instanceof ResponseFormatError);
-      assert.match(error.message, /image URL instead of b64_json/);
-      assert.equal(sink.text(), '{"data":[{"url":"https://images.example/1.png"}],"usage":{"cost_rub":1}}', 'kept whole');
+      // An address (escaped, split anywhere): no image is opened; the text stays in the envelope, kept whole.
+      const body = '{"data":[{"url":"https:\\/\\/images.example\\/1.png?sig=a%2Fb","media_type":"image/png"}],"usage":{"cost_rub":1}}';
+      for (const size of [1, 2, 5, 7, 1000]) {
+        const sink = new KeepingSink();
+        const meta = await decodePaidAnswer(
+          chunked(Buffer.from(body), () => size),
+          'application/json',
+          sink,
+        );
+        assert.deepEqual(meta.images, [{ index: 0, url: 'https://images.example/1.png?sig=a%2Fb', mediaType: 'image/png' }], `chunks of ${size}`);
+        assert.equal(sink.images.size, 0);
+        assert.equal(sink.text(), body, 'kept whole');
+      }
     });
 
     it('the same image in url and b64_json is decoded once; base64 that begins with "data" is no header', async () => {

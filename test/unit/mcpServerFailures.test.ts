@@ -110,30 +110,33 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
   });
 
   it('a cancel while the gateway works (latency) aborts the request before the paid answer; sent, so the cap counts it in full; nothing is resent', async () => {
-    emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
+    // The gateway holds the request until the cancel has come through (and the drop stops it): no
+    // race between a fixed latency and a cancel that a busy machine delays.
+    emu.state.armFault({ fault: 'latency', latencyMs: 600_000 });
     const before = await spent();
     const paidBefore = paidRequests(emu).length;
     const controller = new AbortController();
     const notes: string[] = [];
-    await assert.rejects(
-      client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, {
-        signal: controller.signal,
-        // Cancelled once the body is out: the gateway has the request and is working on it.
-        onprogress: (p) => {
-          notes.push(p.message ?? '');
-          if (p.message?.startsWith('Sent;')) controller.abort();
-        },
-      }),
-    );
-    assert.deepEqual(notes, ['Reserved ₽4.00 of the spending cap for aurora-1; sending.', 'Sent; waiting for the gateway.']);
-    // The emulator records a request once it is over: here, once the server aborted it.
-    await waitFor(() => paidRequests(emu).length > paidBefore, 5_000);
-    assert.equal(paidRequests(emu).length, paidBefore + 1);
-    assert.equal(paidRequests(emu).at(-1)!.clientAborted, true);
-    assert.equal(paidRequests(emu).at(-1)!.chargedRub, 0, 'the emulator charged an aborted request');
+    const call = client.callTool({ name: 'generate_image', arguments: { prompt: 'cancel me', model: 'aurora-1', size: '64x64' } }, undefined, {
+      signal: controller.signal,
+      onprogress: (p) => void notes.push(p.message ?? ''),
+    });
+    const rejected = assert.rejects(call);
+    // Cancelled once the body is out and the gateway works on it: it has the request and has reserved for it.
+    const held = () => paidRequests(emu).slice(paidBefore);
+    await waitFor(() => notes.includes('Sent; waiting for the gateway.') && held().length === 1 && held()[0]!.reservedRub > 0, 15_000);
+    controller.abort();
+    await rejected;
+    const [request] = held();
+    // The server aborted the request: the emulator saw its connection drop before any answer.
+    await waitFor(() => request!.clientAborted === true, 15_000);
+    assert.deepEqual(notes.slice(0, 2), ['Reserved ₽4.00 of the spending cap for aurora-1; sending.', 'Sent; waiting for the gateway.']);
+    assert.equal(request!.status, 0, 'the emulator answered the held request');
+    assert.equal(request!.chargedRub, 0, 'the emulator charged an aborted request');
+    assert.equal(paidRequests(emu).length, paidBefore + 1, 'the cancelled request was resent');
     // The server counts the call once its job has unwound (the cancelled call itself gets no answer).
     let after = await spent();
-    for (const end = Date.now() + 5_000; after === before && Date.now() < end; after = await spent()) await new Promise((r) => setTimeout(r, 50));
+    for (const end = Date.now() + 10_000; after === before && Date.now() < end; after = await spent()) await new Promise((r) => setTimeout(r, 50));
     assert.equal(after, before + 4);
   });
 

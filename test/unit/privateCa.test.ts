@@ -5,14 +5,14 @@
 // here), and the system store (a private mount namespace whose system bundle holds the CA, where the
 // machine allows one) with http.systemCertificates on. Verification is never turned off.
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CertificateError } from '../../src/core/networkErrors';
 import { GatewayClient } from '../../src/core/client';
 import { createDispatcher } from '../../src/core/proxy';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
-import { makePrivateCa, type PrivateCa, startTlsFront, type TlsFront } from '../support/privateCa';
+import { makePrivateCa, type PrivateCa, startTlsFront, systemStoreNamespace, type TlsFront } from '../support/privateCa';
 import { caught, DEMO_KEYS, MemorySink, paidRequests, type RunningEmulator, SMALL, startEmulator } from './support/gateway';
 
 /** Runs a balance read and a generation in a new Node process (NODE_EXTRA_CA_CERTS is read at start-up). */
@@ -131,17 +131,12 @@ describe('HTTPS with a private CA (a TLS-inspecting proxy, a private gateway)', 
   });
 
   it('trusted in the system store (its bundle, in a private mount namespace): works with http.systemCertificates on, not with it off', async function () {
-    const system = '/etc/ssl/certs/ca-certificates.crt';
-    let bundle: string;
-    try {
-      bundle = path.join(ca.dir, 'system-bundle.crt');
-      writeFileSync(bundle, `${readFileSync(system, 'utf8')}\n${ca.caPem}`);
-      execFileSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'pipe' });
-    } catch (error) {
-      console.log(`      skipped: no system bundle at ${system} or no private mount namespace here (${String(error).split('\n')[0]})`);
+    const namespace = systemStoreNamespace(ca);
+    if ('skipped' in namespace) {
+      console.log(`      skipped: ${namespace.skipped}`);
       return this.skip();
     }
-    const inNamespace = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `mount --bind "${bundle}" ${system} && exec "$@"`, 'sh'];
+    const inNamespace = namespace.prefix;
     assert.deepEqual(await child({}, true, inNamespace), { ok: true, images: 1 });
     const off = await child({}, false, inNamespace);
     console.log(

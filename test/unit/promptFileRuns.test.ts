@@ -71,7 +71,9 @@ describe('Prompt files with several runs at once', function () {
 
   it('a claim whose process was killed is taken over once it is stale; until then a start is refused', async () => {
     const claims = new PromptFileClaims(world.claimsDir, () => undefined, 1000);
-    const holder = fork(path.join(__dirname, 'support', 'claimHolder.js'), [world.claimsDir, world.promptFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const holder = fork(path.join(__dirname, 'support', 'claimHolder.js'), [world.claimsDir, world.promptFile], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     await new Promise((resolve) => holder.once('message', resolve));
     const refused = await caught(() => claims.claim(world.promptFile, { window: 'window B', startedBy: 'ui' }));
     assert.ok(refused instanceof RunInProgressError, String(refused));
@@ -79,7 +81,7 @@ describe('Prompt files with several runs at once', function () {
     holder.kill('SIGKILL');
     await new Promise((resolve) => holder.once('exit', resolve));
     let taken: Awaited<ReturnType<PromptFileClaims['claim']>> | undefined;
-    for (const until = Date.now() + 10_000; !taken && Date.now() < until; ) {
+    for (const until = Date.now() + 10_000; !taken && Date.now() < until;) {
       taken = await claims.claim(world.promptFile, { window: 'window B', startedBy: 'ui' }).catch(() => undefined);
       if (!taken) await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -130,7 +132,10 @@ describe('Prompt files with several runs at once', function () {
     // Its answer had arrived (the gateway charged): held as charged, not as unknown.
     assert.equal(held.status, 'failed');
     assert.match(held.error!, /its last request was charged, and its images did not arrive \(.+\): not sent again\. What arrived waits in the recovery folder/);
-    assert.ok(held.files.some((f) => f.endsWith('-answer.json') && existsSync(f)), `the kept answer is named: ${held.files.join(', ')}`);
+    assert.ok(
+      held.files.some((f) => f.endsWith('-answer.json') && existsSync(f)),
+      `the kept answer is named: ${held.files.join(', ')}`,
+    );
     assert.equal(paidRequests(gw.emu).length, paidBefore, 'nothing sent by arguments without resendInterrupted');
     assert.match(resultsCode.batchReport(world.promptFile, again.lines, new Date(), 'en'), /-answer\.json\]\(/, 'the report links the kept answer');
 
@@ -139,7 +144,32 @@ describe('Prompt files with several runs at once', function () {
     assert.equal(paidRequests(gw.emu).length, paidBefore + 1);
   });
 
-  it('Recover records where it moved a line\'s JPEG: the next run finds it there and pays nothing', async () => {
+  it('a line whose image came as an address that could not be downloaded is paid: the next run skips it (it waits for Recover), and pays nothing', async () => {
+    world.concurrency = 1;
+    world.lines = world.lines.slice(0, 2);
+    gw.emu.state.setForms(['url-images']);
+    gw.emu.state.armFault({ fault: 'download-404', times: 1 });
+    const first = await runFileAsCommand(world);
+    assert.deepEqual(
+      first.lines.map((l) => [l.status, l.recovered ?? false]),
+      [
+        ['done', true],
+        ['done', false],
+      ],
+    );
+    const paid = paidRequests(gw.emu).length;
+    const again = await runFileAsCommand(world);
+    assert.deepEqual(
+      again.lines.map((l) => [l.line, l.status, l.skipReason]),
+      [
+        [1, 'skipped', 'recovery'],
+        [2, 'skipped', 'files'],
+      ],
+    );
+    assert.equal(paidRequests(gw.emu).length, paid, 'the line waiting for its download was not paid again');
+  });
+
+  it("Recover records where it moved a line's JPEG: the next run finds it there and pays nothing", async () => {
     world.concurrency = 1;
     world.lines = [lineOf(1, 'a jpeg line', { model: 'aurora-1', output_format: 'jpeg' })];
     // A file where the output folder should be: the paid image stays in the recovery folder.

@@ -292,6 +292,32 @@ describe('proxy support (createDispatcher)', function () {
       assert.equal(proxy.requests.length, 0, 'nothing readable went through the proxy');
     });
 
+    it('a CONNECT the proxy refuses: its 407 says which setting fixes it (not "cancelled"), not retried; its 502 is a connection error; neither was sent', async () => {
+      proxy.options = { requireAuthorization: 'Basic Y29ycDpwYXNz' };
+      const client = clientVia({ proxy: proxy.url, strictSSL: false }, tlsUrl);
+      const paid = await caught(() => client.generate({ model: 'aurora-1', prompt: 'no credentials', size: SMALL }, new MemorySink()));
+      const free = await caught(() => client.balance());
+      for (const error of [paid, free]) {
+        assert.ok(error instanceof ProxyAuthenticationError, String(error));
+        assert.equal(error.outcomeUnknown, false);
+        assert.match(error.message, /http\.proxyAuthorization/);
+      }
+      assert.deepEqual(
+        proxy.tunnels.map((t) => t.refused),
+        [true, true],
+        'each tried once',
+      );
+      proxy.options = {};
+      // Nothing listens on port 1: the proxy answers the CONNECT with 502.
+      const unreachable = await caught(() =>
+        clientVia({ proxy: proxy.url }, 'https://127.0.0.1:1').generate({ model: 'aurora-1', prompt: 'x', size: SMALL }, new MemorySink()),
+      );
+      assert.ok(unreachable instanceof ConnectionError && !(unreachable instanceof ProxyAuthenticationError), String(unreachable));
+      assert.match(unreachable.message, /Could not reach the gateway: Proxy response \(502\)/);
+      assert.equal(unreachable.outcomeUnknown, false);
+      assert.equal(paidRequests(emu).length, 0);
+    });
+
     it('proxyStrictSSL false relaxes verification for proxied connections only', async () => {
       const balance = await clientVia({ proxy: proxy.url, strictSSL: false }, tlsUrl).balance();
       assert.equal(balance.balance, emu.state.balanceRub);

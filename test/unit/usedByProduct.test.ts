@@ -14,6 +14,7 @@ const CHECKED = [
   'src/core/answerSalvage.ts',
   'src/core/dataUrl.ts',
   'src/core/imageString.ts',
+  'src/core/imageDownload.ts',
 ];
 
 function languageService(): ts.LanguageService {

@@ -1,6 +1,7 @@
 // Fault injection: names, parameters, and the armed-fault queue.
-// Armed faults (admin endpoint, CLI, state API) are taken by the next paid requests;
-// faults named in the X-Emulator-Fault header apply to that request only, on any endpoint.
+// Armed faults (admin endpoint, CLI, state API) are taken by the next paid requests (the download
+// faults: by the next downloads of an image served at an address, see files.ts); faults named in the
+// X-Emulator-Fault header apply to that request only, on any endpoint.
 import type { IncomingHttpHeaders } from 'node:http';
 
 export const FAULT_NAMES = [
@@ -23,11 +24,33 @@ export const FAULT_NAMES = [
   'charge-on-disconnect',
   /** The model ignores `background: transparent` and returns an opaque image. */
   'opaque-image',
+  /** A download of an image served at an address (the url-images form) is answered 404. */
+  'download-404',
+  /** A download is answered 200 with an HTML page. */
+  'download-html',
+  /** A download is answered 200 application/octet-stream with bytes that are no image (a PDF's). */
+  'download-not-image',
+  /** A download is answered with a GIF, where the answer said image/png. */
+  'download-other-type',
+  /** A download is a valid PNG padded to `imageBytes` (default 64 MiB), sent chunked (no Content-Length). */
+  'download-large',
+  /** A download's connection is cut after half its body. */
+  'download-drop',
+  /** A download sends half its body, then nothing until the client leaves (or `latencyMs`, default 60 s). */
+  'download-stall',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 /** Faults acting before validation (no reservation, no charge). */
 export const FRONT_FAULTS: readonly FaultName[] = ['latency', 'slow-headers', 'html-500', 'html-502', 'rate-limit', 'charge-on-disconnect'];
+
+/** When an armed fault is taken: as a paid request arrives, as it answers, or as an image at an address is downloaded. */
+export type FaultPhase = 'front' | 'body' | 'download';
+
+function phaseOf(fault: FaultName): FaultPhase {
+  if (FRONT_FAULTS.includes(fault)) return 'front';
+  return fault.startsWith('download-') ? 'download' : 'body';
+}
 
 export interface FaultSpec {
   fault: FaultName;
@@ -120,13 +143,13 @@ export class FaultQueue {
   }
 
   /**
-   * Takes the armed faults of one phase ('front' ones when a paid request arrives,
-   * the others when it reaches its success response) and merges them into `into`.
+   * Takes the armed faults of one phase ('front' ones when a paid request arrives, 'body' ones when
+   * it reaches its success response, 'download' ones when an image at an address is downloaded) and
+   * merges them into `into`.
    */
-  take(phase: 'front' | 'body', into: ActiveFaults): void {
+  take(phase: FaultPhase, into: ActiveFaults): void {
     for (const spec of this.armed) {
-      const isFront = FRONT_FAULTS.includes(spec.fault);
-      if (isFront !== (phase === 'front')) continue;
+      if (phaseOf(spec.fault) !== phase) continue;
       into.names.add(spec.fault);
       into.latencyMs ??= spec.latencyMs;
       into.imageBytes ??= spec.imageBytes;

@@ -54,7 +54,7 @@ function pixelsOf(png: Buffer): Pixels {
   const height = png.readUInt32BE(20);
   const channels = png[25] === 6 ? 4 : 3;
   const idat: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     if (png.toString('latin1', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
     at += 12 + length;

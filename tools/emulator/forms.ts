@@ -14,8 +14,19 @@ export const FORM_NAMES = [
   'svg-prolog',
   /** The edits endpoint answers the first image as a binary body (Content-Type image/*), no usage. */
   'binary-edits',
-  /** The edits endpoint answers {"data":[{"url":...}]} (the old API's form); it is charged. */
+  /**
+   * The edits endpoint answers {"data":[{"url":...}]} (the old API's form) with addresses on a host
+   * that does not exist (images.gateway.example, a reserved name): charged, and never downloadable.
+   */
   'url-edits',
+  /**
+   * Generations and edits answer each image as {"url": "<emulator>/files/<request id>/<i>.png",
+   * "media_type"} (the previous API version's form); the emulator serves the image there (files.ts),
+   * records each download and whether it carried an Authorization header; download-* faults apply.
+   */
+  'url-images',
+  /** With url-images: the addresses are on a second port of the emulator, another origin than the gateway's. */
+  'url-other-origin',
   /** Every key budget with a reset interval is due for its reset whenever it is read or reserved. */
   'budget-reset',
   /** Errors come as {"detail": "<Russian text>"}; a key budget shortfall is 403 "Лимит ключа исчерпан". */

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { ApiFailure, badRequest } from './apiError';
 import { DEFAULT_LARGE_IMAGE_BYTES, DEFAULT_LATENCY_MS } from './faults';
+import { filePath } from './files';
 import { inkscapeSvg } from './forms';
 import { kopToRub, rubToKop, type KeyState } from './keys';
 import { multipartBoundary, parseMultipart } from './multipart';
@@ -16,6 +17,8 @@ export interface ImageHandlerOptions {
   state: EmulatorState;
   /** Baseline "generation time" of every paid request. */
   latencyMs: number;
+  /** The full address an image served at `path` has (url-images: this origin, or the other one). */
+  addressOf: (path: string) => Promise<string>;
 }
 
 export function parseImageBody(endpoint: 'generations' | 'edits', contentType: string | undefined, body: Buffer): RawImageRequest {
@@ -138,11 +141,23 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
     ctx.res.writeHead(200, { 'content-type': type, 'content-length': image.length }).end(image);
     return;
   }
+  const usage = { cost_rub: kopToRub(costKop), balance: state.balanceRub };
+  if (state.forms.has('url-images')) {
+    // The previous API version's form: each image at an address this emulator serves until the next reset.
+    const data = [];
+    for (const [i, image] of pngs.entries()) {
+      const mediaType = image[0] === 0x89 ? 'image/png' : 'image/svg+xml';
+      const path = filePath(ctx.entry.id, i, mediaType);
+      state.files.set(path, { bytes: image, mediaType });
+      data.push({ url: await opts.addressOf(path), media_type: mediaType });
+    }
+    await streamBody(ctx, 200, [JSON.stringify({ created: Math.floor(Date.now() / 1000), model: request.model.id, data, usage })]);
+    return;
+  }
   if (raw.endpoint === 'edits' && state.forms.has('url-edits')) {
+    // Addresses on a reserved name that never resolves: paid images nobody can download.
     const data = pngs.map((_, i) => ({ url: `https://images.gateway.example/${ctx.entry.id}/${i}.png` }));
-    await streamBody(ctx, 200, [
-      JSON.stringify({ created: Math.floor(Date.now() / 1000), data, usage: { cost_rub: kopToRub(costKop), balance: state.balanceRub } }),
-    ]);
+    await streamBody(ctx, 200, [JSON.stringify({ created: Math.floor(Date.now() / 1000), data, usage })]);
     return;
   }
   const mediaType = state.forms.has('svg-prolog') && raw.fields.output_format === 'svg' ? '' : undefined;

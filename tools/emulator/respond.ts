@@ -107,7 +107,8 @@ function corrupt(chunk: string): string {
   return chars.join('');
 }
 
-function drain(res: ServerResponse): Promise<void> {
+/** Resolves once `res` can take more, or is gone. */
+export function drain(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -85,6 +85,8 @@ export async function handleAdmin(ctx: RequestContext, state: EmulatorState, req
       return sendJson(ctx, { ok: true });
     case 'GET /requests':
       return sendJson(ctx, { requests: state.requests, totalReservations: state.totalReservations, totalCharges: state.totalCharges });
+    case 'GET /downloads':
+      return sendJson(ctx, { downloads: state.downloads });
     case 'POST /reset':
       state.reset();
       return sendJson(ctx, { ok: true });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ApiFailure } from './apiError';
 import { inRussian, type FormName } from './forms';
 import { DEFAULT_LATENCY_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_SLOW_HEADERS_MS, emptyFaults, faultsFromHeaders, type FaultSpec } from './faults';
+import { OtherOrigin, serveFile } from './files';
 import { handleImages, parseImageBody } from './images';
 import { DEMO_KEYS } from './keys';
 import { sendError, sendHtml, sleep, type RequestContext } from './respond';
@@ -11,7 +12,7 @@ import { authenticate, handleAccount, handleAdmin, handleCatalog, isAccountPath 
 import { EmulatorState, type RecordedRequest } from './state';
 
 export { DEMO_KEYS } from './keys';
-export { EmulatorState, type RecordedRequest } from './state';
+export { EmulatorState, type RecordedDownload, type RecordedRequest } from './state';
 export { FAULT_NAMES, type FaultName, type FaultSpec } from './faults';
 export { FORM_NAMES, type FormName } from './forms';
 
@@ -88,6 +89,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const latencyMs = options.latencyMs ?? 0;
   const shutdown = new AbortController();
   let adminCounter = 0;
+  const otherOrigin = new OtherOrigin(state, options.host ?? '127.0.0.1', shutdown.signal);
+  /** Where an image of an answer is served (url-images): this origin, or the second port's. */
+  const addressOf = async (path: string): Promise<string> => `${state.forms.has('url-other-origin') ? await otherOrigin.url() : url}${path}`;
 
   async function route(ctx: RequestContext, path: string, body: Buffer): Promise<void> {
     const { req, faults } = ctx;
@@ -111,6 +115,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
     if (faults.names.has('latency') && !ctx.entry.paid) await sleep(faults.latencyMs ?? DEFAULT_LATENCY_MS, shutdown.signal);
 
+    if (path.startsWith('/files/')) {
+      ctx.entry.status = await serveFile(req, ctx.res, state, 'gateway', shutdown.signal);
+      return;
+    }
     if (path === '/public/gateway/models' || path.startsWith('/public/gateway/models/')) {
       if (req.method !== 'GET') throw new ApiFailure(405, 'method_not_allowed', `${req.method} is not allowed here; use GET.`);
       return handleCatalog(ctx, path);
@@ -124,7 +132,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (path === '/v1/images/generations' || path === '/v1/images/edits') {
       if (req.method !== 'POST') throw new ApiFailure(405, 'method_not_allowed', `${req.method} is not allowed here; use POST.`);
       const endpoint = path.endsWith('edits') ? 'edits' : 'generations';
-      return handleImages(ctx, { state, latencyMs }, key, parseImageBody(endpoint, req.headers['content-type'], body));
+      return handleImages(ctx, { state, latencyMs, addressOf }, key, parseImageBody(endpoint, req.headers['content-type'], body));
     }
     throw new ApiFailure(404, 'not_found', `No route ${req.method} ${path}.`);
   }
@@ -195,9 +203,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     port: address.port,
     keys: DEMO_KEYS,
     state,
@@ -206,7 +215,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         shutdown.abort();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => otherOrigin.close());
       return closed;
     },
   };

@@ -39,6 +39,25 @@ export interface SentImage {
   delivered: boolean;
 }
 
+/** One download of an image served at an address (the url-images form, files.ts). */
+export interface RecordedDownload {
+  path: string;
+  /** 'gateway': the emulator's own origin; 'other': its second port (url-other-origin). */
+  origin: 'gateway' | 'other';
+  /** Whether the request carried an Authorization header (its value is not kept). */
+  authorization: boolean;
+  /** 0 while headers have not been sent. */
+  status: number;
+  faults: string[];
+  at: string;
+}
+
+/** An image the emulator serves at an address until the next reset. */
+export interface ServedFile {
+  bytes: Buffer;
+  mediaType: string;
+}
+
 interface UsageEvent {
   at: number;
   model: string;
@@ -101,6 +120,9 @@ export class EmulatorState {
    * read when the request arrives and sent this much later, so a charge can land in between.
    */
   accountGapMs = 0;
+  /** Images answered as addresses (url-images), by path (`/files/<request id>/<i>.png`). */
+  readonly files = new Map<string, ServedFile>();
+  private downloadLog: RecordedDownload[] = [];
   private balanceKop = 0;
   private keys = new Map<string, KeyState>();
   private usage = new Map<string, UsageEvent[]>();
@@ -129,6 +151,8 @@ export class EmulatorState {
     for (const extra of this.extraKeys) this.keys.set(extra.key, copyOf(this.keys.get(DEMO_KEYS[extra.like])!, extra.key));
     this.usage = new Map([[DEMO_KEYS.budget, history]]);
     this.log = [];
+    this.files.clear();
+    this.downloadLog = [];
     this.reservations = 0;
     this.charges = 0;
     this.faults.clear();
@@ -202,6 +226,19 @@ export class EmulatorState {
 
   get requests(): readonly RecordedRequest[] {
     return this.log;
+  }
+
+  /** Every download of an image served at an address since the last reset, in order. */
+  get downloads(): readonly RecordedDownload[] {
+    return this.downloadLog;
+  }
+
+  /** Creates the log entry of a download; the caller fills in its status. */
+  recordDownload(path: string, origin: RecordedDownload['origin'], authorization: boolean): RecordedDownload {
+    const entry: RecordedDownload = { path, origin, authorization, status: 0, faults: [], at: new Date().toISOString() };
+    this.downloadLog.push(entry);
+    if (this.downloadLog.length > MAX_LOG) this.downloadLog.splice(0, this.downloadLog.length - MAX_LOG);
+    return entry;
   }
 
   get totalReservations(): number {

@@ -6,6 +6,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, SpendingCapError, summarizeError, ValidationError } from '../../core/errors';
+import { stoppedByProxy, untrustedCertificate } from '../../core/networkErrors';
+import { ENV } from './config';
 import { type CallContext, capLine, type ImageTools, PaidCallFailure, type ToolAnswer } from './imageTools';
 import { TOOLS } from './toolDefinitions';
 
@@ -88,9 +90,11 @@ function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => s
     ? 'The request may have been charged: call get_account to check the balance before trying again (it is never resent automatically).'
     : !sent && (paid || error instanceof ValidationError)
       ? 'Nothing was sent.'
-      : paid && error instanceof GatewayError
-        ? 'Not charged.'
-        : '';
+      : paid && stoppedByProxy(error)
+        ? 'Not charged: the proxy refused the request before it reached the gateway.'
+        : paid && error instanceof GatewayError
+          ? 'Not charged.'
+          : '';
   const kept = [
     saved.length ? `${saved.length} paid image(s) arrived whole before the failure and are saved in the workspace: ${saved.map((f) => f.path).join(', ')}` : '',
     recovered
@@ -98,7 +102,7 @@ function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => s
       : '',
   ];
   const head = error instanceof SpendingCapError || error instanceof ValidationError ? summary.message : `Failed: ${summary.message}`;
-  const text = [head, outcome, ...kept, capLine(cap)].filter(Boolean).join('\n');
+  const text = [head, outcome, ...kept, connectionHint(error), capLine(cap)].filter(Boolean).join('\n');
   const allowed = error instanceof ValidationError && error.allowed?.length ? { allowed: [...error.allowed] } : {};
   return {
     isError: true,
@@ -109,4 +113,13 @@ function failure(thrown: unknown, tools: ImageTools, redact: (text: string) => s
       spendingCap: cap,
     },
   };
+}
+
+/** The client's message names VS Code's settings; this server is set through its environment. */
+function connectionHint(error: unknown): string {
+  if (stoppedByProxy(error))
+    return `For this server: set ${ENV.proxyAuthorization} (for example "Basic <base64 of user:password>"), or put the credentials in HTTPS_PROXY/HTTP_PROXY (http://user:password@host:port). Started by VS Code, it takes them from http.proxyAuthorization and http.proxy.`;
+  if (untrustedCertificate(error))
+    return `For this server: set NODE_EXTRA_CA_CERTS to the PEM file of the certificate authority in its environment, or add the authority to the system store and keep ${ENV.systemCertificates} on (the default). Started by VS Code, it gets NODE_EXTRA_CA_CERTS and http.systemCertificates from the extension.`;
+  return '';
 }

@@ -24,12 +24,15 @@ export interface ServerOutput {
   sent: string[];
 }
 
-/** Starts dist/mcp.js with exactly this environment (plus PATH) and connects the SDK's client. */
-export async function launch(env: Record<string, string>): Promise<{ client: Client; output: ServerOutput }> {
+/**
+ * Starts dist/mcp.js with exactly this environment (plus PATH) and connects the SDK's client;
+ * `wrap` starts it through a command (`wrap[0] ...wrap.slice(1) node dist/mcp.js`).
+ */
+export async function launch(env: Record<string, string>, wrap: string[] = []): Promise<{ client: Client; output: ServerOutput }> {
   const output: ServerOutput = { stderr: '', received: [], sent: [] };
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SERVER],
+    command: wrap[0] ?? process.execPath,
+    args: [...(wrap.length ? [...wrap.slice(1), process.execPath] : []), SERVER],
     cwd: env.GATEWAY_IMAGES_WORKSPACE,
     stderr: 'pipe',
     env: { PATH: process.env.PATH ?? '', ...env },
