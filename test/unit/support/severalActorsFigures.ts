@@ -29,7 +29,7 @@ export interface SoakRecord {
   requests: RecordedRequest[];
   actorOf: (prompt: string | undefined) => Actor | undefined;
   person: PersonOutcome[];
-  /** The outcome of each line, of the run that ran (the other start was refused). */
+  /** The outcome of each line, of every start that ran (one: the other is refused). */
   fileLines: LineOutcome[];
   /** The refused start's message. */
   fileRefusal?: string;
