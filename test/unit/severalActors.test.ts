@@ -217,6 +217,7 @@ describe('Soak with several actors on one account', function () {
         outcomes,
         lines: ranLines,
         refused: refused.length,
+        refusal: refused[0]?.message,
         topUps: madeTopUps,
         accountBalance,
         leftovers,
