@@ -72,6 +72,8 @@ describe('Two windows of one workspace (e2e)', () => {
     await runCommand(second, 'Gateway Images: Generate Images from File');
     await waitForNotification({ page: second }, /All 6 lines of shared-prompts\.jsonl already have results; nothing was sent/, 20_000);
     assert.strictEqual(paid(), 6, 'nothing paid again');
-    console.log(`      two windows: the second refused ("${refusal.slice(0, 100)}…"); 6 lines, ${paid()} paid; the rerun in the second window found all 6 done`);
+    console.log(
+      `      two windows: the second refused ("${refusal.slice(0, 100)}…"); 6 lines, ${paid()} paid; the rerun in the second window found all 6 done`,
+    );
   });
 });
