@@ -160,7 +160,7 @@ describe('README commands', () => {
 
   it('npm run watch starts, builds dist/ and rebuilds on a change; it stops on SIGINT', async function () {
     this.timeout(90_000);
-    const dir = copyRepo(['package.json', 'esbuild.mjs', 'tools/patchUndici.mjs', 'src', 'media']);
+    const dir = copyRepo(['package.json', 'esbuild.mjs', 'scripts', 'patches', 'src', 'media']);
     let watch: ChildProcess | undefined;
     try {
       watch = spawn(NPM, ['run', 'watch'], { cwd: dir, detached: true, stdio: 'ignore' });
