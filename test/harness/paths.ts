@@ -87,7 +87,9 @@ export const VSCODE_TARGETS: Record<VscodeTargetName, VscodeTarget> = {
     '4.139.1',
     '24.21.0',
     ['kerberos', 'node-pty', '@vscode/spdlog', '@vscode/native-watchdog', '@vscode/deviceid', '@parcel/watcher', '@vscode/fs-copyfile', '@vscode/sqlite3'],
-    WINDOWS_ONLY,
+    // Not loaded by the tests, and their scripts never ran here: ssh2 and its cpu-features (SSH for
+    // remote tunnels), koffi (an FFI library of the Copilot SDK).
+    [...WINDOWS_ONLY, 'ssh2', 'cpu-features', 'koffi'],
   ),
 };
 

@@ -241,14 +241,21 @@ async function installCodeServer(t: VscodeTarget): Promise<void> {
   // Start from scratch: a leftover directory without the marker is an interrupted install.
   fs.rmSync(t.prefix, { recursive: true, force: true });
   fs.mkdirSync(t.prefix, { recursive: true });
-  fs.writeFileSync(path.join(t.prefix, 'package.json'), JSON.stringify({ name: 'gateway-images-code-server', private: true }, null, 2) + '\n');
-  // argon2 (the login's password hashing) is built; code-server's postinstall would build kerberos and download ripgrep.
-  setInstallScriptPolicy(t.prefix, installScriptPolicy(['argon2'], ['code-server']));
+  // code-server is a declared dependency: npm names a package in allowScripts only through the
+  // dependency that brought it (the machines' locks have no registry addresses to name it by).
+  const manifest = {
+    name: 'gateway-images-code-server',
+    private: true,
+    dependencies: { 'code-server': t.codeServer },
+    // argon2 (the login's password hashing) is built; code-server's postinstall would build kerberos and download ripgrep.
+    allowScripts: installScriptPolicy(['argon2'], ['code-server']),
+  };
+  fs.writeFileSync(path.join(t.prefix, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   const env = npmEnv(t);
   const npm = 'npm';
 
   // 1. code-server itself, without its postinstall (done by hand below).
-  await run(npm, ['install', `code-server@${t.codeServer}`, '--ignore-scripts', '--no-save'], { cwd: t.prefix, env });
+  await run(npm, ['install', '--ignore-scripts'], { cwd: t.prefix, env });
   await run(npm, ['rebuild', 'argon2'], { cwd: t.prefix, env });
 
   // 2. VS Code's server dependencies, pinned by lib/vscode/npm-shrinkwrap.json; natives rebuilt by name.
