@@ -97,6 +97,7 @@ function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChan
         `Results journal ${r.file}: ${r.entries} results, ${r.lines} lines, ${r.migrated} moved from the old history, ${r.tornBytes} bytes of a torn last line and ${r.skippedLines} unreadable lines skipped, ${r.ms.toFixed(0)} ms`,
       ),
     warn: (message) => log.warn(message),
+    watch: true,
   });
 }
 

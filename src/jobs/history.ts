@@ -3,6 +3,8 @@
 // an in-memory index (resultsIndex.ts) answers the gallery, regenerate, provenance, the batch
 // resume and the spend chart. Opened on first use, not at activation. No vscode import.
 import { randomUUID } from 'node:crypto';
+import { type FSWatcher, watch } from 'node:fs';
+import * as path from 'node:path';
 import { Emitter, type Event } from '../core/emitter';
 import { isRecord } from '../core/json';
 import type { JournalContents, JournalPosition, SharedJournal } from './journalFile';
@@ -43,6 +45,9 @@ export interface HistoryChange {
   galleryTotal: number;
 }
 
+/** Changes of the file within this many ms are read once. */
+const WATCH_SETTLE_MS = 150;
+
 /** Compaction starts past this many lines, when they are more than twice the results. */
 const MIN_COMPACT_LINES = 1000;
 
@@ -68,6 +73,7 @@ export class HistoryStore {
   /** Catching up and changes, one after another. */
   private queue: Promise<unknown> = Promise.resolve();
   private lastReport?: ResultsOpenReport;
+  private watcher?: FSWatcher;
 
   constructor(
     readonly file: string,
@@ -78,6 +84,8 @@ export class HistoryStore {
       onOpened?: (report: ResultsOpenReport) => void;
       /** Something the log should say (another writer's torn line cut off, a lock taken over). */
       warn?: (message: string) => void;
+      /** Follow other processes' changes as they happen (the window's journal; not a one-off reader). */
+      watch?: boolean;
     },
   ) {}
 
@@ -130,7 +138,34 @@ export class HistoryStore {
 
   /** Waits for the changes started so far. */
   async close(): Promise<void> {
+    this.watcher?.close();
+    this.watcher = undefined;
     await this.queue;
+  }
+
+  /**
+   * Another process's change shows here without waiting for a read: the journal's folder is watched
+   * once the journal is open, and a change of the file is read (the gallery is told). Best effort: a
+   * folder that cannot be watched is read at the next read instead.
+   */
+  private watch(): void {
+    if (this.watcher || !this.options.watch) return;
+    const name = path.basename(this.file);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      this.watcher = watch(path.dirname(this.file), (_event, changed) => {
+        if (changed !== name || timer) return;
+        timer = setTimeout(() => {
+          timer = undefined;
+          void this.index().catch(() => undefined);
+        }, WATCH_SETTLE_MS);
+        timer.unref?.();
+      });
+      this.watcher.unref();
+      this.watcher.on('error', () => this.watcher?.close());
+    } catch {
+      // Not watchable here: reads catch up on their own.
+    }
   }
 
   /**
@@ -246,6 +281,7 @@ export class HistoryStore {
       ms: performance.now() - started,
     };
     this.options.onOpened?.(this.lastReport);
+    this.watch();
     return index;
   }
 

@@ -63,6 +63,17 @@ describe('Results journal with several writers', function () {
     assert.deepEqual([fresh?.files, fresh?.costRub], [['/w/two.png'], 3], "B's update started from A's change, not from its own older copy");
   });
 
+  it("a window's journal follows another process's change as it happens: its gallery is told without reading", async () => {
+    const file = path.join(dir, 'results.jsonl');
+    const window = new HistoryStore(file, { load: () => resultsCode, watch: true });
+    await window.index();
+    const told = new Promise<number>((resolve) => window.onDidChange((change) => resolve(change.galleryTotal)));
+    const report = await runWriter({ file, name: 'other-window', results: 1, updates: 0 });
+    assert.equal(await told, 1);
+    assert.deepEqual(await lost(file, [report]), []);
+    await window.close();
+  });
+
   it('three processes append, update and compact in a loop at once: 0 results lost, 0 lines cut', async () => {
     const file = path.join(dir, 'results.jsonl');
     const started = performance.now();

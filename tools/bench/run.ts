@@ -22,6 +22,8 @@ import { makeReference, uploadLimitScenario } from './uploadLimit';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const WORKER = path.join(__dirname, 'worker.js');
+/** The workers run the product's HTTP code from out/ with undici mended, as the bundle has it. */
+const UNDICI_MEND = path.join(ROOT, 'scripts', 'undiciMendRegister.cjs');
 const MiB = 1024 * 1024;
 
 // ---- targets ----
@@ -103,7 +105,7 @@ function takeExpected(): string[] {
 
 function runWorker(task: WorkerTask, timeoutMs = 180_000): Promise<WorkerResult> {
   return new Promise((resolve) => {
-    const child = fork(WORKER, [JSON.stringify(task)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(WORKER, [JSON.stringify(task)], { execArgv: ['--expose-gc', '--require', UNDICI_MEND], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result: WorkerResult | undefined;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('message', (m) => (result = m as WorkerResult));

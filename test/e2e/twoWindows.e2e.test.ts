@@ -1,0 +1,79 @@
+// Two windows of one workspace in the real workbench: two extension hosts on one account, one prompt
+// file and one results journal. The first window runs the file; the second starts it from its palette
+// meanwhile and is refused at once, naming the run; once the run ended, the second window finds every
+// line done in the journal the first one wrote, and sends nothing.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, typeInQuickInput, waitFor, waitForNotification } from './workbench';
+
+/** A second window of the same workbench: the same folder, its own extension host. */
+async function openSecondWindow(opened: OpenedWorkbench): Promise<Page> {
+  const page = await opened.workbench.context.newPage();
+  await page.goto(opened.page.url(), { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+  // Its extension host has activated ours once its status bar item shows the account.
+  await page.locator('[id$="gateway-images.status"]').first().waitFor({ state: 'visible', timeout: 90_000 });
+  return page;
+}
+
+/** Opens a workspace file in the window by Quick Open, as a person does. */
+async function quickOpen(page: Page, name: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  await typeInQuickInput(page, name);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ state: 'visible', timeout: 10_000 });
+}
+
+describe('Two windows of one workspace (e2e)', () => {
+  let opened: OpenedWorkbench | undefined;
+  let second: Page | undefined;
+
+  before(async () => {
+    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
+  });
+  after(async () => {
+    await second?.close().catch(() => undefined);
+    await opened?.close();
+  });
+  afterEach(async function () {
+    await captureOnFailure(this, opened);
+  });
+
+  it('a prompt file run in one window is refused in the other at once, naming it; afterwards the other finds every line done and pays nothing', async () => {
+    await prepareTest(opened!, { key: 'unlimited' });
+    const { emulator, workspace } = opened!;
+    second = await openSecondWindow(opened!);
+    const file = path.join(workspace, 'shared-prompts.jsonl');
+    const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ prompt: `two windows ${i + 1}`, model: 'aurora-1', size: '64x64' }));
+    fs.writeFileSync(file, lines.join('\n'));
+    const paid = () => emulator.state.requests.filter((r) => r.paid && r.prompt?.startsWith('two windows')).length;
+    // The first window runs the file by arguments, the gateway taking 1.5 s per line.
+    emulator.state.armFault({ fault: 'latency', latencyMs: 1500, times: -1 });
+    const run = opened!.command<{ done: number }>('gatewayImages.generateFromFile', { file, concurrency: 2 });
+    await waitFor(() => paid() > 0, 20_000, 'the first window to send a line');
+
+    // The second window, from its palette, on the same file: refused at once.
+    await quickOpen(second, 'shared-prompts.jsonl');
+    await runCommand(second, 'Gateway Images: Generate Images from File');
+    const refusal = (await waitForNotification({ page: second }, /shared-prompts\.jsonl is already being run/, 20_000)).find((t) =>
+      t.includes('already being run'),
+    )!;
+    assert.match(refusal, /in the window of "workspace", by a command with arguments/);
+    assert.match(refusal, /Nothing was sent by this start/);
+    const result = await run;
+    emulator.state.clearFaults();
+    assert.strictEqual(result.done, 6);
+    assert.strictEqual(paid(), 6, 'each line paid once');
+
+    // Run again in the second window: its journal is the one the first window wrote.
+    await runCommand(second, 'Gateway Images: Generate Images from File');
+    await waitForNotification({ page: second }, /All 6 lines of shared-prompts\.jsonl already have results; nothing was sent/, 20_000);
+    assert.strictEqual(paid(), 6, 'nothing paid again');
+    console.log(
+      `      two windows: the second refused ("${refusal.slice(0, 100)}…"); 6 lines, ${paid()} paid; the rerun in the second window found all 6 done`,
+    );
+  });
+});
