@@ -121,7 +121,8 @@ export async function personWindow(emu: EmulatorProcess, key: string, root: stri
   const client = new GatewayClient({ baseUrl: emu.url, getApiKey: () => key, paidTimeoutMs: 30_000, freeTimeoutMs: 10_000 });
   const account = new AccountModel(async () => client);
   const log: string[] = [];
-  const history = new HistoryStore(folders.journal, { load: () => resultsCode, warn: (message) => log.push(message) });
+  // As the window's journal: it follows the other processes' changes as they happen.
+  const history = new HistoryStore(folders.journal, { load: () => resultsCode, warn: (message) => log.push(message), watch: true });
   const service = new ImageJobService({
     api: async () => client,
     models: async () => models,
