@@ -30,16 +30,21 @@ export interface OutcomeCheckDeps {
   now?: () => number;
 }
 
-/** What the figures say of one request: a rise of the key's spend of at least `expectedMin` is a charge seen. */
-export function judgeOutcome(before: SpendReading | undefined, after: SpendReading | undefined, expectedMin: number, at: Date): OutcomeCheck {
+/**
+ * What the figures say of one request: a rise of the key's spend that the charges the journal knows
+ * of (`knownSpend`: other results of the same time) do not explain, of at least `expectedMin`, is a
+ * charge seen. Spending the journal does not know (other machines, other tools) can still be in it.
+ */
+export function judgeOutcome(before: SpendReading | undefined, after: SpendReading | undefined, expectedMin: number, at: Date, knownSpend = 0): OutcomeCheck {
   const rise = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : fromKopecks(toKopecks(b) - toKopecks(a)));
   const keySpendRise = rise(before?.monthSpend, after?.monthSpend);
   const balanceChange = rise(before?.balance, after?.balance);
-  const seen = keySpendRise !== undefined && toKopecks(keySpendRise) >= Math.max(1, toKopecks(expectedMin));
+  const unexplained = keySpendRise === undefined ? undefined : toKopecks(keySpendRise) - toKopecks(knownSpend);
+  const seen = unexplained !== undefined && unexplained >= Math.max(1, toKopecks(expectedMin));
   return {
     at: at.toISOString(),
     verdict: seen ? 'charge-seen' : 'unknown',
-    ...(keySpendRise !== undefined ? { keySpendRise } : {}),
+    ...(keySpendRise !== undefined ? { keySpendRise, knownSpend } : {}),
     ...(balanceChange !== undefined ? { balanceChange } : {}),
   };
 }
@@ -76,13 +81,23 @@ export class OutcomeChecks {
 
   private async check(failure: PaidFailure, before: SpendReading | undefined): Promise<void> {
     const after = await this.deps.readNow();
-    const verdict = judgeOutcome(before, after, failure.estimate.expectedMin, new Date(this.deps.now?.() ?? Date.now()));
-    const entry = (await this.deps.history.index()).findByJob(failure.jobId);
+    const now = new Date(this.deps.now?.() ?? Date.now());
+    const index = await this.deps.history.index();
+    // The charges of other results of the same time (any job that could be charged in it: started up
+    // to a deadline before the first reading) explain that much of the rise.
+    const known = before
+      ? index
+          .createdBetween(new Date(before.at - this.deps.deadlineMs()), new Date(now.getTime() + 1))
+          .filter((result) => result.jobId !== failure.jobId)
+          .reduce((sum, result) => sum + toKopecks(result.costRub ?? 0), 0)
+      : 0;
+    const verdict = judgeOutcome(before, after, failure.estimate.expectedMin, now, fromKopecks(known));
+    const entry = index.findByJob(failure.jobId);
     if (entry) await this.deps.history.update(entry.id, { outcomeCheck: verdict });
     this.deps.log(
       `Outcome of the request of ${failure.model} (job ${failure.jobId}) checked after its deadline: ${verdict.verdict}` +
-        `; the key's 30-day spend rose by ${verdict.keySpendRise ?? 'unknown'}, the balance changed by ${verdict.balanceChange ?? 'unknown'}` +
-        ' (other spending on the account moves both).',
+        `; the key's 30-day spend rose by ${verdict.keySpendRise ?? 'unknown'}, of which the journal's other results explain ${verdict.knownSpend ?? 0};` +
+        ` the balance changed by ${verdict.balanceChange ?? 'unknown'} (other spending on the account moves both).`,
     );
   }
 }

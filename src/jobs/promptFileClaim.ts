@@ -66,7 +66,7 @@ export class PromptFileClaims {
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-      const owner = await readOwner(`${base}.json`);
+      const owner = await ownerOf(`${base}.json`);
       throw new RunInProgressError(promptFile, owner, describeRun(promptFile, owner, locale));
     }
     const owner: RunOwner = { ...who, pid: process.pid, startedAt: new Date().toISOString() };
@@ -87,6 +87,18 @@ async function keyOf(promptFile: string): Promise<string> {
   const real = await fs.realpath(promptFile).catch(() => path.resolve(promptFile));
   const key = process.platform === 'win32' || process.platform === 'darwin' ? real.toLowerCase() : real;
   return `run-${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
+}
+
+/** How long a refused start waits for the holder to write who it is (it does so right after taking the lock). */
+const OWNER_WAIT_MS = 2000;
+
+/** The run that holds the claim: its record, waited for a moment when the holder has just taken the lock. */
+async function ownerOf(file: string): Promise<RunOwner | undefined> {
+  for (const until = Date.now() + OWNER_WAIT_MS; ;) {
+    const owner = await readOwner(file);
+    if (owner || Date.now() > until) return owner;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 async function readOwner(file: string): Promise<RunOwner | undefined> {

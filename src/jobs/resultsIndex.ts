@@ -42,14 +42,17 @@ export interface HistoryEntry {
 
 /**
  * An unknown outcome checked again after the request's deadline: 'charge-seen' when the key's
- * spend rose by at least the request's expected minimum since before it was sent (other spending of
- * the key may be in that rise too, so it is a sign, not a proof); otherwise 'unknown'.
+ * spend rose by at least the request's expected minimum since before it was sent, beyond what the
+ * journal's other results of that time were charged (spending the journal does not know, of other
+ * machines or tools, may be in it too: a sign, not a proof); otherwise 'unknown'.
  */
 export interface OutcomeCheck {
   at: string;
   verdict: 'unknown' | 'charge-seen';
   /** The key's 30-day spend, after − before, rubles (absent when either was unknown). */
   keySpendRise?: number;
+  /** What the journal's other results of the same time were charged: that much of the rise is theirs. */
+  knownSpend?: number;
   /** The account balance, after − before, rubles. */
   balanceChange?: number;
 }

@@ -14,15 +14,19 @@ describe('Unknown outcomes checked after their deadline', function () {
   this.timeout(30_000);
   const gw = gatewaySuite({ dir: 'gwi-outcome-', models: true });
 
-  it('judges by the rise of the key spend: at least the expected minimum is a charge seen; less, or unknown figures, stay unknown', () => {
+  it("judges by the rise of the key spend that the journal's other results do not explain: at least the expected minimum is a charge seen; less, or unknown figures, stay unknown", () => {
     const at = new Date('2026-11-26T12:00:00Z');
     assert.equal(judgeOutcome({ at: 0, monthSpend: 10, balance: 100 }, { at: 1, monthSpend: 14, balance: 96 }, 2.5, at).verdict, 'charge-seen');
     assert.deepEqual(judgeOutcome({ at: 0, monthSpend: 10, balance: 100 }, { at: 1, monthSpend: 10, balance: 100 }, 2.5, at), {
       at: at.toISOString(),
       verdict: 'unknown',
       keySpendRise: 0,
+      knownSpend: 0,
       balanceChange: 0,
     });
+    // Other results of the same time, known to the journal, explain their part of the rise.
+    assert.equal(judgeOutcome({ at: 0, monthSpend: 10 }, { at: 1, monthSpend: 14 }, 2.5, at, 3).verdict, 'unknown', 'the rise is what the other results cost');
+    assert.equal(judgeOutcome({ at: 0, monthSpend: 10 }, { at: 1, monthSpend: 17 }, 2.5, at, 3).verdict, 'charge-seen', 'a rise beyond them');
     assert.equal(judgeOutcome({ at: 0, monthSpend: 10 }, { at: 1, monthSpend: 11 }, 2.5, at).verdict, 'unknown', 'a rise smaller than this request could cost');
     assert.deepEqual(judgeOutcome(undefined, { at: 1, monthSpend: 11 }, 2.5, at), { at: at.toISOString(), verdict: 'unknown' });
   });
