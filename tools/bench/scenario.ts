@@ -1,7 +1,7 @@
 // What the scenarios of the newer bench rows (upload limit, first image, concurrent jobs) get from
 // run.ts and give back: run.ts owns the worker processes, the emulator and the report.
 import type { RunningEmulator } from '../emulator';
-import type { WorkerResult, WorkerTask } from './worker';
+import type { WorkerResult, WorkerTask } from './workerTypes';
 
 export interface BenchTarget {
   name: string;
