@@ -125,7 +125,8 @@ export class SharedJournal {
     // Opened for each append: a rewrite by another writer replaces the file, and a kept handle would write into the old one.
     const handle = await fs.open(this.file, 'a');
     try {
-      await handle.write(`${line}\n`);
+      // writeFile, not write: a disk that fills cuts a write short without an error; writeFile carries on until it fails.
+      await handle.writeFile(`${line}\n`);
       await handle.datasync();
       const stat = await handle.stat();
       return { identity: identityOf(stat), offset: stat.size };

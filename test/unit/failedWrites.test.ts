@@ -82,6 +82,25 @@ describe('a failed write leaves the file as it was and no temporary file (full t
   );
 
   it(
+    'a result appended to the journal with less room than its line: the append fails (the caller knows), and the cut line is removed',
+    orSkip(async () => {
+      const dir = await mounts.mount(path.join(root, 'append'), 1);
+      const journal = new SharedJournal(path.join(dir, 'results.jsonl'));
+      const first = JSON.stringify({ put: { id: 'result-1' } });
+      await journal.exclusive(() => journal.append(first));
+      await leaveFree(dir, 4096);
+      const long = JSON.stringify({ put: { id: 'result-2', prompt: 'a lighthouse at dusk '.repeat(1000) } });
+      await assert.rejects(
+        journal.exclusive(() => journal.append(long)),
+        /ENOSPC/,
+      );
+      const read = await journal.exclusive(() => journal.read(true));
+      assert.deepEqual(read.heads, [{ put: { id: 'result-1' } }]);
+      assert.equal(read.text, `${first}\n`, 'the cut line was removed');
+    }),
+  );
+
+  it(
     "a thumbnail: the gallery's request fails with the disk's error and leaves nothing in the thumbnails folder",
     orSkip(async () => {
       const dir = await mounts.mount(path.join(root, 'thumbs'), 1);
