@@ -4,10 +4,7 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
-import { patchUndici } from './tools/patchUndici.mjs';
-
-// The undici that is bundled must carry our mend (tools/patchUndici.mjs), even after an install without scripts.
-patchUndici();
+import undiciMend from './scripts/undiciMend.cjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -91,6 +88,22 @@ const withoutUnusedSdkParts = {
   },
 };
 
+/**
+ * Bundles undici mended for nodejs/undici#5360 (patches/undici@7.30.2.patch, scripts/undiciMend.cjs):
+ * the patch is applied to the code as esbuild reads it; node_modules is never written. A patch that
+ * does not apply fails the build; an undici with its own fix is bundled as it is, with a warning.
+ */
+const mendUndici = {
+  name: 'mend-undici',
+  setup(build) {
+    build.onLoad({ filter: undiciMend.CLIENT_H1 }, async (args) => {
+      const { code, outcome } = undiciMend.mendUndiciSource(args.path, await readFile(args.path, 'utf8'));
+      const warnings = outcome === 'has its own fix' ? [{ text: `${args.path}: undici has its own fix of Parser.finish(); patches/ not applied` }] : [];
+      return { contents: code, loader: 'js', warnings };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow (the bundle fails at
@@ -100,7 +113,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'warning',
-  plugins: [problemMatcher, shareModules],
+  plugins: [problemMatcher, shareModules, mendUndici],
 };
 
 /** A bundle for the extension host (Node, CommonJS). */

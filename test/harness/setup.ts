@@ -221,19 +221,45 @@ async function ensureNpmNode(version: string): Promise<boolean> {
   });
 }
 
+/**
+ * npm's allowScripts for an install folder: the packages whose install scripts this setup runs
+ * (`npm rebuild` by name) approved, the others that have one refused. Without it, npm 11 prints
+ * "install scripts not yet covered by allowScripts" after every install and rebuild there.
+ */
+function installScriptPolicy(approved: readonly string[], refused: readonly string[]): Record<string, boolean> {
+  return Object.fromEntries([...approved.map((name) => [name, true] as const), ...refused.map((name) => [name, false] as const)]);
+}
+
+/** Writes `allowScripts` into the package.json of an install folder (VS Code's own, in lib/vscode), keeping the rest. */
+function setInstallScriptPolicy(dir: string, policy: Record<string, boolean>): void {
+  const file = path.join(dir, 'package.json');
+  const manifest = readJson<Record<string, unknown>>(file) ?? {};
+  fs.writeFileSync(file, JSON.stringify({ ...manifest, allowScripts: policy }, null, 2) + '\n');
+}
+
 async function installCodeServer(t: VscodeTarget): Promise<void> {
   // Start from scratch: a leftover directory without the marker is an interrupted install.
   fs.rmSync(t.prefix, { recursive: true, force: true });
   fs.mkdirSync(t.prefix, { recursive: true });
-  fs.writeFileSync(path.join(t.prefix, 'package.json'), JSON.stringify({ name: 'gateway-images-code-server', private: true }, null, 2) + '\n');
+  // code-server is a declared dependency: npm names a package in allowScripts only through the
+  // dependency that brought it (the machines' locks have no registry addresses to name it by).
+  const manifest = {
+    name: 'gateway-images-code-server',
+    private: true,
+    dependencies: { 'code-server': t.codeServer },
+    // argon2 (the login's password hashing) is built; code-server's postinstall would build kerberos and download ripgrep.
+    allowScripts: installScriptPolicy(['argon2'], ['code-server']),
+  };
+  fs.writeFileSync(path.join(t.prefix, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   const env = npmEnv(t);
   const npm = 'npm';
 
-  // 1. code-server itself, without its postinstall (it would build kerberos and download ripgrep).
-  await run(npm, ['install', `code-server@${t.codeServer}`, '--ignore-scripts', '--no-save'], { cwd: t.prefix, env });
+  // 1. code-server itself, without its postinstall (done by hand below).
+  await run(npm, ['install', '--ignore-scripts'], { cwd: t.prefix, env });
   await run(npm, ['rebuild', 'argon2'], { cwd: t.prefix, env });
 
   // 2. VS Code's server dependencies, pinned by lib/vscode/npm-shrinkwrap.json; natives rebuilt by name.
+  setInstallScriptPolicy(t.vscodeDir, installScriptPolicy(t.nativeModules, t.refusedScripts));
   await run(npm, ['install', '--omit=dev', '--ignore-scripts'], { cwd: t.vscodeDir, env });
   await run(npm, ['rebuild', ...t.nativeModules], { cwd: t.vscodeDir, env });
 

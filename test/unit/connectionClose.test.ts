@@ -1,9 +1,10 @@
 // A gateway that closes the connection after its answer (`Connection: close`, then FIN), while the
 // paid answer is still being written to a slow disk. undici 7 throws an uncatchable AssertionError
-// when the socket ends while its parser is paused under backpressure (nodejs/undici#5360); our paid
-// requests never ask for `Connection: close` (proxy.ts), but a gateway may answer that way on its
+// when the socket ends while its parser is paused under backpressure (nodejs/undici#5360), and fails
+// a kept-alive answer cut by a close with "other side closed"; a gateway may answer that way on its
 // own. The image must be saved whole and nothing may be thrown outside the call (mocha fails a test
-// on an uncaught exception).
+// on an uncaught exception). These tests fail without the mend (patches/undici@7.30.2.patch, loaded
+// by .mocharc.unit.json's preload as the bundle has it: see undiciMend.test.ts).
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

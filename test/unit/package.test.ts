@@ -19,7 +19,7 @@ const COPIED = [
   'package.nls.ru.json',
   '.vscodeignore',
   'esbuild.mjs',
-  'tools/patchUndici.mjs', // esbuild.mjs mends undici before bundling
+  'patches', // esbuild.mjs bundles undici mended (scripts/undiciMend.cjs)
   'tsconfig.json',
   'README.md',
   'CHANGELOG.md',
@@ -161,10 +161,11 @@ describe('packaging: the .vsix', function () {
     );
   });
 
-  it("bundles undici with its paused parser's finish mended (tools/patchUndici.mjs, nodejs/undici#5360)", () => {
+  it('bundles undici mended: a paused parser drains at the end of the connection (patches/undici@7.30.2.patch, nodejs/undici#5360)', () => {
     const code = readFileSync(path.join(dir, 'dist', 'gateway.js'), 'utf8');
-    // Parser.resume has one; the mend in Parser.finish adds two.
-    assert.ok((code.match(/llhttp_resume\(this\.ptr\)/g) ?? []).length >= 3, 'dist/gateway.js holds the unmended Parser.finish');
+    // Minified, method names stay: the mend's drainAtEnd() is defined once and called from finish() and the socket's end.
+    assert.equal((code.match(/drainAtEnd\(\)\{/g) ?? []).length, 1, 'dist/gateway.js holds the unmended parser');
+    assert.equal((code.match(/\.drainAtEnd\(\)/g) ?? []).length, 2, 'dist/gateway.js calls drainAtEnd() from finish() and the end of the connection');
   });
 
   it('has one translation state: every host bundle requires dist/l10n.js and dist/plural.js, none inlines a copy', () => {

@@ -75,7 +75,9 @@ describe('HTTPS with a private CA (a TLS-inspecting proxy, a private gateway)', 
   /** Runs the child (asynchronously: the emulator and the TLS front live in this process). */
   function child(env: Record<string, string>, system: boolean, wrap?: string[]): Promise<{ ok: boolean; kind?: string; message?: string }> {
     const command = wrap ? wrap[0]! : process.execPath;
-    const args = [...(wrap ? [...wrap.slice(1), process.execPath] : []), script, front.url, DEMO_KEYS.unlimited, String(system)];
+    // process.execArgv: the child loads undici mended, as this process does (.mocharc.unit.json's preload).
+    const node = [...process.execArgv, script, front.url, DEMO_KEYS.unlimited, String(system)];
+    const args = wrap ? [...wrap.slice(1), process.execPath, ...node] : node;
     // Only what the case sets: a machine may set NODE_EXTRA_CA_CERTS (or OpenSSL's variables) to its own bundle.
     const { NODE_EXTRA_CA_CERTS: _extra, SSL_CERT_FILE: _file, SSL_CERT_DIR: _dir, ...machine } = process.env;
     const run = spawn(command, args, { env: { ...machine, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

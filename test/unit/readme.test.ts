@@ -14,7 +14,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 const READMES = ['README.md', 'test/harness/README.md'];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** npm's own commands that run no script of package.json. */
-const NPM_BUILTINS = new Set(['ci', 'install', 'i']);
+const NPM_BUILTINS = new Set(['ci', 'install', 'i', 'install-scripts']);
 
 /**
  * Where each README command is exercised. A command the README gains without a test here fails
@@ -24,6 +24,7 @@ const EXERCISED_BY: Record<string, string> = {
   'npm ci': '.ci/run',
   'npm run demo': 'test/e2e/demo.e2e.test.ts',
   'npm test': '.ci/run',
+  'npm install-scripts': 'test/unit/installScripts.test.ts', // read-only: lists the install scripts nobody reviewed
   'npm run build': 'package.json', // the first step of `npm test`
   'npm run watch': 'test/unit/readme.test.ts',
   'npm run package': 'test/unit/package.test.ts',
@@ -160,7 +161,7 @@ describe('README commands', () => {
 
   it('npm run watch starts, builds dist/ and rebuilds on a change; it stops on SIGINT', async function () {
     this.timeout(90_000);
-    const dir = copyRepo(['package.json', 'esbuild.mjs', 'tools/patchUndici.mjs', 'src', 'media']);
+    const dir = copyRepo(['package.json', 'esbuild.mjs', 'scripts', 'patches', 'src', 'media']);
     let watch: ChildProcess | undefined;
     try {
       watch = spawn(NPM, ['run', 'watch'], { cwd: dir, detached: true, stdio: 'ignore' });

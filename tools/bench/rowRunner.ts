@@ -8,6 +8,8 @@ import { median } from './scenario';
 import type { WorkerResult, WorkerTask } from './workerTypes';
 
 const WORKER = path.join(__dirname, 'worker.js');
+/** The workers run the product's HTTP code from out/ with undici mended, as the bundle has it. */
+const UNDICI_MEND = path.resolve(__dirname, '..', '..', '..', 'scripts', 'undiciMendRegister.cjs');
 
 // ---- the emulator's images, for verification ----
 //
@@ -41,7 +43,7 @@ export function takeExpected(): string[] {
 
 export function runWorker(task: WorkerTask, timeoutMs = 180_000): Promise<WorkerResult> {
   return new Promise((resolve) => {
-    const child = fork(WORKER, [JSON.stringify(task)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(WORKER, [JSON.stringify(task)], { execArgv: ['--expose-gc', '--require', UNDICI_MEND], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result: WorkerResult | undefined;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('message', (m) => (result = m as WorkerResult));
