@@ -7,13 +7,23 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ImageJobService } from '../../src/jobs/imageJobs';
 import { limitRow } from './generationRows';
-import { type BenchContext, runsAtLeast, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
+import {
+  type BenchContext,
+  runsAtLeast,
+  type BenchTarget,
+  fmtS,
+  lpad,
+  median,
+  MiB,
+  pad,
+  runNote,
+  type ScenarioReport,
+  TARGET_LOOP_GAP_RATIO,
+} from './scenario';
 import type { WorkerResult, WorkerTask } from './workerTypes';
 
 const JOBS = 20;
 const TARGET_RSS_OVER_IDLE_MB = 128;
-/** The extension's longest gap between two ticks of a 10 ms timer / the limit's (medians of the runs). */
-export const TARGET_LOOP_GAP_RATIO = 1.5;
 /** The max of one run is one tick: a single wait for a CPU moves it by 10 ms on a busy 2-core machine. */
 const runsOf = (ctx: BenchContext) => runsAtLeast(ctx, 5);
 

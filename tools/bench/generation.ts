@@ -5,19 +5,13 @@ import { promises as fs, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunningEmulator } from '../emulator';
 import { compareHashes, runWorker, type RowStats, summarise, takeExpected } from './rowRunner';
-import { type BenchTarget, fmtS, lpad, median, MiB, pad } from './scenario';
+import { type BenchTarget, fmtS, lpad, median, MiB, pad, TARGET_LOOP_GAP_RATIO } from './scenario';
 import { makeReference } from './uploadLimit';
 import type { WorkerResult, WorkerTask } from './workerTypes';
 
 const TARGET_WALL_RATIO = 1.3;
 
 const TARGET_RSS_OVER_LIMIT_MB = 64;
-
-/**
- * The extension's longest gap between two ticks of a 10 ms timer / the limit row's: the loop delay
- * compared with the limit's (which a slower machine stretches alike), not with a time.
- */
-const TARGET_LOOP_GAP_RATIO = 1.5;
 
 const TARGET_UPLOAD_RSS_MB = 64;
 

@@ -9,9 +9,9 @@ import type { JournalFigures, JournalTask } from './journalRows';
 import { type BenchContext, type BenchTarget, lpad, median, pad, runsAtLeast, type ScenarioReport } from './scenario';
 
 /** Open and index / read + JSON.parse of the same results as one array (per run, side by side). */
-export const TARGET_OPEN_RATIO = 2.0;
-/** One append through the results store (locked, indexed, synced) / a bare synced append of as long a line. */
-export const TARGET_APPEND_RATIO = 4.0;
+export const TARGET_OPEN_RATIO = 2.5;
+/** One append through the results store (locked, the others' lines read, indexed, synced) / a bare locked, synced append of as long a line. */
+export const TARGET_APPEND_RATIO = 6;
 /** Resume planning / statSync of each planned line's file. */
 export const TARGET_PLAN_RATIO = 3.0;
 const SIZES = [1_000, 10_000, 50_000];
@@ -55,7 +55,7 @@ export async function journalScenario(ctx: BenchContext): Promise<ScenarioReport
   const lines = [
     `Results journal (JSON Lines in the workspace storage, each append synced; median of ${runs} runs, ${big.appendMs.length} appends):`,
     `  ${big.entries} results (${(big.journalBytes / 1024 / 1024).toFixed(1)} MiB): open and index ${ms(open)}; baseline: read and JSON.parse of the same results as one array ${ms(parse)}`,
-    `  one append (written and synced): median ${ms(append)}, max ${ms(Math.max(...big.appendMs))}; baseline: a bare synced append of as long a line ${ms(bareAppend)}; the old history rewrote its 500-result array per result, synced: ${ms(median(big.baseline.oldAppendMs))}`,
+    `  one append (written and synced): median ${ms(append)}, max ${ms(Math.max(...big.appendMs))}; baseline: a bare synced append of as long a line under a bare lock (a folder made and removed) ${ms(bareAppend)}; the old history rewrote its 500-result array per result, synced: ${ms(median(big.baseline.oldAppendMs))}`,
     `  resume planning of a ${big.planLines}-line prompt file (every line done, its file checked on disk; unknown PNGs looked up): ${ms(plan)}, ${big.planSkipped} lines skipped; baseline: statSync of each line's file ${ms(stat)}; the old linear scan of its 500 results per line ${ms(median(big.baseline.oldPlanMs))} (it could find at most 500)`,
     '  Growth (each size in a fresh process; open/parse: open and index over a bare parse of the same results, run by run):',
     `  ${pad('results', 10)}${lpad('journal', 10)}${lpad('open+index', 12)}${lpad('per 1k', 10)}${lpad('open/parse', 12)}${lpad('append', 10)}${lpad('plan lines', 12)}${lpad('plan', 10)}${lpad('plan/stat', 11)}`,
@@ -75,7 +75,7 @@ export async function journalScenario(ctx: BenchContext): Promise<ScenarioReport
       pass: ratios.open <= TARGET_OPEN_RATIO,
     },
     {
-      name: 'journal: one append, synced / bare synced append',
+      name: 'journal: one append, synced / bare locked synced append',
       value: `${ratios.append.toFixed(2)} (${ms(append)} / ${ms(bareAppend)})`,
       target: `≤ ${TARGET_APPEND_RATIO}`,
       pass: ratios.append <= TARGET_APPEND_RATIO,

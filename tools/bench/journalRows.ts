@@ -1,8 +1,9 @@
 // The results journal's figures, measured in a process of their own (forked by journal.ts):
 // open and index, one synced append, and the resume planning of a prompt file, at a given number
 // of results; with the baselines of the same run that the targets are ratios to (a bare parse of
-// the same data as one JSON array, a bare synced append of a line as long, a stat of each line's
-// file), and the old 500-entry history's rewrite per result and linear resume scan for comparison.
+// the same data as one JSON array, a bare synced append of a line as long under a bare lock, a
+// stat of each line's file), and for comparison the old 500-entry history's rewrite per result
+// and its linear resume scan.
 import { existsSync, mkdirSync, promises as fs, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type BatchLine, requestKey } from '../../src/core/batchFile';
@@ -23,7 +24,11 @@ export interface JournalFigures {
   baseline: {
     /** Read and JSON.parse of the same results as one array, each run beside an open. */
     parseArrayMs: number[];
-    /** A bare append of a line as long as the journal's: open, write, datasync, close (no lock, no index). */
+    /**
+     * The least a synced append among several writers does: take a lock (make a folder beside the
+     * file), open, write a line as long, datasync, close, remove the lock. No reading of the other
+     * writers' lines, no index, no JSON.
+     */
     bareAppendMs: number[];
     /** statSync of each planned line's file, one after another: the per-file floor of the planning's check. */
     statMs: number[];
@@ -128,10 +133,12 @@ export async function measureJournal({ dir, entries, runs, appends }: JournalTas
     const line = `${journalLine(entry)}\n`;
     bareAppendMs.push(
       await time(async () => {
+        await fs.mkdir(`${bareFile}.lock`);
         const handle = await fs.open(bareFile, 'a');
         await handle.writeFile(line);
         await handle.datasync();
         await handle.close();
+        await fs.rmdir(`${bareFile}.lock`);
       }),
     );
   }

@@ -32,6 +32,12 @@ export interface ScenarioReport {
 export const MiB = 1024 * 1024;
 
 /**
+ * Loop delay, judged against the limit row of the same scenario and run: the extension's longest gap
+ * between two ticks of monitorEventLoopDelay's 10 ms timer over the limit's (a slower machine stretches both).
+ */
+export const TARGET_LOOP_GAP_RATIO = 1.5;
+
+/**
  * Runs of a row whose single runs swing too much on a busy machine for the default count: at least
  * `least`, unless --quick (a smoke run of the bench itself).
  */
