@@ -11,7 +11,7 @@ import { type BenchContext, type BenchTarget, lpad, median, pad, runsAtLeast, ty
 /** Open and index / read + JSON.parse of the same results as one array (per run, side by side). */
 export const TARGET_OPEN_RATIO = 2.5;
 /** One append through the results store (locked, the others' lines read, indexed, synced) / a bare locked, synced append of as long a line. */
-export const TARGET_APPEND_RATIO = 6;
+export const TARGET_APPEND_RATIO = 4;
 /** Resume planning / statSync of each planned line's file. */
 export const TARGET_PLAN_RATIO = 3.0;
 const SIZES = [1_000, 10_000, 50_000];
