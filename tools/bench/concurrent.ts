@@ -7,23 +7,17 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { ImageJobService } from '../../src/jobs/imageJobs';
 import { limitRow } from './generationRows';
-import {
-  type BenchContext,
-  runsAtLeast,
-  type BenchTarget,
-  fmtS,
-  lpad,
-  median,
-  MiB,
-  pad,
-  runNote,
-  type ScenarioReport,
-  TARGET_LOOP_GAP_RATIO,
-} from './scenario';
+import { type BenchContext, runsAtLeast, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
 import type { WorkerResult, WorkerTask } from './workerTypes';
 
 const JOBS = 20;
 const TARGET_RSS_OVER_IDLE_MB = 128;
+/**
+ * The extension's longest loop gap / the limit row's. Looser than the generation rows' 1.5: the max of
+ * 20 streams at once is one tick of a busy loop, and five full runs read 0.90 to 1.31 with no trend
+ * from the load (1.18 beside two busy processes, 1.31 in a run at load average 4.5).
+ */
+const TARGET_CONCURRENT_LOOP_GAP_RATIO = 1.75;
 /** The max of one run is one tick: a single wait for a CPU moves it by 10 ms on a busy 2-core machine. */
 const runsOf = (ctx: BenchContext) => runsAtLeast(ctx, 5);
 
@@ -156,8 +150,8 @@ function report(ctx: BenchContext, imageMiB: number, runs: Record<Kind, WorkerRe
   targets.push({
     name: `${JOBS} concurrent jobs: longest loop gap / limit's`,
     value: `${gapRatio.toFixed(2)} (${extension.gap.toFixed(0)} / ${limit.gap.toFixed(0)} ms)`,
-    target: `≤ ${TARGET_LOOP_GAP_RATIO}`,
-    pass: gapRatio <= TARGET_LOOP_GAP_RATIO,
+    target: `≤ ${TARGET_CONCURRENT_LOOP_GAP_RATIO}`,
+    pass: gapRatio <= TARGET_CONCURRENT_LOOP_GAP_RATIO,
   });
   targets.push({
     name: `${JOBS} concurrent jobs:   info: max event-loop delay`,

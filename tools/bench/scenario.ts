@@ -32,8 +32,9 @@ export interface ScenarioReport {
 export const MiB = 1024 * 1024;
 
 /**
- * Loop delay, judged against the limit row of the same scenario and run: the extension's longest gap
- * between two ticks of monitorEventLoopDelay's 10 ms timer over the limit's (a slower machine stretches both).
+ * Loop delay of the generation rows, judged against the limit row of the same scenario and run: the
+ * extension's longest gap between two ticks of monitorEventLoopDelay's 10 ms timer over the limit's
+ * (a slower machine stretches both). The 20 jobs at once have their own bound (concurrent.ts).
  */
 export const TARGET_LOOP_GAP_RATIO = 1.5;
 
