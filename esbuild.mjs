@@ -106,6 +106,9 @@ const mendUndici = {
 
 const common = {
   bundle: true,
+  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow (the bundle fails at
+  // run time with "Cannot find module './impl/format'"): its ES module build is bundled instead.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   minify: production,
   sourcemap: !production,
   sourcesContent: false,

@@ -4,7 +4,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ValidationError } from '../core/errors';
-import { STYLES_FILE, type StyleDefinition } from '../core/styleFile';
+import type { StyleDefinition } from '../core/styleFile';
+import { STYLES_FILE } from '../core/stylesPath';
 import { type Services } from '../services';
 import { stylesCode, stylesRoot } from './styles';
 

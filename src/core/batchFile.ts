@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
 import type { StyleRecord } from './styleFile';
+import { parseJson } from './jsonc';
 import { type GenerationRequest } from './types';
 
 export type BatchFileKind = 'txt' | 'jsonl';
@@ -69,13 +70,12 @@ export function parseBatchFile(text: string, kind: BatchFileKind, defaults: Batc
 }
 
 function parseJsonLine(text: string, line: number, issues: BatchLineIssue[]): (Partial<GenerationRequest> & { style?: string }) | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    issues.push({ line, message: l10n.t('not valid JSON ({0})', error instanceof Error ? error.message : String(error)) });
+  const read = parseJson(text);
+  if ('problem' in read) {
+    issues.push({ line, message: l10n.t('not valid JSON (column {0}: {1})', read.problem.column, read.problem.what) });
     return undefined;
   }
+  const value = read.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     issues.push({ line, message: l10n.t('each line must be a JSON object such as {"prompt": "...", "model": "..."}') });
     return undefined;

@@ -2,6 +2,7 @@
 // Recover Unsaved Images reads (recoveryFolder.ts). Pure: no vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { replaceFileWith } from './replaceFile';
 
 export interface RecoveryFile {
   path: string;
@@ -59,6 +60,7 @@ export async function writeRecoveryManifest(dir: string, manifest: RecoveryManif
     ...(readAgain ? { readAgain } : {}),
     ...(kind === 'url' && download ? { download } : {}),
   }));
-  await fs.writeFile(file, JSON.stringify({ ...record, files: plain }, null, 2));
+  // Replaced whole and synced: a manifest cut by a full disk would hide paid images from Recover.
+  await replaceFileWith(file, JSON.stringify({ ...record, files: plain }, null, 2), { durable: true });
   return file;
 }

@@ -6,11 +6,12 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { type LocalRefusalKind, ValidationError } from './errors';
 import { isRecord } from './json';
+import { parseJson } from './jsonc';
 import { confine } from './outputPath';
+import { STYLES_FILE } from './stylesPath';
 import { OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from './types';
 
-/** Where a workspace keeps its styles, relative to the workspace folder. */
-export const STYLES_FILE = '.gateway-images/styles.json';
+export { STYLES_FILE };
 
 /** The options a style may set (the request's own names), and params. */
 export const STYLE_TEXT_OPTIONS = ['resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background'] as const;
@@ -112,12 +113,9 @@ function fileError(file: string, message: string): ValidationError {
 /** The styles of a file's text; problems are kept per style (the others stay usable). */
 export function parseStyles(text: string, file: string, root: string, trusted: boolean): StylesSource {
   const source = { root, file, trusted, styles: new Map<string, StyleDefinition>(), broken: new Map<string, ValidationError>() };
-  let value: unknown;
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { ...source, fileError: fileError(file, l10n.t('not valid JSON ({0})', error instanceof Error ? error.message : String(error))) };
-  }
+  const read = parseJson(text);
+  if ('problem' in read) return { ...source, fileError: fileError(file, l10n.t('not valid JSON ({0})', read.problem.message)) };
+  const value = read.value;
   if (!isRecord(value) || !isRecord(value.styles)) {
     return { ...source, fileError: fileError(file, l10n.t('the file must be a JSON object with a "styles" object: {"styles": {"name": {…}}}')) };
   }
@@ -255,14 +253,9 @@ export async function readStyles(root: string, trusted: boolean): Promise<Styles
 export function withStyle(text: string | undefined, name: string, definition: StyleDefinition): string {
   let value: unknown = { styles: {} };
   if (text !== undefined && text.trim()) {
-    try {
-      value = JSON.parse(text.replace(/^\uFEFF/, ''));
-    } catch (error) {
-      throw fileError(
-        STYLES_FILE,
-        l10n.t('not valid JSON ({0}); fix it before saving a style into it', error instanceof Error ? error.message : String(error)),
-      );
-    }
+    const read = parseJson(text);
+    if ('problem' in read) throw fileError(STYLES_FILE, l10n.t('not valid JSON ({0}); fix it before saving a style into it', read.problem.message));
+    value = read.value;
   }
   if (!isRecord(value) || !isRecord(value.styles)) throw fileError(STYLES_FILE, l10n.t('has no "styles" object; fix it before saving a style into it'));
   return `${JSON.stringify({ ...value, styles: { ...value.styles, [name]: definition } }, null, 2)}\n`;

@@ -1,12 +1,19 @@
 // Says in the log when a workspace sets one of the settings only the user may set (baseUrl, scope
 // `machine`, and USER_ONLY_SETTINGS, scope `application`): VS Code drops such values without a word,
 // and the extension never reads them either, so a person who wrote one into .vscode/settings.json
-// learns why it has no effect.
+// learns why it has no effect. A file is read as VS Code reads it (jsonc-parser: comments, trailing
+// commas, and past an error the part before it).
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { isRecord } from '../core/json';
-import { parseJsonc, setsSetting } from '../core/jsonc';
+import type * as StylesModules from '../jobs/stylesBundle';
 import { SECTION, USER_ONLY_SETTINGS } from './settings';
+
+/** jsonc-parser comes with the styles chunk (dist/styles.js), loaded only for a file that names this extension's settings. */
+function settingsReader(): Pick<typeof StylesModules, 'parseJsonc' | 'setsSetting'> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./styles.js') as typeof StylesModules;
+}
 
 export function logIgnoredWorkspaceSettings(log: vscode.LogOutputChannel): vscode.Disposable {
   let told = new Set<string>();
@@ -18,7 +25,9 @@ export function logIgnoredWorkspaceSettings(log: vscode.LogOutputChannel): vscod
         (bytes) => new TextDecoder().decode(bytes),
         () => undefined,
       );
-      const parsed = text === undefined ? undefined : parseJsonc(text);
+      if (text === undefined || !text.includes(SECTION)) continue;
+      const { parseJsonc, setsSetting } = settingsReader();
+      const parsed = parseJsonc(text).value;
       const settings = section === undefined ? parsed : isRecord(parsed) ? parsed[section] : undefined;
       for (const name of ['baseUrl', ...USER_ONLY_SETTINGS]) {
         if (!setsSetting(settings, `${SECTION}.${name}`)) continue;

@@ -3,9 +3,9 @@
 // result first has it recorded in the results journal (RunOptions.settle). A record found at
 // start-up belongs to a job whose extension host died (a crash, a reload, a killed process): see
 // interrupted.ts. No vscode import.
-import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { replaceFileWith } from '../core/replaceFile';
 import type { GenerationRequest } from '../core/types';
 import type { JobResult } from './jobTypes';
 import type { BatchTag } from './resultsIndex';
@@ -154,33 +154,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/**
- * Writes `value` as JSON so that the file is either the old one or the new one, on disk: a temporary
- * file, synced, renamed over it, and the folder synced (where a folder can be opened for that).
- */
-async function writeSynced(file: string, value: unknown): Promise<void> {
-  const temporary = `${file}.${randomUUID().slice(0, 8)}.tmp`;
-  const handle = await fs.open(temporary, 'w');
-  try {
-    await handle.writeFile(JSON.stringify(value));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.rename(temporary, file);
-  } catch (error) {
-    await fs.rm(temporary, { force: true }).catch(() => undefined);
-    throw error;
-  }
-  // Syncing a folder is what makes the rename itself durable; where a folder cannot be opened (Windows) it is skipped.
-  const folder = await fs.open(path.dirname(file), 'r').catch(() => undefined);
-  if (!folder) return;
-  try {
-    await folder.sync();
-  } catch {
-    // Not supported here.
-  } finally {
-    await folder.close().catch(() => undefined);
-  }
+/** Writes `value` as JSON so that the file is either the old one or the new one, on disk (synced); nothing is left behind when it fails. */
+function writeSynced(file: string, value: unknown): Promise<void> {
+  return replaceFileWith(file, JSON.stringify(value), { durable: true });
 }

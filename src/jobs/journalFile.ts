@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
+import { replaceFile } from '../core/replaceFile';
 
 export interface JournalContents {
   /** The JSON value that starts each line. */
@@ -124,7 +125,8 @@ export class SharedJournal {
     // Opened for each append: a rewrite by another writer replaces the file, and a kept handle would write into the old one.
     const handle = await fs.open(this.file, 'a');
     try {
-      await handle.write(`${line}\n`);
+      // writeFile, not write: a disk that fills cuts a write short without an error; writeFile carries on until it fails.
+      await handle.writeFile(`${line}\n`);
       await handle.datasync();
       const stat = await handle.stat();
       return { identity: identityOf(stat), offset: stat.size };
@@ -133,33 +135,26 @@ export class SharedJournal {
     }
   }
 
-  /** Replaces the file with these lines, atomically (a new file, synced, renamed over it); under the lock. */
-  async rewrite(lines: Iterable<string>): Promise<JournalPosition> {
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    const handle = await fs.open(temporary, 'w');
-    let position: JournalPosition;
-    try {
-      let chunk = '';
-      for (const line of lines) {
-        chunk += `${line}\n`;
-        if (chunk.length >= 1 << 20) {
-          await handle.write(chunk);
-          chunk = '';
+  /** Replaces the file with these lines, atomically (a new file, synced, renamed over it; removed when that fails); under the lock. */
+  rewrite(lines: Iterable<string>): Promise<JournalPosition> {
+    return replaceFile(
+      this.file,
+      async (handle) => {
+        // writeFile, not write: it carries on after a short write (a disk that fills) until it fails with ENOSPC.
+        let chunk = '';
+        for (const line of lines) {
+          chunk += `${line}\n`;
+          if (chunk.length >= 1 << 20) {
+            await handle.writeFile(chunk);
+            chunk = '';
+          }
         }
-      }
-      await handle.write(chunk);
-      await handle.datasync();
-      const stat = await handle.stat();
-      position = { identity: identityOf(stat), offset: stat.size };
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      await fs.rm(temporary, { force: true }).catch(() => undefined);
-      throw error;
-    }
-    await handle.close();
-    await fs.rename(temporary, this.file);
-    await syncFolder(path.dirname(this.file));
-    return position;
+        await handle.writeFile(chunk);
+        const stat = await handle.stat();
+        return { identity: identityOf(stat), offset: stat.size };
+      },
+      { durable: true },
+    );
   }
 }
 
@@ -262,17 +257,4 @@ function lineByLine(text: string): Parsed {
 function isUnwritable(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException)?.code;
   return code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT';
-}
-
-/** Makes a rename durable (POSIX); folders cannot be opened for syncing on Windows. */
-async function syncFolder(dir: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // not supported here: the rename itself is atomic
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
 }

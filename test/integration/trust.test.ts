@@ -114,14 +114,9 @@ describe('Workspace settings cannot redirect writes or the key', function () {
     const file = path.join(vscodeDir(), 'settings.json');
     const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
     const userProxy = vscode.workspace.getConfiguration('http').inspect('proxy')?.globalValue;
-    fs.writeFileSync(
-      file,
-      JSON.stringify(
-        { 'gatewayImages.baseUrl': decoy, 'http.proxy': decoy, 'http.proxyStrictSSL': false, 'gatewayImages.balanceRefreshMinutes': 999 },
-        null,
-        2,
-      ),
-    );
+    // As people write settings files: a comment and a trailing comma (VS Code reads both, and so does the log's check).
+    const values = { 'gatewayImages.baseUrl': decoy, 'http.proxy': decoy, 'http.proxyStrictSSL': false, 'gatewayImages.balanceRefreshMinutes': 999 };
+    fs.writeFileSync(file, `// the gateway of this project\n${JSON.stringify(values, null, 2).replace(/\n}$/, ',\n}')}\n`);
     try {
       // The file was read (the window-scoped setting next to it applies) but baseUrl was not taken.
       await waitUntil(() => config().get('balanceRefreshMinutes') === 999, 5_000, 'the workspace settings file read');

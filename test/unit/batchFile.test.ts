@@ -56,7 +56,7 @@ describe('batch file', () => {
         [6, 'params'],
       ],
     );
-    assert.match(issues[0]!.message, /not valid JSON/);
+    assert.equal(issues[0]!.message, 'not valid JSON (column 12: unexpected character (text outside quotes, or single quotes))');
     assert.match(issues[2]!.message, /unknown field "colour"/);
   });
 

@@ -3,57 +3,21 @@
 // Without the rights to mount (not root, or a container without CAP_SYS_ADMIN) the tests are
 // skipped, and say why.
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { FALLBACK_RECOVERY_DIR } from '../../src/core/imageStore';
 import { filesUnder, sha256 } from './support/chaos';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
+import { orSkip, TmpfsMounts } from './support/tmpfs';
 
 const MIB = 1024 * 1024;
-
-/** Mounts a tmpfs of `megabytes` at `dir`; the reason it cannot when it cannot. */
-function mountTmpfs(dir: string, megabytes: number): string | undefined {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    return stderr || (error instanceof Error ? error.message : String(error));
-  }
-}
 
 describe('a full disk, for real (tmpfs)', function () {
   this.timeout(30_000);
   const suite = gatewaySuite({ dir: 'gwi-full-', models: true });
-  const mounted: string[] = [];
-
-  async function mount(name: string, megabytes: number): Promise<string> {
-    const dir = path.join(suite.dir, name);
-    await mkdir(dir, { recursive: true });
-    const refused = mountTmpfs(dir, megabytes);
-    if (refused) {
-      console.log(`      skipped: cannot mount a tmpfs here (${refused}); run as root with the right to mount to test a full disk`);
-      throw new SkipError();
-    }
-    mounted.push(dir);
-    return dir;
-  }
-
-  afterEach(() => {
-    for (const dir of mounted.splice(0).reverse()) execFileSync('umount', ['-l', dir]);
-  });
-
-  class SkipError extends Error {}
-  const orSkip = (test: () => Promise<void>) =>
-    async function (this: Mocha.Context) {
-      try {
-        await test();
-      } catch (error) {
-        if (error instanceof SkipError) this.skip();
-        throw error;
-      }
-    };
+  const mounts = new TmpfsMounts();
+  const mount = (name: string, megabytes: number) => mounts.mount(path.join(suite.dir, name), megabytes);
+  afterEach(() => mounts.unmountAll());
 
   it(
     'the output folder is full: the 24 MiB paid image is kept byte-equal in the recovery folder (another disk), the reason names the full disk, nothing partial is left',

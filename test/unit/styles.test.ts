@@ -76,8 +76,11 @@ describe('styles: the file', () => {
 
   it('a file that is not JSON or has no "styles" object refuses every style, naming the file', () => {
     const broken = parseStyles('{"styles": ', STYLES_FILE, root, true);
-    assert.match(broken.fileError!.message, /^\.gateway-images\/styles\.json: not valid JSON/);
+    assert.equal(broken.fileError!.message, '.gateway-images/styles.json: not valid JSON (line 1, column 12: a value expected (or a comma too many))');
     assert.throws(() => resolveStyle(broken, 'any'), /styles\.json: not valid JSON/);
+    const trailing = parseStyles('{\n  "styles": {\n    "docs": {"model": "aurora-1"},\n  }\n}', STYLES_FILE, root, true);
+    assert.match(trailing.fileError!.message, /not valid JSON \(line 4, column 3: a property name in double quotes expected \(or a comma too many\)\)/);
+    assert.match(parseStyles('// ours\n{"styles": {}}', STYLES_FILE, root, true).fileError!.message, /line 1, column 1: a comment, which JSON does not allow/);
     assert.match(parseStyles('[]', STYLES_FILE, root, true).fileError!.message, /must be a JSON object with a "styles" object/);
     assert.match(parseStyles('{"styles": {}, "extra": 1}', STYLES_FILE, root, true).fileError!.message, /unknown field "extra"/);
   });
@@ -157,7 +160,7 @@ describe('styles: the file', () => {
     assert.deepEqual(JSON.parse(first), { styles: { flat: { model: 'painter' } } });
     const second = withStyle(first, 'flat', { model: 'sketcher', options: { n: 2 } });
     assert.deepEqual(JSON.parse(withStyle(second, 'bold', {})), { styles: { flat: { model: 'sketcher', options: { n: 2 } }, bold: {} } });
-    assert.throws(() => withStyle('{"styles": ', 'x', {}), /styles\.json: not valid JSON .*fix it before saving a style into it/);
+    assert.throws(() => withStyle('{"styles": ', 'x', {}), /styles\.json: not valid JSON \(line 1, column 12: .*\); fix it before saving a style into it/);
     assert.throws(() => withStyle('{"other": {}}', 'x', {}), /has no "styles" object/);
   });
 

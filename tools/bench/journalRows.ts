@@ -1,8 +1,10 @@
 // The results journal's figures, measured in a process of their own (forked by journal.ts):
 // open and index, one synced append, and the resume planning of a prompt file, at a given number
-// of results; with the baselines of the same run (the same data as one JSON array, the old
-// 500-entry history's rewrite per result and its linear resume scan).
-import { existsSync, mkdirSync, promises as fs, writeFileSync } from 'node:fs';
+// of results; with the baselines of the same run that the targets are ratios to (a bare parse of
+// the same data as one JSON array, a bare synced append of a line as long under a bare lock, a
+// stat of each line's file), and for comparison the old 500-entry history's rewrite per result
+// and its linear resume scan.
+import { existsSync, mkdirSync, promises as fs, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type BatchLine, requestKey } from '../../src/core/batchFile';
 import { planResume, skipFoundByProvenance } from '../../src/jobs/batch';
@@ -19,7 +21,20 @@ export interface JournalFigures {
   planLines: number;
   planSkipped: number;
   planMs: number[];
-  baseline: { parseArrayMs: number[]; oldAppendMs: number[]; oldPlanMs: number[] };
+  baseline: {
+    /** Read and JSON.parse of the same results as one array, each run beside an open. */
+    parseArrayMs: number[];
+    /**
+     * The least a synced append among several writers does: take a lock (make a folder beside the
+     * file), open, write a line as long, datasync, close, remove the lock. No reading of the other
+     * writers' lines, no index, no JSON.
+     */
+    bareAppendMs: number[];
+    /** statSync of each planned line's file, one after another: the per-file floor of the planning's check. */
+    statMs: number[];
+    oldAppendMs: number[];
+    oldPlanMs: number[];
+  };
 }
 
 export interface JournalTask {
@@ -94,8 +109,11 @@ export async function measureJournal({ dir, entries, runs, appends }: JournalTas
   const store = new HistoryStore(file, { load: () => resultsCode });
   const index = await store.index();
   const planMs: number[] = [];
+  const statMs: number[] = [];
   let planSkipped = 0;
+  const lineFiles = lines.map((line) => path.join(out, `line-${line.line}.png`));
   for (let run = 0; run < runs; run++) {
+    statMs.push(await time(() => lineFiles.forEach((file) => statSync(file))));
     planMs.push(
       await time(async () => {
         const listing = await filesIn(out);
@@ -106,7 +124,24 @@ export async function measureJournal({ dir, entries, runs, appends }: JournalTas
     );
   }
   const appendMs: number[] = [];
-  for (let i = 0; i < appends; i++) appendMs.push(await time(() => store.add({ ...results[i % 4]!, files: [path.join(out, `new-${i}.png`)] })));
+  const bareAppendMs: number[] = [];
+  const bareFile = path.join(dir, 'bare.jsonl');
+  for (let i = 0; i < appends; i++) {
+    const entry = { ...results[i % 4]!, files: [path.join(out, `new-${i}.png`)] };
+    appendMs.push(await time(() => store.add(entry)));
+    // Interleaved, so that the disk's moods fall on both alike.
+    const line = `${journalLine(entry)}\n`;
+    bareAppendMs.push(
+      await time(async () => {
+        await fs.mkdir(`${bareFile}.lock`);
+        const handle = await fs.open(bareFile, 'a');
+        await handle.writeFile(line);
+        await handle.datasync();
+        await handle.close();
+        await fs.rmdir(`${bareFile}.lock`);
+      }),
+    );
+  }
   await store.close();
 
   // The old history: one array of at most 500 results, rewritten whole (and synced) on every add,
@@ -142,7 +177,7 @@ export async function measureJournal({ dir, entries, runs, appends }: JournalTas
     planLines,
     planSkipped,
     planMs,
-    baseline: { parseArrayMs, oldAppendMs, oldPlanMs },
+    baseline: { parseArrayMs, bareAppendMs, statMs, oldAppendMs, oldPlanMs },
   };
 }
 

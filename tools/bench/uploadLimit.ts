@@ -5,68 +5,22 @@
 // same draining server, so the emulator's buffering and parsing of 100+ MB stays out of the comparison.
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import * as path from 'node:path';
 import { base64Into, jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requestBodies';
 import { checkReferenceFiles } from '../../src/jobs/jobFiles';
+import { type DrainServer, startDrainServer } from './drainServer';
 import { type BenchContext, runsAtLeast, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';
-import type { WorkerResult, WorkerTask } from './worker';
+import type { WorkerResult, WorkerTask } from './workerTypes';
 
 const TARGET_UPLOAD_RATIO = 1.3;
+
 /** Each run is 0.1-0.2 s, so a few tens of ms of a busy machine swing one run's ratio by 0.2-0.3: more runs. */
 const runsOf = (ctx: BenchContext) => runsAtLeast(ctx, 9);
+
 const FULL_REFERENCE_BYTES = 25_000_000;
+
 const QUICK_REFERENCE_BYTES = 2_500_000;
-
-/** A 1×1 PNG: the whole answer of the draining server is one tiny image. */
-const TINY_PNG_B64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-const ANSWER = JSON.stringify({
-  created: 0,
-  model: 'mosaic-edit',
-  data: [{ b64_json: TINY_PNG_B64, media_type: 'image/png' }],
-  usage: { cost_rub: 1, balance: 1000 },
-});
-
-export interface DrainServer {
-  url: string;
-  port: number;
-  /** Body bytes received by the last request. */
-  lastBodyBytes: number;
-  /** Hash the bodies (SHA-256 costs more than draining: only for the untimed check of the limit's bytes). */
-  hashing: boolean;
-  /** SHA-256 of the last body, when hashing. */
-  lastSha256?: string;
-  close(): Promise<void>;
-}
-
-/** Reads every body byte and throws it away, then answers with one tiny image. */
-export async function startDrainServer(): Promise<DrainServer> {
-  const drain: DrainServer = { url: '', port: 0, lastBodyBytes: 0, hashing: false, close: async () => undefined };
-  const server: Server = createServer((req, res) => {
-    let bytes = 0;
-    const hash = drain.hashing ? createHash('sha256') : undefined;
-    req.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      hash?.update(chunk);
-    });
-    req.on('end', () => {
-      drain.lastBodyBytes = bytes;
-      drain.lastSha256 = hash?.digest('hex');
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ANSWER) });
-      res.end(ANSWER);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  drain.port = (server.address() as AddressInfo).port;
-  drain.url = `http://127.0.0.1:${drain.port}`;
-  drain.close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  return drain;
-}
 
 async function collect(body: AsyncIterable<Uint8Array>, length: number): Promise<Buffer> {
   const all = Buffer.allocUnsafe(length);
@@ -125,8 +79,10 @@ async function requestPlan(task: WorkerTask, references: ReferenceFile[]): Promi
   segments.push(body.subarray(at));
   return { head: Buffer.from(head, 'latin1'), body, segments };
 }
+
 /** A multiple of 3 (base64 of whole chunks joins up) and 4 (its base64 offset is whole). */
 const PROBE_OFFSET = 48;
+
 /** The limit's read size, a multiple of 3 so that each chunk's base64 joins the next without a carry. */
 const LIMIT_CHUNK_BYTES = 3 * 512 * 1024;
 
@@ -237,6 +193,7 @@ interface TransportFigures {
 }
 
 type RowName = 'limit' | 'memoryLimit' | 'extension';
+
 const ROWS: ReadonlyArray<{ name: RowName; kind: 'upload-limit' | 'upload'; limitFrom?: 'files' | 'memory'; label: string }> = [
   { name: 'memoryLimit', kind: 'upload-limit', limitFrom: 'memory', label: 'limit, bytes in memory' },
   { name: 'limit', kind: 'upload-limit', limitFrom: 'files', label: 'limit, read from the files' },
