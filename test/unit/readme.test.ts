@@ -5,10 +5,10 @@
 // `npm run format` (rewrites an unformatted file so that `npm run format:check` passes).
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'timers/promises';
+import { copyRepo } from '../support/repoCopy';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const READMES = ['README.md', 'test/harness/README.md'];
@@ -67,14 +67,6 @@ function scriptOf(command: string): string | undefined {
   if (run) return run[1];
   const name = command.slice('npm '.length);
   return NPM_BUILTINS.has(name) ? undefined : name; // `npm test`, `npm start`… run scripts too
-}
-
-/** A temporary copy with the given entries and node_modules linked. */
-function copyRepo(entries: string[]): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-images-readme-'));
-  for (const item of entries) if (existsSync(path.join(ROOT, item))) cpSync(path.join(ROOT, item), path.join(dir, item), { recursive: true });
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  return dir;
 }
 
 describe('README commands', () => {
