@@ -1,11 +1,14 @@
-// The test chain of `npm test`, after the build, lint and format check: every layer in turn, each a
-// child process (Debian packages, unit, setup of the real VS Code, integration, e2e). The Debian
-// packages come first (a unit test that needs openssl must find it there, not half installed);
-// the two code-servers (downloads, disk, and native modules compiled) then install beside the unit
-// tests, their output in test-results/setup.log. A failing layer does not stop the others (one run
-// shows everything that is red), except setup, without which no VS Code layer can run. Prints one
-// line per layer (counts and seconds) and, last, `N passed, M failed` over all layers; the same
-// lines go to test-results/summary.txt, which .ci/run prints at its very end.
+// The test chain of `npm test`, after the build, lint and format check: every layer, each a child
+// process, in two lanes side by side (the VS Code layers keep a 2-core machine only about 60 % busy:
+// they wait on windows, timers and the emulator). The Debian packages come first, alone (a unit test
+// that needs openssl must find it there, not half installed). Then the first lane runs the unit
+// tests, integration on both VS Codes, Russian, untrusted and crash, its output as it comes; the
+// second installs the two code-servers (downloads, disk, a few native modules) and runs the e2e
+// layers, each one's output in test-results/<file>.log, printed whole once it ended. A VS Code layer
+// waits for the setup. A failing layer does not stop the others (one run shows everything that is
+// red), except setup, without which no VS Code layer can run. Prints one line per layer (counts and
+// seconds) and, last, `N passed, M failed` over all layers; the same lines go to
+// test-results/summary.txt, which .ci/run prints at its very end.
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -19,24 +22,31 @@ export interface Layer {
   run: string;
   /** A layer that runs no tests (setup): reported by its seconds and exit code only. */
   untested?: boolean;
-  /** Starts, and the next layers start beside it, its output in test-results/<log>; awaited by the first layer that needs it. */
-  besideTo?: string;
+  /** Runs in the second lane, beside the first; its output goes to test-results/<beside> and is printed once it ended. */
+  beside?: string;
+  /** Runs with nothing beside it: every layer before it has ended, none after it has started. */
+  alone?: boolean;
   /** Needs the real VS Code installed by setup. */
   needsVscode?: boolean;
 }
 
 export const LAYERS: readonly Layer[] = [
-  { name: 'Debian packages', run: 'npm run setup:vscode -- --debian-only', untested: true },
-  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, besideTo: 'setup.log' },
+  { name: 'Debian packages', run: 'npm run setup:vscode -- --debian-only', untested: true, alone: true },
+  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
   { name: 'integration, VS Code 1.139.1', run: 'npm run test:integration:current', needsVscode: true },
   { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true },
   { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true },
-  { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true },
-  { name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)', run: 'npm run test:e2e:current-subset', needsVscode: true },
   // What `npm run test:crash` runs after its build and setup, both done by now.
   { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true },
+  {
+    name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)',
+    run: 'npm run test:e2e:current-subset',
+    needsVscode: true,
+    beside: 'e2e-1.139.1.log',
+  },
+  { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
 ];
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -54,9 +64,8 @@ export interface LayerResult {
 
 async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult> {
   const started = Date.now();
-  const log = layer.besideTo ? path.join(RESULTS_DIR, layer.besideTo) : undefined;
-  process.stdout.write(`\n::: ${layer.name}: ${layer.run}${log ? ` (the next layers run beside it; output in ${path.relative(REPO_ROOT, log)})` : ''}\n`);
-  const before = readSummaries(summaryFile).length;
+  const log = layer.beside ? path.join(RESULTS_DIR, layer.beside) : undefined;
+  process.stdout.write(`\n::: ${layer.name}: ${layer.run}${log ? ` (beside the other layers; output in ${path.relative(REPO_ROOT, log)})` : ''}\n`);
   const out = log ? fs.openSync(log, 'w') : 'inherit';
   const child = spawn(NPM, layer.run.split(' ').slice(1), {
     cwd: REPO_ROOT,
@@ -69,12 +78,17 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   });
   if (typeof out === 'number') fs.closeSync(out);
   const seconds = (Date.now() - started) / 1000;
-  if (log && code !== 0)
+  // A tested layer's whole output (the names of its tests), the setup's end when it failed.
+  if (log && (!layer.untested || code !== 0)) {
+    const text = fs.readFileSync(log, 'utf8');
+    const shown = layer.untested ? text.slice(-4000) : text;
     process.stdout.write(
-      `\n::: ${layer.name} failed (exit ${code}); the end of ${path.relative(REPO_ROOT, log)}:\n${fs.readFileSync(log, 'utf8').slice(-4000)}\n`,
+      `\n::: ${layer.name} ${code === 0 ? 'ended' : `failed (exit ${code})`}; ${layer.untested ? 'the end of ' : ''}its output (${path.relative(REPO_ROOT, log)}):\n${shown}\n`,
     );
+  }
   if (layer.untested) return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
-  const runs = readSummaries(summaryFile).slice(before);
+  // Its own runs: layers beside it write to the same file meanwhile.
+  const runs = readSummaries(summaryFile).filter((r) => r.layer === layer.name);
   const sum = (key: 'passed' | 'failed' | 'pending') => runs.reduce((total, r) => total + r[key], 0);
   const failures = runs.flatMap((r) => r.tests.filter((t) => t.state === 'failed').map((t) => `${t.title}: ${t.error ?? '(no message)'}`));
   const result: LayerResult = { name: layer.name, passed: sum('passed'), failed: sum('failed'), pending: sum('pending'), seconds, failures };
@@ -90,27 +104,41 @@ function line(r: LayerResult): string {
 }
 
 /**
- * Runs the layers in order, each after the one before has ended, except a `besideTo` layer: the
- * layers after it start at once, beside it. A layer that needs VS Code first waits for every
- * untested (setup) layer started before it, and is not run when one of them failed.
+ * Runs the layers: an `alone` one by itself; between two of those, the layers without `beside` one
+ * after the other in the first lane and those with it one after the other in the second, the two
+ * lanes side by side. A layer that needs VS Code first waits for every untested (setup) layer, and
+ * is not run when one of them failed. The results come in the order of `layers`.
  */
 export async function runLayers(layers: readonly Layer[], run: (layer: Layer) => Promise<LayerResult>): Promise<LayerResult[]> {
-  const results: Promise<LayerResult>[] = [];
-  let setup: Promise<boolean> = Promise.resolve(true);
-  for (const layer of layers) {
-    if (layer.needsVscode && !(await setup)) {
-      results.push(Promise.resolve({ name: layer.name, passed: 0, failed: 1, pending: 0, seconds: 0, note: 'not run: setup failed' }));
+  const ended = new Map<Layer, (ok: boolean) => void>();
+  const setups = layers.filter((l) => l.untested).map((l) => new Promise<boolean>((resolve) => ended.set(l, resolve)));
+  const results = new Map<Layer, Promise<LayerResult>>();
+  const runOne = (layer: Layer): Promise<LayerResult> => {
+    const result = (async () => {
+      if (layer.needsVscode && !(await Promise.all(setups)).every(Boolean))
+        return { name: layer.name, passed: 0, failed: 1, pending: 0, seconds: 0, note: 'not run: setup failed' };
+      return run(layer);
+    })();
+    results.set(layer, result);
+    void result.then(
+      (r) => ended.get(layer)?.(r.failed === 0),
+      () => ended.get(layer)?.(false),
+    );
+    return result;
+  };
+  const lane = async (sequence: readonly Layer[]) => {
+    for (const layer of sequence) await runOne(layer);
+  };
+  for (let i = 0; i < layers.length;) {
+    if (layers[i]!.alone) {
+      await runOne(layers[i++]!);
       continue;
     }
-    const result = run(layer);
-    results.push(result);
-    if (layer.untested) {
-      const before = setup;
-      setup = result.then(async (r) => (await before) && r.failed === 0);
-    }
-    if (!layer.besideTo) await result;
+    const segment: Layer[] = [];
+    while (i < layers.length && !layers[i]!.alone) segment.push(layers[i++]!);
+    await Promise.all([lane(segment.filter((l) => !l.beside)), lane(segment.filter((l) => l.beside))]);
   }
-  return Promise.all(results);
+  return Promise.all(layers.map((l) => results.get(l)!));
 }
 
 async function main(): Promise<number> {

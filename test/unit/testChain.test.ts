@@ -1,7 +1,7 @@
 // The order of `npm test`'s layers (test/harness/testAll.ts), with a runner that ends each layer when
-// the test says so: the Debian packages first, then the code-servers' setup with the unit tests
-// beside it (not after them: on a fresh clone that was a minute and a half of waiting), and the
-// VS Code layers only once the setup has ended well.
+// the test says so: the Debian packages first, alone; then the code-servers' setup with the unit
+// tests beside it (not after them: on a fresh clone that was a minute and a half of waiting); the
+// VS Code layers only once the setup has ended well, in two lanes side by side.
 import * as assert from 'node:assert/strict';
 import { type Layer, type LayerResult, LAYERS, runLayers } from '../harness/testAll';
 
@@ -33,23 +33,41 @@ function heldRunner() {
   return { events, run, started, end, settle };
 }
 
-const SETUP = LAYERS.find((l) => l.besideTo)!.name;
+const SETUP = LAYERS.find((l) => l.untested && l.beside)!.name;
 const VSCODE_LAYERS = LAYERS.filter((l) => l.needsVscode).map((l) => l.name);
+const FIRST_LANE = LAYERS.filter((l) => !l.alone && !l.beside && l.needsVscode).map((l) => l.name);
+const SECOND_LANE = LAYERS.filter((l) => !l.alone && l.beside && l.needsVscode).map((l) => l.name);
 
 describe('npm test: the order of the layers', () => {
-  it('the Debian packages first; then the setup of the code-servers with the unit tests beside it; the VS Code layers after the setup', async () => {
+  it('the Debian packages first, alone; then the setup beside the unit tests; then the e2e layers beside integration and crash', async () => {
     const runner = heldRunner();
     const chain = runLayers(LAYERS, runner.run);
+    await runner.started('Debian packages');
+    await runner.settle();
+    assert.deepEqual(runner.events, ['start Debian packages'], 'nothing beside the Debian packages');
     await runner.end('Debian packages');
     await runner.started(SETUP);
     await runner.started('unit');
-    assert.deepEqual(runner.events, ['start Debian packages', 'end Debian packages', `start ${SETUP}`, 'start unit']);
+    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, 'start unit'].sort());
     // The unit tests end first: the VS Code layers still wait for the setup.
     await runner.end('unit');
     await runner.settle();
     assert.equal(runner.events.at(-1), 'end unit');
     await runner.end(SETUP);
-    for (const name of VSCODE_LAYERS) await runner.end(name);
+    // Both lanes go on at once: the first lane's VS Code layer and the second lane's e2e layer.
+    await runner.started(FIRST_LANE[0]!);
+    await runner.started(SECOND_LANE[0]!);
+    // Each lane keeps its order: the next of a lane starts once the one before it ended.
+    for (let i = 0; i < Math.max(FIRST_LANE.length, SECOND_LANE.length); i++) {
+      for (const lane of [FIRST_LANE, SECOND_LANE]) {
+        if (!lane[i]) continue;
+        if (lane[i + 1]) {
+          await runner.settle();
+          assert.ok(!runner.events.includes(`start ${lane[i + 1]}`), `${lane[i + 1]} started before ${lane[i]} ended`);
+        }
+        await runner.end(lane[i]!);
+      }
+    }
     const results = await chain;
     assert.deepEqual(
       results.map((r) => r.name),
@@ -57,6 +75,7 @@ describe('npm test: the order of the layers', () => {
       'the summary lists the layers in their order',
     );
     assert.ok(results.every((r) => r.failed === 0));
+    assert.ok(SECOND_LANE.length > 0 && FIRST_LANE.length > 0, 'two lanes of VS Code layers');
   });
 
   it('a failed setup: the unit tests still run, and every VS Code layer is reported as not run', async () => {
@@ -66,10 +85,7 @@ describe('npm test: the order of the layers', () => {
     await runner.end(SETUP, 1);
     await runner.end('unit');
     const results = await chain;
-    assert.deepEqual(
-      runner.events.filter((e) => e.startsWith('start')),
-      ['start Debian packages', `start ${SETUP}`, 'start unit'],
-    );
+    assert.deepEqual(runner.events.filter((e) => e.startsWith('start')).sort(), ['start Debian packages', `start ${SETUP}`, 'start unit'].sort());
     for (const name of VSCODE_LAYERS) assert.deepEqual(results.find((r) => r.name === name)?.note, 'not run: setup failed');
   });
 });
