@@ -1,6 +1,6 @@
 // Setup for the real-VS-Code tests: Debian packages, then code-server from npm into .cache/.
-// CLI: `node out/test/harness/setup.js [--vscode oldest|current|all] [--debian-only]`. Idempotent; a
-// second run with a complete install is fast.
+// CLI: `node out/test/harness/setup.js [--vscode oldest|current|all] [--unit-packages]`. Idempotent;
+// a second run with a complete install is fast.
 import { type ChildProcess, spawn, type SpawnOptions, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -21,6 +21,12 @@ export const APT_PACKAGES = [
   'tinyproxy',
   'openssl',
 ];
+
+/**
+ * What the unit tests use of them (they make CAs with openssl): `--unit-packages` installs only
+ * these, before the unit tests start; the rest installs beside them.
+ */
+export const UNIT_APT_PACKAGES = ['openssl'];
 
 /** Native modules of the oldest VS Code's server (see VSCODE_TARGETS for every version's list). */
 export const VSCODE_NATIVE_MODULES = VSCODE_TARGETS.oldest.nativeModules;
@@ -71,7 +77,7 @@ function isInstalled(pkg: string): boolean {
   return r.status === 0 && /^Status: install ok installed$/m.test(r.stdout);
 }
 
-export function missingAptPackages(packages = APT_PACKAGES): string[] {
+export function missingAptPackages(packages: readonly string[] = APT_PACKAGES): string[] {
   const dpkg = spawnSync('dpkg', ['--version'], { stdio: 'ignore' });
   if (dpkg.error || dpkg.status !== 0) {
     throw new SetupError('dpkg is not available: this setup supports Debian/Ubuntu only.');
@@ -80,8 +86,8 @@ export function missingAptPackages(packages = APT_PACKAGES): string[] {
 }
 
 /** Installs missing Debian packages as root (true when it installed some); otherwise prints the command and fails. */
-export async function ensureAptPackages(): Promise<boolean> {
-  const missing = missingAptPackages();
+export async function ensureAptPackages(packages: readonly string[] = APT_PACKAGES): Promise<boolean> {
+  const missing = missingAptPackages(packages);
   if (missing.length === 0) return false;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
@@ -94,7 +100,7 @@ export async function ensureAptPackages(): Promise<boolean> {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await run('apt-get', ['update'], { env });
   await run('apt-get', ['install', '-y', ...missing], { env });
-  const still = missingAptPackages();
+  const still = missingAptPackages(packages);
   if (still.length > 0) throw new SetupError(`apt-get did not install: ${still.join(' ')}`);
   return true;
 }
@@ -356,9 +362,15 @@ if (require.main === module) {
     process.stderr.write(`[setup] ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   }
-  const debianOnly = process.argv.includes('--debian-only');
-  const names = debianOnly ? 'Debian packages' : targets.map((t) => `code-server ${t.codeServer}${t.node ? ` on Node ${t.node}` : ''}`).join(', ');
-  ensureSetup(debianOnly ? [] : targets).then(
+  const unitOnly = process.argv.includes('--unit-packages');
+  const names = unitOnly
+    ? `the unit tests' Debian packages (${UNIT_APT_PACKAGES.join(', ')})`
+    : targets.map((t) => `code-server ${t.codeServer}${t.node ? ` on Node ${t.node}` : ''}`).join(', ');
+  const started = Date.now();
+  const setup = unitOnly
+    ? ensureAptPackages(UNIT_APT_PACKAGES).then((installed) => ({ reused: !installed, seconds: (Date.now() - started) / 1000 }))
+    : ensureSetup(targets);
+  setup.then(
     ({ reused, seconds }) => {
       log(reused ? `${names}: already installed; checked in ${seconds.toFixed(2)} s` : `${names}: installed in ${seconds.toFixed(1)} s`);
     },

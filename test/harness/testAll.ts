@@ -1,9 +1,10 @@
 // The test chain of `npm test`, after the build, lint and format check: every layer, each a child
 // process, in two lanes side by side (the VS Code layers keep a 2-core machine only about 60 % busy:
-// they wait on windows, timers and the emulator). The Debian packages come first, alone (a unit test
-// that needs openssl must find it there, not half installed). Then the first lane runs the unit
+// they wait on windows, timers and the emulator). The unit tests' Debian package (openssl) comes
+// first, alone: a unit test must find it there, not half installed. Then the first lane runs the unit
 // tests, integration on both VS Codes, Russian, untrusted and crash, its output as it comes; the
-// second installs the two code-servers (downloads, disk, a few native modules) and runs the e2e
+// second installs the other Debian packages and the two code-servers (downloads, disk, a few native
+// modules) and runs the e2e
 // layers, each one's output in test-results/<file>.log, printed whole once it ended. A VS Code layer
 // waits for the setup. A failing layer does not stop the others (one run shows everything that is
 // red), except setup, without which no VS Code layer can run. Prints one line per layer (counts and
@@ -31,7 +32,7 @@ export interface Layer {
 }
 
 export const LAYERS: readonly Layer[] = [
-  { name: 'Debian packages', run: 'npm run setup:vscode -- --debian-only', untested: true, alone: true },
+  { name: 'Debian packages of the unit tests', run: 'npm run setup:vscode -- --unit-packages', untested: true, alone: true },
   { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },

@@ -1,7 +1,7 @@
 // The order of `npm test`'s layers (test/harness/testAll.ts), with a runner that ends each layer when
-// the test says so: the Debian packages first, alone; then the code-servers' setup with the unit
-// tests beside it (not after them: on a fresh clone that was a minute and a half of waiting); the
-// VS Code layers only once the setup has ended well, in two lanes side by side.
+// the test says so: the unit tests' Debian package first, alone; then the setup (the other packages
+// and the code-servers) with the unit tests beside it, not after them (on a fresh clone that was a
+// minute and a half of waiting); the VS Code layers once the setup has ended well, in two lanes.
 import * as assert from 'node:assert/strict';
 import { type Layer, type LayerResult, LAYERS, runLayers } from '../harness/testAll';
 
@@ -33,19 +33,20 @@ function heldRunner() {
   return { events, run, started, end, settle };
 }
 
+const UNIT_PACKAGES = LAYERS[0]!.name;
 const SETUP = LAYERS.find((l) => l.untested && l.beside)!.name;
 const VSCODE_LAYERS = LAYERS.filter((l) => l.needsVscode).map((l) => l.name);
 const FIRST_LANE = LAYERS.filter((l) => !l.alone && !l.beside && l.needsVscode).map((l) => l.name);
 const SECOND_LANE = LAYERS.filter((l) => !l.alone && l.beside && l.needsVscode).map((l) => l.name);
 
 describe('npm test: the order of the layers', () => {
-  it('the Debian packages first, alone; then the setup beside the unit tests; then the e2e layers beside integration and crash', async () => {
+  it("the unit tests' Debian packages first, alone; then the setup beside the unit tests; then the e2e layers beside integration and crash", async () => {
     const runner = heldRunner();
     const chain = runLayers(LAYERS, runner.run);
-    await runner.started('Debian packages');
+    await runner.started(UNIT_PACKAGES);
     await runner.settle();
-    assert.deepEqual(runner.events, ['start Debian packages'], 'nothing beside the Debian packages');
-    await runner.end('Debian packages');
+    assert.deepEqual(runner.events, [`start ${UNIT_PACKAGES}`], "nothing beside the unit tests' Debian packages");
+    await runner.end(UNIT_PACKAGES);
     await runner.started(SETUP);
     await runner.started('unit');
     assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, 'start unit'].sort());
@@ -81,11 +82,11 @@ describe('npm test: the order of the layers', () => {
   it('a failed setup: the unit tests still run, and every VS Code layer is reported as not run', async () => {
     const runner = heldRunner();
     const chain = runLayers(LAYERS, runner.run);
-    await runner.end('Debian packages');
+    await runner.end(UNIT_PACKAGES);
     await runner.end(SETUP, 1);
     await runner.end('unit');
     const results = await chain;
-    assert.deepEqual(runner.events.filter((e) => e.startsWith('start')).sort(), ['start Debian packages', `start ${SETUP}`, 'start unit'].sort());
+    assert.deepEqual(runner.events.filter((e) => e.startsWith('start')).sort(), [`start ${UNIT_PACKAGES}`, `start ${SETUP}`, 'start unit'].sort());
     for (const name of VSCODE_LAYERS) assert.deepEqual(results.find((r) => r.name === name)?.note, 'not run: setup failed');
   });
 });
