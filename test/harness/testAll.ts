@@ -1,15 +1,15 @@
 // The test chain of `npm test`, after the build, lint and format check: every layer, each a child
 // process, in two lanes side by side (the VS Code layers keep a 2-core machine only about 60 % busy:
 // they wait on windows, timers and the emulator). The unit tests' Debian package (openssl) comes
-// first, alone: a unit test must find it there, not half installed. Then the first lane runs the unit
-// tests, integration on both VS Codes, Russian, untrusted and crash, its output as it comes; the
-// second installs the other Debian packages and the two code-servers (downloads, disk, a few native
-// modules) and runs the e2e
-// layers, each one's output in test-results/<file>.log, printed whole once it ended. A VS Code layer
-// waits for the setup. A failing layer does not stop the others (one run shows everything that is
-// red), except setup, without which no VS Code layer can run. Prints one line per layer (counts and
-// seconds) and, last, `N passed, M failed` over all layers; the same lines go to
-// test-results/summary.txt, which .ci/run prints at its very end.
+// first, alone: a unit test must find it there, not half installed. Then the first lane runs the
+// unit tests, integration on both VS Codes and crash, its output as it comes; the second installs
+// the other Debian packages and the two code-servers (downloads, disk, a few native modules), then
+// runs the e2e layers and the Russian and untrusted integration suites, each one's output in
+// test-results/<file>.log, printed whole once it ended. A VS Code layer waits for the setup. A
+// failing layer does not stop the others (one run shows everything that is red), except setup,
+// without which no VS Code layer can run. Prints one line per layer (counts and seconds) and, last,
+// `N passed, M failed` over all layers; the same lines go to test-results/summary.txt, which
+// .ci/run prints at its very end.
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -37,8 +37,6 @@ export const LAYERS: readonly Layer[] = [
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
   { name: 'integration, VS Code 1.139.1', run: 'npm run test:integration:current', needsVscode: true },
-  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true },
-  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true },
   // What `npm run test:crash` runs after its build and setup, both done by now.
   { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true },
   {
@@ -48,6 +46,8 @@ export const LAYERS: readonly Layer[] = [
     beside: 'e2e-1.139.1.log',
   },
   { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
+  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true, beside: 'integration-ru.log' },
+  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true, beside: 'integration-untrusted.log' },
 ];
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
