@@ -41,6 +41,8 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run test:e2e': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:e2e:current-subset': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:e2e:stress': 'test/unit/readme.test.ts', // three loaded runs of the e2e suite: about half an hour, run by hand
+  'npm run test:unit:stress': 'test/unit/readme.test.ts', // three loaded runs of the unit suite: about 12 minutes, run by hand
+  'npm run test:integration:stress': 'test/unit/readme.test.ts', // three loaded runs of the integration suite: about 8 minutes, run by hand
   'npm run test:e2e:current': 'test/unit/readme.test.ts', // the whole e2e suite on 1.139: about 8.5 min, run by hand
   'npm run test:electron': 'test/unit/readme.test.ts', // needs internet: only its entry is checked
   'npm run test:crash': 'test/harness/testAll.ts', // the last layer of `npm test` is its mocha run (test:crash:built)
