@@ -31,16 +31,23 @@ async function bigReference(dir: string): Promise<string> {
 
 describe('Proxy in the real VS Code: Debian tinyproxy', function () {
   this.timeout(300_000);
+  /** The window of the tests that name their proxy in the settings: one serves both (the settings change under it). */
+  let settingsWindow: OpenedWorkbench | undefined;
   let opened: OpenedWorkbench | undefined;
   let proxy: Tinyproxy | undefined;
 
   afterEach(async function () {
     await captureOnFailure(this, opened);
-    await opened?.close();
+    if (opened !== settingsWindow) await opened?.close();
     await proxy?.close();
     opened = undefined;
     proxy = undefined;
   });
+  after(async () => {
+    await settingsWindow?.close();
+  });
+
+  const openSettingsWindow = async () => (settingsWindow ??= await openWorkbench({ settings: SETTINGS }));
 
   /** A generation, a 25 MB multipart edit and the account refresh; each must have gone through the proxy. */
   async function throughProxy(name: string): Promise<void> {
@@ -83,14 +90,14 @@ describe('Proxy in the real VS Code: Debian tinyproxy', function () {
 
   it('http.proxy: a generation, a 25 MB edit upload and the account refresh go through tinyproxy', async () => {
     proxy = await startTinyproxy();
-    opened = await openWorkbench({ settings: SETTINGS });
+    opened = await openSettingsWindow();
     await prepareTest(opened, { key: 'unlimited', settings: { ...SETTINGS, 'http.proxy': proxy.url } });
     await throughProxy('http.proxy');
   });
 
   it('a proxy that requires authentication: with http.proxyAuthorization it works; without it nothing reaches the gateway', async () => {
     proxy = await startTinyproxy({ auth: { user: 'gateway', password: 'images-27' } });
-    opened = await openWorkbench({ settings: SETTINGS });
+    opened = await openSettingsWindow();
     await prepareTest(opened, { key: 'unlimited', settings: { ...SETTINGS, 'http.proxy': proxy.url, 'http.proxyAuthorization': proxy.authorization } });
     await throughProxy('http.proxy with http.proxyAuthorization');
     // Not through prepareTest: its key check would meet the proxy's 407.

@@ -3,17 +3,14 @@
 // the tool's confirmation in its dialog. It must name the model, the prompt and the reservation;
 // nothing is charged before the person confirms.
 import * as assert from 'assert';
-import * as path from 'path';
-import { REPO_ROOT } from '../harness/paths';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, screenshot, waitForNotification } from './workbench';
-
-const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'tool-invoker');
+import { sharedWorkbench } from './sharedWorkbench';
+import { captureOnFailure, type OpenedWorkbench, prepareTest, runCommand, screenshot, waitForNotification } from './workbench';
 
 describe('Chat tool confirmation (e2e)', () => {
   let opened: OpenedWorkbench | undefined;
 
   before(async () => {
-    opened = await openWorkbench({ extensions: [FIXTURE], settings: { 'gatewayImages.openAfterGenerate': false } });
+    opened = await sharedWorkbench(); // with the tool-invoker fixture
   });
 
   after(async () => {

@@ -6,9 +6,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { sharedWorkbench } from './sharedWorkbench';
 import {
   captureOnFailure,
-  openWorkbench,
   type OpenedWorkbench,
   pickQuickItem,
   prepareTest,
@@ -60,7 +60,7 @@ describe('Compare Models in the studio (e2e)', () => {
   let opened: OpenedWorkbench | undefined;
 
   before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
+    opened = await sharedWorkbench();
   });
   after(async () => {
     await opened?.close();
@@ -72,6 +72,9 @@ describe('Compare Models in the studio (e2e)', () => {
   it('compares three models from the studio and shows them side by side', async () => {
     await prepareTest(opened!, { key: 'unlimited' });
     const { page, workspace } = opened!;
+    const dir = path.join(workspace, 'generated-images');
+    const pngs = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);
+    const before = pngs();
     const frame = await compareThree(page, 'A lighthouse on a cliff at dawn, watercolour');
     const cards = frame.locator('#compare-grid li.compare-card');
     // The quick pick gives its selection in catalog order, not in the order of the clicks.
@@ -79,7 +82,7 @@ describe('Compare Models in the studio (e2e)', () => {
     assert.deepStrictEqual([...shown].sort(), [...MODELS].sort());
     await imagesLoaded(frame, '#compare-grid img', 3);
     for (let i = 0; i < 3; i++) assert.match((await cards.nth(i).textContent()) ?? '', /₽|RUB/);
-    const saved = fs.readdirSync(path.join(workspace, 'generated-images')).filter((n) => n.endsWith('.png'));
+    const saved = pngs().filter((n) => !before.includes(n));
     for (const model of MODELS)
       assert.ok(
         saved.some((n) => n.startsWith(`${model}-`)),

@@ -9,7 +9,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../harness/launch';
-import { CHROMIUM, REPO_ROOT } from '../harness/paths';
+import { CHROMIUM } from '../harness/paths';
+import { copyRepo } from '../support/repoCopy';
 import { portIsFree, type ProcessInfo, processTree, survivors } from './processes';
 import { pickQuickItem, readStatusBar, runCommand, screenshot, waitForNotification } from './workbench';
 import { setTimeout as sleep } from 'timers/promises';
@@ -58,6 +59,7 @@ describe('npm run demo, as the README says (e2e)', function () {
   let page: Page | undefined;
   let output = '';
   let printed: DemoPrinted | undefined;
+  let repo: string | undefined;
   const seen = new Map<number, ProcessInfo>();
   const timings: Record<string, number> = {};
   const started = Date.now();
@@ -79,6 +81,7 @@ describe('npm run demo, as the README says (e2e)', function () {
       }
     }
     if (printed && fs.existsSync(printed.folder)) fs.rmSync(printed.folder, { recursive: true, force: true });
+    if (repo) fs.rmSync(repo, { recursive: true, force: true });
     console.log(
       `      demo check timings (s): ${Object.entries(timings)
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
@@ -89,7 +92,9 @@ describe('npm run demo, as the README says (e2e)', function () {
   /** `npm run demo` starts and prints the URL. */
   async function startsAndPrintsUrl(): Promise<void> {
     const env = userEnvironment();
-    npm = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'demo'], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // In a copy of the repository: the demo builds and packages there, not under the other layers' feet.
+    repo = copyRepo(undefined, { withCache: true });
+    npm = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'demo'], { cwd: repo, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     npm.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     npm.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<void>((resolve) => npm!.once('exit', () => resolve()));

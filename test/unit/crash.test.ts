@@ -20,7 +20,7 @@ import { recordInterrupted, settleInterrupted, settleRecord, type InterruptedJob
 import { filesUnder, sha256 } from './support/chaos';
 import type { GenerationRequest } from '../../src/core/types';
 import { type CrashChild, crashService, type CrashWorld, runLines, startCrashChild } from './support/crashChild';
-import { DEMO_KEYS, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
+import { DEMO_KEYS, removeDir, type RunningEmulator, startEmulator, tempDir, waitFor } from './support/gateway';
 
 const MIB = 1024 * 1024;
 /** Lines of the prompt file (the real VS Code runs 50, npm run test:crash). */
@@ -241,9 +241,8 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
   });
 
   it('a reload in the middle of a 20-line prompt file, then the same file again: no line paid twice, every line done (50 lines: npm run test:crash)', async () => {
-    // The gateway's generation time: a reload lands in it (a generation takes seconds; streaming a small answer, milliseconds).
-    const latencyMs = 250;
-    emu.state.armFault({ fault: 'latency', latencyMs, times: -1 });
+    // The gateway's generation time (a generation takes seconds; streaming a small answer, milliseconds).
+    emu.state.armFault({ fault: 'latency', latencyMs: 250, times: -1 });
     const file = path.join(dir, 'workspace', 'prompts.txt');
     await mkdir(path.dirname(file), { recursive: true });
     const text = Array.from({ length: LINES }, (_, i) => `crash batch line ${i + 1}`).join('\n');
@@ -252,13 +251,16 @@ describe('crashes: a process killed mid-job (SIGKILL) loses no paid image and se
     const child = startCrashChild({ ...world, batch: { file, lines, concurrency: 2 } });
     let finished = 0;
     await child.until((m) => m.type === 'line' && ++finished >= 8);
-    // The reload comes while the requests in flight are still being generated (not yet charged), with a margin for the kill to land.
-    const generating = () => {
-      const open = emu.state.requests.filter((r) => r.paid && r.status === 0 && !r.clientAborted);
-      return open.length > 0 && open.every((r) => r.chargedRub === 0 && Date.now() < Date.parse(r.at) + latencyMs - 120);
-    };
-    while (!generating()) await new Promise((resolve) => setTimeout(resolve, 1));
+    // From here each line is held at the gateway (10 min) until the kill ends it, uncharged. Once both
+    // lines of the batch's concurrency are held, every earlier line has ended. (A margin of time
+    // before the charge was too thin beside busy processes: the kill came after a charge, and the
+    // user's "send again" then paid that line twice.)
+    const switchedAt = emu.state.requests.length;
+    emu.state.armFault({ fault: 'latency', latencyMs: 600_000, times: -1 });
+    const heldAtGateway = () => emu.state.requests.slice(switchedAt).filter((r) => r.paid && r.status === 0 && !r.clientAborted);
+    await waitFor(() => heldAtGateway().length === 2, 60_000);
     await child.kill();
+    emu.state.clearFaults();
 
     // The next start: records of the dead process are settled into the results journal.
     const journal = new InFlightJournal(world.inFlightDir);

@@ -393,12 +393,15 @@ describe('gateway emulator', function () {
       assert.ok(!g[0]!.equals(h[0]!));
     });
 
-    it('renders a 1024x1024 image well under 100 ms', () => {
+    it('renders a 1024x1024 image in well under 100 ms of CPU time', () => {
       const model = findImageModel('aurora-1')!;
-      const started = process.hrtime.bigint();
+      // CPU time, not the clock: beside busy processes the clock also counts the time others ran
+      // (131 ms was seen for this render in a loaded run).
+      const before = process.cpuUsage();
       renderImage({ model, prompt: `timing ${Math.random()}`, seed: 1, width: 1024, height: 1024, transparent: false, referencesDigest: '', extra: '' }, 0);
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      assert.ok(ms < 100, `${ms} ms`);
+      const { user, system } = process.cpuUsage(before);
+      const ms = (user + system) / 1000;
+      assert.ok(ms < 100, `${ms.toFixed(1)} ms of CPU`);
     });
 
     it('depends on the reference images when editing', async () => {

@@ -5,10 +5,10 @@
 // `npm run format` (rewrites an unformatted file so that `npm run format:check` passes).
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'timers/promises';
+import { copyRepo } from '../support/repoCopy';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const READMES = ['README.md', 'test/harness/README.md'];
@@ -42,6 +42,8 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run test:e2e': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:e2e:current-subset': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:e2e:stress': 'test/unit/readme.test.ts', // three loaded runs of the e2e suite: about half an hour, run by hand
+  'npm run test:unit:stress': 'test/unit/readme.test.ts', // three loaded runs of the unit suite: about 12 minutes, run by hand
+  'npm run test:integration:stress': 'test/unit/readme.test.ts', // three loaded runs of the integration suite: about 8 minutes, run by hand
   'npm run test:e2e:current': 'test/unit/readme.test.ts', // the whole e2e suite on 1.139: about 8.5 min, run by hand
   'npm run test:electron': 'test/unit/readme.test.ts', // needs internet: only its entry is checked
   'npm run test:crash': 'test/harness/testAll.ts', // the last layer of `npm test` is its mocha run (test:crash:built)
@@ -68,14 +70,6 @@ function scriptOf(command: string): string | undefined {
   if (run) return run[1];
   const name = command.slice('npm '.length);
   return NPM_BUILTINS.has(name) ? undefined : name; // `npm test`, `npm start`… run scripts too
-}
-
-/** A temporary copy with the given entries and node_modules linked. */
-function copyRepo(entries: string[]): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-images-readme-'));
-  for (const item of entries) if (existsSync(path.join(ROOT, item))) cpSync(path.join(ROOT, item), path.join(dir, item), { recursive: true });
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  return dir;
 }
 
 describe('README commands', () => {
@@ -126,7 +120,8 @@ describe('README commands', () => {
   });
 
   it('npm run l10n runs and changes nothing in an up-to-date tree', function () {
-    this.timeout(60_000);
+    // The extraction: 8–13 s of CPU here, several times that beside busy processes. Only a hang fails.
+    this.timeout(120_000);
     const files = ['package.json', 'package.nls.json', 'package.nls.ru.json', 'l10n/bundle.l10n.json', 'l10n/bundle.l10n.ru.json'];
     const dir = copyRepo(['package.json', 'package.nls.json', 'package.nls.ru.json', 'l10n', 'scripts', 'src']);
     try {

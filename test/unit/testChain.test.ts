@@ -1,0 +1,92 @@
+// The order of `npm test`'s layers (test/harness/testAll.ts), with a runner that ends each layer when
+// the test says so: the unit tests' Debian package first, alone; then the setup (the other packages
+// and the code-servers) with the unit tests beside it, not after them (on a fresh clone that was a
+// minute and a half of waiting); the VS Code layers once the setup has ended well, in two lanes.
+import * as assert from 'node:assert/strict';
+import { type Layer, type LayerResult, LAYERS, runLayers } from '../harness/testAll';
+
+/** A runner whose layers end when `end(name)` is called; `events` is what happened, in order. */
+function heldRunner() {
+  const events: string[] = [];
+  const ends = new Map<string, (failed: number) => void>();
+  const run = (layer: Layer) =>
+    new Promise<LayerResult>((resolve) => {
+      events.push(`start ${layer.name}`);
+      ends.set(layer.name, (failed) => {
+        events.push(`end ${layer.name}`);
+        resolve({ name: layer.name, passed: failed ? 0 : 1, failed, pending: 0, seconds: 0 });
+      });
+    });
+  /** Waits until the layer has started (the chain runs on promises: a few turns of the event loop). */
+  const started = async (name: string) => {
+    for (let turn = 0; turn < 100 && !ends.has(name); turn++) await new Promise((r) => setImmediate(r));
+    assert.ok(ends.has(name), `${name} did not start; so far: ${events.join(', ')}`);
+  };
+  const end = async (name: string, failed = 0) => {
+    await started(name);
+    ends.get(name)!(failed);
+  };
+  /** A few turns of the event loop: what would start next has started by then. */
+  const settle = async () => {
+    for (let turn = 0; turn < 20; turn++) await new Promise((r) => setImmediate(r));
+  };
+  return { events, run, started, end, settle };
+}
+
+const UNIT_PACKAGES = LAYERS[0]!.name;
+const SETUP = LAYERS.find((l) => l.untested && l.beside)!.name;
+const VSCODE_LAYERS = LAYERS.filter((l) => l.needsVscode).map((l) => l.name);
+const FIRST_LANE = LAYERS.filter((l) => !l.alone && !l.beside && l.needsVscode).map((l) => l.name);
+const SECOND_LANE = LAYERS.filter((l) => !l.alone && l.beside && l.needsVscode).map((l) => l.name);
+
+describe('npm test: the order of the layers', () => {
+  it("the unit tests' Debian packages first, alone; then the setup beside the unit tests; then the e2e layers beside integration and crash", async () => {
+    const runner = heldRunner();
+    const chain = runLayers(LAYERS, runner.run);
+    await runner.started(UNIT_PACKAGES);
+    await runner.settle();
+    assert.deepEqual(runner.events, [`start ${UNIT_PACKAGES}`], "nothing beside the unit tests' Debian packages");
+    await runner.end(UNIT_PACKAGES);
+    await runner.started(SETUP);
+    await runner.started('unit');
+    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, 'start unit'].sort());
+    // The unit tests end first: the VS Code layers still wait for the setup.
+    await runner.end('unit');
+    await runner.settle();
+    assert.equal(runner.events.at(-1), 'end unit');
+    await runner.end(SETUP);
+    // Both lanes go on at once: the first lane's VS Code layer and the second lane's e2e layer.
+    await runner.started(FIRST_LANE[0]!);
+    await runner.started(SECOND_LANE[0]!);
+    // Each lane keeps its order: the next of a lane starts once the one before it ended.
+    for (let i = 0; i < Math.max(FIRST_LANE.length, SECOND_LANE.length); i++) {
+      for (const lane of [FIRST_LANE, SECOND_LANE]) {
+        if (!lane[i]) continue;
+        if (lane[i + 1]) {
+          await runner.settle();
+          assert.ok(!runner.events.includes(`start ${lane[i + 1]}`), `${lane[i + 1]} started before ${lane[i]} ended`);
+        }
+        await runner.end(lane[i]!);
+      }
+    }
+    const results = await chain;
+    assert.deepEqual(
+      results.map((r) => r.name),
+      LAYERS.map((l) => l.name),
+      'the summary lists the layers in their order',
+    );
+    assert.ok(results.every((r) => r.failed === 0));
+    assert.ok(SECOND_LANE.length > 0 && FIRST_LANE.length > 0, 'two lanes of VS Code layers');
+  });
+
+  it('a failed setup: the unit tests still run, and every VS Code layer is reported as not run', async () => {
+    const runner = heldRunner();
+    const chain = runLayers(LAYERS, runner.run);
+    await runner.end(UNIT_PACKAGES);
+    await runner.end(SETUP, 1);
+    await runner.end('unit');
+    const results = await chain;
+    assert.deepEqual(runner.events.filter((e) => e.startsWith('start')).sort(), [`start ${UNIT_PACKAGES}`, `start ${SETUP}`, 'start unit'].sort());
+    for (const name of VSCODE_LAYERS) assert.deepEqual(results.find((r) => r.name === name)?.note, 'not run: setup failed');
+  });
+});
