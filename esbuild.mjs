@@ -133,7 +133,16 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 const contexts = await Promise.all([
   // Loaded at activation: must stay small. The HTTP stack is required from ./gateway.js on first use.
-  nodeBundle('extension', 'src/extension.ts', ['vscode', './gateway.js', './results.js', './styles.js', './studioHost.js', './interrupted.js']),
+  nodeBundle('extension', 'src/extension.ts', [
+    'vscode',
+    './gateway.js',
+    './results.js',
+    './styles.js',
+    './studioHost.js',
+    './interrupted.js',
+    './promptFiles.js',
+    './accountPage.js',
+  ]),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
@@ -144,6 +153,10 @@ const contexts = await Promise.all([
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
   // The results journal's code, loaded when the history is first read (not at activation).
   nodeBundle('results', 'src/jobs/resultsBundle.ts'),
+  // Generate Images from File's code (claim, plan, confirmation, run, report), loaded when a prompt file is first run.
+  nodeBundle('promptFiles', 'src/commands/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
+  // The Account and Usage page and its spend chart, loaded when the page is first shown.
+  nodeBundle('accountPage', 'src/commands/accountPage.ts'),
   // Project styles (reading, resolving, their schema), loaded when a style is first used.
   nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.

@@ -6,7 +6,7 @@ import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account';
 import { registerApiKeyCommands } from './commands/apiKey';
-import { type BatchArgs, type BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/batchFromFile';
+import { type BatchArgs, type BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/promptFiles';
 import { type EditArgs, type GenerateArgs } from './commands/commandArgs';
 import { type CompareArgs, compareModelsCommand, type CompareResult, registerCompareModels } from './commands/compareModels';
 import { confirmCost } from './commands/confirmCost';

@@ -2,14 +2,21 @@
 import * as vscode from 'vscode';
 import { type AccountSnapshot } from '../account/accountModel';
 import { canEdit } from '../core/catalog';
-import { runwayLines } from '../account/runway';
 import { formatRubleRange, formatRubles } from '../core/cost';
-import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindowBounds } from '../core/spendChart';
 import { CATALOG_GROUPS, type CatalogEntry } from '../core/types';
 import { markOnboarding } from '../host/onboarding';
 import { type Services } from '../services';
 import { modelDetail } from './pickers';
+import type * as AccountPageModule from './accountPage';
 import { showError } from './showError';
+
+let accountPage: typeof AccountPageModule | undefined;
+/** Loads dist/accountPage.js (the page and its spend chart) when the page is first shown; esbuild leaves this require alone. */
+function accountPageCode(): typeof AccountPageModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  accountPage ??= require('./accountPage.js') as typeof AccountPageModule;
+  return accountPage;
+}
 
 const ACCOUNT_URI = vscode.Uri.parse('gateway-images:/Account.md');
 
@@ -50,9 +57,10 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
 
   async provideTextDocumentContent(): Promise<string> {
     // Every result of the chart's 30 days, from the journal's index by time.
-    const { from, to } = spendWindowBounds(new Date());
+    const page = accountPageCode();
+    const { from, to } = page.spendWindowBounds(new Date());
     const results = (await this.services.history.index()).createdBetween(from, to);
-    return renderAccount(this.services.account.snapshot, this.services.locale, results);
+    return page.renderAccount(this.services.account.snapshot, this.services.locale, results);
   }
 
   dispose(): void {
@@ -60,47 +68,6 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
     this.historySubscription.dispose();
     this.changed.dispose();
   }
-}
-
-export function renderAccount(s: AccountSnapshot, locale: string, history: readonly SpendRecord[] = []): string {
-  const rub = (v?: number | null) => (typeof v === 'number' ? formatRubles(v, locale) : '—');
-  const date = (iso?: string) => (iso ? new Date(iso).toLocaleString(locale) : '—');
-  const cell = (text: string) => text.replace(/[|\\<>]/g, (c) => `\\${c}`);
-  const rows: [string, string][] = [
-    [vscode.l10n.t('Account'), s.user ? `${s.user.email} (id ${s.user.id})` : '—'],
-    [vscode.l10n.t('Balance'), rub(s.balance)],
-    [vscode.l10n.t('Key'), s.key?.name ?? vscode.l10n.t('(unnamed)')],
-  ];
-  if (s.key?.budget) {
-    rows.push([vscode.l10n.t('Budget remaining / initial'), `${rub(s.budget ?? s.key.budget.remaining)} / ${rub(s.key.budget.initial)}`]);
-    if (s.key.budget.reset_interval)
-      rows.push([vscode.l10n.t('Budget resets'), `${s.key.budget.reset_interval}, ${vscode.l10n.t('next')} ${date(s.key.budget.reset_at)}`]);
-  }
-  if (s.key?.expires_at) rows.push([vscode.l10n.t('Key expires'), date(s.key.expires_at)]);
-  const st = s.stats;
-  if (st) {
-    rows.push(
-      [vscode.l10n.t('Today'), `${rub(st.today_spend)}, ${vscode.l10n.t('{0} requests', st.today_requests)}`],
-      [vscode.l10n.t('Last 30 days'), `${rub(st.month_spend)}, ${vscode.l10n.t('{0} requests', st.month_requests)}`],
-      [vscode.l10n.t('Daily average'), rub(st.avg_daily_spend)],
-      [vscode.l10n.t('Top model by spend'), st.top_model_by_spend ? `${st.top_model_by_spend} (${rub(st.top_model_by_spend_value)})` : '—'],
-      [vscode.l10n.t('Top model by requests'), st.top_model_by_requests ? `${st.top_model_by_requests} (${st.top_model_by_requests_value ?? 0})` : '—'],
-    );
-  }
-  const runway = runwayLines(s, locale);
-  if (runway.length) rows.push([vscode.l10n.t('Runway at the 30-day pace'), runway.join('; ')]);
-  const updated = s.updatedAt ? vscode.l10n.t('Updated {0}.', new Date(s.updatedAt).toLocaleString(locale)) : '';
-  const table = [
-    `# ${vscode.l10n.t('Gateway Images: Account and Usage')}`,
-    '',
-    `| | |`,
-    `|---|---|`,
-    ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`),
-    '',
-    updated,
-    '',
-  ];
-  return [...table, spendChartMarkdown(dailySpend(history, new Date()), locale)].join('\n');
 }
 
 async function browseModels(services: Services): Promise<void> {

@@ -1,5 +1,5 @@
-// Generate Images from File: every line of a .txt or .jsonl prompt file through the one job
-// service. The file is claimed for the run first (one run per file, across windows); all lines are
+// Generate Images from File (dist/promptFiles.js, loaded on first use by promptFiles.ts): every
+// line of a .txt or .jsonl prompt file through the one job service. The file is claimed for the run first (one run per file, across windows); all lines are
 // checked before money moves; then batchRun.ts plans, confirms, sends each line once and reports.
 import { trPlural } from '../core/plural';
 import * as path from 'node:path';
@@ -16,10 +16,6 @@ import { runCommandBody } from './showError';
 import { askStyle } from './styles';
 
 export type { BatchArgs, BatchResult } from './batchRun';
-
-export function registerBatchFromFile(services: Services): vscode.Disposable {
-  return vscode.commands.registerCommand('gatewayImages.generateFromFile', (first?: unknown) => generateFromFileCommand(services, first));
-}
 
 export function generateFromFileCommand(services: Services, first?: unknown): Promise<BatchResult | undefined> {
   if (isArgsObject(first)) return runCommandBody(services, true, () => generateFromFile(services, toBatchArgs(first), false));

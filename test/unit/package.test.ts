@@ -132,6 +132,8 @@ describe('packaging: the .vsix', function () {
       'extension/dist/results.js',
       'extension/dist/styles.js',
       'extension/dist/interrupted.js',
+      'extension/dist/promptFiles.js',
+      'extension/dist/accountPage.js',
       'extension/dist/thumbnails.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
@@ -171,9 +173,21 @@ describe('packaging: the .vsix', function () {
   it('has one translation state: every host bundle requires dist/l10n.js and dist/plural.js, none inlines a copy', () => {
     // Activation configures @vscode/l10n once (src/host/l10n.ts); a copy inlined into another bundle would stay English.
     const read = (name: string) => readFileSync(path.join(dir, 'dist', name), 'utf8');
-    for (const name of ['extension.js', 'errors.js', 'studioHost.js', 'gateway.js', 'results.js', 'styles.js', 'interrupted.js', 'mcp.js', 'plural.js']) {
+    // promptFiles.js and accountPage.js translate through vscode.l10n only: they need not require it, and must not inline it.
+    const usesL10nPackage = new Set([
+      'extension.js',
+      'errors.js',
+      'studioHost.js',
+      'gateway.js',
+      'results.js',
+      'styles.js',
+      'interrupted.js',
+      'mcp.js',
+      'plural.js',
+    ]);
+    for (const name of [...usesL10nPackage, 'promptFiles.js', 'accountPage.js']) {
       const code = read(name);
-      assert.match(code, /require\(["']\.\/l10n\.js["']\)/, `${name} does not require ./l10n.js`);
+      if (usesL10nPackage.has(name)) assert.match(code, /require\(["']\.\/l10n\.js["']\)/, `${name} does not require ./l10n.js`);
       assert.doesNotMatch(code, /contents\.bundle/, `${name} inlines a copy of @vscode/l10n`);
       if (name !== 'plural.js') assert.doesNotMatch(code, /\$\{[\w.]+\} \[\$\{\w+\}\]`/, `${name} inlines a copy of core/plural.ts`);
     }
