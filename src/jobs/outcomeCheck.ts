@@ -83,11 +83,13 @@ export class OutcomeChecks {
     const after = await this.deps.readNow();
     const now = new Date(this.deps.now?.() ?? Date.now());
     const index = await this.deps.history.index();
-    // The charges of other results of the same time (any job that could be charged in it: started up
-    // to a deadline before the first reading) explain that much of the rise.
+    // The charges of other results recorded since the first reading explain that much of the rise. A
+    // result recorded before it was charged before it (a charge precedes its answer), so the reading
+    // holds it already; one recorded after it may have been charged on either side: counted, which
+    // can only leave a charge unseen, never claim one.
     const known = before
       ? index
-          .createdBetween(new Date(before.at - this.deps.deadlineMs()), new Date(now.getTime() + 1))
+          .createdBetween(new Date(before.at), new Date(now.getTime() + 1))
           .filter((result) => result.jobId !== failure.jobId)
           .reduce((sum, result) => sum + toKopecks(result.costRub ?? 0), 0)
       : 0;

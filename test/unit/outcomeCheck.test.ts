@@ -6,6 +6,7 @@ import { AccountModel } from '../../src/account/accountModel';
 import { GatewayError } from '../../src/core/errors';
 import { HistoryStore } from '../../src/jobs/history';
 import { JobHistoryRecord } from '../../src/jobs/jobRecord';
+import type { PaidFailure } from '../../src/jobs/jobTypes';
 import { judgeOutcome, OutcomeChecks } from '../../src/jobs/outcomeCheck';
 import * as resultsCode from '../../src/jobs/resultsBundle';
 import { caught, gatewaySuite, newService, paidRequests, SMALL, waitFor } from './support/gateway';
@@ -29,6 +30,58 @@ describe('Unknown outcomes checked after their deadline', function () {
     assert.equal(judgeOutcome({ at: 0, monthSpend: 10 }, { at: 1, monthSpend: 17 }, 2.5, at, 3).verdict, 'charge-seen', 'a rise beyond them');
     assert.equal(judgeOutcome({ at: 0, monthSpend: 10 }, { at: 1, monthSpend: 11 }, 2.5, at).verdict, 'unknown', 'a rise smaller than this request could cost');
     assert.deepEqual(judgeOutcome(undefined, { at: 1, monthSpend: 11 }, 2.5, at), { at: at.toISOString(), verdict: 'unknown' });
+  });
+
+  it('counts as explained only the results recorded after the reading before the request: one recorded before it is in that reading already', async () => {
+    const history = new HistoryStore(path.join(gw.dir, 'results-window.jsonl'), { load: () => resultsCode });
+    const earlier = await history.add({
+      model: 'aurora-1',
+      request: { model: 'aurora-1', prompt: 'earlier' },
+      files: ['a.png'],
+      costRub: 3,
+      jobId: 'job-earlier',
+    });
+    // The key's spend was read after the earlier result was recorded: it holds its 3 ₽ already.
+    const readingAt = Date.parse(earlier.createdAt) + 1;
+    await waitFor(() => Date.now() > readingAt);
+    const logs: string[] = [];
+    const checks = new OutcomeChecks({
+      history,
+      readingBefore: () => ({ at: readingAt, monthSpend: 13 }),
+      // This request's 2.5 ₽ came after the reading.
+      readNow: async () => ({ at: Date.now(), monthSpend: 15.5 }),
+      deadlineMs: () => 10_000,
+      log: (message) => logs.push(message),
+    });
+    const cut = async (jobId: string) => {
+      await history.add({ model: 'aurora-1', request: { model: 'aurora-1', prompt: jobId }, files: [], jobId, failed: 'cut', outcomeUnknown: true });
+      const before = logs.length;
+      // Failed one deadline ago: checked at once.
+      checks.watch({
+        jobId,
+        request: { model: 'aurora-1', prompt: jobId },
+        model: 'aurora-1',
+        charged: 'unknown',
+        files: [],
+        sentAt: new Date(readingAt).toISOString(),
+        failedAt: new Date(Date.now() - 10_000).toISOString(),
+        estimate: { expectedMin: 2.5 } as PaidFailure['estimate'],
+        reason: 'cut',
+      });
+      await waitFor(() => logs.length > before, 5000);
+      const index = await history.index();
+      return index.find(index.findByJob(jobId)!.id)!.outcomeCheck!;
+    };
+    const first = await cut('job-cut');
+    assert.equal(first.knownSpend, 0, 'the earlier result is in the first reading already');
+    assert.equal(first.verdict, 'charge-seen');
+    // A result recorded after the reading explains its part of the same rise: then it stays unknown.
+    await history.add({ model: 'aurora-1', request: { model: 'aurora-1', prompt: 'meanwhile' }, files: ['b.png'], costRub: 2.5, jobId: 'job-meanwhile' });
+    const second = await cut('job-cut-2');
+    assert.equal(second.knownSpend, 2.5);
+    assert.equal(second.verdict, 'unknown');
+    checks.dispose();
+    await history.close();
   });
 
   for (const charged of [true, false]) {
