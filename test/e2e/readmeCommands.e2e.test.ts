@@ -47,13 +47,14 @@ describe('README commands that build first (e2e)', function () {
     emulator.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     try {
       const until = Date.now() + 180_000;
-      while (!output.includes(`listening on http://127.0.0.1:${port}`)) {
+      // The banner comes in several writes: wait for its demo keys, which follow the listening line.
+      const demoKey = () => (output.includes(`listening on http://127.0.0.1:${port}`) ? /^\s+(gw-\S+)/m.exec(output)?.[1] : undefined);
+      while (!demoKey()) {
         assert.equal(emulator.exitCode, null, `npm run emulator exited:\n${output}`);
-        assert.ok(Date.now() < until, `npm run emulator did not listen on ${port}:\n${output}`);
+        assert.ok(Date.now() < until, `npm run emulator did not listen on ${port}, or printed no demo key:\n${output}`);
         await sleep(200);
       }
-      const key = /^\s+(gw-\S+)/m.exec(output)?.[1];
-      assert.ok(key, `no demo key printed:\n${output}`);
+      const key = demoKey()!;
       const me = await getJson(`http://127.0.0.1:${port}/v1/gateway/me`, { authorization: `Bearer ${key}` });
       assert.equal(me.status, 200, JSON.stringify(me.body));
       const exited = new Promise((resolve) => emulator.once('exit', resolve));
