@@ -6,7 +6,7 @@ import type { HistoryEntry, HistoryStore } from './history';
 import type { PaidFailure } from './jobTypes';
 
 /** What a job tells the history about itself; the rest comes from its result. */
-export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison' | 'style'>;
+export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison' | 'style' | 'origin'>;
 
 /** The parts of a job's result that the history keeps. */
 export interface RecordedResult {
@@ -17,6 +17,8 @@ export interface RecordedResult {
   recovered?: { manifestPath?: string; files: string[] };
   /** The job's id (its in-flight record's): written with the final state, so settling at start-up knows the result was recorded. */
   jobId?: string;
+  /** The gateway's id of the request (the CSV export lists it). */
+  requestId?: string;
 }
 
 type FinalState = Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId' | 'failed' | 'outcomeUnknown' | 'requestId'>;
@@ -56,7 +58,12 @@ export class JobHistoryRecord {
     this.files = [...result.files];
     this.recovered = result.recovered?.files.length ? { manifestPath: result.recovered.manifestPath, files: [...result.recovered.files] } : undefined;
     this.details = { ...this.details, model: result.model, request: withoutReferenceData(result.request ?? this.details.request) };
-    const final = { costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance, ...(result.jobId ? { jobId: result.jobId } : {}) };
+    const final = {
+      costRub: result.usage?.cost_rub,
+      balanceAfter: result.usage?.balance,
+      ...(result.jobId ? { jobId: result.jobId } : {}),
+      ...(result.requestId ? { requestId: result.requestId } : {}),
+    };
     return this.write(final);
   }
 

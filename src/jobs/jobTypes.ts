@@ -105,6 +105,8 @@ export interface JobResult {
   jobId?: string;
   /** The request as sent (after normalisation). */
   request?: GenerationRequest;
+  /** The gateway's id of the request, from its answer's headers (when it gave one). */
+  requestId?: string;
   /** What was changed in the input, and any warning (budget shortfall). */
   notes?: string[];
   files: string[];

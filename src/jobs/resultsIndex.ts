@@ -5,6 +5,7 @@
 // A change reports the gallery splices it makes, so the studio posts only what changed. No vscode import.
 import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest } from '../core/types';
+import type { ResultOrigin } from './resultOrigin';
 
 export interface HistoryEntry {
   id: string;
@@ -38,6 +39,8 @@ export interface HistoryEntry {
   outcomeUnknown?: true;
   /** The gateway's id of the request, from its answer's headers (kept for an interrupted job). */
   requestId?: string;
+  /** Who made it (absent in entries written before it was recorded: "unknown"). */
+  origin?: ResultOrigin;
 }
 
 /**
@@ -170,6 +173,10 @@ export class ResultsIndex {
   /** Every result as a journal line, oldest first (what compaction writes). */
   *lines(): IterableIterator<string> {
     for (const { summary, source, start, end } of this.byId.values()) yield `${JSON.stringify({ put: summary })}\t${source.slice(start, end)}`;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
   }
 
   find(id: string): HistoryEntry | undefined {

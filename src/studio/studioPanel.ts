@@ -264,8 +264,8 @@ export class StudioPanel {
       const args = formArgs(form);
       const images = views.map((v) => v.path);
       const result = images.length
-        ? await editImage(services, { ...args, images }, true, { signal: controller.signal, errorActions })
-        : await generate(services, args, true, { signal: controller.signal, errorActions });
+        ? await editImage(services, { ...args, images }, true, { signal: controller.signal, errorActions, origin: { kind: 'studio' } })
+        : await generate(services, args, true, { signal: controller.signal, errorActions, origin: { kind: 'studio' } });
       this.post({
         type: 'generateDone',
         requestId,
