@@ -211,7 +211,13 @@ export class ImageJobService {
     this.deps.reconcile();
     const placed = await this.place(recovery, meta, estimate, date, await settle(early), placing);
     if (!placed.files.length) await removeUnusedFolder(job, placing);
-    return { ...placed, jobId: sink.staging.jobId, request: job.request, ...(recovery.requestId ? { requestId: recovery.requestId } : {}), ...(notes.length ? { notes } : {}) };
+    return {
+      ...placed,
+      jobId: sink.staging.jobId,
+      request: job.request,
+      ...(recovery.requestId ? { requestId: recovery.requestId } : {}),
+      ...(notes.length ? { notes } : {}),
+    };
   }
 
   /** Places one staged image; a failure leaves it staged (for recovery) and says why. */
