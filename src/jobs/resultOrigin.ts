@@ -26,7 +26,7 @@ export function originKey(origin: ResultOrigin | undefined): OriginKey {
 }
 
 /** The name of a kind, in the display language. */
-export function originKindLabel(kind: OriginKind | typeof UNKNOWN_ORIGIN): string {
+export function originKindLabel(kind: OriginKey): string {
   switch (kind) {
     case 'palette':
       return l10n.t('Palette or command');
@@ -52,7 +52,7 @@ export function originKindLabel(kind: OriginKind | typeof UNKNOWN_ORIGIN): strin
 /** A group of the ledger or the search, by its key: "MCP: Claude Code", "Prompt file", "unknown". */
 export function originKeyLabel(key: OriginKey): string {
   if (key.startsWith('mcp:')) return l10n.t('MCP: {0}', key.slice(4));
-  return originKindLabel(key as OriginKind);
+  return originKindLabel(key);
 }
 
 /** One result's origin in full: the MCP client, or the prompt file's name and line. */
