@@ -30,6 +30,7 @@ export function registerAccountCommands(services: Services): vscode.Disposable {
     vscode.commands.registerCommand('gatewayImages.browseModels', () => browseModels(services)),
     vscode.commands.registerCommand('gatewayImages.statusMenu', () => (markOnboarding('statusBarSeen'), statusMenu())),
     vscode.commands.registerCommand('gatewayImages.showLog', () => services.log.show()),
+    vscode.commands.registerCommand('gatewayImages.exportResultsCsv', (target?: vscode.Uri) => accountPageCode().exportResultsCsv(services, target)),
   );
 }
 
@@ -58,9 +59,11 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
   async provideTextDocumentContent(): Promise<string> {
     // Every result of the chart's 30 days, from the journal's index by time.
     const page = accountPageCode();
-    const { from, to } = page.spendWindowBounds(new Date());
+    const now = new Date();
+    const snapshot = this.services.account.snapshot;
+    const { from, to } = page.accountWindow(snapshot, now);
     const results = (await this.services.history.index()).createdBetween(from, to);
-    return page.renderAccount(this.services.account.snapshot, this.services.locale, results);
+    return page.renderAccount(snapshot, this.services.locale, results, now);
   }
 
   dispose(): void {

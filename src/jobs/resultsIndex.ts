@@ -175,6 +175,11 @@ export class ResultsIndex {
     for (const { summary, source, start, end } of this.byId.values()) yield `${JSON.stringify({ put: summary })}\t${source.slice(start, end)}`;
   }
 
+  /** Every result whole, oldest first by creation (the CSV export). */
+  *entries(): IterableIterator<HistoryEntry> {
+    for (const stored of this.chronological) yield this.entryOf(stored);
+  }
+
   has(id: string): boolean {
     return this.byId.has(id);
   }
