@@ -56,6 +56,6 @@ export function renderAccount(s: AccountSnapshot, locale: string, history: reado
     updated,
     '',
   ];
-  const stats = s.stats && s.statsAt !== undefined ? { summary: s.stats, at: new Date(s.statsAt) } : undefined;
+  const stats = s.stats && s.statsAt !== undefined ? { summary: s.stats, at: new Date(s.statsAt), ...(s.identity ? { identity: s.identity } : {}) } : undefined;
   return [...table, spendLedgerMarkdown(spendLedger(history, now, stats), locale), spendChartMarkdown(dailySpend(history, now), locale)].join('\n');
 }

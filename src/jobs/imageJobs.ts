@@ -216,6 +216,7 @@ export class ImageJobService {
       jobId: sink.staging.jobId,
       request: job.request,
       ...(recovery.requestId ? { requestId: recovery.requestId } : {}),
+      ...(meta.identity ? { identity: meta.identity } : {}),
       ...(notes.length ? { notes } : {}),
     };
   }

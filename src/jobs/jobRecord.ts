@@ -19,9 +19,11 @@ export interface RecordedResult {
   jobId?: string;
   /** The gateway's id of the request (the CSV export lists it). */
   requestId?: string;
+  /** The gateway and key it was paid with: the ledger compares only this key's results with the key's figures. */
+  identity?: string;
 }
 
-type FinalState = Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId' | 'failed' | 'outcomeUnknown' | 'requestId'>;
+type FinalState = Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId' | 'failed' | 'outcomeUnknown' | 'requestId' | 'identity'>;
 
 /**
  * The history entry of one job. Kept up to date while images are saved one by one, so the gallery
@@ -63,6 +65,7 @@ export class JobHistoryRecord {
       balanceAfter: result.usage?.balance,
       ...(result.jobId ? { jobId: result.jobId } : {}),
       ...(result.requestId ? { requestId: result.requestId } : {}),
+      ...(result.identity ? { identity: result.identity } : {}),
     };
     return this.write(final);
   }

@@ -41,6 +41,8 @@ export interface HistoryEntry {
   requestId?: string;
   /** Who made it (absent in entries written before it was recorded: "unknown"). */
   origin?: ResultOrigin;
+  /** The gateway and key it was paid with: `<base URL>|<key fingerprint>` (core/identity.ts; never the key). Absent in old entries and failures. */
+  identity?: string;
 }
 
 /**

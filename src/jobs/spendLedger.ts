@@ -12,6 +12,8 @@ export interface LedgerRecord {
   model: string;
   costRub?: number;
   origin?: ResultOrigin;
+  /** The gateway and key it was paid with (absent: not known, left out of the comparison with the key's figures). */
+  identity?: string;
 }
 
 export const LEDGER_PERIODS = ['today', 'week', 'month'] as const;
@@ -54,6 +56,8 @@ export interface SpendLedger {
   byModel: LedgerRow[];
   /** Only the periods the gateway reports: today and 30 days. */
   gateway?: { today: GatewayComparison; month: GatewayComparison };
+  /** Results of the last 30 days whose key is not known (older entries, paid failures): not in `gateway.recorded`. */
+  unkeyedResults?: number;
 }
 
 const zeros = (): Record<LedgerPeriod, number> => ({ today: 0, week: 0, month: 0 });
@@ -64,11 +68,15 @@ const newRow = (key: string): LedgerRow => ({ key, amount: zeros(), results: zer
  * windows ending at `statsAt` when the gateway's figures are given, else at `now`. Rows are sorted by
  * 30-day spend, largest first. Sums are made in kopecks.
  */
-export function spendLedger(records: readonly LedgerRecord[], now: Date, stats?: { summary: StatsSummary; at: Date }): SpendLedger {
+export function spendLedger(records: readonly LedgerRecord[], now: Date, stats?: { summary: StatsSummary; at: Date; identity?: string }): SpendLedger {
   const end = stats?.at ?? now;
   const windows = ledgerWindows(end);
   const bounds = LEDGER_PERIODS.map((p) => [p, windows[p].from.getTime(), windows[p].to.getTime()] as const);
   const total = newRow('total');
+  /** What this key spent of it (results paid with another key or gateway are not in the key's figures). */
+  const ofKey = newRow('key');
+  /** Results whose key is not known (entries older than the key's record, paid failures): not compared. */
+  const unkeyed = newRow('unkeyed');
   const byOrigin = new Map<OriginKey, LedgerRow>();
   const byModel = new Map<string, LedgerRow>();
   const rowIn = (map: Map<string, LedgerRow>, key: string) => map.get(key) ?? map.set(key, newRow(key)).get(key)!;
@@ -76,6 +84,8 @@ export function spendLedger(records: readonly LedgerRecord[], now: Date, stats?:
     const at = Date.parse(record.createdAt);
     if (Number.isNaN(at)) continue;
     const rows = [total, rowIn(byOrigin, originKey(record.origin)), rowIn(byModel, record.model)];
+    if (!stats?.identity || record.identity === stats.identity) rows.push(ofKey);
+    else if (!record.identity) rows.push(unkeyed);
     for (const [period, from, to] of bounds) {
       if (at < from || at > to) continue;
       for (const row of rows) {
@@ -101,7 +111,8 @@ export function spendLedger(records: readonly LedgerRecord[], now: Date, stats?:
       recorded: fromKopecks(recordedKopecks),
       elsewhere: fromKopecks(toKopecks(gateway) - recordedKopecks),
     });
-    ledger.gateway = { today: compare(stats.summary.today_spend, total.amount.today), month: compare(stats.summary.month_spend, total.amount.month) };
+    if (unkeyed.results.month) ledger.unkeyedResults = unkeyed.results.month;
+    ledger.gateway = { today: compare(stats.summary.today_spend, ofKey.amount.today), month: compare(stats.summary.month_spend, ofKey.amount.month) };
   }
   return ledger;
 }

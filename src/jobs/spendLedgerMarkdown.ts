@@ -25,6 +25,19 @@ export function spendLedgerMarkdown(ledger: SpendLedger, locale: string): string
   const lines = [`## ${l10n.t('Where the money went')}`, ''];
   if (ledger.gateway) lines.push(...gatewayTable(ledger.gateway, rub), '');
   else lines.push(l10n.t("The gateway's figures for the key are not read yet: refresh the account to compare them with this workspace."), '');
+  if (ledger.unkeyedResults)
+    lines.push(
+      trPlural(
+        ledger.unkeyedResults,
+        {
+          one: '{0} result of the last 30 days does not say which key paid for it (recorded before keys were noted, or a failed request): it is not in "Recorded by this workspace with this key".',
+          other:
+            '{0} results of the last 30 days do not say which key paid for them (recorded before keys were noted, or failed requests): they are not in "Recorded by this workspace with this key".',
+        },
+        ledger.unkeyedResults,
+      ),
+      '',
+    );
   const unknown = ledger.total.unknownCost.month;
   if (unknown)
     lines.push(
@@ -56,7 +69,7 @@ function gatewayTable(gateway: { today: GatewayComparison; month: GatewayCompari
     `| | ${cell(l10n.t('Today (UTC)'))} | ${cell(l10n.t('30 days'))} |`,
     '|---|---:|---:|',
     `| ${cell(l10n.t("The gateway's figure for the key"))} | ${cell(rub(today.gateway))} | ${cell(rub(month.gateway))} |`,
-    `| ${cell(l10n.t('Recorded by this workspace'))} | ${cell(rub(today.recorded))} | ${cell(rub(month.recorded))} |`,
+    `| ${cell(l10n.t('Recorded by this workspace with this key'))} | ${cell(rub(today.recorded))} | ${cell(rub(month.recorded))} |`,
     `| ${cell(l10n.t('Spent elsewhere: not recorded by this workspace (other machines, other tools, other workspaces)'))} | ${cell(elsewhere(today))} | ${cell(elsewhere(month))} |`,
   ];
 }

@@ -62,6 +62,13 @@ describe('spend ledger (where the money went)', () => {
     });
     const more = spendLedger(records, new Date(), stats(0.1, 4.35));
     assert.equal(more.gateway!.today.elsewhere, -0.2);
+    // Results paid with another key are not in this key's figures (those without a known key are counted).
+    const keyed = records.map((r, i) => ({ ...r, ...(i === 0 ? {} : { identity: i === 3 ? 'http://gw|other' : 'http://gw|this' }) }));
+    const ofKey = spendLedger(keyed, new Date(), { ...stats(1.31, 14.36), identity: 'http://gw|this' });
+    assert.equal(ofKey.gateway!.month.recorded, 1.25);
+    assert.equal(ofKey.unkeyedResults, 1);
+    assert.match(spendLedgerMarkdown(ofKey, 'en'), /1 result of the last 30 days does not say which key paid for it/);
+    assert.equal(spendLedger(keyed, new Date(), { ...stats(1.31, 14.36), identity: 'http://gw|this' }).total.amount.month, 4.35);
   });
 
   it('renders a chart in theme colours with a table of the same figures, and the gateway beside this workspace', () => {
