@@ -8,6 +8,7 @@ import { markOnboarding } from '../host/onboarding';
 import { type Services } from '../services';
 import { modelDetail } from './pickers';
 import type * as AccountPageModule from './accountPage';
+import type * as FindResultsModule from './findResults';
 import { showError } from './showError';
 
 let accountPage: typeof AccountPageModule | undefined;
@@ -17,6 +18,9 @@ function accountPageCode(): typeof AccountPageModule {
   accountPage ??= require('./accountPage.js') as typeof AccountPageModule;
   return accountPage;
 }
+
+/** Loads dist/findResults.js (Find Image Results…) when first used. */
+const findResultsCode = () => require('./findResults.js') as typeof FindResultsModule; // eslint-disable-line @typescript-eslint/no-require-imports
 
 const ACCOUNT_URI = vscode.Uri.parse('gateway-images:/Account.md');
 
@@ -30,6 +34,7 @@ export function registerAccountCommands(services: Services): vscode.Disposable {
     vscode.commands.registerCommand('gatewayImages.browseModels', () => browseModels(services)),
     vscode.commands.registerCommand('gatewayImages.statusMenu', () => (markOnboarding('statusBarSeen'), statusMenu())),
     vscode.commands.registerCommand('gatewayImages.showLog', () => services.log.show()),
+    vscode.commands.registerCommand('gatewayImages.findResults', (args?: unknown) => findResultsCode().findResults(services, args)),
     vscode.commands.registerCommand('gatewayImages.exportResultsCsv', (target?: vscode.Uri) => accountPageCode().exportResultsCsv(services, target)),
   );
 }

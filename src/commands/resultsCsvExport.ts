@@ -2,6 +2,7 @@
 // result (jobs/resultsCsv.ts), to a file the user picks. Loaded with the Account and Usage page's chunk.
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
+import { trPlural } from '../core/plural';
 import { resultsCsv } from '../jobs/resultsCsv';
 import { type Services } from '../services';
 import { showError } from './showError';
@@ -23,7 +24,10 @@ export async function exportResultsCsv(services: Services, target?: vscode.Uri):
       resultsCsv(index.entries(), (file) => vscode.workspace.asRelativePath(file, false)),
       'utf8',
     );
-    if (!target) void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} results to {1}.', index.size, uri.fsPath));
+    if (!target)
+      void vscode.window.showInformationMessage(
+        trPlural(index.size, { one: 'Exported {0} result to {1}.', other: 'Exported {0} results to {1}.' }, index.size, uri.fsPath),
+      );
     return uri;
   } catch (error) {
     await showError(services, error);

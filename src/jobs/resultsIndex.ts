@@ -6,6 +6,7 @@
 import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest } from '../core/types';
 import type { ResultOrigin } from './resultOrigin';
+import { matchesSummary, matchesWords, type ResultQuery } from './resultSearch';
 
 export interface HistoryEntry {
   id: string;
@@ -97,6 +98,14 @@ interface Stored {
   end: number;
   /** Position in the order of first writing. */
   order: number;
+  /** The prompt in lower case, read from the details by the first search that needs it. */
+  prompt?: string;
+}
+
+/** The gallery narrowed to the results that match a query: its slots, newest first, as of the call. */
+export interface FilteredGallery {
+  total: number;
+  page(start: number, count: number): GallerySlot[];
 }
 
 export const batchKey = (tag: BatchTag) => `${tag.file}\0${tag.line}\0${tag.key}`;
@@ -230,6 +239,46 @@ export class ResultsIndex {
     const page: GallerySlot[] = [];
     for (let i = start; i < end; i++) page.push({ entry: this.entryOf(this.slotResults[i]!), file: this.slotFiles[i]! });
     return page;
+  }
+
+  /**
+   * The gallery's slots of the results that match `query`, newest first. The summary is checked
+   * first; the prompt (in the details' text) is read only for words, once per result, and kept.
+   */
+  filter(query: ResultQuery): FilteredGallery {
+    const results: Stored[] = [];
+    const files: string[] = [];
+    let last: Stored | undefined;
+    let lastMatched = false;
+    for (let i = 0; i < this.slotResults.length; i++) {
+      const stored = this.slotResults[i]!;
+      // A result's files are next to each other: it is checked once.
+      if (stored !== last) {
+        last = stored;
+        lastMatched = matchesSummary(stored.summary, query) && (!query.words.length || matchesWords(this.promptOf(stored), query));
+      }
+      if (lastMatched) {
+        results.push(stored);
+        files.push(this.slotFiles[i]!);
+      }
+    }
+    return {
+      total: files.length,
+      page: (start, count) => results.slice(start, start + count).map((stored, i) => ({ entry: this.entryOf(stored), file: files[start + i]! })),
+    };
+  }
+
+  private promptOf(stored: Stored): string {
+    if (stored.prompt === undefined) {
+      let prompt = '';
+      try {
+        prompt = (JSON.parse(stored.source.slice(stored.start, stored.end)) as Partial<Details>).request?.prompt ?? '';
+      } catch {
+        // A damaged line: no prompt to match.
+      }
+      stored.prompt = prompt.toLowerCase();
+    }
+    return stored.prompt;
   }
 
   private index(summary: ResultSummary, source: string, start: number, end: number): Stored {
