@@ -111,6 +111,8 @@ describe('Find results and where the money went (e2e)', () => {
     await frame.locator('#gallery li.card .action-open').click();
     await opensTab(`result-${MATCH}.png`);
 
+    // The filter is the workspace's, not the panel's: a studio opened anew after the reload shows it.
+    await opened!.command('workbench.action.closeAllEditors');
     await reloadWindow(opened!);
     frame = await openStudio(page);
     await waitFor(async () => (await frame.locator('#gallery li.card').count()) === 1 || undefined, 20_000, 'the filtered gallery after the reload');
