@@ -41,7 +41,13 @@ export function buildGallery(): Gallery {
   const ul = el('ul', { class: 'gallery', id: 'gallery' });
   const empty = el('p', { class: 'description', 'aria-live': 'polite' }, [t('galleryEmpty')]);
   // The host filters the whole journal (words, model:, style:, who:, from:, to:, cost:) and keeps the filter across reloads.
-  const filter = el('input', { type: 'search', id: 'gallery-filter', class: 'gallery-filter', 'aria-label': t('galleryFilter'), placeholder: t('galleryFilterPlaceholder') });
+  const filter = el('input', {
+    type: 'search',
+    id: 'gallery-filter',
+    class: 'gallery-filter',
+    'aria-label': t('galleryFilter'),
+    placeholder: t('galleryFilterPlaceholder'),
+  });
   filter.addEventListener('input', () => post({ type: 'galleryFilter', query: filter.value }));
   const section = el('section', { class: 'results', 'aria-labelledby': 'gallery-heading' }, [
     el('h2', { id: 'gallery-heading' }, [t('gallery')]),

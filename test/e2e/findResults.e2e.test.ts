@@ -59,7 +59,11 @@ function appendResults(journal: string, oldest: HistoryEntry, count: number): vo
     fs.linkSync(image, file);
     const createdAt = new Date(Date.parse(oldest.createdAt) + i).toISOString();
     const [prompt, model] =
-      i === MATCH ? ['A lighthouse in fog', 'prism-2'] : i === MATCH + 1 ? ['A lighthouse in fog', 'aurora-1'] : [`Result ${i}: a harbour at noon`, i % 2 ? 'sketch-mini' : 'aurora-1'];
+      i === MATCH
+        ? ['A lighthouse in fog', 'prism-2']
+        : i === MATCH + 1
+          ? ['A lighthouse in fog', 'aurora-1']
+          : [`Result ${i}: a harbour at noon`, i % 2 ? 'sketch-mini' : 'aurora-1'];
     lines.push(journalLine({ ...oldest, id: `e2e-find-${i}`, createdAt, files: [file], model, request: { ...oldest.request, model, prompt } }));
   }
   fs.appendFileSync(journal, lines.join('\n') + '\n');
