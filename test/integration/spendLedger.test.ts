@@ -122,6 +122,19 @@ describe('Where the money went (Account and Usage)', function () {
     );
     fs.rmSync(path.dirname(csv), { recursive: true, force: true });
   });
+
+  it('Find Image Results… finds these results by prompt words, model and who made them, over the whole journal', async () => {
+    type Found = { total: number; found: { file: string; id: string }[]; problems: string[] };
+    const find = (query: string) => vscode.commands.executeCommand<Found>('gatewayImages.findResults', { query });
+    const byAgent = await find('ledger who:ledger-agent');
+    assert.strictEqual(byAgent.total, 1);
+    assert.match(path.basename(byAgent.found[0]!.file), /kite/);
+    const lighthouse = await find('ledger LIGHTHOUSE model:aurora who:palette');
+    assert.strictEqual(lighthouse.total, 2, 'one result of two images');
+    assert.strictEqual(new Set(lighthouse.found.map((f) => f.id)).size, 1);
+    assert.strictEqual((await find('ledger lighthouse model:sketch')).total, 0);
+    assert.deepStrictEqual((await find('from:2026-13-01')).problems, ['"from:" takes a date as YYYY-MM-DD; got "2026-13-01".']);
+  });
 });
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
