@@ -1,7 +1,8 @@
 // Finding one result among 5,000 and seeing where the money went, in the real workbench: a journal of
 // 5,000 results (one generated from the studio, 4,999 appended beside it) is searched by prompt words
 // and model from the palette's "Find Image Results…" and from the gallery's filter; the match opens
-// as the gallery's card opens it, and the filter survives a window reload. Then Account and Usage
+// as the gallery's card opens it, and the filter survives a window reload. Then, in a window of its
+// own with spend from commands, the studio and another machine on the same key, Account and Usage
 // with "Where the money went" is photographed in the dark and light themes (docs/ when asked).
 import * as assert from 'assert';
 import * as fs from 'fs';
@@ -124,10 +125,36 @@ describe('Find results and where the money went (e2e)', () => {
     await frame.locator('#gallery-filter').fill('');
     await waitFor(async () => (await frame.locator('#gallery li.card').count()) > 1 || undefined, 20_000, 'the whole gallery again');
   });
+});
 
-  it('saves screenshots of Account and Usage (where the money went) in the dark and light themes', async () => {
+describe('Account and Usage: where the money went (e2e screenshots)', () => {
+  let opened: OpenedWorkbench | undefined;
+
+  before(async () => {
+    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
+  });
+  after(async () => {
+    await opened?.close();
+  });
+  afterEach(async function () {
+    await captureOnFailure(this, opened);
+  });
+
+  it('saves screenshots of Account and Usage (where the money went) in the dark and light themes', async function () {
+    this.timeout(180_000);
     await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    const { page, emulator } = opened!;
+    // Spend from three places: commands, the studio, and another machine with the same key.
+    await opened!.command('gatewayImages.generate', { model: 'sketch-mini', prompt: 'A small boat at sea', size: '64x64' });
+    await opened!.command('gatewayImages.generate', { model: 'aurora-1', prompt: 'A lighthouse at dawn', size: '64x64', n: 2 });
+    await generateCard(await openStudio(page), 'A harbour in fog, watercolour');
+    const outside = await fetch(`${emulator.url}/v1/images/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emulator.keys.unlimited}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'prism-2', prompt: 'sent from another machine', size: '64x64' }),
+    });
+    assert.ok(outside.ok, `the outside request answered ${outside.status}`);
+    await outside.arrayBuffer();
     await opened!.command('workbench.action.closeAllEditors');
     // docs/ (the README's pictures) is rewritten only when asked; every run keeps them in test-results/.
     const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
@@ -140,7 +167,8 @@ describe('Find results and where the money went (e2e)', () => {
       await setColorTheme(opened!, theme);
       await runCommand(page, 'Notifications: Clear All Notifications');
       const frame = await webviewFrame(page, 'Account');
-      await frame.getByText('Where the money went').first().waitFor({ state: 'visible', timeout: 20_000 });
+      await frame.getByText('Palette or command').first().waitFor({ state: 'visible', timeout: 20_000 });
+      await frame.getByText('Image Studio').first().waitFor({ state: 'visible', timeout: 20_000 });
       await frame.getByText('Where the money went').first().scrollIntoViewIfNeeded();
       await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
       assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
