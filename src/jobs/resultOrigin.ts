@@ -20,9 +20,10 @@ export interface ResultOrigin {
 export type OriginKey = string;
 export const UNKNOWN_ORIGIN: OriginKey = 'unknown';
 
+/** As read from the journal: a damaged or unknown `origin` (another version's) is "unknown". */
 export function originKey(origin: ResultOrigin | undefined): OriginKey {
-  if (!origin || !(ORIGIN_KINDS as readonly string[]).includes(origin.kind)) return UNKNOWN_ORIGIN;
-  return origin.kind === 'mcp' && origin.client ? `mcp:${origin.client}` : origin.kind;
+  if (typeof origin !== 'object' || origin === null || !(ORIGIN_KINDS as readonly string[]).includes(origin.kind)) return UNKNOWN_ORIGIN;
+  return origin.kind === 'mcp' && typeof origin.client === 'string' && origin.client ? `mcp:${origin.client}` : origin.kind;
 }
 
 /** The name of a kind, in the display language. */
@@ -58,21 +59,8 @@ export function originKeyLabel(key: OriginKey): string {
 /** One result's origin in full: the MCP client, or the prompt file's name and line. */
 export function originLabel(origin: ResultOrigin | undefined): string {
   const key = originKey(origin);
-  if (origin?.kind === 'promptFile' && origin.file) return l10n.t('Prompt file {0}, line {1}', baseName(origin.file), origin.line ?? '?');
+  if (key === 'promptFile' && typeof origin?.file === 'string') return l10n.t('Prompt file {0}, line {1}', baseName(origin.file), origin.line ?? '?');
   return originKeyLabel(key);
-}
-
-/** The origin as read from disk: anything else (an old entry, a damaged field) is none. */
-export function toOrigin(value: unknown): ResultOrigin | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { kind, client, file, line } = value as Record<string, unknown>;
-  if (typeof kind !== 'string' || !(ORIGIN_KINDS as readonly string[]).includes(kind)) return undefined;
-  return {
-    kind: kind as OriginKind,
-    ...(typeof client === 'string' && client ? { client } : {}),
-    ...(typeof file === 'string' && file ? { file } : {}),
-    ...(typeof line === 'number' && Number.isInteger(line) ? { line } : {}),
-  };
 }
 
 const baseName = (file: string) => file.split(/[\\/]/).pop() ?? file;

@@ -9,6 +9,8 @@ import { type GatewayComparison, LEDGER_PERIODS, type LedgerRow, type SpendLedge
 
 const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const cell = (text: string) => text.replace(/[|\\<>]/g, (c) => `\\${c}`);
+/** A name from outside (an MCP client's, a model id) as plain text in Markdown: no link, image or emphasis made of it. */
+const name = (text: string) => text.replace(/[\\`*_[\]()!|<>~]/g, (c) => `\\${c}`);
 
 export function spendLedgerMarkdown(ledger: SpendLedger, locale: string): string {
   const rub = (amount: number) => formatRubles(amount, locale);
@@ -17,7 +19,7 @@ export function spendLedgerMarkdown(ledger: SpendLedger, locale: string): string
   const table = (head: string, rows: LedgerRow[], label: (key: string) => string) => [
     `| ${cell(head)} | ${periods.map(cell).join(' | ')} |`,
     `|---|${periods.map(() => '---:').join('|')}|`,
-    ...rows.map((row) => `| ${cell(label(row.key))} | ${figures(row).map(cell).join(' | ')} |`),
+    ...rows.map((row) => `| ${name(label(row.key))} | ${figures(row).map(cell).join(' | ')} |`),
     `| **${cell(l10n.t('Total'))}** | ${figures(ledger.total)
       .map((f) => `**${cell(f)}**`)
       .join(' | ')} |`,

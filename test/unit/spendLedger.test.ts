@@ -81,6 +81,9 @@ describe('spend ledger (where the money went)', () => {
     assert.match(md, /\| MCP: Claude Code \| ₽0\.20 \(1\) \| ₽1\.25 \(2\) \| ₽1\.25 \(2\) \|/);
     assert.match(md, /\| Prompt file \| ₽0\.00 \(0\) \| ₽0\.00 \(0\) \| ₽3\.00 \(1\) \|/);
     assert.match(md, /1 result of the last 30 days has no known cost/);
+    // An MCP client names itself: its name is text, never a link or an image.
+    const named = spendLedgerMarkdown(spendLedger([{ ...records[0]!, origin: { kind: 'mcp', client: '![x](http://e/t.png)' } }], new Date()), 'en');
+    assert.match(named, /\| MCP: \\!\\\[x\\\]\\\(http:\/\/e\/t\.png\\\) \|/);
     const without = spendLedgerMarkdown(spendLedger([], new Date()), 'en');
     assert.match(without, /not read yet/);
     assert.match(without, /No results in the last 30 days/);

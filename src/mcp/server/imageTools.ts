@@ -291,7 +291,8 @@ export class ImageTools {
     const journal = this.options.journal;
     if (!journal) return undefined;
     const warn = this.options.warn ?? (() => undefined);
-    const origin = { kind: 'mcp' as const, ...(client ? { client } : {}) };
+    // The client names itself: kept short (it is shown in Account and Usage and the search).
+    const origin = { kind: 'mcp' as const, ...(client ? { client: client.slice(0, 100) } : {}) };
     const record = new JobHistoryRecord(journal, { request: job.request, references: job.references, model: job.request.model, style: job.style, origin });
     return {
       saved: (file: string) => void record.saved(file).catch((error: unknown) => warn(`results journal: ${String(error)}`)),
