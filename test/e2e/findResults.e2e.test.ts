@@ -15,6 +15,8 @@ import {
   openWorkbench,
   type OpenedWorkbench,
   prepareTest,
+  readNotificationCentre,
+  readToasts,
   reloadWindow,
   runCommand,
   setColorTheme,
@@ -148,6 +150,12 @@ describe('Account and Usage: where the money went (e2e screenshots)', () => {
     await opened!.command('gatewayImages.generate', { model: 'sketch-mini', prompt: 'A small boat at sea', size: '64x64' });
     await opened!.command('gatewayImages.generate', { model: 'aurora-1', prompt: 'A lighthouse at dawn', size: '64x64', n: 2 });
     await generateCard(await openStudio(page), 'A harbour in fog, watercolour');
+    // The three results' messages are shown before the page is photographed (then cleared).
+    await waitFor(
+      async () => (await readNotificationCentre(opened!)).filter((t) => t.startsWith('Saved')).length >= 3 || undefined,
+      20_000,
+      'the three results saved',
+    );
     const outside = await fetch(`${emulator.url}/v1/images/generations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${emulator.keys.unlimited}`, 'content-type': 'application/json' },
@@ -166,6 +174,7 @@ describe('Account and Usage: where the money went (e2e screenshots)', () => {
     ] as const) {
       await setColorTheme(opened!, theme);
       await runCommand(page, 'Notifications: Clear All Notifications');
+      await waitFor(async () => (await readToasts(page)).length === 0 || undefined, 10_000, 'no notification over the page');
       const frame = await webviewFrame(page, 'Account');
       await frame.getByText('Palette or command').first().waitFor({ state: 'visible', timeout: 20_000 });
       await frame.getByText('Image Studio').first().waitFor({ state: 'visible', timeout: 20_000 });

@@ -35,7 +35,8 @@ const ORIGINS: ResultOrigin[] = [
 
 /** A result as the extension writes it: a prompt of about 100 characters, one or two files, who made it, a cost. */
 function result(i: number): HistoryEntry {
-  const model = MODELS[i % MODELS.length]!;
+  // Each field varies on its own rhythm, so that every combination occurs.
+  const model = MODELS[Math.floor(i / 40) % MODELS.length]!;
   const prompt = `A ${SUBJECTS[i % SUBJECTS.length]} ${MOODS[(i >> 3) % MOODS.length]}, watercolour, soft light, result number ${i}, seen from afar`;
   return {
     id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
@@ -44,7 +45,7 @@ function result(i: number): HistoryEntry {
     model,
     files: Array.from({ length: 1 + (i % 2) }, (_, k) => `/w/generated-images/result-${i}-${k + 1}.png`),
     costRub: 2 + (i % 37),
-    origin: ORIGINS[(i >> 2) % ORIGINS.length]!,
+    origin: ORIGINS[Math.floor(i / 13) % ORIGINS.length]!,
     ...(i % 11 === 0 ? { style: { name: 'Brand', file: '.gateway-images/styles.json', values: {} } } : {}),
   };
 }
