@@ -82,17 +82,28 @@ function costRange(text: string): Pick<ResultQuery, 'minCost' | 'maxCost'> | und
 /** Whether the query asks anything (an empty one shows every result). */
 export const isEmptyQuery = (q: ResultQuery) => !q.words.length && Object.keys(q).length === 1;
 
+/** What a query compares of a result, in lower case (the index keeps it with the result). */
+export interface SearchFields {
+  model: string;
+  who: string;
+  style: string;
+}
+
+export function searchFieldsOf(summary: ResultSummary): SearchFields {
+  return { model: summary.model.toLowerCase(), who: originKey(summary.origin).toLowerCase(), style: summary.style?.name.toLowerCase() ?? '' };
+}
+
 /** Whether a result matches everything but the prompt's words (what its summary alone tells). */
-export function matchesSummary(summary: ResultSummary, q: ResultQuery): boolean {
+export function matchesSummary(summary: ResultSummary, q: ResultQuery, fields: SearchFields = searchFieldsOf(summary)): boolean {
   if (q.from !== undefined && summary.createdAt < q.from) return false;
   if (q.to !== undefined && summary.createdAt >= q.to) return false;
-  if (q.model !== undefined && !summary.model.toLowerCase().includes(q.model)) return false;
-  if (q.style !== undefined && !summary.style?.name.toLowerCase().includes(q.style)) return false;
+  if (q.model !== undefined && !fields.model.includes(q.model)) return false;
+  if (q.style !== undefined && !(summary.style && fields.style.includes(q.style))) return false;
   if (q.minCost !== undefined || q.maxCost !== undefined) {
     const cost = summary.costRub;
     if (cost === undefined || (q.minCost !== undefined && cost < q.minCost - 1e-9) || (q.maxCost !== undefined && cost > q.maxCost + 1e-9)) return false;
   }
-  if (q.who !== undefined && !originKey(summary.origin).toLowerCase().includes(q.who)) return false;
+  if (q.who !== undefined && !fields.who.includes(q.who)) return false;
   return true;
 }
 

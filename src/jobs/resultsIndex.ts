@@ -6,7 +6,7 @@
 import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest } from '../core/types';
 import type { ResultOrigin } from './resultOrigin';
-import { matchesSummary, matchesWords, type ResultQuery } from './resultSearch';
+import { matchesSummary, matchesWords, type ResultQuery, type SearchFields, searchFieldsOf } from './resultSearch';
 
 export interface HistoryEntry {
   id: string;
@@ -100,6 +100,8 @@ interface Stored {
   order: number;
   /** The prompt in lower case, read from the details by the first search that needs it. */
   prompt?: string;
+  /** What a search compares of the summary, in lower case, made by the first search. */
+  fields?: SearchFields;
 }
 
 /** The gallery narrowed to the results that match a query: its slots, newest first, as of the call. */
@@ -255,7 +257,9 @@ export class ResultsIndex {
       // A result's files are next to each other: it is checked once.
       if (stored !== last) {
         last = stored;
-        lastMatched = matchesSummary(stored.summary, query) && (!query.words.length || matchesWords(this.promptOf(stored), query));
+        lastMatched =
+          matchesSummary(stored.summary, query, (stored.fields ??= searchFieldsOf(stored.summary))) &&
+          (!query.words.length || matchesWords(this.promptOf(stored), query));
       }
       if (lastMatched) {
         results.push(stored);
