@@ -29,6 +29,8 @@ import {
 const RESULTS = 5000;
 const MATCH = 1234;
 const QUERY = 'lighthouse fog model:prism';
+/** The screenshots' height: the gateway's figures and the chart by who made it. */
+const SECTION_HEIGHT = 330;
 
 /** The results journal of the window's workspace, once it holds the generated result with its cost. */
 function generatedResult(opened: OpenedWorkbench): Promise<{ journal: string; result: HistoryEntry }> {
@@ -178,8 +180,13 @@ describe('Account and Usage: where the money went (e2e screenshots)', () => {
       const frame = await webviewFrame(page, 'Account');
       await frame.getByText('Palette or command').first().waitFor({ state: 'visible', timeout: 20_000 });
       await frame.getByText('Image Studio').first().waitFor({ state: 'visible', timeout: 20_000 });
-      await frame.getByText('Where the money went').first().scrollIntoViewIfNeeded();
-      await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
+      // The section alone, from its heading down (the .vsix carries the README's pictures: kept small).
+      const heading = frame.locator('h2', { hasText: 'Where the money went' });
+      await heading.scrollIntoViewIfNeeded();
+      const top = (await heading.boundingBox())!;
+      const editor = (await page.locator('.part.editor').boundingBox())!;
+      const height = Math.min(SECTION_HEIGHT, editor.y + editor.height - (top.y - 8));
+      await page.screenshot({ path: path.join(dir, name), clip: { x: editor.x, y: top.y - 8, width: editor.width, height } });
       assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
     }
   });
