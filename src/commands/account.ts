@@ -34,9 +34,21 @@ export function registerAccountCommands(services: Services): vscode.Disposable {
     vscode.commands.registerCommand('gatewayImages.browseModels', () => browseModels(services)),
     vscode.commands.registerCommand('gatewayImages.statusMenu', () => (markOnboarding('statusBarSeen'), statusMenu())),
     vscode.commands.registerCommand('gatewayImages.showLog', () => services.log.show()),
-    vscode.commands.registerCommand('gatewayImages.findResults', (args?: unknown) => findResultsCode().findResults(services, args)),
-    vscode.commands.registerCommand('gatewayImages.exportResultsCsv', (target?: vscode.Uri) => accountPageCode().exportResultsCsv(services, target)),
+    vscode.commands.registerCommand('gatewayImages.findResults', (args?: unknown) => shown(services, () => findResultsCode().findResults(services, args))),
+    vscode.commands.registerCommand('gatewayImages.exportResultsCsv', (target?: vscode.Uri) =>
+      shown(services, () => accountPageCode().exportResultsCsv(services, target)),
+    ),
   );
+}
+
+/** Runs a command's body; a failure is shown (and the command answers undefined). */
+async function shown<T>(services: Services, body: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await body();
+  } catch (error) {
+    await showError(services, error);
+    return undefined;
+  }
 }
 
 async function showAccount(services: Services): Promise<AccountSnapshot> {

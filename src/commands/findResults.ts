@@ -10,7 +10,6 @@ import { originLabel } from '../jobs/resultOrigin';
 import { parseResultQuery } from '../jobs/resultSearch';
 import type { GallerySlot } from '../jobs/resultsIndex';
 import { type Services } from '../services';
-import { showError } from './showError';
 
 /** The quick pick shows this many matches (the count says how many there are in all). */
 const SHOWN = 200;
@@ -25,42 +24,38 @@ export interface FoundResults {
   problems: string[];
 }
 
+/** Errors reject: the command's registration (account.ts) shows them, with the code already loaded at activation. */
 export async function findResults(services: Services, args?: unknown): Promise<FoundResults | undefined> {
-  try {
-    const index = await services.history.index();
-    if (args && typeof args === 'object' && typeof (args as { query?: unknown }).query === 'string') {
-      const { query, problems } = parseResultQuery((args as { query: string }).query);
-      const filtered = index.filter(query);
-      return { total: filtered.total, found: filtered.page(0, SHOWN).map((s) => ({ file: s.file, id: s.entry.id })), problems };
-    }
-    const state = services.context.workspaceState;
-    const pick = vscode.window.createQuickPick<Item>();
-    pick.title = vscode.l10n.t('Find Image Results');
-    pick.placeholder = vscode.l10n.t('Words of the prompt; model:, style:, who:, from:YYYY-MM-DD, to:YYYY-MM-DD, cost:1..5');
-    pick.value = state.get<string>(LAST_QUERY, '');
-    const show = () => {
-      const { query, problems } = parseResultQuery(pick.value);
-      const filtered = index.filter(query);
-      const items: Item[] = problems.map((problem) => ({ label: `$(warning) ${problem}`, alwaysShow: true }));
-      items.push(...filtered.page(0, SHOWN).map((slot) => itemOf(slot, services.locale)));
-      pick.items = items;
-      pick.title = trPlural(filtered.total, { one: 'Find Image Results: {0} image', other: 'Find Image Results: {0} images' }, filtered.total);
-    };
-    pick.onDidChangeValue(show);
-    show();
-    const chosen = await new Promise<Item | undefined>((resolve) => {
-      pick.onDidAccept(() => resolve(pick.selectedItems[0]));
-      pick.onDidHide(() => resolve(undefined));
-      pick.show();
-    });
-    await state.update(LAST_QUERY, pick.value);
-    pick.dispose();
-    if (chosen?.slot) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(chosen.slot.file));
-    return undefined;
-  } catch (error) {
-    await showError(services, error);
-    return undefined;
+  const index = await services.history.index();
+  if (args && typeof args === 'object' && typeof (args as { query?: unknown }).query === 'string') {
+    const { query, problems } = parseResultQuery((args as { query: string }).query);
+    const filtered = index.filter(query);
+    return { total: filtered.total, found: filtered.page(0, SHOWN).map((s) => ({ file: s.file, id: s.entry.id })), problems };
   }
+  const state = services.context.workspaceState;
+  const pick = vscode.window.createQuickPick<Item>();
+  pick.title = vscode.l10n.t('Find Image Results');
+  pick.placeholder = vscode.l10n.t('Words of the prompt; model:, style:, who:, from:YYYY-MM-DD, to:YYYY-MM-DD, cost:1..5');
+  pick.value = state.get<string>(LAST_QUERY, '');
+  const show = () => {
+    const { query, problems } = parseResultQuery(pick.value);
+    const filtered = index.filter(query);
+    const items: Item[] = problems.map((problem) => ({ label: `$(warning) ${problem}`, alwaysShow: true }));
+    items.push(...filtered.page(0, SHOWN).map((slot) => itemOf(slot, services.locale)));
+    pick.items = items;
+    pick.title = trPlural(filtered.total, { one: 'Find Image Results: {0} image', other: 'Find Image Results: {0} images' }, filtered.total);
+  };
+  pick.onDidChangeValue(show);
+  show();
+  const chosen = await new Promise<Item | undefined>((resolve) => {
+    pick.onDidAccept(() => resolve(pick.selectedItems[0]));
+    pick.onDidHide(() => resolve(undefined));
+    pick.show();
+  });
+  await state.update(LAST_QUERY, pick.value);
+  pick.dispose();
+  if (chosen?.slot) await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(chosen.slot.file));
+  return undefined;
 }
 
 function itemOf(slot: GallerySlot, locale: string): Item {

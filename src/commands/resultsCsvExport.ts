@@ -5,32 +5,27 @@ import * as vscode from 'vscode';
 import { trPlural } from '../core/plural';
 import { resultsCsv } from '../jobs/resultsCsv';
 import { type Services } from '../services';
-import { showError } from './showError';
 
+/** Errors reject: the command's registration (account.ts) shows them, with the code already loaded at activation. */
 export async function exportResultsCsv(services: Services, target?: vscode.Uri): Promise<vscode.Uri | undefined> {
-  try {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const uri =
-      target ??
-      (await vscode.window.showSaveDialog({
-        title: vscode.l10n.t('Export Results as CSV'),
-        filters: { CSV: ['csv'] },
-        ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, 'gateway-images-results.csv') } : {}),
-      }));
-    if (!uri) return undefined;
-    const index = await services.history.index();
-    await fs.writeFile(
-      uri.fsPath,
-      resultsCsv(index.entries(), (file) => vscode.workspace.asRelativePath(file, false)),
-      'utf8',
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const uri =
+    target ??
+    (await vscode.window.showSaveDialog({
+      title: vscode.l10n.t('Export Results as CSV'),
+      filters: { CSV: ['csv'] },
+      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, 'gateway-images-results.csv') } : {}),
+    }));
+  if (!uri) return undefined;
+  const index = await services.history.index();
+  await fs.writeFile(
+    uri.fsPath,
+    resultsCsv(index.entries(), (file) => vscode.workspace.asRelativePath(file, false)),
+    'utf8',
+  );
+  if (!target)
+    void vscode.window.showInformationMessage(
+      trPlural(index.size, { one: 'Exported {0} result to {1}.', other: 'Exported {0} results to {1}.' }, index.size, uri.fsPath),
     );
-    if (!target)
-      void vscode.window.showInformationMessage(
-        trPlural(index.size, { one: 'Exported {0} result to {1}.', other: 'Exported {0} results to {1}.' }, index.size, uri.fsPath),
-      );
-    return uri;
-  } catch (error) {
-    await showError(services, error);
-    return undefined;
-  }
+  return uri;
 }
