@@ -142,6 +142,7 @@ const contexts = await Promise.all([
     './interrupted.js',
     './promptFiles.js',
     './accountPage.js',
+    './findResults.js',
   ]),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
@@ -157,6 +158,8 @@ const contexts = await Promise.all([
   nodeBundle('promptFiles', 'src/commands/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   // The Account and Usage page and its spend chart, loaded when the page is first shown.
   nodeBundle('accountPage', 'src/commands/accountPage.ts'),
+  // Find Image Results… (the palette's search over the results journal), loaded when first used.
+  nodeBundle('findResults', 'src/commands/findResults.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   // Project styles (reading, resolving, their schema), loaded when a style is first used.
   nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.

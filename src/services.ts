@@ -1,9 +1,12 @@
 // The services every feature shares, built once by the composition root.
+import { realpathSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
+import { agentJournalFile } from './jobs/agentJournal';
 import { HistoryStore, type ResultsCode, type ResultsOpenReport } from './jobs/history';
 import type { ThumbnailCache } from './core/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
@@ -98,7 +101,18 @@ function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChan
       ),
     warn: (message) => log.warn(message),
     watch: true,
+    agentJournal: agentJournalOf(vscode.workspace.workspaceFolders?.[0]),
   });
+}
+
+/** The journal the MCP server writes when another agent starts it in this folder (agentJournal.ts); none without a folder. */
+function agentJournalOf(folder: vscode.WorkspaceFolder | undefined): string | undefined {
+  if (folder?.uri.scheme !== 'file') return undefined;
+  try {
+    return agentJournalFile(realpathSync(folder.uri.fsPath), os.homedir());
+  } catch {
+    return undefined;
+  }
 }
 
 function catalogSource(baseUrl: string): string | undefined {

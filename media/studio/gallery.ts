@@ -22,6 +22,8 @@ type ThumbnailState = Omit<ThumbnailMessage, 'type' | 'file'>;
 
 export interface Gallery {
   section: HTMLElement;
+  /** Shows the filter the host kept (a reload keeps it). */
+  setFilter(query: string): void;
   show(page: GalleryPageView): void;
   page(page: GalleryPageView): void;
   changed(message: GalleryChangedMessage): void;
@@ -37,8 +39,22 @@ export function buildGallery(): Gallery {
   const cards = new Map<string, HTMLElement>();
   const pagesAsked = new Set<number>();
   const ul = el('ul', { class: 'gallery', id: 'gallery' });
-  const empty = el('p', { class: 'description' }, [t('galleryEmpty')]);
-  const section = el('section', { class: 'results', 'aria-labelledby': 'gallery-heading' }, [el('h2', { id: 'gallery-heading' }, [t('gallery')]), empty, ul]);
+  const empty = el('p', { class: 'description', 'aria-live': 'polite' }, [t('galleryEmpty')]);
+  // The host filters the whole journal (words, model:, style:, who:, from:, to:, cost:) and keeps the filter across reloads.
+  const filter = el('input', {
+    type: 'search',
+    id: 'gallery-filter',
+    class: 'gallery-filter',
+    'aria-label': t('galleryFilter'),
+    placeholder: t('galleryFilterPlaceholder'),
+  });
+  filter.addEventListener('input', () => post({ type: 'galleryFilter', query: filter.value }));
+  const section = el('section', { class: 'results', 'aria-labelledby': 'gallery-heading' }, [
+    el('h2', { id: 'gallery-heading' }, [t('gallery')]),
+    filter,
+    empty,
+    ul,
+  ]);
   let rowHeight = 0;
   let firstShown = false;
   let scheduled = false;
@@ -79,6 +95,7 @@ export function buildGallery(): Gallery {
   const render = () => {
     scheduled = false;
     empty.hidden = list.total > 0;
+    empty.textContent = filter.value.trim() ? t('galleryNoMatch') : t('galleryEmpty');
     const { columns, cardWidth } = layout();
     const sample = list.at(0);
     if (sample && !rowHeight) measure(cardWidth, sample);
@@ -156,6 +173,9 @@ export function buildGallery(): Gallery {
 
   return {
     section,
+    setFilter(query) {
+      filter.value = query;
+    },
     show: startOver,
     page(page) {
       pagesAsked.delete(page.start);

@@ -37,6 +37,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     form.setReferences(message.references);
     form.setStyles(message.styles);
     form.setBusy(message.busy);
+    gallery.setFilter(message.galleryFilter);
     gallery.show(message.gallery);
     return;
   }

@@ -24,6 +24,8 @@ export interface AccountSnapshot {
   budget?: number;
   key?: KeyRecord;
   stats?: StatsSummary;
+  /** When `stats` was read (ms since epoch): the end of the gateway's windows, which the spend ledger compares with the journal's. */
+  statsAt?: number;
   /** When the balance was last read from the gateway (ms since epoch). */
   updatedAt?: number;
   error?: ErrorSummary;
@@ -323,6 +325,7 @@ function merge(previous: AccountSnapshot, parts: Parts, now: number, keepFunds: 
     user: value(parts.user) ?? previous.user,
     key,
     stats: value(parts.stats) ?? previous.stats,
+    statsAt: value(parts.stats) ? now : previous.statsAt,
     error: firstError === undefined ? undefined : summarizeError(firstError),
     failedParts: failed.length ? failed : undefined,
   };

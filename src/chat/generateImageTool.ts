@@ -127,7 +127,7 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         confirmed.delete(key);
         // Confirmed here: the job asks only above that reservation; nothing confirmed: it always asks.
         const jobs = services.jobs.withDeps({ confirmAbove: () => reservation ?? -1, cap });
-        const result = await generate({ ...services, jobs }, args, false, { signal: controller.signal });
+        const result = await generate({ ...services, jobs }, args, false, { signal: controller.signal, origin: { kind: 'chat' } });
         const paths = result.files.map((file) => vscode.workspace.asRelativePath(file, false));
         const locale = services.locale;
         const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');

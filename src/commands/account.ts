@@ -8,6 +8,7 @@ import { markOnboarding } from '../host/onboarding';
 import { type Services } from '../services';
 import { modelDetail } from './pickers';
 import type * as AccountPageModule from './accountPage';
+import type * as FindResultsModule from './findResults';
 import { showError } from './showError';
 
 let accountPage: typeof AccountPageModule | undefined;
@@ -17,6 +18,9 @@ function accountPageCode(): typeof AccountPageModule {
   accountPage ??= require('./accountPage.js') as typeof AccountPageModule;
   return accountPage;
 }
+
+/** Loads dist/findResults.js (Find Image Results…) when first used. */
+const findResultsCode = () => require('./findResults.js') as typeof FindResultsModule; // eslint-disable-line @typescript-eslint/no-require-imports
 
 const ACCOUNT_URI = vscode.Uri.parse('gateway-images:/Account.md');
 
@@ -30,7 +34,21 @@ export function registerAccountCommands(services: Services): vscode.Disposable {
     vscode.commands.registerCommand('gatewayImages.browseModels', () => browseModels(services)),
     vscode.commands.registerCommand('gatewayImages.statusMenu', () => (markOnboarding('statusBarSeen'), statusMenu())),
     vscode.commands.registerCommand('gatewayImages.showLog', () => services.log.show()),
+    vscode.commands.registerCommand('gatewayImages.findResults', (args?: unknown) => shown(services, () => findResultsCode().findResults(services, args))),
+    vscode.commands.registerCommand('gatewayImages.exportResultsCsv', (target?: vscode.Uri) =>
+      shown(services, () => accountPageCode().exportResultsCsv(services, target)),
+    ),
   );
+}
+
+/** Runs a command's body; a failure is shown (and the command answers undefined). */
+async function shown<T>(services: Services, body: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await body();
+  } catch (error) {
+    await showError(services, error);
+    return undefined;
+  }
 }
 
 async function showAccount(services: Services): Promise<AccountSnapshot> {
@@ -58,9 +76,11 @@ class AccountDocument implements vscode.TextDocumentContentProvider, vscode.Disp
   async provideTextDocumentContent(): Promise<string> {
     // Every result of the chart's 30 days, from the journal's index by time.
     const page = accountPageCode();
-    const { from, to } = page.spendWindowBounds(new Date());
+    const now = new Date();
+    const snapshot = this.services.account.snapshot;
+    const { from, to } = page.accountWindow(snapshot, now);
     const results = (await this.services.history.index()).createdBetween(from, to);
-    return page.renderAccount(this.services.account.snapshot, this.services.locale, results);
+    return page.renderAccount(snapshot, this.services.locale, results, now);
   }
 
   dispose(): void {

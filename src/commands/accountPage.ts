@@ -4,11 +4,21 @@ import * as vscode from 'vscode';
 import { type AccountSnapshot } from '../account/accountModel';
 import { runwayLines } from '../account/runway';
 import { formatRubles } from '../core/cost';
-import { dailySpend, type SpendRecord, spendChartMarkdown } from '../core/spendChart';
+import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindowBounds } from '../core/spendChart';
+import { type LedgerRecord, spendLedger } from '../jobs/spendLedger';
+import { spendLedgerMarkdown } from '../jobs/spendLedgerMarkdown';
 
 export { spendWindowBounds } from '../core/spendChart';
+export { exportResultsCsv } from './resultsCsvExport';
 
-export function renderAccount(s: AccountSnapshot, locale: string, history: readonly SpendRecord[] = []): string {
+/** The journal's results the page needs: the chart's local days and the ledger's 30 × 24 hours before the gateway's figures were read. */
+export function accountWindow(s: AccountSnapshot, now: Date): { from: Date; to: Date } {
+  const chart = spendWindowBounds(now);
+  const ledgerFrom = new Date((s.statsAt ?? now.getTime()) - 30 * 86_400_000);
+  return { from: ledgerFrom < chart.from ? ledgerFrom : chart.from, to: chart.to > now ? chart.to : now };
+}
+
+export function renderAccount(s: AccountSnapshot, locale: string, history: readonly (SpendRecord & LedgerRecord)[] = [], now = new Date()): string {
   const rub = (v?: number | null) => (typeof v === 'number' ? formatRubles(v, locale) : '—');
   const date = (iso?: string) => (iso ? new Date(iso).toLocaleString(locale) : '—');
   const cell = (text: string) => text.replace(/[|\\<>]/g, (c) => `\\${c}`);
@@ -46,5 +56,6 @@ export function renderAccount(s: AccountSnapshot, locale: string, history: reado
     updated,
     '',
   ];
-  return [...table, spendChartMarkdown(dailySpend(history, new Date()), locale)].join('\n');
+  const stats = s.stats && s.statsAt !== undefined ? { summary: s.stats, at: new Date(s.statsAt), ...(s.identity ? { identity: s.identity } : {}) } : undefined;
+  return [...table, spendLedgerMarkdown(spendLedger(history, now, stats), locale), spendChartMarkdown(dailySpend(history, now), locale)].join('\n');
 }

@@ -53,6 +53,7 @@ export async function editImage(services: Services, args: EditArgs, interactive:
     interactive,
     openBeside: sourceUri,
     forceConfirm: styled.confirm,
+    origin: { kind: 'edit' },
     ...extra,
   });
 }

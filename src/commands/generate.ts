@@ -34,6 +34,7 @@ export async function generate(services: Services, args: GenerateArgs, interacti
     interactive,
     // A style of an untrusted workspace never sends on its own: the person confirms what it makes.
     forceConfirm: styled.confirm,
+    origin: { kind: 'palette' },
     ...extra,
   });
 }

@@ -75,7 +75,7 @@ export async function generateForSelection(services: Services, args?: unknown): 
     const selected = document.getText(editor.selection).trim();
     const chosen = byArgs ? argsWithSelection(args, selected) : await askArgs(services, selected);
     // The link is inserted here: the result message does not offer it a second time.
-    const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false, errorActions });
+    const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false, errorActions, origin: { kind: 'markdown' } });
     const inserted = await insertLinks(document, anchor, result.files, chosen.prompt, syntax);
     return { ...result, inserted };
   } catch (error) {

@@ -6,6 +6,7 @@ import { formatRubleRange, formatRubles } from '../core/cost';
 import { JobHistoryRecord } from '../jobs/jobRecord';
 import { settleBy } from '../jobs/settle';
 import type { ImageJob, JobEvent, JobResult, PaidFailure } from '../jobs/jobTypes';
+import type { ResultOrigin } from '../jobs/resultOrigin';
 import { type Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
@@ -28,10 +29,12 @@ export interface RunOptions {
   offerMarkdownLink?: boolean;
   /** Filled in for the caller that shows a failure: the retry and the balance before sending. */
   errorActions?: ErrorActions;
+  /** Who started it (recorded in the results journal); generate and editImage give their own default. */
+  origin?: ResultOrigin;
 }
 
 /** What callers of generate/editImage may add to a run. */
-export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink' | 'errorActions'>;
+export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink' | 'errorActions' | 'origin'>;
 
 export interface CommandResult {
   files: vscode.Uri[];
@@ -42,7 +45,13 @@ export interface CommandResult {
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
-  const record = new JobHistoryRecord(services.history, { request: job.request, references: job.references, model: job.request.model, style: job.style });
+  const record = new JobHistoryRecord(services.history, {
+    request: job.request,
+    references: job.references,
+    model: job.request.model,
+    style: job.style,
+    ...(options.origin ? { origin: options.origin } : {}),
+  });
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
     async (progress, token) => {

@@ -163,7 +163,15 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
     };
     // Paid: recorded even when every image went to the recovery folder, so a re-run never pays again;
     // recorded before the line's in-flight record goes.
-    const details = (model: string) => ({ request: line.request, model, batch, ...(references.length ? { references } : {}), ...(style ? { style } : {}) });
+    const origin = history && { kind: 'promptFile' as const, file: history.promptFile, line: line.line };
+    const details = (model: string) => ({
+      request: line.request,
+      model,
+      batch,
+      origin,
+      ...(references.length ? { references } : {}),
+      ...(style ? { style } : {}),
+    });
     const settle = history && settleBy((done: JobResult) => history.record(details(done.model), done), history.warn, `Line ${line.line}`);
     // Paid without its images: recorded as paid, so a re-run holds the line instead of paying again.
     const settleFailure =

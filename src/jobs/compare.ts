@@ -72,7 +72,14 @@ export async function runComparison(jobsByModel: readonly ImageJob[], run: Compa
       try {
         const history = run.history;
         // Paid: recorded even when every image went to the recovery folder, before the job's in-flight record goes.
-        const details = (model: string) => ({ request: job.request, references: job.references, model, comparison: history!.runId, style: job.style });
+        const details = (model: string) => ({
+          request: job.request,
+          references: job.references,
+          model,
+          comparison: history!.runId,
+          style: job.style,
+          origin: { kind: 'compare' as const },
+        });
         const settle = history && settleBy((result: JobResult) => recordResult(history.store, details(result.model), result), history.warn, job.request.model);
         // Paid without its images: recorded as paid too.
         const settleFailure =

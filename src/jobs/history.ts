@@ -3,16 +3,19 @@
 // an in-memory index (resultsIndex.ts) answers the gallery, regenerate, provenance, the batch
 // resume and the spend chart. Opened on first use, not at activation. No vscode import.
 import { randomUUID } from 'node:crypto';
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, promises as fs, watch } from 'node:fs';
 import * as path from 'node:path';
 import { Emitter, type Event } from '../core/emitter';
 import { isRecord } from '../core/json';
+import { finishedResults } from './agentJournal';
 import type { JournalContents, JournalPosition, SharedJournal } from './journalFile';
 import type { GallerySplice, HistoryEntry, ResultsIndex, ResultSummary } from './resultsIndex';
 import type * as ResultsModules from './resultsBundle';
 
 /** The journal's code (dist/results.js in the extension, loaded on first use). */
 export type ResultsCode = typeof ResultsModules;
+/** What of that code the journal itself needs (the MCP server bundles just this). */
+export type JournalCode = Pick<ResultsCode, 'SharedJournal' | 'ResultsIndex' | 'journalLine'>;
 
 export type { BatchTag, GallerySlot, GallerySplice, HistoryEntry, ResultSummary } from './resultsIndex';
 
@@ -64,7 +67,7 @@ export class HistoryStore {
   private readonly changed = new Emitter<HistoryChange>();
   readonly onDidChange: Event<HistoryChange> = this.changed.event;
   private opening?: Promise<ResultsIndex>;
-  private code?: ResultsCode;
+  private code?: JournalCode;
   private journal?: SharedJournal;
   /** What of the file the index holds. */
   private position?: JournalPosition;
@@ -74,18 +77,23 @@ export class HistoryStore {
   private queue: Promise<unknown> = Promise.resolve();
   private lastReport?: ResultsOpenReport;
   private watcher?: FSWatcher;
+  private agentWatcher?: FSWatcher;
+  /** Size and time of the agents' journal when its results were last taken (unchanged: nothing to read). */
+  private agentStamp?: string;
 
   constructor(
     readonly file: string,
     private readonly options: {
       /** The journal's code, loaded when the journal is first read. */
-      load: () => ResultsCode;
+      load: () => JournalCode;
       legacy?: LegacyHistory;
       onOpened?: (report: ResultsOpenReport) => void;
       /** Something the log should say (another writer's torn line cut off, a lock taken over). */
       warn?: (message: string) => void;
       /** Follow other processes' changes as they happen (the window's journal; not a one-off reader). */
       watch?: boolean;
+      /** The journal of the MCP server started by another agent (agentJournal.ts): its finished results are taken into this one. */
+      agentJournal?: string;
     },
   ) {}
 
@@ -93,6 +101,7 @@ export class HistoryStore {
   async index(): Promise<ResultsIndex> {
     const index = await this.opened();
     await this.serially(() => this.catchUp(index, false));
+    await this.serially(() => this.adoptAgentResults(index));
     return index;
   }
 
@@ -139,7 +148,8 @@ export class HistoryStore {
   /** Waits for the changes started so far. */
   async close(): Promise<void> {
     this.watcher?.close();
-    this.watcher = undefined;
+    this.agentWatcher?.close();
+    this.watcher = this.agentWatcher = undefined;
     await this.queue;
   }
 
@@ -168,6 +178,21 @@ export class HistoryStore {
     }
   }
 
+  /** The agents' journal's results show without waiting for a read, as another window's do. Best effort. */
+  private watchAgents(): void {
+    const file = this.options.agentJournal;
+    if (this.agentWatcher || !file || !this.options.watch) return;
+    try {
+      this.agentWatcher = watch(path.dirname(file), (_event, changed) => {
+        if (changed === path.basename(file)) void this.index().catch(() => undefined);
+      });
+      this.agentWatcher.unref();
+      this.agentWatcher.on('error', () => this.agentWatcher?.close());
+    } catch {
+      // No folder yet (no agent wrote): read at the next read.
+    }
+  }
+
   /**
    * One change, under the journal's lock: what the others wrote is read first, so `change` sees the
    * result as it is now, and the line goes after theirs. The index takes the line once it is in the file.
@@ -186,6 +211,37 @@ export class HistoryStore {
         if (this.lines >= MIN_COMPACT_LINES && this.lines > 2 * index.size) await this.compact(index);
       });
     });
+  }
+
+  /**
+   * Takes the finished results (with their job's id: cost or failure known) of the agents' journal
+   * that this journal does not hold, with their ids, under this journal's lock: two windows never
+   * take one twice, and a result changed here later (a file deleted) is never taken again.
+   */
+  private async adoptAgentResults(index: ResultsIndex): Promise<void> {
+    const file = this.options.agentJournal;
+    if (!file) return;
+    try {
+      const stamp = await fs
+        .stat(file)
+        .then((s) => `${s.size}:${s.mtimeMs}`)
+        .catch(() => 'none');
+      if (stamp === this.agentStamp) return;
+      const finished = finishedResults(await new this.code!.SharedJournal(file).read(false));
+      if ([...finished.keys()].some((id) => !index.has(id)))
+        await this.journal!.exclusive(async () => {
+          await this.catchUp(index, true);
+          for (const [id, line] of finished) {
+            if (index.has(id)) continue;
+            this.position = await this.journal!.append(line);
+            this.lines++;
+            this.apply(index, line);
+          }
+        });
+      this.agentStamp = stamp;
+    } catch (error) {
+      this.options.warn?.(`Results journal: the agents' results in ${file} could not be read (${String(error)}); tried again at the next read.`);
+    }
   }
 
   /** Runs one task after the others (catching up and changes never interleave); a failed one does not stop the next. */
@@ -282,6 +338,7 @@ export class HistoryStore {
     };
     this.options.onOpened?.(this.lastReport);
     this.watch();
+    this.watchAgents();
     return index;
   }
 

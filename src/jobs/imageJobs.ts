@@ -211,7 +211,14 @@ export class ImageJobService {
     this.deps.reconcile();
     const placed = await this.place(recovery, meta, estimate, date, await settle(early), placing);
     if (!placed.files.length) await removeUnusedFolder(job, placing);
-    return { ...placed, jobId: sink.staging.jobId, request: job.request, ...(notes.length ? { notes } : {}) };
+    return {
+      ...placed,
+      jobId: sink.staging.jobId,
+      request: job.request,
+      ...(recovery.requestId ? { requestId: recovery.requestId } : {}),
+      ...(meta.identity ? { identity: meta.identity } : {}),
+      ...(notes.length ? { notes } : {}),
+    };
   }
 
   /** Places one staged image; a failure leaves it staged (for recovery) and says why. */

@@ -6,7 +6,7 @@ import type { HistoryEntry, HistoryStore } from './history';
 import type { PaidFailure } from './jobTypes';
 
 /** What a job tells the history about itself; the rest comes from its result. */
-export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison' | 'style'>;
+export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison' | 'style' | 'origin'>;
 
 /** The parts of a job's result that the history keeps. */
 export interface RecordedResult {
@@ -17,9 +17,13 @@ export interface RecordedResult {
   recovered?: { manifestPath?: string; files: string[] };
   /** The job's id (its in-flight record's): written with the final state, so settling at start-up knows the result was recorded. */
   jobId?: string;
+  /** The gateway's id of the request (the CSV export lists it). */
+  requestId?: string;
+  /** The gateway and key it was paid with: the ledger compares only this key's results with the key's figures. */
+  identity?: string;
 }
 
-type FinalState = Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId' | 'failed' | 'outcomeUnknown' | 'requestId'>;
+type FinalState = Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId' | 'failed' | 'outcomeUnknown' | 'requestId' | 'identity'>;
 
 /**
  * The history entry of one job. Kept up to date while images are saved one by one, so the gallery
@@ -56,7 +60,13 @@ export class JobHistoryRecord {
     this.files = [...result.files];
     this.recovered = result.recovered?.files.length ? { manifestPath: result.recovered.manifestPath, files: [...result.recovered.files] } : undefined;
     this.details = { ...this.details, model: result.model, request: withoutReferenceData(result.request ?? this.details.request) };
-    const final = { costRub: result.usage?.cost_rub, balanceAfter: result.usage?.balance, ...(result.jobId ? { jobId: result.jobId } : {}) };
+    const final = {
+      costRub: result.usage?.cost_rub,
+      balanceAfter: result.usage?.balance,
+      ...(result.jobId ? { jobId: result.jobId } : {}),
+      ...(result.requestId ? { requestId: result.requestId } : {}),
+      ...(result.identity ? { identity: result.identity } : {}),
+    };
     return this.write(final);
   }
 

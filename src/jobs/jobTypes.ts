@@ -105,6 +105,10 @@ export interface JobResult {
   jobId?: string;
   /** The request as sent (after normalisation). */
   request?: GenerationRequest;
+  /** The gateway's id of the request, from its answer's headers (when it gave one). */
+  requestId?: string;
+  /** The gateway and key it was paid with (core/identity.ts: base URL and key fingerprint, never the key). */
+  identity?: string;
   /** What was changed in the input, and any warning (budget shortfall). */
   notes?: string[];
   files: string[];

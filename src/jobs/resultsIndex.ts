@@ -5,6 +5,8 @@
 // A change reports the gallery splices it makes, so the studio posts only what changed. No vscode import.
 import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest } from '../core/types';
+import type { ResultOrigin } from './resultOrigin';
+import { matchesSummary, matchesWords, type ResultQuery, type SearchFields, searchFieldsOf } from './resultSearch';
 
 export interface HistoryEntry {
   id: string;
@@ -38,6 +40,10 @@ export interface HistoryEntry {
   outcomeUnknown?: true;
   /** The gateway's id of the request, from its answer's headers (kept for an interrupted job). */
   requestId?: string;
+  /** Who made it (absent in entries written before it was recorded: "unknown"). */
+  origin?: ResultOrigin;
+  /** The gateway and key it was paid with: `<base URL>|<key fingerprint>` (core/identity.ts; never the key). Absent in old entries and failures. */
+  identity?: string;
 }
 
 /**
@@ -92,6 +98,16 @@ interface Stored {
   end: number;
   /** Position in the order of first writing. */
   order: number;
+  /** The prompt in lower case, read from the details by the first search that needs it. */
+  prompt?: string;
+  /** What a search compares of the summary, in lower case, made by the first search. */
+  fields?: SearchFields;
+}
+
+/** The gallery narrowed to the results that match a query: its slots, newest first, as of the call. */
+export interface FilteredGallery {
+  total: number;
+  page(start: number, count: number): GallerySlot[];
 }
 
 export const batchKey = (tag: BatchTag) => `${tag.file}\0${tag.line}\0${tag.key}`;
@@ -172,6 +188,15 @@ export class ResultsIndex {
     for (const { summary, source, start, end } of this.byId.values()) yield `${JSON.stringify({ put: summary })}\t${source.slice(start, end)}`;
   }
 
+  /** Every result whole, oldest first by creation (the CSV export). */
+  *entries(): IterableIterator<HistoryEntry> {
+    for (const stored of this.chronological) yield this.entryOf(stored);
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   find(id: string): HistoryEntry | undefined {
     const stored = this.byId.get(id);
     return stored && this.entryOf(stored);
@@ -216,6 +241,48 @@ export class ResultsIndex {
     const page: GallerySlot[] = [];
     for (let i = start; i < end; i++) page.push({ entry: this.entryOf(this.slotResults[i]!), file: this.slotFiles[i]! });
     return page;
+  }
+
+  /**
+   * The gallery's slots of the results that match `query`, newest first. The summary is checked
+   * first; the prompt (in the details' text) is read only for words, once per result, and kept.
+   */
+  filter(query: ResultQuery): FilteredGallery {
+    const results: Stored[] = [];
+    const files: string[] = [];
+    let last: Stored | undefined;
+    let lastMatched = false;
+    for (let i = 0; i < this.slotResults.length; i++) {
+      const stored = this.slotResults[i]!;
+      // A result's files are next to each other: it is checked once.
+      if (stored !== last) {
+        last = stored;
+        lastMatched =
+          matchesSummary(stored.summary, query, (stored.fields ??= searchFieldsOf(stored.summary))) &&
+          (!query.words.length || matchesWords(this.promptOf(stored), query));
+      }
+      if (lastMatched) {
+        results.push(stored);
+        files.push(this.slotFiles[i]!);
+      }
+    }
+    return {
+      total: files.length,
+      page: (start, count) => results.slice(start, start + count).map((stored, i) => ({ entry: this.entryOf(stored), file: files[start + i]! })),
+    };
+  }
+
+  private promptOf(stored: Stored): string {
+    if (stored.prompt === undefined) {
+      let prompt = '';
+      try {
+        prompt = (JSON.parse(stored.source.slice(stored.start, stored.end)) as Partial<Details>).request?.prompt ?? '';
+      } catch {
+        // A damaged line: no prompt to match.
+      }
+      stored.prompt = prompt.toLowerCase();
+    }
+    return stored.prompt;
   }
 
   private index(summary: ResultSummary, source: string, start: number, end: number): Stored {

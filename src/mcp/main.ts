@@ -7,6 +7,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type * as GatewayBundle from '../core/gatewayBundle';
 import { ConfigError, connectionSecrets, ENV, type McpConfig, PROXY_VARIABLES, readConfig } from './server/config';
+import { HistoryStore } from '../jobs/history';
+import { SharedJournal } from '../jobs/journalFile';
+import { journalLine, ResultsIndex } from '../jobs/resultsIndex';
 import { ImageTools } from './server/imageTools';
 import { createMcpServer } from './server/mcpServer';
 
@@ -50,7 +53,11 @@ async function main(): Promise<void> {
         ),
       ),
   });
-  const tools = new ImageTools(config, () => client, { provenance });
+  // Paid results go into a results journal: the window's when VS Code started the server, else the agents' file of this workspace.
+  const journal = config.resultsJournal
+    ? new HistoryStore(config.resultsJournal, { load: () => ({ SharedJournal, ResultsIndex, journalLine }), warn: (m) => log(redact(m)) })
+    : undefined;
+  const tools = new ImageTools(config, () => client, { provenance, ...(journal ? { journal } : {}), warn: (m) => log(redact(m)) });
   let clientProtocol: string | undefined;
   const server = createMcpServer(tools, version, redact, () => clientProtocol, log);
   const transport = new StdioServerTransport();
@@ -65,6 +72,7 @@ async function main(): Promise<void> {
     if (!(await tools.drain(config.timeoutMs + DRAIN_MARGIN_MS))) log('calls still in flight after their deadline: leaving anyway');
     // The SDK writes an answer a few promise steps after its handler ended: one turn of the event loop.
     await new Promise((resolve) => setImmediate(resolve));
+    await journal?.close().catch(() => undefined);
     await server.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     process.exit(0);
@@ -86,7 +94,7 @@ async function main(): Promise<void> {
   };
   log(
     redact(
-      `ready: workspace ${config.workspaceRoot}, gateway ${client.baseUrl}, key ${key ? 'set' : 'NOT SET'}, cap ${config.maxCostPerCall} ₽ per call / ${config.maxCostPerSession} ₽ per session; ${describeConnection(config.connection)}`,
+      `ready: workspace ${config.workspaceRoot}, results journal ${config.resultsJournal}, gateway ${client.baseUrl}, key ${key ? 'set' : 'NOT SET'}, cap ${config.maxCostPerCall} ₽ per call / ${config.maxCostPerSession} ₽ per session; ${describeConnection(config.connection)}`,
     ),
   );
 }

@@ -189,6 +189,8 @@ function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: 
     [ENV.timeoutSeconds]: String(timeoutSeconds),
     // The extension's recovery folder: "Recover Unsaved Images" finds what the server could not place.
     [ENV.recoveryDir]: services.recoveryDir,
+    // The window's results journal: the server's results show in the gallery and the spend ledger, under MCP with the client's name.
+    [ENV.resultsJournal]: services.history.file,
     GATEWAY_IMAGES_EMBED_PROVENANCE: readSettings().embedProvenance ? '1' : '0',
     [ENV.workspaceTrusted]: vscode.workspace.isTrusted ? '1' : '0',
   };

@@ -4,18 +4,26 @@
 import { readFile } from 'node:fs/promises';
 import type * as vscode from 'vscode';
 import type { HistoryChange } from '../jobs/history';
+import { parseResultQuery } from '../jobs/resultSearch';
+import type { ResultsIndex } from '../jobs/resultsIndex';
 import type { Services } from '../services';
 import type { GalleryPageRequest, GalleryPageView, GalleryShownMessage, ThumbnailsRequest, ToWebviewMessage } from './protocol';
 import { thumbnailStandIn, toGalleryItems, toGalleryPage } from './view';
 
 /** Enough cards for a tall window; the page asks for more as it scrolls. */
 export const FIRST_PAGE = 48;
+/** The gallery's filter, kept across reloads (workspace state). */
+const FILTER_KEY = 'gatewayImages.studio.galleryFilter';
+
+type GallerySource = Pick<ResultsIndex, 'galleryPage' | 'galleryCount'>;
 
 export class GalleryFeed implements vscode.Disposable {
   private readonly subscription: { dispose(): void };
   /** When the page started loading (the panel opened or was shown again). */
   private loadingSince = Date.now();
   private latestThumbnails = 0;
+  /** The filtered gallery as of the journal's last change (made again after each change). */
+  private filtered?: GallerySource;
 
   constructor(
     private readonly services: Services,
@@ -30,11 +38,34 @@ export class GalleryFeed implements vscode.Disposable {
   }
 
   async firstPage(): Promise<GalleryPageView> {
-    return toGalleryPage(await this.services.history.index(), 0, FIRST_PAGE, this.services.locale);
+    return toGalleryPage(await this.source(), 0, FIRST_PAGE, this.services.locale);
   }
 
   async page({ requestId, start, count }: GalleryPageRequest): Promise<void> {
-    this.post({ type: 'galleryPage', requestId, ...toGalleryPage(await this.services.history.index(), start, count, this.services.locale) });
+    this.post({ type: 'galleryPage', requestId, ...toGalleryPage(await this.source(), start, count, this.services.locale) });
+  }
+
+  get filterText(): string {
+    return this.services.context.workspaceState.get<string>(FILTER_KEY, '');
+  }
+
+  /** The gallery shows what matches `query` from now on (and after a reload); the page starts over from the first page. */
+  async setFilter(query: string): Promise<void> {
+    await this.services.context.workspaceState.update(FILTER_KEY, query.trim() || undefined);
+    this.filtered = undefined;
+    this.post({ type: 'galleryPage', requestId: 0, ...(await this.firstPage()) });
+  }
+
+  /** The whole gallery, or the filtered one: the index filters once per change of the journal or the filter. */
+  private async source(): Promise<GallerySource> {
+    const index = await this.services.history.index();
+    const text = this.filterText;
+    if (!text) return index;
+    if (!this.filtered) {
+      const filtered = index.filter(parseResultQuery(text).query);
+      this.filtered = { galleryCount: filtered.total, galleryPage: (start, count) => filtered.page(start, count) };
+    }
+    return this.filtered;
   }
 
   /**
@@ -73,7 +104,9 @@ export class GalleryFeed implements vscode.Disposable {
 
   /** Posted at once, in the order of the changes, so the page's list stays the host's. */
   private changed(change: HistoryChange): void {
-    if (change.gallery === 'reset') {
+    this.filtered = undefined;
+    // A filtered gallery's places are not the journal's: the page starts over from the first page.
+    if (change.gallery === 'reset' || (this.filterText && change.gallery.length)) {
       void this.firstPage().then((page) => this.post({ type: 'galleryPage', requestId: 0, ...page }));
       return;
     }

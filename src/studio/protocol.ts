@@ -20,6 +20,8 @@ export const LIMITS = {
   droppedUris: 64,
   /** Gallery items one page request may ask for. */
   galleryPage: 200,
+  /** The gallery's filter (a query of jobs/resultSearch.ts). */
+  galleryFilter: 500,
   /** Thumbnails one request may ask for. */
   thumbnails: 64,
   /** 25 MB of image bytes as base64 (4 characters per 3 bytes). */
@@ -161,8 +163,9 @@ export interface InitMessage {
   models: ModelInfo[];
   modelsError?: string;
   account: AccountView;
-  /** The first page of the gallery. */
+  /** The first page of the gallery (filtered by `galleryFilter`, kept across reloads). */
   gallery: GalleryPageView;
+  galleryFilter: string;
   /** The page's saved references, checked again and with fresh URIs. */
   references: ReferenceView[];
   busy: boolean;
@@ -368,6 +371,12 @@ export interface GalleryShownMessage {
   total: number;
 }
 
+/** The gallery shows only the results that match `query` (empty: all); the host answers with its first page. */
+export interface GalleryFilterMessage {
+  type: 'galleryFilter';
+  query: string;
+}
+
 export type FromWebviewMessage =
   | ReadyMessage
   | EvaluateMessage
@@ -381,5 +390,6 @@ export type FromWebviewMessage =
   | GalleryPageRequest
   | ThumbnailsRequest
   | GalleryShownMessage
+  | GalleryFilterMessage
   | CompareFromWebviewMessage
   | StyleFromWebviewMessage<FormValues>;

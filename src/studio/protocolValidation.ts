@@ -155,6 +155,8 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       if (!parsed.every((item) => item !== undefined)) return undefined;
       return { type: 'thumbnails', requestId: value.requestId, items: parsed };
     }
+    case 'galleryFilter':
+      return only('query') && isText(value.query, LIMITS.galleryFilter) ? { type: 'galleryFilter', query: value.query } : undefined;
     case 'galleryShown': {
       if (!only('at', 'cards', 'total')) return undefined;
       const { at, cards, total } = value;

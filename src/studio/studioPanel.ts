@@ -159,6 +159,7 @@ export class StudioPanel {
           models: models.map((m) => toModelInfo(m, services.locale)),
           account: toAccountView(services.account.snapshot, services.locale),
           gallery,
+          galleryFilter: this.gallery.filterText,
           references: views,
           busy: !!this.running,
           styles: await stylesView(),
@@ -230,6 +231,8 @@ export class StudioPanel {
         return this.gallery.thumbnails(message);
       case 'galleryShown':
         return this.gallery.shown(message);
+      case 'galleryFilter':
+        return this.gallery.setFilter(message.query);
       case 'compare':
       case 'cancelCompare':
       case 'useModel':
@@ -264,8 +267,8 @@ export class StudioPanel {
       const args = formArgs(form);
       const images = views.map((v) => v.path);
       const result = images.length
-        ? await editImage(services, { ...args, images }, true, { signal: controller.signal, errorActions })
-        : await generate(services, args, true, { signal: controller.signal, errorActions });
+        ? await editImage(services, { ...args, images }, true, { signal: controller.signal, errorActions, origin: { kind: 'studio' } })
+        : await generate(services, args, true, { signal: controller.signal, errorActions, origin: { kind: 'studio' } });
       this.post({
         type: 'generateDone',
         requestId,

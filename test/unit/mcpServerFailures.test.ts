@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DEMO_KEYS, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir, waitFor } from './support/gateway';
-import { launch, SERVER, type ToolResult } from './support/mcp';
+import { launch, SERVER, serverHome, type ToolResult } from './support/mcp';
 
 describe('MCP server: paid calls that fail or are cancelled', function () {
   this.timeout(30_000);
@@ -74,6 +74,7 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
     const child = spawn(process.execPath, [SERVER], {
       env: {
         PATH: process.env.PATH ?? '',
+        HOME: serverHome(),
         GATEWAY_IMAGES_BASE_URL: emu.url,
         GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
         GATEWAY_IMAGES_WORKSPACE: workspace,

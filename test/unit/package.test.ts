@@ -134,6 +134,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/interrupted.js',
       'extension/dist/promptFiles.js',
       'extension/dist/accountPage.js',
+      'extension/dist/findResults.js',
       'extension/dist/thumbnails.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',

@@ -43,6 +43,8 @@ const VALID: FromWebviewMessage[] = [
   { type: 'galleryPage', requestId: 21, start: 4_950, count: LIMITS.galleryPage },
   { type: 'thumbnails', requestId: 22, items: [{ entryId: 'e1', file: '/ws/generated-images/x.png' }] },
   { type: 'galleryShown', at: 1_767_000_000_000, cards: 24, total: 5_000 },
+  { type: 'galleryFilter', query: 'lighthouse model:lumen who:mcp' },
+  { type: 'galleryFilter', query: '' },
 ];
 
 describe('Image Studio protocol: parseFromWebviewMessage', () => {
@@ -112,6 +114,8 @@ describe('Image Studio protocol: parseFromWebviewMessage', () => {
       { type: 'thumbnails', requestId: 1, items: [{ entryId: '', file: '/a.png' }] },
       { type: 'galleryShown', at: 'now', cards: 1, total: 1 },
       { type: 'galleryShown', at: 1, cards: 1, total: 1, extra: true },
+      { type: 'galleryFilter', query: 42 },
+      { type: 'galleryFilter', query: 'x', requestId: 1 },
     ];
     for (const value of bad) assert.strictEqual(parseFromWebviewMessage(value), undefined, JSON.stringify(value));
   });
@@ -139,6 +143,8 @@ describe('Image Studio protocol: parseFromWebviewMessage', () => {
     assert.strictEqual(parseFromWebviewMessage({ type: 'evaluate', requestId: 1, form: { ...form, params: { p: at(LIMITS.value + 1) } } }), undefined);
     assert.strictEqual(parseFromWebviewMessage({ type: 'evaluate', requestId: 1, form: { ...form, size: at(LIMITS.value + 1) } }), undefined);
     assert.strictEqual(parseFromWebviewMessage({ type: 'dropUris', requestId: 1, uris: refs(LIMITS.droppedUris + 1) }), undefined);
+    assert.ok(parseFromWebviewMessage({ type: 'galleryFilter', query: at(LIMITS.galleryFilter) }));
+    assert.strictEqual(parseFromWebviewMessage({ type: 'galleryFilter', query: at(LIMITS.galleryFilter + 1) }), undefined);
   });
 
   it('caps a pasted image at 25 MB of bytes', () => {

@@ -7,7 +7,7 @@
 // Each row runs in its own forked process (out/tools/bench/worker.js); the gateway emulator runs here.
 //   node out/tools/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick] [--only NAME,…]
 // --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds).
-// --only: just these scenarios (upload-limit, first-image, concurrent, journal), for working on one row.
+// --only: just these scenarios (upload-limit, first-image, concurrent, journal, search), for working on one row.
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +16,7 @@ import { concurrentScenario } from './concurrent';
 import { firstImageScenario } from './firstImage';
 import { generationScenario, type OlderRows, olderReport, uploadScenario } from './generation';
 import { journalScenario } from './journal';
+import { searchScenario } from './search';
 import { type Activation, type BundleInfo, measureActivation, packageVsixRow, packagingReport, productionBundle, restoreDevBundle, ROOT } from './packaging';
 import { runWorker, takeExpected } from './rowRunner';
 import { type BenchContext, type BenchTarget, pad, type ScenarioReport } from './scenario';
@@ -43,6 +44,7 @@ const NEWER_SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioRep
   'first-image': firstImageScenario,
   concurrent: concurrentScenario,
   journal: journalScenario,
+  search: searchScenario,
 };
 
 /** Scenario sizes: the real ones, or the quick mode's. */

@@ -4,6 +4,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ConnectionSettings } from '../../core/proxy';
+import { agentJournalFile } from '../../jobs/agentJournal';
 
 export const ENV = {
   baseUrl: 'GATEWAY_IMAGES_BASE_URL',
@@ -14,6 +15,7 @@ export const ENV = {
   maxCostPerSession: 'GATEWAY_IMAGES_MAX_COST_PER_SESSION',
   timeoutSeconds: 'GATEWAY_IMAGES_TIMEOUT_SECONDS',
   recoveryDir: 'GATEWAY_IMAGES_RECOVERY_DIR',
+  resultsJournal: 'GATEWAY_IMAGES_RESULTS_JOURNAL',
   workspaceTrusted: 'GATEWAY_IMAGES_WORKSPACE_TRUSTED',
   // The connection, as VS Code's `http.*` settings give it to the extension (see connectionEnvironment).
   proxyAuthorization: 'GATEWAY_IMAGES_PROXY_AUTHORIZATION',
@@ -42,6 +44,8 @@ export interface McpConfig {
   maxCostPerSession: number;
   timeoutMs: number;
   recoveryDir: string;
+  /** The results journal its paid results go into: the window's when VS Code starts it, else agentJournalFile(). */
+  resultsJournal?: string;
   /** False when VS Code has not trusted the workspace: its styles are read, but never send on their own (default true). */
   workspaceTrusted?: boolean;
   /** Proxy and certificate settings beyond HTTPS_PROXY/HTTP_PROXY/NO_PROXY (default: the extension's defaults). */
@@ -79,6 +83,7 @@ export function readConfig(env: NodeJS.ProcessEnv, cwd: string, realpath: (p: st
     maxCostPerSession: rubles(env, ENV.maxCostPerSession, DEFAULT_MAX_COST_PER_SESSION),
     timeoutMs: Math.round(rubles(env, ENV.timeoutSeconds, 600) * 1000) || 600_000,
     recoveryDir: text(ENV.recoveryDir) ?? path.join(os.homedir(), '.gateway-images', 'recovery'),
+    resultsJournal: path.resolve(cwd, text(ENV.resultsJournal) ?? agentJournalFile(workspaceRoot, os.homedir())),
     workspaceTrusted: text(ENV.workspaceTrusted) !== '0',
     connection: readConnection(env),
   };

@@ -9,8 +9,11 @@ import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/
 import { CancelledError, NotConfiguredError, ValidationError } from '../../core/errors';
 import { type CapStatus, SpendingCap } from '../../core/spendingCap';
 import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/types';
+import type { HistoryStore } from '../../jobs/history';
 import { ImageJobService } from '../../jobs/imageJobs';
-import type { ImageApi, ImageJob, JobResult } from '../../jobs/jobTypes';
+import { JobHistoryRecord } from '../../jobs/jobRecord';
+import { settleBy } from '../../jobs/settle';
+import type { ImageApi, ImageJob, JobResult, PaidFailure } from '../../jobs/jobTypes';
 import type { StyledRequest, StyleInput } from '../../jobs/styledRequest';
 import type { McpConfig } from './config';
 import { PREVIEW_SIDE, previewOf } from './preview';
@@ -64,6 +67,8 @@ export interface CallContext {
   progress?: (message: string) => void;
   /** Said once the call's own answer can no longer be (it was cancelled after the gateway had charged). */
   notify?: (message: string) => void;
+  /** The client's name from `initialize` (clientInfo.name): recorded as who made the result. */
+  client?: string;
 }
 
 /** A paid call reports progress this often while the gateway works (some clients time out when silent). */
@@ -78,6 +83,10 @@ export interface ImageToolsOptions {
   provenance?: boolean;
   /** The catalog (default: read through `api`, kept for an hour). */
   catalog?: CatalogCache;
+  /** The results journal paid results are recorded in (config.resultsJournal); none: nothing is recorded. */
+  journal?: HistoryStore;
+  /** Where a result that could not be recorded is told (stderr). */
+  warn?: (message: string) => void;
 }
 
 export class ImageTools {
@@ -93,7 +102,7 @@ export class ImageTools {
   constructor(
     private readonly config: McpConfig,
     private readonly api: () => GatewayApi,
-    options: ImageToolsOptions = {},
+    private readonly options: ImageToolsOptions = {},
   ) {
     this.cap = new SpendingCap(() => config);
     this.paths = new WorkspacePaths(config.workspaceRoot);
@@ -115,6 +124,7 @@ export class ImageTools {
       confirmAbove: () => Number.POSITIVE_INFINITY,
       cap: this.cap,
       provenance: () => options.provenance ?? true,
+      ...(options.journal ? { resultsJournal: options.journal.file } : {}),
       recoveryDir: config.recoveryDir,
       locale: 'en',
     });
@@ -237,6 +247,7 @@ export class ImageTools {
     const started = Date.now();
     const heartbeat = setInterval(() => progress(`Waiting for the gateway (${Math.round((Date.now() - started) / 1000)} s)…`), HEARTBEAT_MS);
     let result: JobResult;
+    const record = this.recordOf(job, context.client);
     try {
       await this.paths.ensureDirectory('output_directory', job.output.directory);
       result = await this.jobs.run(job, {
@@ -244,6 +255,7 @@ export class ImageTools {
         signal: context.signal,
         // The job prepares again: a reservation that rose since the check above is refused.
         confirmedReservation: estimate.reservation,
+        ...record?.settlement,
         onEvent: (event) => {
           if (event.type === 'sending') progress(`Reserved ${rub(event.estimate.reservation)} of the spending cap for ${event.model.id}; sending.`);
           if (event.type === 'sent') {
@@ -252,6 +264,7 @@ export class ImageTools {
           }
           if (event.type === 'answered') progress(`The gateway answered (it has charged); receiving ${estimate.n} image(s).`);
           if (event.type === 'image-saved') {
+            record?.saved(event.file);
             saved.push(this.fileOf(event.file));
             progress(`Image ${saved.length} of ${estimate.n} saved: ${this.paths.relative(event.file)}.`);
           }
@@ -271,6 +284,23 @@ export class ImageTools {
       );
     }
     return answer;
+  }
+
+  /** The call's entry in the results journal (who made it: MCP and the client's name), written as images are saved and then with the cost. */
+  private recordOf(job: ImageJob, client: string | undefined) {
+    const journal = this.options.journal;
+    if (!journal) return undefined;
+    const warn = this.options.warn ?? (() => undefined);
+    // The client names itself: kept short (it is shown in Account and Usage and the search).
+    const origin = { kind: 'mcp' as const, ...(client ? { client: client.slice(0, 100) } : {}) };
+    const record = new JobHistoryRecord(journal, { request: job.request, references: job.references, model: job.request.model, style: job.style, origin });
+    return {
+      saved: (file: string) => void record.saved(file).catch((error: unknown) => warn(`results journal: ${String(error)}`)),
+      settlement: {
+        settle: settleBy((done: JobResult) => record.finish(done), warn, 'The result'),
+        settleFailure: settleBy((failure: PaidFailure) => record.failed(failure), warn, 'The paid request'),
+      },
+    };
   }
 
   private async imageAnswer(result: JobResult, verb: string, style: string | undefined): Promise<ToolAnswer<ImageAnswer>> {

@@ -47,8 +47,10 @@ export function createMcpServer(
   const contextOf = (extra: Extra, tool: string): CallContext => {
     const progressToken = extra._meta?.progressToken;
     let step = 0;
+    const client = server.server.getClientVersion()?.name;
     return {
       signal: extra.signal,
+      ...(client ? { client } : {}),
       progress:
         progressToken === undefined
           ? undefined

@@ -1,6 +1,8 @@
 // Starts the MCP server (dist/mcp.js, built by `npm run build`) for the unit tests and connects
 // the SDK's own client to it over stdio.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -24,8 +26,21 @@ export interface ServerOutput {
   sent: string[];
 }
 
+let testHome: string | undefined;
 /**
- * Starts dist/mcp.js with exactly this environment (plus PATH) and connects the SDK's client;
+ * The servers' home (where a server started without GATEWAY_IMAGES_RESULTS_JOURNAL records its
+ * results, ~/.gateway-images/results): one temporary folder for this test process, never the user's.
+ */
+export function serverHome(): string {
+  if (!testHome) {
+    const home = (testHome = mkdtempSync(path.join(os.tmpdir(), 'gwi-mcp-home-')));
+    process.once('exit', () => rmSync(home, { recursive: true, force: true }));
+  }
+  return testHome;
+}
+
+/**
+ * Starts dist/mcp.js with exactly this environment (plus PATH and HOME: serverHome() unless given) and connects the SDK's client;
  * `wrap` starts it through a command (`wrap[0] ...wrap.slice(1) node dist/mcp.js`).
  */
 export async function launch(env: Record<string, string>, wrap: string[] = []): Promise<{ client: Client; output: ServerOutput }> {
@@ -35,7 +50,7 @@ export async function launch(env: Record<string, string>, wrap: string[] = []): 
     args: [...(wrap.length ? [...wrap.slice(1), process.execPath] : []), SERVER],
     cwd: env.GATEWAY_IMAGES_WORKSPACE,
     stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: serverHome(), ...env },
   });
   transport.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'gateway-images-test', version: '1.0.0' });
@@ -92,7 +107,11 @@ export class ChildTransport implements Transport {
 /** Like launch(), over a ChildTransport: the test owns the process. */
 export async function launchChild(env: Record<string, string>): Promise<{ client: Client; transport: ChildTransport; output: ServerOutput }> {
   const output: ServerOutput = { stderr: '', received: [], sent: [] };
-  const child = spawn(process.execPath, [SERVER], { cwd: env.GATEWAY_IMAGES_WORKSPACE, env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, [SERVER], {
+    cwd: env.GATEWAY_IMAGES_WORKSPACE,
+    env: { PATH: process.env.PATH ?? '', HOME: serverHome(), ...env },
+    stdio: 'pipe',
+  });
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
   const transport = new ChildTransport(child);
   const client = new Client({ name: 'gateway-images-test', version: '1.0.0' });

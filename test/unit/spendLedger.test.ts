@@ -1,0 +1,127 @@
+// "Where the money went": the ledger's windows and sums (by who and by model, in kopecks), the
+// gateway's figures beside it, its Markdown (chart and table, theme colours), and the CSV export.
+import * as assert from 'node:assert/strict';
+import { originCsv, resultsCsv } from '../../src/jobs/resultsCsv';
+import type { HistoryEntry } from '../../src/jobs/resultsIndex';
+import { ledgerWindows, spendLedger } from '../../src/jobs/spendLedger';
+import { spendLedgerMarkdown } from '../../src/jobs/spendLedgerMarkdown';
+
+const statsAt = new Date(Date.UTC(2026, 10, 20, 15, 0, 0));
+const hoursBefore = (hours: number) => new Date(statsAt.getTime() - hours * 3_600_000).toISOString();
+const stats = (today: number, month: number) => ({
+  summary: { today_spend: today, today_requests: 0, month_spend: month, month_requests: 0, avg_daily_spend: 0 },
+  at: statsAt,
+});
+
+describe('spend ledger (where the money went)', () => {
+  const records = [
+    { createdAt: hoursBefore(1), model: 'aurora-1', costRub: 0.1, origin: { kind: 'palette' as const } },
+    { createdAt: hoursBefore(2), model: 'aurora-1', costRub: 0.2, origin: { kind: 'mcp' as const, client: 'Claude Code' } },
+    { createdAt: hoursBefore(16), model: 'prism-2', costRub: 1.05, origin: { kind: 'mcp' as const, client: 'Claude Code' } }, // yesterday (UTC)
+    { createdAt: hoursBefore(24 * 8), model: 'prism-2', costRub: 3, origin: { kind: 'promptFile' as const, file: '/w/p.txt', line: 2 } },
+    { createdAt: hoursBefore(3), model: 'aurora-1' }, // unknown outcome: counted, not summed
+    { createdAt: hoursBefore(24 * 31), model: 'aurora-1', costRub: 50 }, // outside 30 days
+    { createdAt: hoursBefore(-1), model: 'aurora-1', costRub: 7 }, // after the gateway's figures were read
+  ];
+
+  it("windows end when the gateway's figures were read: the UTC day, 7 and 30 × 24 hours", () => {
+    const w = ledgerWindows(statsAt);
+    assert.equal(w.today.from.toISOString(), '2026-11-20T00:00:00.000Z');
+    assert.equal(w.week.from.toISOString(), '2026-11-13T15:00:00.000Z');
+    assert.equal(w.month.from.toISOString(), '2026-10-21T15:00:00.000Z');
+    assert.equal(w.month.to.getTime(), statsAt.getTime());
+  });
+
+  it('sums by who made it (MCP by client, old entries unknown) and by model, to the kopeck, largest 30-day spend first', () => {
+    const ledger = spendLedger([...records, { createdAt: hoursBefore(5), model: 'aurora-1', costRub: 0.3 }], new Date(), stats(0, 0));
+    assert.deepEqual(
+      ledger.byOrigin.map((r) => [r.key, r.amount.today, r.amount.week, r.amount.month, r.results.month]),
+      [
+        ['promptFile', 0, 0, 3, 1],
+        ['mcp:Claude Code', 0.2, 1.25, 1.25, 2],
+        ['unknown', 0.3, 0.3, 0.3, 2],
+        ['palette', 0.1, 0.1, 0.1, 1],
+      ],
+    );
+    assert.deepEqual(
+      ledger.byModel.map((r) => [r.key, r.amount.month]),
+      [
+        ['prism-2', 4.05],
+        ['aurora-1', 0.6],
+      ],
+    );
+    assert.equal(ledger.total.amount.month, 4.65);
+    assert.equal(ledger.total.unknownCost.month, 1);
+  });
+
+  it("the gateway's figure minus what this workspace recorded is spent elsewhere, to the kopeck", () => {
+    const ledger = spendLedger(records, new Date(), stats(1.31, 14.36));
+    assert.deepEqual(ledger.gateway, {
+      today: { gateway: 1.31, recorded: 0.3, elsewhere: 1.01 },
+      month: { gateway: 14.36, recorded: 4.35, elsewhere: 10.01 },
+    });
+    const more = spendLedger(records, new Date(), stats(0.1, 4.35));
+    assert.equal(more.gateway!.today.elsewhere, -0.2);
+    // Results paid with another key are not in this key's figures (those without a known key are counted).
+    const keyed = records.map((r, i) => ({ ...r, ...(i === 0 ? {} : { identity: i === 3 ? 'http://gw|other' : 'http://gw|this' }) }));
+    const ofKey = spendLedger(keyed, new Date(), { ...stats(1.31, 14.36), identity: 'http://gw|this' });
+    assert.equal(ofKey.gateway!.month.recorded, 1.25);
+    assert.equal(ofKey.unkeyedResults, 1);
+    assert.match(spendLedgerMarkdown(ofKey, 'en'), /1 result of the last 30 days does not say which key paid for it/);
+    assert.equal(spendLedger(keyed, new Date(), { ...stats(1.31, 14.36), identity: 'http://gw|this' }).total.amount.month, 4.35);
+  });
+
+  it('renders a chart in theme colours with a table of the same figures, and the gateway beside this workspace', () => {
+    const md = spendLedgerMarkdown(spendLedger(records, new Date(), stats(1.31, 14.36)), 'en');
+    assert.match(md, /## Where the money went/);
+    assert.match(md, /\| The gateway's figure for the key \| ₽1\.31 \| ₽14\.36 \|/);
+    assert.match(md, /\| Spent elsewhere: not recorded by this workspace \(other machines, other tools, other workspaces\) \| ₽1\.01 \| ₽10\.01 \|/);
+    assert.match(md, /<svg [^>]*role="img" aria-label="Spend of the last 30 days by who made it/);
+    assert.match(md, /var\(--vscode-charts-blue/);
+    assert.match(md, /\| MCP: Claude Code \| ₽0\.20 \(1\) \| ₽1\.25 \(2\) \| ₽1\.25 \(2\) \|/);
+    assert.match(md, /\| Prompt file \| ₽0\.00 \(0\) \| ₽0\.00 \(0\) \| ₽3\.00 \(1\) \|/);
+    assert.match(md, /1 result of the last 30 days has no known cost/);
+    // An MCP client names itself: its name is text, never a link or an image.
+    const named = spendLedgerMarkdown(spendLedger([{ ...records[0]!, origin: { kind: 'mcp', client: '![x](http://e/t.png)' } }], new Date()), 'en');
+    assert.match(named, /\| MCP: \\!\\\[x\\\]\\\(http:\/\/e\/t\.png\\\) \|/);
+    const without = spendLedgerMarkdown(spendLedger([], new Date()), 'en');
+    assert.match(without, /not read yet/);
+    assert.match(without, /No results in the last 30 days/);
+  });
+});
+
+describe('results as CSV', () => {
+  const entry = (over: Partial<HistoryEntry>): HistoryEntry => ({
+    id: 'x',
+    createdAt: '2026-11-20T10:00:00.000Z',
+    request: { model: 'aurora-1', prompt: 'a lighthouse', n: 2 },
+    model: 'aurora-1',
+    files: ['/w/a.png', '/w/b.png'],
+    costRub: 1.5,
+    requestId: 'req-1',
+    origin: { kind: 'studio' },
+    ...over,
+  });
+
+  it('writes time, who, model, prompt, n, cost, files and request id, one row per result', () => {
+    const csv = resultsCsv(
+      [
+        entry({}),
+        entry({ request: { model: 'aurora-1', prompt: 'say "hi", then\nleave' }, costRub: undefined, requestId: undefined, origin: undefined, files: [] }),
+        entry({ request: { model: 'aurora-1', prompt: '=HYPERLINK("x")' }, origin: { kind: 'promptFile', file: 'p.txt', line: 4 } }),
+      ],
+      (f) => f.replace('/w/', ''),
+    );
+    assert.equal(
+      csv,
+      [
+        'time,who,model,prompt,n,cost_rub,files,request_id',
+        '2026-11-20T10:00:00.000Z,studio,aurora-1,a lighthouse,2,1.50,a.png; b.png,req-1',
+        '2026-11-20T10:00:00.000Z,unknown,aurora-1,"say ""hi"", then\nleave",1,,,',
+        `2026-11-20T10:00:00.000Z,promptFile:p.txt:4,aurora-1,"'=HYPERLINK(""x"")",1,1.50,a.png; b.png,req-1`,
+        '',
+      ].join('\r\n'),
+    );
+    assert.equal(originCsv({ kind: 'mcp', client: 'Cursor' }), 'mcp:Cursor');
+  });
+});
