@@ -66,7 +66,11 @@ export function driveUi(answers: Answer[]): UiDriver {
         // The model picker fills its items after show (catalog): wait for the wanted one.
         for (let i = 0; i < 200 && !quickPick.items.length; i++) await new Promise((r) => setImmediate(r));
         const item = choose([...quickPick.items], quickPick.title ?? quickPick.placeholder ?? '');
+        // Only the wanted item is left, so it is the workbench's active one. The extension host
+        // sends a quick pick's changes on its next macrotask (batched): the command goes after them.
+        quickPick.items = [item];
         quickPick.activeItems = [item];
+        await new Promise((resolve) => setTimeout(resolve, 0));
         await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
       })();
     };
