@@ -85,7 +85,10 @@ export async function saveStyle(definition: StyleDefinition, suggested = '', giv
         !(text.trim() && text.trim().length <= 64)
           ? vscode.l10n.t('A style name must be 1 to 64 characters without spaces around it')
           : taken(text.trim())
-            ? { message: vscode.l10n.t('{0} already has a style "{1}": saving replaces it.', STYLES_FILE, text.trim()), severity: vscode.InputBoxValidationSeverity.Warning }
+            ? {
+                message: vscode.l10n.t('{0} already has a style "{1}": saving replaces it.', STYLES_FILE, text.trim()),
+                severity: vscode.InputBoxValidationSeverity.Warning,
+              }
             : undefined,
     }))
   )?.trim();
@@ -93,10 +96,17 @@ export async function saveStyle(definition: StyleDefinition, suggested = '', giv
   if (!name || name.length > 64) throw new ValidationError('name', vscode.l10n.t('A style name must be 1 to 64 characters without spaces around it'));
   if (taken(name)) {
     if (given !== undefined) {
-      throw new ValidationError('name', vscode.l10n.t('{0} already has a style "{1}"; it is not replaced. Give another name, or change the style in the file.', STYLES_FILE, name));
+      throw new ValidationError(
+        'name',
+        vscode.l10n.t('{0} already has a style "{1}"; it is not replaced. Give another name, or change the style in the file.', STYLES_FILE, name),
+      );
     }
     const replace = vscode.l10n.t('Replace');
-    const answer = await vscode.window.showWarningMessage(vscode.l10n.t('{0} already has a style "{1}". Replace it?', STYLES_FILE, name), { modal: true }, replace);
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t('{0} already has a style "{1}". Replace it?', STYLES_FILE, name),
+      { modal: true },
+      replace,
+    );
     if (answer !== replace) return undefined;
   }
   const text = code.withStyle(current, name, definition);
@@ -120,7 +130,11 @@ export async function saveStarterStyle(services: Services, args?: unknown): Prom
   if (name === undefined) {
     const picked = await vscode.window.showQuickPick(
       [...starters].map(([label, style]) => ({ label, description: style.model, detail: style.description })),
-      { title: vscode.l10n.t('Save as Project Style'), placeHolder: vscode.l10n.t('Choose a built-in style to copy into {0}', STYLES_FILE), ignoreFocusOut: true },
+      {
+        title: vscode.l10n.t('Save as Project Style'),
+        placeHolder: vscode.l10n.t('Choose a built-in style to copy into {0}', STYLES_FILE),
+        ignoreFocusOut: true,
+      },
     );
     if (!picked) return undefined;
     name = picked.label;
@@ -128,7 +142,11 @@ export async function saveStarterStyle(services: Services, args?: unknown): Prom
   const definition = starters.get(name);
   if (!definition) {
     const names = [...starters.keys()];
-    throw new ValidationError('style', vscode.l10n.t('There is no built-in style "{0}" for this catalog; built-in styles: {1}', name, names.join(', ') || '—'), names);
+    throw new ValidationError(
+      'style',
+      vscode.l10n.t('There is no built-in style "{0}" for this catalog; built-in styles: {1}', name, names.join(', ') || '—'),
+      names,
+    );
   }
   const as = typeof given?.as === 'string' ? given.as : given ? name : undefined;
   return saveStyle(definition, name, as);

@@ -108,9 +108,14 @@ function argsWithSelection(args: Record<string, unknown>, selected: string): Gen
 async function askArgs(services: Services, document: vscode.TextDocument, selected: string): Promise<GenerateArgs> {
   await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image for Selection');
-  const style = await askStyle(services, title);
+  const style = await askStyle(services, title, undefined, true);
   const model = await pickModel(services, (m) => m.supports_generation, title, style);
-  const source = { text: selected || document.getText(), wholeDocument: !selected, kind: sourceKindOf(document.languageId), style: await styleHint(services, style) };
+  const source = {
+    text: selected || document.getText(),
+    wholeDocument: !selected,
+    kind: sourceKindOf(document.languageId),
+    style: await styleHint(services, style),
+  };
   const written = source.text.trim() ? await proposePrompt(services, { source, plainText: selected, title }) : { prompt: '' };
   const proposed = written.prompt || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
   const note = written.writtenBy ? vscode.l10n.t('written by {0}; choose to edit', written.writtenBy) : written.fallback;

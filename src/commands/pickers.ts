@@ -182,7 +182,12 @@ export async function reviewRequest(
       { label: '', kind: vscode.QuickPickItemKind.Separator, action: 'send' },
     ];
     if (base.editablePrompt) {
-      items.push({ label: `$(edit) ${vscode.l10n.t('Prompt')}`, description: base.promptNote ?? vscode.l10n.t('choose to edit'), detail: prompt, action: 'prompt' });
+      items.push({
+        label: `$(edit) ${vscode.l10n.t('Prompt')}`,
+        description: base.promptNote ?? vscode.l10n.t('choose to edit'),
+        detail: prompt,
+        action: 'prompt',
+      });
     }
     if (base.style) items.push(...styleItems(base.style, full.prompt, styled));
     items.push(item(vscode.l10n.t('Number of images'), 'n'));

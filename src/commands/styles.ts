@@ -85,12 +85,13 @@ type StyleItem = vscode.QuickPickItem & { style?: string; error?: ValidationErro
 
 /**
  * The "Style" step: no style, or one of the workspace's styles (the last one used first); without a
- * styles file, the built-in starter styles, each with a button that saves it into the project.
+ * styles file and with `offerStarters` (the generation commands: the starters pick their models by
+ * what generation needs), the built-in starter styles, each with a button that saves it into the project.
  * Skipped, as no style, when there is neither. A style written wrongly is refused when picked.
  */
-export async function askStyle(services: Services, title: string, uri?: vscode.Uri): Promise<string | undefined> {
+export async function askStyle(services: Services, title: string, uri?: vscode.Uri, offerStarters = false): Promise<string | undefined> {
   for (;;) {
-    const source = await loadStylesOrStarters(services, uri);
+    const source = offerStarters ? await loadStylesOrStarters(services, uri) : await loadStyles(uri);
     if (!source) return undefined;
     const answer = await pickStyle(services, title, source);
     if (answer.save === undefined) return answer.style;

@@ -65,7 +65,11 @@ export async function proposePrompt(services: Services, request: PromptRequest):
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (error instanceof vscode.LanguageModelError && error.code === vscode.LanguageModelError.NoPermissions.name) {
-      return fallBack(services, request, vscode.l10n.t('Gateway Images may not use {0} (permission declined), so the selected text is the prompt.', model.name));
+      return fallBack(
+        services,
+        request,
+        vscode.l10n.t('Gateway Images may not use {0} (permission declined), so the selected text is the prompt.', model.name),
+      );
     }
     const reason = error instanceof Error ? error.message : String(error);
     return fallBack(services, request, vscode.l10n.t('{0} could not write a prompt ({1}), so the selected text is the prompt.', model.name, reason));

@@ -46,8 +46,11 @@ export function sourceExcerpt(text: string): string {
  */
 export function promptInstruction(source: PromptSource): string {
   const excerpt = sourceExcerpt(source.text);
-  if (!excerpt) throw new ValidationError('prompt', l10n.t('There is no text to write an image prompt from: select some text or open a document that has some.'));
-  const what = source.wholeDocument ? `the whole ${kindName(source.kind)} document below` : `the passage below, selected in a ${kindName(source.kind)} document`;
+  if (!excerpt)
+    throw new ValidationError('prompt', l10n.t('There is no text to write an image prompt from: select some text or open a document that has some.'));
+  const what = source.wholeDocument
+    ? `the whole ${kindName(source.kind)} document below`
+    : `the passage below, selected in a ${kindName(source.kind)} document`;
   const lines = [
     `Write a prompt for an image generation model: one image that illustrates ${what}, such as an article cover.`,
     'Describe the subject, the composition and the visual style in one paragraph of at most 80 words.',
@@ -56,7 +59,11 @@ export function promptInstruction(source: PromptSource): string {
   ];
   if (source.style) {
     const style = source.style;
-    const words = [style.description && `described as "${style.description}"`, style.promptPrefix && `its prompts start with "${style.promptPrefix}"`, style.promptSuffix && `and end with "${style.promptSuffix}"`]
+    const words = [
+      style.description && `described as "${style.description}"`,
+      style.promptPrefix && `its prompts start with "${style.promptPrefix}"`,
+      style.promptSuffix && `and end with "${style.promptSuffix}"`,
+    ]
       .filter(Boolean)
       .join(', ');
     lines.push(

@@ -30,9 +30,14 @@ describe('Starter styles (built-in, Save as Project Style)', function () {
 
   it('without a styles file the Style step offers built-in styles, and one makes the request', async () => {
     let offered: vscode.QuickPickItem[] = [];
-    ui = driveUi([pickLabel('Photo-real', (items) => (offered = items)), pickLabel('sketch-mini'), { input: () => 'a red kite over the sea' }, { pick: (i) => i.label.startsWith('$(sparkle)') }]);
+    ui = driveUi([
+      pickLabel('Photo-real', (items) => (offered = items)),
+      pickLabel('sketch-mini'),
+      { input: () => 'a red kite over the sea' },
+      { pick: (i) => i.label.startsWith('$(sparkle)') },
+    ]);
     await vscode.commands.executeCommand('gatewayImages.generate');
-    assert.deepStrictEqual(ui.left, []);
+    assert.deepStrictEqual(ui.left, [], ui.messages.join('\n'));
     const names = offered.map((i) => i.label);
     for (const name of ['Photo-real', 'Flat illustration', 'Sketch']) assert.ok(names.includes(name), `${name} not offered: ${names.join(', ')}`);
     assert.ok(offered.find((i) => i.label === 'Photo-real')?.description?.startsWith('built-in'));
@@ -57,9 +62,14 @@ describe('Starter styles (built-in, Save as Project Style)', function () {
 
   it('with a styles file the Style step offers only the project styles', async () => {
     let offered: vscode.QuickPickItem[] = [];
-    ui = driveUi([pickLabel('No style', (items) => (offered = items)), pickLabel('sketch-mini'), { input: () => 'a kite' }, { pick: (i) => i.label.startsWith('$(sparkle)') }]);
+    ui = driveUi([
+      pickLabel('No style', (items) => (offered = items)),
+      pickLabel('sketch-mini'),
+      { input: () => 'a kite' },
+      { pick: (i) => i.label.startsWith('$(sparkle)') },
+    ]);
     await vscode.commands.executeCommand('gatewayImages.generate');
-    assert.deepStrictEqual(ui.left, []);
+    assert.deepStrictEqual(ui.left, [], ui.messages.join('\n'));
     const names = offered.map((i) => i.label).filter((l) => !l.includes('No style'));
     assert.deepStrictEqual(names, ['Sketch', 'Photo']);
     assert.ok(offered.every((i) => !i.description?.startsWith('built-in')));

@@ -6,8 +6,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 
 export type Answer =
-  | { pick: (item: vscode.QuickPickItem) => boolean; see?: (items: vscode.QuickPickItem[]) => void }
-  | { input: (value: string) => string | undefined };
+  { pick: (item: vscode.QuickPickItem) => boolean; see?: (items: vscode.QuickPickItem[]) => void } | { input: (value: string) => string | undefined };
 
 export interface UiDriver {
   /** Every quick pick's items (by title or placeholder), in order. */
@@ -105,4 +104,7 @@ export function driveUi(answers: Answer[]): UiDriver {
 }
 
 /** An answer that picks the item whose label contains `text`. */
-export const pickLabel = (text: string, see?: (items: vscode.QuickPickItem[]) => void): Answer => ({ pick: (item) => item.label.includes(text), ...(see ? { see } : {}) });
+export const pickLabel = (text: string, see?: (items: vscode.QuickPickItem[]) => void): Answer => ({
+  pick: (item) => item.label.includes(text),
+  ...(see ? { see } : {}),
+});

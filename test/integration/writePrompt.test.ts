@@ -86,11 +86,14 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
       { pick: isSend },
     ]);
     await run();
-    assert.deepStrictEqual(ui.left, [], 'not every step was shown');
+    assert.deepStrictEqual(ui.left, [], ui.messages.join('\n'));
     const promptLine = review.find((item) => item.label.includes('Prompt'));
     assert.strictEqual(promptLine?.detail, 'A brass printing press turning out glowing pictures, a ruble coin beside it');
     assert.match(promptLine?.description ?? '', /Test Writer/);
-    assert.ok(review.some((item) => isSend(item) && /\d/.test(item.label)), 'the review shows the reservation');
+    assert.ok(
+      review.some((item) => isSend(item) && /\d/.test(item.label)),
+      'the review shows the reservation',
+    );
     assert.strictEqual(await lastPaidPrompt(), 'A brass printing press turning out glowing pictures, a ruble coin beside it, morning light');
     const instruction = fixture.state.requests.at(-1) ?? '';
     assert.ok(instruction.includes(PARAGRAPH), 'the model got the selection');
@@ -104,7 +107,7 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     let review: vscode.QuickPickItem[] = [];
     ui = driveUi([pickLabel('No style'), pickLabel('sketch-mini'), { pick: isSend, see: (items) => (review = items) }]);
     await run();
-    assert.deepStrictEqual(ui.left, []);
+    assert.deepStrictEqual(ui.left, [], ui.messages.join('\n'));
     assert.strictEqual(await lastPaidPrompt(), PARAGRAPH);
     const why = 'No language model is available in VS Code, so the selected text is the prompt.';
     assert.deepStrictEqual(
@@ -129,7 +132,10 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     cancel();
     assert.strictEqual(await command, undefined);
     assert.strictEqual(fixture.state.cancelled, cancelledBefore + 1, 'the model request was cancelled');
-    assert.ok(ui.messages.some((m) => m.includes('nothing was sent')), ui.messages.join('\n'));
+    assert.ok(
+      ui.messages.some((m) => m.includes('nothing was sent')),
+      ui.messages.join('\n'),
+    );
     // No request at all reached the emulator after the catalog (no generation, paid or not).
     const after = (await admin<{ requests: { method: string; path: string }[] }>('GET', 'requests')).requests.slice(requestsBefore);
     assert.deepStrictEqual(

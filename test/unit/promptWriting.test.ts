@@ -2,14 +2,7 @@
 // (the selection or the whole document, its kind, the style) and the cleaning of the answer.
 import * as assert from 'node:assert/strict';
 import { ValidationError } from '../../src/core/errors';
-import {
-  cleanWrittenPrompt,
-  MAX_SOURCE_TEXT,
-  MAX_WRITTEN_PROMPT,
-  promptInstruction,
-  sourceExcerpt,
-  sourceKindOf,
-} from '../../src/core/promptWriting';
+import { cleanWrittenPrompt, MAX_SOURCE_TEXT, MAX_WRITTEN_PROMPT, promptInstruction, sourceExcerpt, sourceKindOf } from '../../src/core/promptWriting';
 
 describe('Prompt writing (instruction and answer cleaning)', () => {
   it('the instruction carries the selection, the document kind, "no text" and the answer format', () => {
@@ -36,7 +29,10 @@ describe('Prompt writing (instruction and answer cleaning)', () => {
   });
 
   it('an empty source is refused before any model is asked', () => {
-    assert.throws(() => promptInstruction({ text: ' \n ', wholeDocument: true, kind: 'plaintext' }), (e: unknown) => e instanceof ValidationError && e.field === 'prompt');
+    assert.throws(
+      () => promptInstruction({ text: ' \n ', wholeDocument: true, kind: 'plaintext' }),
+      (e: unknown) => e instanceof ValidationError && e.field === 'prompt',
+    );
   });
 
   it('a long document is cut at a line or word boundary, with a mark', () => {
@@ -73,7 +69,11 @@ describe('Prompt writing (instruction and answer cleaning)', () => {
 
   it('an answer with nothing left is refused (the caller falls back to the selection)', () => {
     for (const answer of ['', '  ', '""', 'Prompt:', '```\n\n```']) {
-      assert.throws(() => cleanWrittenPrompt(answer), (e: unknown) => e instanceof ValidationError && e.field === 'prompt', JSON.stringify(answer));
+      assert.throws(
+        () => cleanWrittenPrompt(answer),
+        (e: unknown) => e instanceof ValidationError && e.field === 'prompt',
+        JSON.stringify(answer),
+      );
     }
   });
 

@@ -13,7 +13,13 @@ import { testModel } from './support/models';
 const WIDE = testModel({ id: 'wide', max_price_per_image: 5, supported_aspect_ratios: ['1:1', '16:9'], supported_quality: ['low', 'high'] });
 const CHEAP = testModel({ id: 'cheap', max_price_per_image: 1, supported_aspect_ratios: ['1:1'] });
 const CLEAR = testModel({ id: 'clear', max_price_per_image: 3, supported_background: ['auto', 'transparent'], supported_aspect_ratios: ['1:1', '4:3'] });
-const EDIT_ONLY = testModel({ id: 'edit-only', max_price_per_image: 0.5, supports_generation: false, supported_aspect_ratios: ['16:9'], supported_background: ['transparent'] });
+const EDIT_ONLY = testModel({
+  id: 'edit-only',
+  max_price_per_image: 0.5,
+  supports_generation: false,
+  supported_aspect_ratios: ['16:9'],
+  supported_background: ['transparent'],
+});
 
 describe('Starter styles', () => {
   it('each style gets a model that offers what it needs; the cheapest such model by default', () => {
