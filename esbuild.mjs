@@ -142,12 +142,13 @@ const contexts = await Promise.all([
     './interrupted.js',
     './promptFiles.js',
     './accountPage.js',
+    './writePrompt.js',
   ]),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
-  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
+  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js']),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/plural.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
@@ -155,6 +156,8 @@ const contexts = await Promise.all([
   nodeBundle('results', 'src/jobs/resultsBundle.ts'),
   // Generate Images from File's code (claim, plan, confirmation, run, report), loaded when a prompt file is first run.
   nodeBundle('promptFiles', 'src/commands/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
+  // The prompt written by the editor's language model (Generate Image for Selection), loaded when first used.
+  nodeBundle('writePrompt', 'src/commands/writePrompt.ts'),
   // The Account and Usage page and its spend chart, loaded when the page is first shown.
   nodeBundle('accountPage', 'src/commands/accountPage.ts'),
   // Project styles (reading, resolving, their schema), loaded when a style is first used.

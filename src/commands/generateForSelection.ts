@@ -10,11 +10,11 @@ import { type Services } from '../services';
 import { type GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
 import { type CommandResult } from './jobRunner';
-import { sourceKindOf } from '../core/promptWriting';
+import { sourceKindOf, type StyleHint } from '../core/promptWriting';
 import { askPrompt, pickModel, reviewRequest } from './pickers';
 import { type ErrorActions, showError } from './showError';
-import { askStyle } from './styles';
-import { proposePrompt, styleHint } from './writePrompt';
+import { askStyle, styleValues } from './styles';
+import { writePromptCode } from './writePromptChunk';
 
 export interface SelectionResult extends CommandResult {
   /** The text inserted into the document. */
@@ -116,11 +116,18 @@ async function askArgs(services: Services, document: vscode.TextDocument, select
     kind: sourceKindOf(document.languageId),
     style: await styleHint(services, style),
   };
-  const written = source.text.trim() ? await proposePrompt(services, { source, plainText: selected, title }) : { prompt: '' };
+  const written = source.text.trim() ? await writePromptCode().proposePrompt(services, { source, plainText: selected, title }) : { prompt: '' };
   const proposed = written.prompt || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
   const note = written.writtenBy ? vscode.l10n.t('written by {0}; choose to edit', written.writtenBy) : written.fallback;
   const { options, prompt } = await reviewRequest(services, model, { prompt: proposed, style, editablePrompt: true, promptNote: note }, title);
   return { ...options, model: model.id, prompt, ...(style ? { style } : {}) };
+}
+
+/** The style's words for the language model's instruction (undefined without a style or when it cannot be read). */
+async function styleHint(services: Services, style: string | undefined): Promise<StyleHint | undefined> {
+  if (!style) return undefined;
+  const values = await styleValues(style, undefined, services).catch(() => undefined);
+  return { name: style, description: values?.description, promptPrefix: values?.promptPrefix, promptSuffix: values?.promptSuffix };
 }
 
 /** Inserts one link per file after `anchor` (on new lines when the selection ends a line). */

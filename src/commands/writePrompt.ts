@@ -3,12 +3,12 @@
 // the answer are pure (core/promptWriting.ts); here: the setting, the choice of model, the request
 // with a cancellable progress, and the fallback to the selected text with one line that says why.
 // Nothing is sent to the gateway here: the prompt goes on to the review step, with the estimate.
+// Bundled as dist/writePrompt.js, loaded on first use (generateForSelection.ts).
 import * as vscode from 'vscode';
 import { CancelledError, ValidationError } from '../core/errors';
-import { cleanWrittenPrompt, promptInstruction, type PromptSource, type StyleHint } from '../core/promptWriting';
+import { cleanWrittenPrompt, promptInstruction, type PromptSource } from '../core/promptWriting';
 import { SECTION } from '../host/settings';
 import { type Services } from '../services';
-import { styleValues } from './styles';
 
 export type WritePromptMode = 'ask' | 'always' | 'never';
 const LAST_LANGUAGE_MODEL_KEY = 'gatewayImages.lastLanguageModel';
@@ -34,13 +34,6 @@ export interface PromptRequest {
   plainText: string;
   title: string;
   mode?: WritePromptMode;
-}
-
-/** The style's words for the instruction (undefined without a style or when it cannot be read). */
-export async function styleHint(services: Services, style: string | undefined): Promise<StyleHint | undefined> {
-  if (!style) return undefined;
-  const values = await styleValues(style, undefined, services).catch(() => undefined);
-  return { name: style, description: values?.description, promptPrefix: values?.promptPrefix, promptSuffix: values?.promptSuffix };
 }
 
 /**

@@ -22,6 +22,7 @@ import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, formArgs, toAccountView, toFormValues, toModelInfo } from './view';
 import { handleStyleMessage, styledForm, stylesView, watchStyles } from './studioStyles';
+import { writePromptFromEditor } from './studioPrompt';
 import { GalleryFeed, pngDataUrl } from './galleryFeed';
 
 /** A request to show in the form (and its local reference images, for edits). */
@@ -105,7 +106,7 @@ export class StudioPanel {
   }
 
   private async postStyles(): Promise<void> {
-    if (this.pageReady) this.post({ type: 'styles', styles: await stylesView() });
+    if (this.pageReady) this.post({ type: 'styles', styles: await stylesView(this.services) });
   }
 
   /**
@@ -161,7 +162,7 @@ export class StudioPanel {
           gallery,
           references: views,
           busy: !!this.running,
-          styles: await stylesView(),
+          styles: await stylesView(this.services),
         });
         await this.flushFill();
         this.postComparison();
@@ -244,6 +245,9 @@ export class StudioPanel {
       }
       case 'editStyles':
         await handleStyleMessage(services, message);
+        return;
+      case 'writePrompt':
+        this.post({ type: 'promptWritten', requestId: message.requestId, ...(await writePromptFromEditor(services, message.style)) });
         return;
     }
   }

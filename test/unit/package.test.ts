@@ -134,6 +134,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/interrupted.js',
       'extension/dist/promptFiles.js',
       'extension/dist/accountPage.js',
+      'extension/dist/writePrompt.js',
       'extension/dist/thumbnails.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
@@ -182,6 +183,7 @@ describe('packaging: the .vsix', function () {
       'results.js',
       'styles.js',
       'interrupted.js',
+      'writePrompt.js',
       'mcp.js',
       'plural.js',
     ]);

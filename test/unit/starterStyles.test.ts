@@ -3,7 +3,6 @@
 // applied like a project style.
 import * as assert from 'node:assert/strict';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import { isStarterSource, STARTER_STYLES_FILE, starterSource, starterStyles } from '../../src/core/starterStyles';
 import { parseStyles, STYLES_FILE, withStyle } from '../../src/core/styleFile';
 import { stylesSchema } from '../../src/core/styleSchema';
@@ -48,7 +47,7 @@ describe('Starter styles', () => {
 
   it('saved into a styles file, every starter style is valid for the reader and against the JSON schema', () => {
     const models = [WIDE, CHEAP, CLEAR];
-    const validate = new AjvJsonSchemaValidator().getValidator(stylesSchema(models) as JsonSchemaType);
+    const validate = new AjvJsonSchemaValidator().getValidator(stylesSchema(models));
     let text = withStyle(undefined, 'mine', { promptPrefix: 'Mine:' });
     for (const [name, style] of starterStyles(models)) text = withStyle(text, name, style);
     const verdict = validate(JSON.parse(text));
