@@ -22,7 +22,7 @@ import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, formArgs, toAccountView, toFormValues, toModelInfo } from './view';
 import { handleStyleMessage, styledForm, stylesView, watchStyles } from './studioStyles';
-import { writePromptFromEditor } from './studioPrompt';
+import { trackSourceEditor, writePromptFromEditor } from './studioPrompt';
 import { GalleryFeed, pngDataUrl } from './galleryFeed';
 
 /** A request to show in the form (and its local reference images, for edits). */
@@ -85,6 +85,7 @@ export class StudioPanel {
     this.gallery = new GalleryFeed(services, (message) => this.post(message));
     this.disposables.push(
       this.gallery,
+      trackSourceEditor(),
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidChangeViewState(() => {
         // Hidden, the page is discarded; shown again, it loads anew.

@@ -11,11 +11,33 @@ import { type Services } from '../services';
 
 const WRITABLE = ['markdown', 'html'];
 
-/** The text editor to write from: the active one, else a visible Markdown or HTML one (the studio has the focus). */
-function sourceEditor(): vscode.TextEditor | undefined {
-  const active = vscode.window.activeTextEditor;
-  if (active && WRITABLE.includes(active.document.languageId)) return active;
-  return vscode.window.visibleTextEditors.find((editor) => WRITABLE.includes(editor.document.languageId));
+interface SourceText {
+  document: vscode.TextDocument;
+  selection: vscode.Selection;
+}
+
+/** The Markdown or HTML editor active last, with its selection: the studio, which has the focus, often hides it. */
+let last: SourceText | undefined;
+
+function remember(editor: vscode.TextEditor | undefined): void {
+  if (editor && WRITABLE.includes(editor.document.languageId)) last = { document: editor.document, selection: editor.selection };
+}
+
+/** Follows the active Markdown/HTML editor and its selection while the studio is open. */
+export function trackSourceEditor(): vscode.Disposable {
+  remember(vscode.window.activeTextEditor);
+  return vscode.Disposable.from(
+    vscode.window.onDidChangeActiveTextEditor(remember),
+    vscode.window.onDidChangeTextEditorSelection((event) => remember(event.textEditor)),
+  );
+}
+
+/** What to write from: the active Markdown/HTML editor, else the one active last (still open), else a visible one. */
+function sourceText(): SourceText | undefined {
+  remember(vscode.window.activeTextEditor);
+  if (last && !last.document.isClosed) return last;
+  const visible = vscode.window.visibleTextEditors.find((editor) => WRITABLE.includes(editor.document.languageId));
+  return visible && { document: visible.document, selection: visible.selection };
 }
 
 /** The prompt for the form and a line for the person (who wrote it, or why there is none). */
@@ -24,7 +46,7 @@ export async function writePromptFromEditor(services: Services, style: string | 
   if (code.writePromptMode() === 'never') {
     return { note: vscode.l10n.t('Writing prompts with a language model is turned off (setting gatewayImages.writePromptWithLanguageModel).') };
   }
-  const editor = sourceEditor();
+  const editor = sourceText();
   if (!editor) return { note: vscode.l10n.t('Open a Markdown or HTML document beside the studio to write a prompt from it.') };
   const selected = editor.selection.isEmpty ? '' : editor.document.getText(editor.selection).trim();
   const values = style ? await styleValues(style, undefined, services).catch(() => undefined) : undefined;
