@@ -40,11 +40,12 @@ export async function loadStyles(uri?: vscode.Uri): Promise<StylesSource | undef
  * The project's styles, or, when the project has no styles file, the built-in starter styles that
  * the catalog can make (core/starterStyles.ts): built-in styles never stand beside a project's.
  */
-export async function loadStylesOrStarters(services: Services, uri?: vscode.Uri): Promise<StylesSource | undefined> {
+export async function loadStylesOrStarters(services: Services, uri?: vscode.Uri, fetchCatalog = true): Promise<StylesSource | undefined> {
   const project = await loadStyles(uri);
   if (project) return project;
   const cached = services.catalog.peek();
-  const models = cached.length ? cached : await services.catalog.get().catch(() => []);
+  // The studio draws from the cached catalog and again when it changes: it never fetches here.
+  const models = cached.length || !fetchCatalog ? cached : await services.catalog.get().catch(() => []);
   const starters = stylesCode().starterSource(stylesRoot(uri) ?? '', models);
   return starters.styles.size ? starters : undefined;
 }

@@ -94,7 +94,13 @@ export class StudioPanel {
       }),
       panel.onDidDispose(() => this.dispose()),
       disposable(services.account.onDidChange((snapshot) => this.post({ type: 'account', account: toAccountView(snapshot, services.locale) }))),
-      disposable(services.catalog.onDidChange(() => this.postModels())),
+      disposable(
+        services.catalog.onDidChange(() => {
+          this.postModels();
+          // The built-in styles are resolved against the catalog.
+          void this.postStyles();
+        }),
+      ),
       disposable(
         comparisonFeed.onDidChange(() => {
           this.allowShownFolders();

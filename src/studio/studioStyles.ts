@@ -18,7 +18,7 @@ import { formArgs, type StyledForm, toRequest } from './view';
 export async function stylesView(services: Services): Promise<StylesView> {
   let source: StylesSource | undefined;
   try {
-    source = await loadStylesOrStarters(services);
+    source = await loadStylesOrStarters(services, undefined, false);
   } catch (error) {
     return { file: STYLES_FILE, exists: true, error: error instanceof Error ? error.message : String(error), styles: [] };
   }
