@@ -43,6 +43,8 @@ const VALID: FromWebviewMessage[] = [
   { type: 'galleryPage', requestId: 21, start: 4_950, count: LIMITS.galleryPage },
   { type: 'thumbnails', requestId: 22, items: [{ entryId: 'e1', file: '/ws/generated-images/x.png' }] },
   { type: 'galleryShown', at: 1_767_000_000_000, cards: 24, total: 5_000 },
+  { type: 'writePrompt', requestId: 23 },
+  { type: 'writePrompt', requestId: 24, style: 'Article cover 16:9' },
 ];
 
 describe('Image Studio protocol: parseFromWebviewMessage', () => {
@@ -112,6 +114,10 @@ describe('Image Studio protocol: parseFromWebviewMessage', () => {
       { type: 'thumbnails', requestId: 1, items: [{ entryId: '', file: '/a.png' }] },
       { type: 'galleryShown', at: 'now', cards: 1, total: 1 },
       { type: 'galleryShown', at: 1, cards: 1, total: 1, extra: true },
+      { type: 'writePrompt' },
+      { type: 'writePrompt', requestId: 1, style: 7 },
+      { type: 'writePrompt', requestId: 1, style: 'x'.repeat(65) },
+      { type: 'writePrompt', requestId: 1, text: 'the page does not choose the text' },
     ];
     for (const value of bad) assert.strictEqual(parseFromWebviewMessage(value), undefined, JSON.stringify(value));
   });
