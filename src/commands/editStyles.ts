@@ -8,6 +8,7 @@ import type { StyleDefinition } from '../core/styleFile';
 import { STYLES_FILE } from '../core/stylesPath';
 import { type Services } from '../services';
 import { showError } from './showError';
+import { starterStylesCode } from './starterStylesChunk';
 import { stylesCode, stylesRoot } from './styles';
 
 /** The schema's address in package.json: `gateway-images-schema://schemas/styles.schema.json`. */
@@ -33,11 +34,13 @@ export function registerStyles(services: Services): vscode.Disposable {
     vscode.workspace.registerFileSystemProvider(SCHEMA_SCHEME, schema, { isReadonly: true, isCaseSensitive: true }),
     vscode.commands.registerCommand('gatewayImages.editStyles', () => editStyles()),
     vscode.commands.registerCommand('gatewayImages.saveStarterStyle', (args?: unknown) =>
-      saveStarterStyle(services, args).catch((error: unknown) => {
-        void showError(services, error);
-        if (args !== undefined) throw error;
-        return undefined;
-      }),
+      starterStylesCode()
+        .saveStarterStyle(services, args)
+        .catch((error: unknown) => {
+          void showError(services, error);
+          if (args !== undefined) throw error;
+          return undefined;
+        }),
     ),
   );
 }
@@ -118,39 +121,6 @@ export async function saveStyle(definition: StyleDefinition, suggested = '', giv
   return name;
 }
 
-/**
- * "Save as Project Style…": copies a built-in starter style into the project's styles file (made
- * when missing; its other styles kept) under its own name or `as`, so the team can change it.
- * By arguments `{ style, as? }`; without, the person picks one. Resolves the saved name.
- */
-export async function saveStarterStyle(services: Services, args?: unknown): Promise<string | undefined> {
-  const given = typeof args === 'object' && args !== null ? (args as { style?: unknown; as?: unknown }) : undefined;
-  const starters = stylesCode().starterStyles(await services.catalog.get());
-  let name = typeof given?.style === 'string' ? given.style : undefined;
-  if (name === undefined) {
-    const picked = await vscode.window.showQuickPick(
-      [...starters].map(([label, style]) => ({ label, description: style.model, detail: style.description })),
-      {
-        title: vscode.l10n.t('Save as Project Style'),
-        placeHolder: vscode.l10n.t('Choose a built-in style to copy into {0}', STYLES_FILE),
-        ignoreFocusOut: true,
-      },
-    );
-    if (!picked) return undefined;
-    name = picked.label;
-  }
-  const definition = starters.get(name);
-  if (!definition) {
-    const names = [...starters.keys()];
-    throw new ValidationError(
-      'style',
-      vscode.l10n.t('There is no built-in style "{0}" for this catalog; built-in styles: {1}', name, names.join(', ') || '—'),
-      names,
-    );
-  }
-  const as = typeof given?.as === 'string' ? given.as : given ? name : undefined;
-  return saveStyle(definition, name, as);
-}
 /** Serves the schema (a read-only file system of one file): VS Code's JSON support opens it like a document. */
 class SchemaFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();

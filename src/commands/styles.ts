@@ -9,7 +9,7 @@ import type { ImageJob } from '../jobs/jobTypes';
 import type { StyledRequest, StyleInput } from '../jobs/styledRequest';
 import type * as StylesModules from '../jobs/stylesBundle';
 import { type Services } from '../services';
-import { saveStarterStyle } from './editStyles';
+import { starterStylesCode } from './starterStylesChunk';
 import { workspaceFolderFor } from './outputFolder';
 
 export type StylesCode = typeof StylesModules;
@@ -97,7 +97,7 @@ export async function askStyle(services: Services, title: string, uri?: vscode.U
     const answer = await pickStyle(services, title, source);
     if (answer.save === undefined) return answer.style;
     // Saved into the project: the step shows the project's styles from now on.
-    await saveStarterStyle(services, { style: answer.save });
+    await starterStylesCode().saveStarterStyle(services, { style: answer.save });
   }
 }
 

@@ -135,6 +135,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/promptFiles.js',
       'extension/dist/accountPage.js',
       'extension/dist/writePrompt.js',
+      'extension/dist/starterStyles.js',
       'extension/dist/thumbnails.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
@@ -184,6 +185,7 @@ describe('packaging: the .vsix', function () {
       'styles.js',
       'interrupted.js',
       'writePrompt.js',
+      'starterStyles.js',
       'mcp.js',
       'plural.js',
     ]);
