@@ -48,7 +48,7 @@ export async function proposePrompt(services: Services, request: PromptRequest):
     () => [] as vscode.LanguageModelChat[],
   );
   if (!models.length) {
-    return fallBack(services, request, vscode.l10n.t('No language model is available in VS Code, so the selected text is the prompt.'));
+    return fallBack(services, request, vscode.l10n.t('No language model is available in VS Code'));
   }
   const model = mode === 'ask' ? await askModel(services, models, request) : lastUsed(services, models);
   if (!model) return { prompt: request.plainText };
@@ -58,19 +58,18 @@ export async function proposePrompt(services: Services, request: PromptRequest):
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (error instanceof vscode.LanguageModelError && error.code === vscode.LanguageModelError.NoPermissions.name) {
-      return fallBack(
-        services,
-        request,
-        vscode.l10n.t('Gateway Images may not use {0} (permission declined), so the selected text is the prompt.', model.name),
-      );
+      return fallBack(services, request, vscode.l10n.t('Gateway Images may not use {0} (permission declined)', model.name));
     }
     const reason = error instanceof Error ? error.message : String(error);
-    return fallBack(services, request, vscode.l10n.t('{0} could not write a prompt ({1}), so the selected text is the prompt.', model.name, reason));
+    return fallBack(services, request, vscode.l10n.t('{0} could not write a prompt ({1})', model.name, reason));
   }
 }
 
 /** The text itself, and the line that says why (shown without waiting, and in the review). */
-function fallBack(services: Services, request: PromptRequest, why: string): WrittenPrompt {
+function fallBack(services: Services, request: PromptRequest, reason: string): WrittenPrompt {
+  const why = request.plainText
+    ? vscode.l10n.t('{0}, so the selected text is the prompt.', reason)
+    : vscode.l10n.t('{0}, so you write the prompt yourself.', reason);
   services.log.info(why);
   void vscode.window.showInformationMessage(why);
   return { prompt: request.plainText, fallback: why };

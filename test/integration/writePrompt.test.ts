@@ -117,6 +117,17 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     assert.strictEqual(review.find((item) => item.label.includes('Prompt'))?.description, why);
   });
 
+  it('no language model and nothing selected: the person writes the prompt, and the line says so', async () => {
+    if (fixture) await fixture.setAvailable(false);
+    const editor = await openArticle('noselection.md');
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    ui = driveUi([pickLabel('No style'), pickLabel('sketch-mini'), { input: () => 'a harbour at night' }, { pick: isSend }]);
+    await run();
+    assert.deepStrictEqual(ui.left, [], ui.messages.join('\n'));
+    assert.strictEqual(await lastPaidPrompt(), 'a harbour at night');
+    assert.ok(ui.messages.includes('No language model is available in VS Code, so you write the prompt yourself.'), ui.messages.join('\n'));
+  });
+
   it('cancel while the model writes: nothing is sent to the gateway', async function () {
     skipWithoutProvider(this, fixture);
     await vscode.workspace.getConfiguration('gatewayImages').update('writePromptWithLanguageModel', 'always', vscode.ConfigurationTarget.Global);
@@ -155,7 +166,7 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     assert.strictEqual((await paidRequests()).length, paidBefore + 1);
     assert.strictEqual(await lastPaidPrompt(), PARAGRAPH);
     assert.ok(
-      ui.messages.some((m) => m.includes('so the selected text is the prompt') && m.includes('Test Writer')),
+      ui.messages.some((m) => m === 'Gateway Images may not use Test Writer (permission declined), so the selected text is the prompt.'),
       ui.messages.join('\n'),
     );
   });
