@@ -143,19 +143,28 @@ const contexts = await Promise.all([
     './promptFiles.js',
     './accountPage.js',
     './findResults.js',
+    './writePrompt.js',
+    './starterStyles.js',
+    './recover.js',
   ]),
   nodeBundle('errors', 'src/core/errors.ts'),
   nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
-  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
+  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js', './starterStyles.js']),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/plural.ts'),
   nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
   // The results journal's code, loaded when the history is first read (not at activation).
   nodeBundle('results', 'src/jobs/resultsBundle.ts'),
   // Generate Images from File's code (claim, plan, confirmation, run, report), loaded when a prompt file is first run.
-  nodeBundle('promptFiles', 'src/commands/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
+  nodeBundle('promptFiles', 'src/commands/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
+  // The prompt written by the editor's language model (Generate Image for Selection), loaded when first used.
+  nodeBundle('writePrompt', 'src/commands/writePrompt.ts'),
+  // "Save as Project Style…" of a built-in starter style, loaded when first used.
+  nodeBundle('starterStyles', 'src/commands/saveStarterStyle.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
+  // Recover Unsaved Images (listing, reading kept answers again, moving), loaded when the command first runs.
+  nodeBundle('recover', 'src/commands/recover.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   // The Account and Usage page and its spend chart, loaded when the page is first shown.
   nodeBundle('accountPage', 'src/commands/accountPage.ts'),
   // Find Image Results… (the palette's search over the results journal), loaded when first used.

@@ -16,7 +16,7 @@ import { registerGenerateForSelection } from './commands/generateForSelection';
 import { registerInterruptedJobs } from './commands/interruptedJobs';
 import { type CommandResult } from './commands/jobRunner';
 import { registerProvenance } from './commands/provenance';
-import { registerRecover } from './commands/recover';
+import { registerRecover } from './commands/recoverCommand';
 import { registerStyles } from './commands/editStyles';
 import { logIgnoredWorkspaceSettings } from './host/ignoredSettings';
 import { configureL10n } from './host/l10n';

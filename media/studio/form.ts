@@ -15,6 +15,7 @@ import type { StylesView } from '../../src/studio/styleProtocol';
 import { append, el, fillSelect, replaceChildren } from './dom';
 import { accountLine, modelSummary, renderEstimate, renderProviderParams, renderReferenceList } from './formParts';
 import { post, request, saveForm, t, type SavedForm } from './host';
+import { PromptWriter } from './promptWriter';
 import { showAspectDefault } from './aspectDefault';
 import { attachReferenceInputs } from './references';
 import { applyStyleValues, markFromStyle, StyleControls, userFields } from './styleControls';
@@ -70,6 +71,14 @@ export class StudioForm {
   private readonly estimate = el('dl', { class: 'estimate' });
   private readonly account = el('p', { class: 'description account' });
   private readonly issueList = el('ul', { class: 'issues', id: 'issues' });
+  private readonly promptWriter = new PromptWriter(
+    (prompt) => {
+      this.prompt.value = prompt;
+      this.form.prompt = prompt;
+      this.edited('prompt');
+    },
+    () => this.form.style,
+  );
   private readonly generateButton = el('button', { type: 'button', id: 'generate', 'aria-describedby': 'issues status' });
   private readonly cancelButton = el('button', { type: 'button', id: 'cancel', class: 'secondary' });
   private readonly status = el('p', { id: 'status', role: 'status', 'aria-live': 'polite' });
@@ -168,6 +177,11 @@ export class StudioForm {
     this.changed();
   }
 
+  /** The language model's prompt for the form, or why there is none. */
+  promptWritten(prompt: string | undefined, note: string | undefined): void {
+    this.promptWriter.written(prompt, note);
+  }
+
   /** "Save as Style…" saved the form: the style now holds its values. */
   styleSaved(name: string): void {
     this.form.style = name;
@@ -248,7 +262,7 @@ export class StudioForm {
         this.modelSummary,
         this.modelsError,
       ]),
-      el('div', { class: 'field' }, [el('label', { for: 'prompt' }, [t('prompt')]), this.promptWords, this.prompt, this.promptSent]),
+      el('div', { class: 'field' }, [el('label', { for: 'prompt' }, [t('prompt')]), this.promptWords, this.prompt, this.promptWriter.element, this.promptSent]),
       el('div', { class: 'grid' }, [
         field('n', 'count', this.count),
         ...rows(['resolution', 'aspect_ratio', 'background'], ['resolution', 'aspectRatio', 'background']),

@@ -84,6 +84,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     case 'styleSaved':
       form.styleSaved(message.name);
       break;
+    case 'promptWritten':
+      form.promptWritten(message.prompt, message.note);
+      break;
     case 'comparison':
       comparison?.render(message.view);
       break;

@@ -49,8 +49,12 @@ export class StyleControls {
 
   /** Draws the picker with `selected` chosen, and what that style sets or why it cannot be used. */
   render(selected: string | undefined, notes: readonly string[] = []): void {
-    const options = [el('option', { value: '' }, [this.view.exists ? t('noStyle') : t('noStylesFile', this.view.file)])];
-    for (const style of this.view.styles) options.push(el('option', { value: style.name }, [style.error ? `⚠ ${style.name}` : style.name]));
+    const none = this.view.exists ? t('noStyle') : this.view.builtIn ? t('builtInStyles', this.view.file) : t('noStylesFile', this.view.file);
+    const options = [el('option', { value: '' }, [none])];
+    for (const style of this.view.styles) {
+      const label = style.error ? `⚠ ${style.name}` : this.view.builtIn ? t('builtInStyle', style.name) : style.name;
+      options.push(el('option', { value: style.name }, [label]));
+    }
     // A style the file no longer has stays shown (the host then says it is missing).
     if (selected && !this.find(selected)) options.push(el('option', { value: selected }, [`⚠ ${selected}`]));
     replaceChildren(this.select, options);

@@ -7,6 +7,8 @@ import { ValidationError } from '../core/errors';
 import type { StyleDefinition } from '../core/styleFile';
 import { STYLES_FILE } from '../core/stylesPath';
 import { type Services } from '../services';
+import { showError } from './showError';
+import { starterStylesCode } from './starterStylesChunk';
 import { stylesCode, stylesRoot } from './styles';
 
 /** The schema's address in package.json: `gateway-images-schema://schemas/styles.schema.json`. */
@@ -31,6 +33,15 @@ export function registerStyles(services: Services): vscode.Disposable {
     schema,
     vscode.workspace.registerFileSystemProvider(SCHEMA_SCHEME, schema, { isReadonly: true, isCaseSensitive: true }),
     vscode.commands.registerCommand('gatewayImages.editStyles', () => editStyles()),
+    vscode.commands.registerCommand('gatewayImages.saveStarterStyle', (args?: unknown) =>
+      starterStylesCode()
+        .saveStarterStyle(services, args)
+        .catch((error: unknown) => {
+          void showError(services, error);
+          if (args !== undefined) throw error;
+          return undefined;
+        }),
+    ),
   );
 }
 
@@ -52,29 +63,62 @@ export async function editStyles(): Promise<vscode.Uri> {
   return uri;
 }
 
-/** Writes `definition` into the styles file under a name the person gives ("Save as Style…"); undefined when cancelled. */
-export async function saveStyle(definition: StyleDefinition, suggested = ''): Promise<string | undefined> {
+/**
+ * Writes `definition` into the styles file under a name: `given` (by arguments), else one the person
+ * gives ("Save as Style…"). A project style of that name is never replaced silently: the person is
+ * asked, and a name given by arguments is refused. Undefined when cancelled.
+ */
+export async function saveStyle(definition: StyleDefinition, suggested = '', given?: string): Promise<string | undefined> {
   const uri = stylesUri();
   const current = await vscode.workspace.fs.readFile(uri).then(
     (bytes) => new TextDecoder().decode(bytes),
     () => undefined,
   );
-  const name = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Save as Style'),
-    prompt: vscode.l10n.t('A name for this style in {0}', STYLES_FILE),
-    value: suggested,
-    ignoreFocusOut: true,
-    validateInput: (text) =>
-      text.trim() && text.trim().length <= 64 ? undefined : vscode.l10n.t('A style name must be 1 to 64 characters without spaces around it'),
-  });
+  const code = stylesCode();
+  const existing = current === undefined ? undefined : code.parseStyles(current, STYLES_FILE, path.dirname(path.dirname(uri.fsPath)), true);
+  const taken = (name: string) => (existing ? code.styleNames(existing).includes(name) : false);
+  const name = (
+    given ??
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Save as Style'),
+      prompt: vscode.l10n.t('A name for this style in {0}', STYLES_FILE),
+      value: suggested,
+      ignoreFocusOut: true,
+      validateInput: (text) =>
+        !(text.trim() && text.trim().length <= 64)
+          ? vscode.l10n.t('A style name must be 1 to 64 characters without spaces around it')
+          : taken(text.trim())
+            ? {
+                message: vscode.l10n.t('{0} already has a style "{1}": saving replaces it.', STYLES_FILE, text.trim()),
+                severity: vscode.InputBoxValidationSeverity.Warning,
+              }
+            : undefined,
+    }))
+  )?.trim();
   if (name === undefined) return undefined;
-  const text = stylesCode().withStyle(current, name.trim(), definition);
+  if (!name || name.length > 64) throw new ValidationError('name', vscode.l10n.t('A style name must be 1 to 64 characters without spaces around it'));
+  if (taken(name)) {
+    if (given !== undefined) {
+      throw new ValidationError(
+        'name',
+        vscode.l10n.t('{0} already has a style "{1}"; it is not replaced. Give another name, or change the style in the file.', STYLES_FILE, name),
+      );
+    }
+    const replace = vscode.l10n.t('Replace');
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t('{0} already has a style "{1}". Replace it?', STYLES_FILE, name),
+      { modal: true },
+      replace,
+    );
+    if (answer !== replace) return undefined;
+  }
+  const text = code.withStyle(current, name, definition);
   await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
   const open = vscode.l10n.t('Edit Styles');
   void vscode.window
-    .showInformationMessage(vscode.l10n.t('Saved style "{0}" in {1}.', name.trim(), STYLES_FILE), open)
+    .showInformationMessage(vscode.l10n.t('Saved style "{0}" in {1}.', name, STYLES_FILE), open)
     .then((choice) => (choice ? vscode.window.showTextDocument(uri, { preview: false }) : undefined));
-  return name.trim();
+  return name;
 }
 
 /** Serves the schema (a read-only file system of one file): VS Code's JSON support opens it like a document. */

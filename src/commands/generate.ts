@@ -42,7 +42,7 @@ export async function generate(services: Services, args: GenerateArgs, interacti
 async function askGenerateArgs(services: Services): Promise<GenerateArgs> {
   await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image');
-  const style = await askStyle(services, title);
+  const style = await askStyle(services, title, undefined, true);
   const model = await pickModel(services, (m) => m.supports_generation, title, style);
   const editor = vscode.window.activeTextEditor;
   const selection = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';

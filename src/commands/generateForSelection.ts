@@ -1,4 +1,5 @@
-// Generate Image for Selection (Markdown and HTML editors): the selected text is the prompt; the
+// Generate Image for Selection (Markdown and HTML editors): the editor's language model writes the
+// prompt from the selection (commands/writePrompt.ts), or the selected text is the prompt; the
 // images are generated through the shared path and linked right after the selection, with paths
 // relative to the document. Interactive (model picker and options review) or by arguments.
 import * as path from 'node:path';
@@ -9,9 +10,11 @@ import { type Services } from '../services';
 import { type GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
 import { type CommandResult } from './jobRunner';
-import { askPrompt, pickModel, reviewOptions } from './pickers';
+import { sourceKindOf, type StyleHint } from '../core/promptWriting';
+import { askPrompt, pickModel, reviewRequest } from './pickers';
 import { type ErrorActions, showError } from './showError';
-import { askStyle } from './styles';
+import { askStyle, styleValues } from './styles';
+import { writePromptCode } from './writePromptChunk';
 
 export interface SelectionResult extends CommandResult {
   /** The text inserted into the document. */
@@ -73,7 +76,7 @@ export async function generateForSelection(services: Services, args?: unknown): 
     // The links go right after the selection as it was when the command started.
     const anchor = editor.selection.end;
     const selected = document.getText(editor.selection).trim();
-    const chosen = byArgs ? argsWithSelection(args, selected) : await askArgs(services, selected);
+    const chosen = byArgs ? argsWithSelection(args, selected) : await askArgs(services, document, selected);
     // The link is inserted here: the result message does not offer it a second time.
     const result = await generate(services, chosen, !byArgs, { offerMarkdownLink: false, errorActions, origin: { kind: 'markdown' } });
     const inserted = await insertLinks(document, anchor, result.files, chosen.prompt, syntax);
@@ -97,14 +100,34 @@ function argsWithSelection(args: Record<string, unknown>, selected: string): Gen
   return toGenerateArgs({ ...args, prompt });
 }
 
-async function askArgs(services: Services, selected: string): Promise<GenerateArgs> {
+/**
+ * Style, model, then the prompt: written by the editor's language model from the selection (or the
+ * whole document when nothing is selected) when the setting and the person allow it, else the
+ * selection; then the review, where the prompt can be edited beside the estimate.
+ */
+async function askArgs(services: Services, document: vscode.TextDocument, selected: string): Promise<GenerateArgs> {
   await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image for Selection');
-  const style = await askStyle(services, title);
+  const style = await askStyle(services, title, undefined, true);
   const model = await pickModel(services, (m) => m.supports_generation, title, style);
-  const prompt = selected || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
-  const options = await reviewOptions(services, model, { prompt, style }, title);
+  const source = {
+    text: selected || document.getText(),
+    wholeDocument: !selected,
+    kind: sourceKindOf(document.languageId),
+    style: await styleHint(services, style),
+  };
+  const written = source.text.trim() ? await writePromptCode().proposePrompt(services, { source, plainText: selected, title }) : { prompt: '' };
+  const proposed = written.prompt || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
+  const note = written.writtenBy ? vscode.l10n.t('written by {0}; choose to edit', written.writtenBy) : written.fallback;
+  const { options, prompt } = await reviewRequest(services, model, { prompt: proposed, style, editablePrompt: true, promptNote: note }, title);
   return { ...options, model: model.id, prompt, ...(style ? { style } : {}) };
+}
+
+/** The style's words for the language model's instruction (undefined without a style or when it cannot be read). */
+async function styleHint(services: Services, style: string | undefined): Promise<StyleHint | undefined> {
+  if (!style) return undefined;
+  const values = await styleValues(style, undefined, services).catch(() => undefined);
+  return { name: style, description: values?.description, promptPrefix: values?.promptPrefix, promptSuffix: values?.promptSuffix };
 }
 
 /** Inserts one link per file after `anchor` (on new lines when the selection ends a line). */

@@ -35,7 +35,7 @@ export function modelDetail(model: ImageModel, locale: string): { description: s
 
 /** Shows the cached catalog at once; fills in when the background refresh arrives. The style's model (else the last one) comes first. */
 export async function pickModel(services: Services, filter: (m: ImageModel) => boolean, title: string, style?: string): Promise<ImageModel> {
-  const lastModel = (await styleValues(style))?.model ?? services.context.globalState.get<string>(LAST_MODEL_KEY);
+  const lastModel = (await styleValues(style, undefined, services))?.model ?? services.context.globalState.get<string>(LAST_MODEL_KEY);
   const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { model: ImageModel }>();
   quickPick.title = title;
   quickPick.placeholder = vscode.l10n.t('Choose a model');
@@ -106,13 +106,17 @@ async function rememberOptions(services: Services, model: ImageModel, options: O
   await services.context.globalState.update(CHOICES_KEY, { ...all, [model.id]: options });
 }
 
-type OptionItem = vscode.QuickPickItem & { action: 'send' | 'show' | keyof Options };
+type OptionItem = vscode.QuickPickItem & { action: 'send' | 'show' | 'prompt' | keyof Options };
 
 /** What the review starts from: the prompt, the style it is made with, the caller's own references (edit sources). */
 export interface ReviewBase {
   prompt: string;
   style?: string;
   references?: string[];
+  /** The prompt can be edited in the review (one proposed by a language model, or the selection). */
+  editablePrompt?: boolean;
+  /** Where the prompt came from, or why the selection is the prompt: shown on the prompt's line. */
+  promptNote?: string;
 }
 
 /**
@@ -128,10 +132,22 @@ export async function reviewOptions(
   /** Edits: the ratio that keeps the source's shape; it replaces a remembered ratio and says why. */
   aspectDefault?: AspectDefault,
 ): Promise<OptionOverrides> {
+  return (await reviewRequest(services, model, base, title, aspectDefault)).options;
+}
+
+/** The review step, with the prompt as the person accepted it (edited there when `editablePrompt`). */
+export async function reviewRequest(
+  services: Services,
+  model: ImageModel,
+  base: ReviewBase,
+  title: string,
+  aspectDefault?: AspectDefault,
+): Promise<{ options: OptionOverrides; prompt: string }> {
   let options: OptionOverrides = base.style ? {} : rememberedOptions(services, model);
+  let prompt = base.prompt;
   const resolve = async (): Promise<{ styled?: StyledRequest; problem?: string }> => {
     try {
-      return { styled: await applyStyle(services, base.style, { prompt: base.prompt, model: model.id, options, references: base.references }) };
+      return { styled: await applyStyle(services, base.style, { prompt, model: model.id, options, references: base.references }) };
     } catch (error) {
       if (error instanceof ValidationError) return { problem: error.message };
       throw error;
@@ -144,7 +160,7 @@ export async function reviewOptions(
     ({ styled, problem } = await resolve());
   }
   for (;;) {
-    const full: GenerationRequest = styled?.request ?? { ...ownValues(options), model: model.id, prompt: base.prompt };
+    const full: GenerationRequest = styled?.request ?? { ...ownValues(options), model: model.id, prompt };
     const fromStyle = styled?.fromStyle ?? [];
     const estimate = estimateCost(model, full.n ?? 1);
     const issues = collectIssues(full, { models: [model], referenceCount: styled?.references.length ?? base.references?.length ?? 0 });
@@ -165,6 +181,14 @@ export async function reviewOptions(
       },
       { label: '', kind: vscode.QuickPickItemKind.Separator, action: 'send' },
     ];
+    if (base.editablePrompt) {
+      items.push({
+        label: `$(edit) ${vscode.l10n.t('Prompt')}`,
+        description: base.promptNote ?? vscode.l10n.t('choose to edit'),
+        detail: prompt,
+        action: 'prompt',
+      });
+    }
     if (base.style) items.push(...styleItems(base.style, full.prompt, styled));
     items.push(item(vscode.l10n.t('Number of images'), 'n'));
     if (model.supported_resolutions.length) items.push(item(vscode.l10n.t('Resolution'), 'resolution'));
@@ -187,9 +211,12 @@ export async function reviewOptions(
     if (!picked) cancelled();
     if (picked.action === 'send' && !blocked) {
       if (!base.style) await rememberOptions(services, model, ownValues(options));
-      return options;
+      return { options, prompt };
     }
-    if (picked.action !== 'send' && picked.action !== 'show') {
+    if (picked.action === 'prompt') {
+      prompt = await askPrompt(title, prompt, '');
+      ({ styled, problem } = await resolve());
+    } else if (picked.action !== 'send' && picked.action !== 'show') {
       const styleValue = fromStyle.includes(picked.action) ? (full[picked.action] as string | number | undefined) : undefined;
       options = await changeOption(model, options, picked.action, styleValue);
       ({ styled, problem } = await resolve());

@@ -2,7 +2,8 @@
 // could not be read, images that wait at an address the gateway gave, and files a stopped job left
 // behind wait in the recovery folder. This lists them with what is known, reads kept answers again,
 // downloads addresses again, and moves or removes what the user picks.
-// The reading of the recovery folder (core/recoveryFolder.ts) is loaded with dist/gateway.js.
+// The reading of the recovery folder (core/recoveryFolder.ts) is loaded with dist/gateway.js; this
+// command's own code is dist/recover.js, loaded by recoverCommand.ts when it first runs.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FALLBACK_RECOVERY_DIR } from '../core/imageStore';
@@ -13,10 +14,6 @@ import { recordRecovered } from '../jobs/jobRecord';
 import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/plural';
-
-export function registerRecover(services: Services): vscode.Disposable {
-  return vscode.commands.registerCommand('gatewayImages.recoverImages', () => recoverImages(services));
-}
 
 export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   const waiting = await listWaiting(services);

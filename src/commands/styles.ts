@@ -4,10 +4,12 @@
 import * as vscode from 'vscode';
 import { CancelledError, ValidationError } from '../core/errors';
 import type { StylesSource, StyleValues } from '../core/styleFile';
+import { STYLES_FILE } from '../core/stylesPath';
 import type { ImageJob } from '../jobs/jobTypes';
 import type { StyledRequest, StyleInput } from '../jobs/styledRequest';
 import type * as StylesModules from '../jobs/stylesBundle';
 import { type Services } from '../services';
+import { starterStylesCode } from './starterStylesChunk';
 import { workspaceFolderFor } from './outputFolder';
 
 export type StylesCode = typeof StylesModules;
@@ -35,12 +37,26 @@ export async function loadStyles(uri?: vscode.Uri): Promise<StylesSource | undef
 }
 
 /**
+ * The project's styles, or, when the project has no styles file, the built-in starter styles that
+ * the catalog can make (core/starterStyles.ts): built-in styles never stand beside a project's.
+ */
+export async function loadStylesOrStarters(services: Services, uri?: vscode.Uri, fetchCatalog = true): Promise<StylesSource | undefined> {
+  const project = await loadStyles(uri);
+  if (project) return project;
+  const cached = services.catalog.peek();
+  // The studio draws from the cached catalog and again when it changes: it never fetches here.
+  const models = cached.length || !fetchCatalog ? cached : await services.catalog.get().catch(() => []);
+  const starters = stylesCode().starterSource(stylesRoot(uri) ?? '', models);
+  return starters.styles.size ? starters : undefined;
+}
+
+/**
  * A style (or none) applied to a caller's values against the catalog. A model the style names that
  * the cached catalog lacks may be new: the catalog is read once more before it is refused.
  */
 export async function applyStyle(services: Services, style: string | undefined, input: StyleInput, uri?: vscode.Uri): Promise<StyledRequest> {
   const { resolveStyledRequest } = stylesCode();
-  const source = style ? await loadStyles(uri) : undefined;
+  const source = style ? await loadStylesOrStarters(services, uri) : undefined;
   // Without a style nothing is checked against the catalog here: the job does that.
   const models = style ? await services.catalog.get() : [];
   let styled: StyledRequest;
@@ -60,21 +76,35 @@ export function showStyleNotes(styled: StyledRequest): void {
 }
 
 /** The style's values with `extends` applied, for the steps that follow the Style step (its model first). */
-export async function styleValues(name: string | undefined, uri?: vscode.Uri): Promise<StyleValues | undefined> {
+export async function styleValues(name: string | undefined, uri?: vscode.Uri, services?: Services): Promise<StyleValues | undefined> {
   if (!name) return undefined;
-  const source = await loadStyles(uri);
+  const source = services ? await loadStylesOrStarters(services, uri) : await loadStyles(uri);
   return source && stylesCode().resolveStyle(source, name);
 }
 
 type StyleItem = vscode.QuickPickItem & { style?: string; error?: ValidationError };
 
 /**
- * The "Style" step: no style, or one of the workspace's styles (the last one used first). Skipped,
- * as no style, when the workspace has no styles file. A style written wrongly is refused when picked.
+ * The "Style" step: no style, or one of the workspace's styles (the last one used first); without a
+ * styles file and with `offerStarters` (the generation commands: the starters pick their models by
+ * what generation needs), the built-in starter styles, each with a button that saves it into the project.
+ * Skipped, as no style, when there is neither. A style written wrongly is refused when picked.
  */
-export async function askStyle(services: Services, title: string, uri?: vscode.Uri): Promise<string | undefined> {
-  const source = await loadStyles(uri);
-  if (!source) return undefined;
+export async function askStyle(services: Services, title: string, uri?: vscode.Uri, offerStarters = false): Promise<string | undefined> {
+  for (;;) {
+    const source = offerStarters ? await loadStylesOrStarters(services, uri) : await loadStyles(uri);
+    if (!source) return undefined;
+    const answer = await pickStyle(services, title, source);
+    if (answer.save === undefined) return answer.style;
+    // Saved into the project: the step shows the project's styles from now on.
+    await starterStylesCode().saveStarterStyle(services, { style: answer.save });
+  }
+}
+
+const SAVE_BUTTON = (): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon('save'), tooltip: vscode.l10n.t('Save as Project Style…') });
+
+async function pickStyle(services: Services, title: string, source: StylesSource): Promise<{ style?: string; save?: string }> {
+  const builtIn = stylesCode().isStarterSource(source);
   const last = services.context.workspaceState.get<string>(LAST_STYLE_KEY);
   const code = stylesCode();
   const items: StyleItem[] = [{ label: `$(circle-slash) ${vscode.l10n.t('No style')}`, description: vscode.l10n.t('only what you choose next') }];
@@ -86,7 +116,13 @@ export async function askStyle(services: Services, title: string, uri?: vscode.U
       if (broken) throw broken;
       const values = code.resolveStyle(source, name);
       const words = [values.promptPrefix && `${values.promptPrefix} …`, values.promptSuffix && `… ${values.promptSuffix}`].filter(Boolean).join(' ');
-      items.push({ label: name, description: values.model, detail: [values.description, words].filter(Boolean).join(' · ') || undefined, style: name });
+      items.push({
+        label: name,
+        description: builtIn ? vscode.l10n.t('built-in · {0}', values.model ?? '') : values.model,
+        detail: [values.description, words].filter(Boolean).join(' · ') || undefined,
+        style: name,
+        ...(builtIn ? { buttons: [SAVE_BUTTON()] } : {}),
+      });
     } catch (error) {
       const problem = error instanceof ValidationError ? error : new ValidationError('style', String(error));
       items.push({ label: `$(error) ${name}`, detail: problem.message, style: name, error: problem });
@@ -95,20 +131,24 @@ export async function askStyle(services: Services, title: string, uri?: vscode.U
   const active = items.find((item) => item.style !== undefined && item.style === last);
   const quickPick = vscode.window.createQuickPick<StyleItem>();
   quickPick.title = title;
-  quickPick.placeholder = vscode.l10n.t('Choose a style of this project ({0})', source.file);
+  quickPick.placeholder = builtIn
+    ? vscode.l10n.t('No project styles yet: built-in styles (save one into {0} to change it)', STYLES_FILE)
+    : vscode.l10n.t('Choose a style of this project ({0})', source.file);
   quickPick.items = items;
   quickPick.matchOnDetail = true;
   quickPick.ignoreFocusOut = true;
   if (active) quickPick.activeItems = [active];
-  const picked = await new Promise<StyleItem | undefined>((resolve) => {
+  const picked = await new Promise<StyleItem | { save: string } | undefined>((resolve) => {
     quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
+    quickPick.onDidTriggerItemButton((event) => resolve({ save: event.item.style ?? '' }));
     quickPick.onDidHide(() => resolve(undefined));
     quickPick.show();
   }).finally(() => quickPick.dispose());
   if (!picked) throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
+  if ('save' in picked) return { save: picked.save };
   if (picked.error) throw picked.error;
   await services.context.workspaceState.update(LAST_STYLE_KEY, picked.style ?? '');
-  return picked.style;
+  return { style: picked.style };
 }
 
 /** The job of a styled request: its references (the caller's and the style's) go with the edit transport of the settings. */

@@ -7,18 +7,28 @@ export const SECTION = 'gatewayImages';
 
 /**
  * Settings that guard the user's money (scope `application` in package.json): what a confirmation,
- * a warning, a request's deadline or the agents' caps allow. A cloned repository must not change
- * them, so only the user's own value counts, the same in every window (see README, Configuration).
+ * a warning, a request's deadline or the agents' caps allow; and whether the user's text goes to a
+ * language model provider. A cloned repository must not change them, so only the user's own value
+ * counts, the same in every window (see README, Configuration).
  */
-export const USER_ONLY_SETTINGS = ['confirmCostAbove', 'lowBalanceWarning', 'requestTimeoutSeconds', 'mcp.maxCostPerCall', 'mcp.maxCostPerSession'] as const;
+export const USER_ONLY_SETTINGS = [
+  'confirmCostAbove',
+  'lowBalanceWarning',
+  'requestTimeoutSeconds',
+  'mcp.maxCostPerCall',
+  'mcp.maxCostPerSession',
+  'writePromptWithLanguageModel',
+] as const;
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];
+/** The user-only settings that are amounts or durations (writePromptWithLanguageModel is read by commands/writePrompt.ts). */
+type UserOnlyNumber = Exclude<UserOnlySetting, 'writePromptWithLanguageModel'>;
 
 /**
  * A setting only the user may set: the value in the user's settings, else the default. A
  * workspace's value is never used, whatever VS Code does with it; the log says when a workspace
  * sets one (ignoredSettings.ts).
  */
-export function readUserSetting(name: UserOnlySetting): number {
+export function readUserSetting(name: UserOnlyNumber): number {
   const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(name);
   const value = inspected?.globalValue;
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : (inspected?.defaultValue as number);

@@ -2,6 +2,7 @@
 // schema and "Save as Style…" load on first use, not at activation. The reading of hand-written
 // JSON (jsonc-parser) comes with it: the settings check (host/ignoredSettings.ts) uses it too.
 export { parseJsonc, setsSetting } from '../core/jsonc';
-export { readStyles, resolveStyle, styleNames, withStyle } from '../core/styleFile';
+export { parseStyles, readStyles, resolveStyle, styleNames, withStyle } from '../core/styleFile';
 export { stylesSchema } from '../core/styleSchema';
 export { resolveStyledRequest } from './styledRequest';
+export { isStarterSource, starterSource, starterStyles } from '../core/starterStyles';

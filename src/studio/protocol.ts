@@ -3,6 +3,7 @@
 // Every message from the page is untrusted: the host checks each one (protocolValidation.ts).
 
 import type { CompareFromWebviewMessage, ComparisonMessage } from './compareProtocol';
+import type { PromptWrittenMessage, WritePromptMessage } from './promptProtocol';
 import type { StyleFromWebviewMessage, StyleSavedMessage, StylesMessage, StylesView } from './styleProtocol';
 
 /** viewType of the panel (also in package.json's onWebviewPanel activation event). */
@@ -288,7 +289,8 @@ export type ToWebviewMessage =
   | FillFormMessage
   | ComparisonMessage
   | StylesMessage
-  | StyleSavedMessage;
+  | StyleSavedMessage
+  | PromptWrittenMessage;
 
 // ---- page -> host ---------------------------------------------------------------------------
 
@@ -392,4 +394,5 @@ export type FromWebviewMessage =
   | GalleryShownMessage
   | GalleryFilterMessage
   | CompareFromWebviewMessage
-  | StyleFromWebviewMessage<FormValues>;
+  | StyleFromWebviewMessage<FormValues>
+  | WritePromptMessage;

@@ -15,6 +15,7 @@ import {
   type PasteMediaType,
 } from './protocol';
 import { parseCompareMessage } from './compareProtocol';
+import { parsePromptMessage } from './promptProtocol';
 import { parseStyleMessage } from './styleProtocol';
 import { isRecord } from '../core/json';
 
@@ -164,7 +165,7 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       return { type: 'galleryShown', at, cards, total };
     }
     default:
-      return parseCompareMessage(value, parseFormValues, LIMITS.id) ?? parseStyleMessage(value, parseFormValues);
+      return parseCompareMessage(value, parseFormValues, LIMITS.id) ?? parseStyleMessage(value, parseFormValues) ?? parsePromptMessage(value);
   }
 }
 

@@ -22,6 +22,7 @@ import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';
 import { evaluateForm, formArgs, toAccountView, toFormValues, toModelInfo } from './view';
 import { handleStyleMessage, styledForm, stylesView, watchStyles } from './studioStyles';
+import { trackSourceEditor, writePromptFromEditor } from './studioPrompt';
 import { GalleryFeed, pngDataUrl } from './galleryFeed';
 
 /** A request to show in the form (and its local reference images, for edits). */
@@ -84,6 +85,7 @@ export class StudioPanel {
     this.gallery = new GalleryFeed(services, (message) => this.post(message));
     this.disposables.push(
       this.gallery,
+      trackSourceEditor(),
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidChangeViewState(() => {
         // Hidden, the page is discarded; shown again, it loads anew.
@@ -92,7 +94,13 @@ export class StudioPanel {
       }),
       panel.onDidDispose(() => this.dispose()),
       disposable(services.account.onDidChange((snapshot) => this.post({ type: 'account', account: toAccountView(snapshot, services.locale) }))),
-      disposable(services.catalog.onDidChange(() => this.postModels())),
+      disposable(
+        services.catalog.onDidChange(() => {
+          this.postModels();
+          // The built-in styles are resolved against the catalog.
+          void this.postStyles();
+        }),
+      ),
       disposable(
         comparisonFeed.onDidChange(() => {
           this.allowShownFolders();
@@ -105,7 +113,7 @@ export class StudioPanel {
   }
 
   private async postStyles(): Promise<void> {
-    if (this.pageReady) this.post({ type: 'styles', styles: await stylesView() });
+    if (this.pageReady) this.post({ type: 'styles', styles: await stylesView(this.services) });
   }
 
   /**
@@ -162,7 +170,7 @@ export class StudioPanel {
           galleryFilter: this.gallery.filterText,
           references: views,
           busy: !!this.running,
-          styles: await stylesView(),
+          styles: await stylesView(this.services),
         });
         await this.flushFill();
         this.postComparison();
@@ -247,6 +255,9 @@ export class StudioPanel {
       }
       case 'editStyles':
         await handleStyleMessage(services, message);
+        return;
+      case 'writePrompt':
+        this.post({ type: 'promptWritten', requestId: message.requestId, ...(await writePromptFromEditor(services, message.style)) });
         return;
     }
   }

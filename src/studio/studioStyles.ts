@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editStyles, saveStyle } from '../commands/editStyles';
 import { showError } from '../commands/showError';
-import { applyStyle, loadStyles, stylesCode, stylesRoot } from '../commands/styles';
+import { applyStyle, loadStylesOrStarters, stylesCode, stylesRoot } from '../commands/styles';
 import { ValidationError } from '../core/errors';
 import type { StyleDefinition, StylesSource, StyleValues } from '../core/styleFile';
 import { STYLES_FILE } from '../core/stylesPath';
@@ -14,15 +14,16 @@ import type { FormValues } from './protocol';
 import type { StyleFromWebviewMessage, StylesView, StyleView } from './styleProtocol';
 import { formArgs, type StyledForm, toRequest } from './view';
 
-/** The workspace's styles as the picker shows them. */
-export async function stylesView(): Promise<StylesView> {
+/** The workspace's styles as the picker shows them; without a styles file, the built-in starter styles. */
+export async function stylesView(services: Services): Promise<StylesView> {
   let source: StylesSource | undefined;
   try {
-    source = await loadStyles();
+    source = await loadStylesOrStarters(services, undefined, false);
   } catch (error) {
     return { file: STYLES_FILE, exists: true, error: error instanceof Error ? error.message : String(error), styles: [] };
   }
   if (!source) return { file: STYLES_FILE, exists: false, styles: [] };
+  const builtIn = stylesCode().isStarterSource(source);
   if (source.fileError) return { file: source.file, exists: true, error: source.fileError.message, styles: [] };
   const code = stylesCode();
   const styles = code.styleNames(source).map((name): StyleView => {
@@ -32,7 +33,7 @@ export async function stylesView(): Promise<StylesView> {
       return { name, error: error instanceof Error ? error.message : String(error), options: {}, params: {}, references: [] };
     }
   });
-  return { file: source.file, exists: true, styles };
+  return builtIn ? { file: STYLES_FILE, exists: false, builtIn: true, styles } : { file: source.file, exists: true, styles };
 }
 
 function toStyleView(name: string, values: StyleValues, trusted: boolean): StyleView {
@@ -86,7 +87,7 @@ export async function handleStyleMessage(services: Services, message: StyleFromW
       await editStyles();
       return undefined;
     }
-    return await saveStyle(await styleOfForm(message.form), message.form.style ?? '');
+    return await saveStyle(await styleOfForm(services, message.form), message.form.style ?? '');
   } catch (error) {
     void showError(services, error);
     return undefined;
@@ -94,9 +95,10 @@ export async function handleStyleMessage(services: Services, message: StyleFromW
 }
 
 /** The form as a style: its model and options (the style's words and references kept), its references added. */
-async function styleOfForm(form: FormValues): Promise<StyleDefinition> {
+async function styleOfForm(services: Services, form: FormValues): Promise<StyleDefinition> {
   const { model, prompt: _prompt, ...options } = toRequest(form);
-  const current = form.style ? await currentValues(form.style) : undefined;
+  // A built-in style's words come along: this is how the studio saves one as a project style.
+  const current = form.style ? await currentValues(services, form.style) : undefined;
   const root = stylesRoot();
   const own = root === undefined ? [] : form.references.map((file) => path.relative(root, file).split(path.sep).join('/'));
   const references = [...new Set([...own, ...(current?.references ?? [])])];
@@ -112,7 +114,7 @@ async function styleOfForm(form: FormValues): Promise<StyleDefinition> {
   };
 }
 
-async function currentValues(style: string): Promise<StyleValues | undefined> {
-  const source = await loadStyles();
+async function currentValues(services: Services, style: string): Promise<StyleValues | undefined> {
+  const source = await loadStylesOrStarters(services);
   return source && stylesCode().resolveStyle(source, style);
 }

@@ -23,6 +23,8 @@ export interface StylesView {
   /** The file, relative to the workspace folder. */
   file: string;
   exists: boolean;
+  /** The styles are the built-in starter styles (the project has no styles file). */
+  builtIn?: boolean;
   /** A problem of the whole file (no style can be used). */
   error?: string;
   styles: StyleView[];

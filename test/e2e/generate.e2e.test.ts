@@ -12,8 +12,9 @@ import {
   captureOnFailure,
   chooseFromExplorerMenu,
   clickNotificationButton,
-  openWorkbench,
   type OpenedWorkbench,
+  openWorkbench,
+  passStyleStep,
   pickQuickItem,
   prepareTest,
   readStatusBar,
@@ -22,8 +23,8 @@ import {
   screenshot,
   typeInQuickInput,
   waitFor,
-  waitForNotification,
   waitForFilteredQuickItems,
+  waitForNotification,
   waitForToastButtons,
 } from './workbench';
 
@@ -66,6 +67,7 @@ async function setKeyFromPalette(page: Page, key: string): Promise<void> {
 /** The palette flow: model, prompt, then the first item of the review list sends. */
 async function generateFromPalette(page: Page, model: string, prompt: string, capture: () => Promise<void> = async () => undefined): Promise<void> {
   await runCommand(page, 'Gateway Images: Generate Image');
+  await passStyleStep(page);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: model }).first().waitFor({ timeout: 30_000 });
   await typeInQuickInput(page, model);
   await waitForFilteredQuickItems(page, model);

@@ -111,6 +111,11 @@ export async function pickQuickItem(page: Page, label: string | RegExp, timeoutM
   }
 }
 
+/** The Style step of Generate Image, which offers the built-in styles while the workspace has no styles file: "No style". */
+export async function passStyleStep(page: Page): Promise<void> {
+  await pickQuickItem(page, /No style/, 30_000);
+}
+
 /** Runs a command from the palette by its title as shown there ("Gateway Images: Generate Image"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await openCommandPalette(page);

@@ -154,6 +154,13 @@ describe('Russian UI (e2e)', () => {
     await openCommandPalette(page);
     await typeInQuickInput(page, `>${title('command.generate.title')}`);
     await pickQuickItem(page, title('command.generate.title'));
+    // The Style step: the built-in styles while the workspace has no styles file, in Russian.
+    await page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: t('No style') })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    assertNoEnglish('the style step', await quickTexts(page));
+    await pickQuickItem(page, new RegExp(t('No style')), 30_000);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'aurora-1' }).first().waitFor({ timeout: 30_000 });
     const models = await quickTexts(page);
     assert.ok(

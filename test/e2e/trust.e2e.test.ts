@@ -9,8 +9,9 @@ import type { Page } from 'playwright-core';
 import { FIXTURE_WORKSPACE } from '../harness/paths';
 import {
   captureOnFailure,
-  openWorkbench,
   type OpenedWorkbench,
+  openWorkbench,
+  passStyleStep,
   pickQuickItem,
   prepareTest,
   readStatusBar,
@@ -28,6 +29,7 @@ async function waitForNewImage(dir: string, before: string[]): Promise<string> {
 
 async function generate(page: Page, prompt: string): Promise<void> {
   await runCommand(page, 'Gateway Images: Generate Image');
+  await passStyleStep(page);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sketch-mini' }).first().waitFor({ timeout: 30_000 });
   await typeInQuickInput(page, 'sketch-mini');
   await pickQuickItem(page, 'sketch-mini', 30_000);

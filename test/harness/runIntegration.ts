@@ -7,7 +7,9 @@ import * as path from 'path';
 import { closeAllWorkbenches, deadline, launchWorkbench, type Workbench } from './launch';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
 import { ensureRussianLanguagePack } from './languagePack';
-import { RESULTS_DIR } from './paths';
+import { REPO_ROOT, RESULTS_DIR } from './paths';
+
+const LM_PROVIDER_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'lm-provider');
 
 function saveFailureArtifacts(wb: Workbench | undefined, reason: string): void {
   if (!wb) return;
@@ -35,8 +37,11 @@ async function main(): Promise<number> {
   let code: number;
   try {
     const run = (async () => {
-      const locale = args.locale ? { locale: args.locale, extensions: [ensureRussianLanguagePack(args.vscode)] } : {};
+      // The language model provider fixture (test/fixtures/lm-provider) is installed in every run.
+      const extensions = [LM_PROVIDER_FIXTURE, ...(args.locale ? [ensureRussianLanguagePack(args.vscode)] : [])];
+      const locale = args.locale ? { locale: args.locale } : {};
       wb = await launchWorkbench({
+        extensions,
         extensionTestsPath: entry,
         workspace: args.workspace,
         env,

@@ -83,6 +83,7 @@ function answerPalette(steps: { pick?: string; type?: string; send?: boolean }[]
       selectedItems: [] as vscode.QuickPickItem[],
       onDidAccept: (listener: () => void) => accept.push(listener),
       onDidHide: (listener: () => void) => hide.push(listener),
+      onDidTriggerItemButton: () => undefined,
       show: () =>
         void (async () => {
           // Like a person, waits for the list to fill (the catalog may still be loading).

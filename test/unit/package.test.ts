@@ -133,8 +133,11 @@ describe('packaging: the .vsix', function () {
       'extension/dist/styles.js',
       'extension/dist/interrupted.js',
       'extension/dist/promptFiles.js',
+      'extension/dist/recover.js',
       'extension/dist/accountPage.js',
       'extension/dist/findResults.js',
+      'extension/dist/writePrompt.js',
+      'extension/dist/starterStyles.js',
       'extension/dist/thumbnails.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
@@ -183,10 +186,12 @@ describe('packaging: the .vsix', function () {
       'results.js',
       'styles.js',
       'interrupted.js',
+      'writePrompt.js',
+      'starterStyles.js',
       'mcp.js',
       'plural.js',
     ]);
-    for (const name of [...usesL10nPackage, 'promptFiles.js', 'accountPage.js']) {
+    for (const name of [...usesL10nPackage, 'promptFiles.js', 'recover.js', 'accountPage.js']) {
       const code = read(name);
       if (usesL10nPackage.has(name)) assert.match(code, /require\(["']\.\/l10n\.js["']\)/, `${name} does not require ./l10n.js`);
       assert.doesNotMatch(code, /contents\.bundle/, `${name} inlines a copy of @vscode/l10n`);

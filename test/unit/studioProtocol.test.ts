@@ -45,6 +45,8 @@ const VALID: FromWebviewMessage[] = [
   { type: 'galleryShown', at: 1_767_000_000_000, cards: 24, total: 5_000 },
   { type: 'galleryFilter', query: 'lighthouse model:lumen who:mcp' },
   { type: 'galleryFilter', query: '' },
+  { type: 'writePrompt', requestId: 23 },
+  { type: 'writePrompt', requestId: 24, style: 'Article cover 16:9' },
 ];
 
 describe('Image Studio protocol: parseFromWebviewMessage', () => {
@@ -116,6 +118,10 @@ describe('Image Studio protocol: parseFromWebviewMessage', () => {
       { type: 'galleryShown', at: 1, cards: 1, total: 1, extra: true },
       { type: 'galleryFilter', query: 42 },
       { type: 'galleryFilter', query: 'x', requestId: 1 },
+      { type: 'writePrompt' },
+      { type: 'writePrompt', requestId: 1, style: 7 },
+      { type: 'writePrompt', requestId: 1, style: 'x'.repeat(65) },
+      { type: 'writePrompt', requestId: 1, text: 'the page does not choose the text' },
     ];
     for (const value of bad) assert.strictEqual(parseFromWebviewMessage(value), undefined, JSON.stringify(value));
   });
