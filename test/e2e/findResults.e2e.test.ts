@@ -170,6 +170,9 @@ describe('Account and Usage: where the money went (e2e screenshots)', () => {
     const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
     fs.mkdirSync(dir, { recursive: true });
     await runCommand(page, 'Gateway Images: Show Account and Usage');
+    // The page opens once the account is read, and takes the focus then: a palette opened before
+    // that closes under the test's typing. The page is waited for first.
+    await (await webviewFrame(page, 'Account')).getByText('Palette or command').first().waitFor({ state: 'visible', timeout: 20_000 });
     for (const [theme, name] of [
       ['Dark Modern', 'account-usage-dark.png'],
       ['Light Modern', 'account-usage-light.png'],
