@@ -126,6 +126,7 @@ export class StudioForm {
     if (message.requestId !== this.evaluationId) return; // a newer one is on its way
     this.evaluated = true;
     this.evaluationPending = false;
+    this.estimate.setAttribute('aria-busy', 'false');
     this.issues = message.issues.map((i) => i.message);
     this.hiddenIssues = message.hiddenIssues;
     this.hint = message.hint;
@@ -440,6 +441,8 @@ export class StudioForm {
 
   private evaluateSoon(): void {
     this.evaluationPending = true;
+    // The estimate and the issues are being checked again: assistive technology (and a test) can tell.
+    this.estimate.setAttribute('aria-busy', 'true');
     if (this.evaluateTimer) clearTimeout(this.evaluateTimer);
     this.evaluateTimer = setTimeout(() => {
       this.evaluationId = request({

@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { ensureRussianLanguagePack } from '../harness/languagePack';
 import { REPO_ROOT, RESULTS_DIR, selectedVscodeTarget } from '../harness/paths';
 import { assembleApng } from './apng';
+import { generateFrom } from './studioPage';
 import {
   captureOnFailure,
   openCommandPalette,
@@ -211,8 +212,7 @@ describe('Russian UI (e2e)', () => {
     if ((await frame.locator('#gallery li.card').count()) === 0) {
       // A result in the gallery, made here: the picture shows the studio as people use it.
       await frame.locator('#model').selectOption('aurora-1');
-      await frame.locator('#prompt').fill('Маяк на рассвете');
-      await frame.locator('#generate:not([disabled])').click({ timeout: 20_000 });
+      await generateFrom(frame, 'Маяк на рассвете');
     }
     await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 30_000 });
     // Rendered and evaluated: the page is no longer busy and its status line has the evaluation's text.

@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import { cardCount, generateCard, generateFrom, openStudio, STUDIO_TITLE as TITLE, waitForCards } from './studioPage';
+import { cardCount, formState, generateCard, generateFrom, openStudio, STUDIO_TITLE as TITLE, waitForCards } from './studioPage';
 import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, waitFor, webviewFrame, setColorTheme } from './workbench';
 
 const XSS = '<img src=x onerror=alert(1)>';
@@ -45,7 +45,8 @@ describe('Image Studio (e2e)', () => {
     await frame.locator('#status', { hasText: 'Choose a model and write a prompt' }).waitFor({ timeout: 10_000 });
     assert.strictEqual(await frame.locator('#issues li').count(), 0, 'errors on an untouched form');
     const paidBefore = opened!.emulator.state.requests.filter((r) => r.paid).length;
-    await frame.locator('#generate:not([disabled])').click({ timeout: 10_000 });
+    await frame.locator('dl.estimate[aria-busy="false"]').waitFor({ state: 'attached', timeout: 10_000 });
+    await frame.locator('#generate:not([disabled])').press('Enter', { timeout: 10_000 });
     await frame.locator('#issues li').nth(1).waitFor({ state: 'attached', timeout: 10_000 });
     assert.strictEqual(opened!.emulator.state.requests.filter((r) => r.paid).length, paidBefore, 'Generate on a blank form sent a request');
     await frame.locator('#model').selectOption('aurora-1');
@@ -111,7 +112,11 @@ describe('Image Studio (e2e)', () => {
     await frame.locator('#model').selectOption('aurora-1');
     const prompt = 'Cancel me from the studio';
     await generateFrom(frame, prompt);
-    const request = await waitFor(() => emulator.state.requests.find((r) => r.paid && r.prompt === prompt), 20_000, 'the paid request');
+    const request = await waitFor(
+      () => emulator.state.requests.find((r) => r.paid && r.prompt === prompt),
+      20_000,
+      async () => `the paid request; the form shows ${await formState(frame)}`,
+    );
     await frame.locator('#cancel:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });
     const started = Date.now();
     await frame.locator('#cancel').click();

@@ -3,6 +3,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import { generateFrom } from './studioPage';
 import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, webviewFrame } from './workbench';
 
 const GAP_MS = 2500;
@@ -29,11 +30,9 @@ describe('Image Studio: images appear as they are saved (e2e)', () => {
     await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
     await frame.locator('#model').selectOption('aurora-1');
     await frame.locator('#n').selectOption('3');
-    await frame.locator('#prompt').fill('Three kites over a beach, one after another');
     emulator.state.imageGapMs = GAP_MS; // prepareTest sets it back to 0
     {
-      await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
-      await frame.locator('#generate').click();
+      await generateFrom(frame, 'Three kites over a beach, one after another');
 
       // The first card: the job is still running (Cancel enabled) and the other two are not there yet.
       await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 60_000 });

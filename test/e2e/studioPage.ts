@@ -18,10 +18,26 @@ export const cardCount = (frame: Frame) => frame.locator('#gallery li.card').cou
 
 export async function generateFrom(frame: Frame, prompt: string): Promise<void> {
   await frame.locator('#prompt').fill(prompt);
-  const generate = frame.locator('#generate');
+  // Each edit is checked again by the host; its answer redraws the estimate and the issues above the
+  // button. Generate is pressed once that answer is in (nothing moves it any more), and with the
+  // keyboard: a click aimed while the form redrew could land beside the button and be lost.
   // Locators, not string predicates: the page's CSP (rightly) forbids eval.
+  await frame.locator('dl.estimate[aria-busy="false"]').waitFor({ state: 'attached', timeout: 20_000 });
   await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
-  await generate.click();
+  await frame.locator('#generate').press('Enter');
+}
+
+/** What the form says (its status line and issues), for a failure message. */
+export async function formState(frame: Frame): Promise<string> {
+  const status = await frame
+    .locator('#status')
+    .textContent()
+    .catch(() => '?');
+  const issues = await frame
+    .locator('#issues li')
+    .allTextContents()
+    .catch(() => []);
+  return `status ${JSON.stringify(status)}, issues ${JSON.stringify(issues)}`;
 }
 
 export async function waitForCards(frame: Frame, count: number, timeoutMs = 60_000): Promise<void> {
