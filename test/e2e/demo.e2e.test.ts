@@ -52,6 +52,10 @@ async function waitForStatus(page: Page, test: (text: string) => boolean, timeou
   }
 }
 
+interface ActiveDocument {
+  document: { activeElement: { tagName: string; className: string; getAttribute(name: string): string | null } | null };
+}
+
 describe('npm run demo, as the README says (e2e)', function () {
   this.timeout(360_000);
   let npm: ChildProcess | undefined;
@@ -68,6 +72,19 @@ describe('npm run demo, as the README says (e2e)', function () {
   const remember = () => {
     if (npm?.pid) for (const p of processTree(npm.pid)) seen.set(p.pid, p);
   };
+
+  afterEach(async function () {
+    // What the workbench showed, and where the keyboard focus was, when a step failed.
+    if (this.currentTest?.state !== 'failed' || !page) return;
+    await screenshot(page, 'demo-failed').catch(() => undefined);
+    const focused = await page
+      .evaluate(() => {
+        const active = (globalThis as unknown as ActiveDocument).document.activeElement;
+        return active ? `${active.tagName}.${active.className} ${active.getAttribute('aria-label') ?? ''}` : 'nothing';
+      })
+      .catch(() => '(unknown)');
+    console.log(`      the demo's workbench at the failure: test-results/e2e/demo-failed.png; the focus was on ${focused}`);
+  });
 
   after(async () => {
     await browser?.close().catch(() => undefined);

@@ -111,9 +111,26 @@ export async function pickQuickItem(page: Page, label: string | RegExp, timeoutM
   }
 }
 
+/**
+ * Chooses the quick pick row whose label contains `label` with the pointer. A key goes wherever the
+ * keyboard focus is when it arrives, and the first picker of a command run from the walkthrough can
+ * lose the focus to the walkthrough's step while it opens (it stays open: ignoreFocusOut), which
+ * lost an Enter; a click goes to the row. The pointer comes from a corner, so no hover of a row
+ * rests where the click lands.
+ */
+export async function clickQuickItem(page: Page, label: string | RegExp, timeoutMs = 10_000): Promise<void> {
+  const row = page
+    .locator(QUICK_ROWS)
+    .filter({ has: page.locator('.label-name', { hasText: label }) })
+    .first();
+  await row.waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.mouse.move(0, 0);
+  await row.click({ timeout: timeoutMs });
+}
+
 /** The Style step of Generate Image, which offers the built-in styles while the workspace has no styles file: "No style". */
 export async function passStyleStep(page: Page): Promise<void> {
-  await pickQuickItem(page, /No style/, 30_000);
+  await clickQuickItem(page, /No style/, 30_000);
   // A built-in style's row names its model too: the next step is known by the Style step's rows
   // being gone, or a model typed now would go into the Style step's input and be lost with it.
   await waitForQuickItems(page, (items) => items.length > 0 && !items.some((i) => /No style/.test(i.label)), 'the step after the Style step', 30_000);

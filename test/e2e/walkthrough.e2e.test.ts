@@ -10,6 +10,7 @@ import * as path from 'path';
 import type { Locator, Page } from 'playwright-core';
 import { readManifest, REPO_ROOT } from '../harness/paths';
 import {
+  clickQuickItem,
   captureOnFailure,
   chooseFromExplorerMenu,
   extensionId,
@@ -252,7 +253,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
         before,
         async () => {
           await clickStepButton(page, 'styles', 'Generate with a Style');
-          await pickQuickItem(page, 'walkthrough', 30_000);
+          await clickQuickItem(page, 'walkthrough', 30_000);
           // The model step by its own rows: the style's row names sketch-mini too, and an Enter that
           // reached the closing style step (or the model step before its catalog) would be lost.
           await waitForQuickItems(page, (items) => items.some((i) => i.label === 'sketch-mini'), 'the model step', 30_000);
