@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { ensureRussianLanguagePack } from '../harness/languagePack';
 import { REPO_ROOT, RESULTS_DIR, selectedVscodeTarget } from '../harness/paths';
 import { assembleApng } from './apng';
-import { generateFrom } from './studioPage';
+import { generateFrom, waitForGallery } from './studioPage';
 import {
   captureOnFailure,
   openCommandPalette,
@@ -209,6 +209,7 @@ describe('Russian UI (e2e)', () => {
     await pickQuickItem(page, title('command.openStudio.title'));
     const frame = await webviewFrame(page, ru['Image Studio'], 30_000);
     await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await waitForGallery(frame);
     if ((await frame.locator('#gallery li.card').count()) === 0) {
       // A result in the gallery, made here: the picture shows the studio as people use it.
       await frame.locator('#model').selectOption('aurora-1');

@@ -11,7 +11,16 @@ export async function openStudio(page: Page): Promise<Frame> {
   const frame = await webviewFrame(page, STUDIO_TITLE, 30_000);
   await frame.locator('#generate').waitFor({ state: 'attached', timeout: 20_000 });
   await frame.locator('#model option[value="aurora-1"]').waitFor({ state: 'attached', timeout: 30_000 });
+  await waitForGallery(frame);
   return frame;
+}
+
+/**
+ * Waits until the gallery has drawn its first page (it does so on the next animation frame after
+ * the page's data): counting cards before that counts none, and "one more card" is then any card.
+ */
+export async function waitForGallery(frame: Frame, timeoutMs = 30_000): Promise<void> {
+  await frame.locator('body[data-gallery-first-page-ms]').waitFor({ state: 'attached', timeout: timeoutMs });
 }
 
 export const cardCount = (frame: Frame) => frame.locator('#gallery li.card').count();
