@@ -52,10 +52,14 @@ export async function readQuickItems(page: Page, maxItems = 200): Promise<QuickI
 
 /** Opens the command palette (F1) and waits for its input. */
 export async function openCommandPalette(page: Page): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await page.keyboard.press('F1');
+  // One F1, and time for a busy workbench to show the palette: a second F1 while the first one's
+  // palette is still opening acts on that palette (it navigates in it, and it can close) instead of
+  // opening one. A second attempt, after a click that gives the workbench the focus, is for a first
+  // key that went nowhere.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (attempt === 0 || !(await page.locator(QUICK_INPUT_BOX).isVisible())) await page.keyboard.press('F1');
     try {
-      await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: 5000 });
+      await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: 15_000 });
       return;
     } catch {
       await page
