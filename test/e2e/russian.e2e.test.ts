@@ -15,6 +15,7 @@ import {
   openCommandPalette,
   openWorkbench,
   type OpenedWorkbench,
+  passStyleStep,
   pickQuickItem,
   prepareTest,
   readQuickItems,
@@ -161,7 +162,7 @@ describe('Russian UI (e2e)', () => {
       .first()
       .waitFor({ timeout: 30_000 });
     assertNoEnglish('the style step', await quickTexts(page));
-    await pickQuickItem(page, new RegExp(t('No style')), 30_000);
+    await passStyleStep(page, new RegExp(t('No style')));
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'aurora-1' }).first().waitFor({ timeout: 30_000 });
     const models = await quickTexts(page);
     assert.ok(
