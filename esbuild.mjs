@@ -27,7 +27,7 @@ const problemMatcher = {
  * bundle requires it instead of inlining a copy. errors.ts: one class identity for `instanceof`.
  * @vscode/l10n and core/plural.ts: one translation state, configured once at activation
  * (src/host/l10n.ts) and seen by extension.js, errors.js and gateway.js alike.
- * studio/comparisonFeed.ts: the one comparison in progress, started by the command in extension.js
+ * jobs/comparisonFeed.ts: the one comparison in progress, started by the command in extension.js
  * and shown (and cancelled) by the studio's panel in studioHost.js. host/onboarding.ts: the
  * walkthrough's state, set up at activation and marked by a job started from the studio too.
  * Keys: a source file (relative to the repository) or a package name; values: the entry name in dist/.
@@ -36,7 +36,7 @@ const sharedModules = {
   'src/core/errors.ts': 'errors',
   'src/core/plural.ts': 'plural',
   '@vscode/l10n': 'l10n',
-  'src/studio/comparisonFeed.ts': 'comparisonFeed',
+  'src/jobs/comparisonFeed.ts': 'comparisonFeed',
   'src/host/onboarding.ts': 'onboarding',
 };
 const shareModules = {
@@ -148,7 +148,7 @@ const contexts = await Promise.all([
     './recover.js',
   ]),
   nodeBundle('errors', 'src/core/errors.ts'),
-  nodeBundle('comparisonFeed', 'src/studio/comparisonFeed.ts'),
+  nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
   nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js', './starterStyles.js']),

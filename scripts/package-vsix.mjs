@@ -2,9 +2,10 @@
 // The one way this repository builds its .vsix: `npm run package`, `npm run demo` and
 // `npm run bench` all come here. Production bundles, then `vsce package`.
 //
-// `--no-rewrite-relative-links`: the README shows screenshots by relative path (docs/*.png) and the
-// manifest names no repository, so vsce would refuse to package ("Couldn't detect the repository").
-// The screenshots ship inside the .vsix instead (see .vscodeignore).
+// The manifest names no repository (none is known yet, and an invented one would send people
+// nowhere): `--allow-missing-repository`, and `--no-rewrite-relative-links`, since vsce can rewrite
+// the README's relative links (docs/) only against a repository. What the README shows ships inside
+// the .vsix instead (see .vscodeignore).
 //
 //   node scripts/package-vsix.mjs [--out file.vsix] [--restore-dev-bundle]
 //
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export const VSCE_ARGS = ['package', '--no-dependencies', '--no-rewrite-relative-links'];
+export const VSCE_ARGS = ['package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository'];
 
 /**
  * Top-level folders vsce must not walk. It lists every file of the folder before .vscodeignore

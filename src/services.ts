@@ -7,7 +7,8 @@ import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/catalogCache';
 import { agentJournalFile } from './jobs/agentJournal';
-import { HistoryStore, type ResultsCode, type ResultsOpenReport } from './jobs/history';
+import { HistoryStore, type ResultsOpenReport } from './jobs/history';
+import type * as ResultsModules from './jobs/resultsBundle';
 import type { ThumbnailCache } from './core/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
 import { InFlightJournal } from './jobs/inFlight';
@@ -70,6 +71,9 @@ export function resultsForTests(context: vscode.ExtensionContext, history: Histo
 function workspaceData(context: vscode.ExtensionContext): { folder: string; suffix: string } {
   return { folder: context.storageUri?.fsPath ?? context.globalStorageUri.fsPath, suffix: context.storageUri ? '' : '-without-folder' };
 }
+
+/** The results journal's code (dist/results.js, loaded on first use). */
+export type ResultsCode = typeof ResultsModules;
 
 let resultsChunk: ResultsCode | undefined;
 /** Loads dist/results.js on first use; esbuild leaves this require alone. */

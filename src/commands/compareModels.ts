@@ -15,7 +15,7 @@ import { withAspectDefault } from '../jobs/editShape';
 import type { ImageJob, PreparedJob } from '../jobs/jobTypes';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
-import { comparisonFeed } from '../studio/comparisonFeed';
+import { comparisonFeed } from '../jobs/comparisonFeed';
 import { type GenerateArgs, isArgsObject, styleInputOf, toGenerateArgs } from './commandArgs';
 import { confirmRun, describeStyledRun, refuseUnaffordable } from './confirmRun';
 import { resolveEditOutputFolder, resolveOutputFolder } from './outputFolder';

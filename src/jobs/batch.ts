@@ -4,7 +4,7 @@
 import { type BatchLine } from '../core/batchFile';
 import { fromKopecks, toKopecks } from '../core/cost';
 import { GatewayError, refusedBeforeSending } from '../core/errors';
-import type { BatchTag } from './history';
+import type { BatchTag } from './resultTypes';
 import type { JobDetails, RecordedResult } from './jobRecord';
 import { type ImageJobService } from './imageJobs';
 import type { ImageJob, JobResult, PaidFailure } from './jobTypes';

@@ -9,13 +9,17 @@ import { Emitter, type Event } from '../core/emitter';
 import { isRecord } from '../core/json';
 import { finishedResults } from './agentJournal';
 import type { JournalContents, JournalPosition, SharedJournal } from './journalFile';
-import type { GallerySplice, HistoryEntry, ResultsIndex, ResultSummary } from './resultsIndex';
-import type * as ResultsModules from './resultsBundle';
+import type { GallerySplice, HistoryEntry, journalLine, ResultsIndex, ResultSummary } from './resultsIndex';
 
-/** The journal's code (dist/results.js in the extension, loaded on first use). */
-export type ResultsCode = typeof ResultsModules;
-/** What of that code the journal itself needs (the MCP server bundles just this). */
-export type JournalCode = Pick<ResultsCode, 'SharedJournal' | 'ResultsIndex' | 'journalLine'>;
+/**
+ * What of the journal's code the journal itself needs (dist/results.js in the extension, loaded on
+ * first use; the MCP server bundles just this).
+ */
+export interface JournalCode {
+  SharedJournal: typeof SharedJournal;
+  ResultsIndex: typeof ResultsIndex;
+  journalLine: typeof journalLine;
+}
 
 export type { BatchTag, GallerySlot, GallerySplice, HistoryEntry, ResultSummary } from './resultsIndex';
 

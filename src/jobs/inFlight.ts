@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { replaceFileWith } from '../core/replaceFile';
 import type { GenerationRequest } from '../core/types';
-import type { JobResult } from './jobTypes';
+import type { JobResult } from './jobResult';
 import type { BatchTag } from './resultsIndex';
 
 export interface InFlightRecord {

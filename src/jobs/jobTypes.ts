@@ -9,6 +9,7 @@ import type { SpendingCap } from '../core/spendingCap';
 import type { StyleRecord } from '../core/styleFile';
 import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
 import type { InFlightJournal } from './inFlight';
+import type { JobResult, RecoveredFiles } from './jobResult';
 import type { BatchTag } from './resultsIndex';
 
 export type EditTransport = 'input_references' | 'multipart';
@@ -100,36 +101,7 @@ export interface JobDeps {
   resultsJournal?: string;
 }
 
-export interface JobResult {
-  /** The job's id: its staged files and its in-flight record are named by it. */
-  jobId?: string;
-  /** The request as sent (after normalisation). */
-  request?: GenerationRequest;
-  /** The gateway's id of the request, from its answer's headers (when it gave one). */
-  requestId?: string;
-  /** The gateway and key it was paid with (core/identity.ts: base URL and key fingerprint, never the key). */
-  identity?: string;
-  /** What was changed in the input, and any warning (budget shortfall). */
-  notes?: string[];
-  files: string[];
-  model: string;
-  usage?: Usage;
-  estimate: CostEstimate;
-  /** Paid images that could not be placed into the workspace and wait in the recovery folder. */
-  recovered?: RecoveredFiles;
-  /** Saved files without an alpha channel although `background: transparent` was asked for. */
-  opaque?: string[];
-}
-
-/** What a job left in the recovery folder: its manifest, the files it lists, and why. */
-export interface RecoveredFiles {
-  manifestPath: string;
-  /** Images, and what the gateway sent when it could not be read (`answer`). */
-  files: string[];
-  /** The paid answer as it came, when it could not be read (`<jobId>-answer.<ext>`): Recover reads it again. */
-  answer?: string;
-  reason: string;
-}
+export type { JobResult, RecoveredFiles } from './jobResult';
 
 /**
  * A paid request that did not deliver its images: its answer arrived (it charged) and could not be

@@ -4,7 +4,7 @@
 // `cost:1..5`, `cost:>2`, `cost:<0.5`), in any combination. Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
 import { originKey } from './resultOrigin';
-import type { ResultSummary } from './resultsIndex';
+import type { ResultSummary } from './resultTypes';
 
 export interface ResultQuery {
   /** Lower-case words that must all be in the prompt. */

@@ -1,5 +1,5 @@
 // Messages of the studio's comparison grid (Compare Models). Pure: no vscode and no DOM import.
-import type { FormValues } from './protocol';
+import type { FormValues } from './formProtocol';
 
 export type CompareStatusView = 'waiting' | 'running' | 'done' | 'failed' | 'outcome-unknown' | 'not-sent';
 

@@ -7,7 +7,7 @@ import { showError } from '../commands/showError';
 import { formatRubles } from '../core/cost';
 import { type Services } from '../services';
 import { type ComparisonView, type CompareFromWebviewMessage } from './compareProtocol';
-import { comparisonFeed, type ComparisonState } from './comparisonFeed';
+import { comparisonFeed, type ComparisonState } from '../jobs/comparisonFeed';
 import { checkReference } from './files';
 import { formArgs } from './view';
 

@@ -16,7 +16,7 @@ import { type FormValues, type FromWebviewMessage, type ReferenceView, STUDIO_VI
 import { runGalleryAction } from './galleryActions';
 import { describeRejected, parseFromWebviewMessage } from './protocolValidation';
 import { aspectHint } from './aspectHint';
-import { comparisonFeed } from './comparisonFeed';
+import { comparisonFeed } from '../jobs/comparisonFeed';
 import { handleCompareMessage, toComparisonView } from './compareView';
 import { foldersOutside } from './shownFolders';
 import { studioStrings, studioTitle } from './strings';

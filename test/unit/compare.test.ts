@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { estimateCost } from '../../src/core/cost';
 import type { ImageModel } from '../../src/core/types';
 import { type CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
-import { ComparisonFeed } from '../../src/studio/comparisonFeed';
+import { ComparisonFeed } from '../../src/jobs/comparisonFeed';
 import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 

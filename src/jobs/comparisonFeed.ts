@@ -1,7 +1,7 @@
 // The comparison in progress (or the last one), shared by the Compare Models command and the
 // studio that shows it as a grid. The studio's Cancel aborts the run through it. No vscode import.
 import { Emitter, type Event } from '../core/emitter';
-import type { CompareEntry } from '../jobs/compare';
+import type { CompareEntry } from './compare';
 
 export interface ComparisonState {
   runId: string;
