@@ -1,5 +1,5 @@
 // Error kinds end to end: one kind per cause, whether the refusal is local (validation.ts) or the
-// gateway's (errorParsing.ts), and the README lists exactly the kinds errors.ts has.
+// gateway's (errorParsing.ts), and docs/commands.md lists exactly the kinds errors.ts has.
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -12,13 +12,13 @@ const ROOT = path.resolve(__dirname, '../../..');
 describe('error kinds', () => {
   const gw = gatewaySuite({ dir: false, models: true });
 
-  it('the README lists exactly the kinds of errors.ts', () => {
+  it('docs/commands.md lists exactly the kinds of errors.ts', () => {
     const source = readFileSync(path.join(ROOT, 'src/core/errors.ts'), 'utf8');
     const union = /export type GatewayErrorKind =([^;]+);/.exec(source)?.[1] ?? '';
     const kinds = [...union.matchAll(/'([a-z-]+)'/g)].map((m) => m[1]).sort();
     assert.ok(kinds.length > 10, `the union was read: ${kinds.join(', ')}`);
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const list = /Errors reject with the typed error \(`kind` is one of ([^;]+);/.exec(readme)?.[1] ?? '';
+    const commands = readFileSync(path.join(ROOT, 'docs/commands.md'), 'utf8');
+    const list = /Errors reject with the typed error \(`kind` is one of ([^;]+);/.exec(commands)?.[1] ?? '';
     const listed = [...list.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]).sort();
     assert.deepEqual(listed, kinds);
   });

@@ -1,6 +1,6 @@
 // The .vsix holds only what runs: the production bundles (no source maps), the webview and
-// walkthrough media (no TypeScript), the manifest with its nls files, the l10n bundles, README,
-// CHANGELOG, LICENSE and the icon; and it stays under 1.5 MB. Built in a temporary copy of the
+// walkthrough media (no TypeScript), the manifest with its nls files, the l10n bundles, README with
+// the docs/ pages it links to, CHANGELOG, LICENSE and the icon; and it stays under 1.5 MB. Built in a temporary copy of the
 // repository so the working tree's dist/ (dev build, used by the integration tests) is untouched.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -44,15 +44,25 @@ const ALLOWED: RegExp[] = [
   /^extension\/media\/[\w/.-]+\.(css|svg|png|md)$/,
   /^extension\/l10n\/bundle\.l10n(\.[a-z-]+)?\.json$/,
   /^extension\/images\/icon\.png$/,
-  /^extension\/docs\/[\w.-]+\.png$/, // README screenshots, only those the README shows (checked below)
+  /^extension\/docs\/[\w.-]+\.png$/, // README screenshots, only those the README or a docs/ page shows (checked below)
+  /^extension\/docs\/[\w.-]+\.md$/, // the pages the README links to (checked below)
 ];
 
-/** Relative image paths the README shows. */
+/** The pages of docs/ (the README links each; they ship beside it). */
+const DOC_PAGES = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+
+/** Relative image paths the README and the pages of docs/ show, from the repository's root. */
 function readmeImages(): string[] {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  // Images in code (fenced blocks, `spans`) are examples, not pictures the README shows.
-  const prose = readme.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)].map((m) => m[1]!).filter((p) => !/^[a-z]+:/i.test(p));
+  const shown = new Set<string>();
+  for (const file of ['README.md', ...DOC_PAGES.map((page) => `docs/${page}`)]) {
+    const markdown = readFileSync(path.join(ROOT, file), 'utf8');
+    // Images in code (fenced blocks, `spans`) are examples, not pictures the page shows.
+    const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+    for (const m of prose.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)) {
+      if (!/^[a-z]+:/i.test(m[1]!)) shown.add(path.posix.join(path.posix.dirname(file), m[1]!));
+    }
+  }
+  return [...shown];
 }
 
 /** Entry names of a zip file, read from its central directory. */
@@ -200,13 +210,18 @@ describe('packaging: the .vsix', function () {
     assert.match(read('l10n.js'), /contents\.bundle/);
   });
 
-  it('ships the README screenshots it shows, and no others', () => {
-    const shown = readmeImages().map((p) => `extension/${p.replace(/^\.\//, '')}`);
-    for (const image of shown) assert.ok(entries.includes(image), `${image} (shown by the README) is missing`);
+  it('ships the screenshots the README and docs/ show, and no others', () => {
+    const shown = readmeImages().map((p) => `extension/${p}`);
+    for (const image of shown) assert.ok(entries.includes(image), `${image} (shown by the README or a page of docs/) is missing`);
     assert.deepEqual(
-      entries.filter((e) => e.startsWith('extension/docs/') && !shown.includes(e)),
+      entries.filter((e) => e.startsWith('extension/docs/') && e.endsWith('.png') && !shown.includes(e)),
       [],
     );
+  });
+
+  it('ships every page of docs/ the README links to', () => {
+    assert.ok(DOC_PAGES.length > 5, DOC_PAGES.join(', '));
+    for (const page of DOC_PAGES) assert.ok(entries.includes(`extension/docs/${page}`), `docs/${page} is missing`);
   });
 
   it('is smaller than 1.5 MB', () => {

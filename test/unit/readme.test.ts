@@ -1,5 +1,6 @@
 // The README's commands cannot drift: every `npm …` command it names (fenced shell blocks and
-// inline code) has its script in package.json, and each is exercised by a test, listed below.
+// inline code), or a page of docs/ names, has its script in package.json, and each is exercised by
+// a test, listed below.
 // The light ones run here, in a temporary copy of the repository: `npm run l10n` (changes
 // nothing when the tree is up to date), `npm run watch` (starts, builds dist/, is stopped) and
 // `npm run format` (rewrites an unformatted file so that `npm run format:check` passes).
@@ -12,6 +13,10 @@ import { copyRepo } from '../support/repoCopy';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const READMES = ['README.md', 'test/harness/README.md'];
+/** The pages the README's details moved to: docs/*.md. */
+const DOCS = readdirSync(path.join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** npm's own commands that run no script of package.json. */
 const NPM_BUILTINS = new Set(['ci', 'install', 'i', 'install-scripts']);
@@ -90,10 +95,18 @@ describe('README commands', () => {
     assert.deepEqual(readmeCommands(sample), ['npm ci', 'npm run demo', 'npm run l10n', 'npm test']);
   });
 
-  for (const readme of READMES) {
+  it('the README names npm test, the command CI runs, and the docs/ pages name commands too', () => {
+    assert.ok(readmeCommands(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).includes('npm test'));
+    assert.ok(
+      DOCS.some((page) => readmeCommands(readFileSync(path.join(ROOT, page), 'utf8')).length > 0),
+      DOCS.join(', '),
+    );
+  });
+
+  for (const readme of [...READMES, ...DOCS]) {
     it(`every npm command in ${readme} has its script in package.json`, () => {
       const commands = readmeCommands(readFileSync(path.join(ROOT, readme), 'utf8'));
-      assert.ok(commands.length > 0, `no npm commands found in ${readme}`);
+      if (READMES.includes(readme)) assert.ok(commands.length > 0, `no npm commands found in ${readme}`);
       const missing = commands.filter((c) => {
         const script = scriptOf(c);
         return script !== undefined && !(script in scripts);
@@ -192,28 +205,38 @@ describe('README commands', () => {
   });
 });
 
-describe('README settings table', () => {
+describe('settings tables: docs/configuration.md in full, the README at a glance', () => {
   const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     contributes: { configuration: { properties: Record<string, { scope?: string; default?: unknown }> } };
   };
   const properties = manifest.contributes.configuration.properties;
-  /** Setting -> [default, scope] as the README's Configuration table gives them. */
+  /** Setting -> [default, scope] as the Configuration page's table gives them. */
   const rows = new Map(
-    [...readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(/^\| `(gatewayImages\.[\w.]+)` \| `([^`]*)` \| [^|]*\| `(\w+)`/gm)].map((m) => [
+    [...readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8').matchAll(/^\| `(gatewayImages\.[\w.]+)` \| `([^`]*)` \| [^|]*\| `(\w+)`/gm)].map((m) => [
       m[1]!,
       [m[2]!, m[3]!],
     ]),
   );
 
-  it('every setting declares its scope, and the README lists each with that scope and its default', () => {
+  const defaultOf = (property: { default?: unknown }) => (typeof property.default === 'string' ? property.default || '""' : String(property.default));
+
+  it('every setting declares its scope, and docs/configuration.md lists each with that scope and its default', () => {
     for (const [name, property] of Object.entries(properties)) {
       assert.ok(property.scope, `${name} declares no scope`);
       const row = rows.get(name);
-      assert.ok(row, `${name} is not in the README's settings table`);
-      assert.equal(row[1], property.scope, `${name}: the README says ${row[1]}`);
-      assert.equal(row[0], typeof property.default === 'string' ? property.default || '""' : String(property.default), `${name}: default`);
+      assert.ok(row, `${name} is not in the settings table of docs/configuration.md`);
+      assert.equal(row[1], property.scope, `${name}: docs/configuration.md says ${row[1]}`);
+      assert.equal(row[0], defaultOf(property), `${name}: default`);
     }
-    assert.deepEqual([...rows.keys()].sort(), Object.keys(properties).sort(), 'the README lists settings that do not exist');
+    assert.deepEqual([...rows.keys()].sort(), Object.keys(properties).sort(), 'docs/configuration.md lists settings that do not exist');
+  });
+
+  it("the README's settings at a glance list every setting with its default, and no other", () => {
+    const glance = new Map(
+      [...readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(/^\| `(gatewayImages\.[\w.]+)` \| `([^`]*)` \|/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    for (const [name, property] of Object.entries(properties)) assert.equal(glance.get(name), defaultOf(property), `${name} at a glance`);
+    assert.deepEqual([...glance.keys()].sort(), Object.keys(properties).sort(), 'the README lists settings that do not exist');
   });
 });
 
@@ -222,7 +245,7 @@ describe('the gateway contract cited inside the repository', () => {
     (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).filter((f) => /\.(ts|mjs|md)$/.test(f)).map((f) => path.join(dir, f));
 
   it('code and docs point to docs/gateway-contract.md, not to a file outside the repository', () => {
-    const outside = [...sources('src'), ...sources('tools'), 'README.md'].filter((file) =>
+    const outside = [...sources('src'), ...sources('tools'), 'README.md', ...DOCS].filter((file) =>
       /gateway-api-spec|\.\.\/shared\//.test(readFileSync(path.join(ROOT, file), 'utf8')),
     );
     assert.deepEqual(outside, []);
@@ -235,4 +258,67 @@ describe('the gateway contract cited inside the repository', () => {
     assert.ok(named.length > 10, named.join(', '));
     for (const file of named) assert.ok(existsSync(path.join(ROOT, file)), `${file} does not exist`);
   });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+export function headingAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** Anchors of a Markdown file's headings (outside code), with GitHub's -1, -2 for repeats. */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  for (const m of markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = headingAnchor(m[1]!);
+    let anchor = base;
+    for (let i = 1; anchors.has(anchor); i++) anchor = `${base}-${i}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+/** Relative link targets of a Markdown file's prose (code blocks and `spans` are examples). */
+function relativeLinks(markdown: string): string[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/i.test(target));
+}
+
+describe('the README and docs/ link to each other', () => {
+  it("the anchor of a heading is GitHub's", () => {
+    assert.equal(
+      headingAnchor('MCP server for agents (Copilot agent mode, Claude Code, Cursor, Codex CLI)'),
+      'mcp-server-for-agents-copilot-agent-mode-claude-code-cursor-codex-cli',
+    );
+    assert.equal(
+      headingAnchor('What the client accepts where the gateway\'s contract says "not shown"'),
+      'what-the-client-accepts-where-the-gateways-contract-says-not-shown',
+    );
+    assert.deepEqual(relativeLinks('[a](docs/x.md#y) `[b](c.md)` [d](https://e.example/) ![f](g.png)'), ['docs/x.md#y', 'g.png']);
+  });
+
+  it('the README links every page of docs/', () => {
+    const linked = new Set(relativeLinks(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).map((target) => target.split('#')[0]));
+    assert.deepEqual(
+      DOCS.filter((page) => !linked.has(page)),
+      [],
+      'pages of docs/ the README does not link to',
+    );
+  });
+
+  for (const file of ['README.md', ...DOCS]) {
+    it(`every relative link of ${file} leads to a file, and to a heading of it`, () => {
+      const broken: string[] = [];
+      for (const target of relativeLinks(readFileSync(path.join(ROOT, file), 'utf8'))) {
+        const [linkPath, anchor] = target.split('#') as [string, string | undefined];
+        const resolved = linkPath ? path.join(ROOT, path.dirname(file), decodeURIComponent(linkPath)) : path.join(ROOT, file);
+        if (!existsSync(resolved)) broken.push(`${target}: no such file`);
+        else if (anchor !== undefined && !anchorsOf(readFileSync(resolved, 'utf8')).has(anchor)) broken.push(`${target}: no such heading`);
+      }
+      assert.deepEqual(broken, []);
+    });
+  }
 });
