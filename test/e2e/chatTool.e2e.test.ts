@@ -3,27 +3,15 @@
 // the tool's confirmation in its dialog. It must name the model, the prompt and the reservation;
 // nothing is charged before the person confirms.
 import * as assert from 'assert';
-import { sharedWorkbench } from './sharedWorkbench';
-import { captureOnFailure, type OpenedWorkbench, prepareTest, runCommand, screenshot, waitForNotification } from './workbench';
+import { prepareTest, runCommand, screenshot, waitForNotification } from './workbench';
+import { useWorkbench } from './useWorkbench';
 
 describe('Chat tool confirmation (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await sharedWorkbench(); // with the tool-invoker fixture
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench('shared'); // with the tool-invoker fixture
 
   it('shows model, prompt and reservation before anything is charged; confirming generates', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, emulator } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, emulator } = opened();
     const paidBefore = emulator.state.requests.filter((r) => r.paid).length;
 
     await runCommand(page, 'Test: Invoke the Generate Image Tool');
@@ -40,7 +28,7 @@ describe('Chat tool confirmation (e2e)', () => {
     assert.strictEqual(emulator.state.requests.filter((r) => r.paid).length, paidBefore, 'charged before the confirmation');
 
     await dialog.locator('.monaco-button', { hasText: 'Yes' }).click();
-    await waitForNotification(opened!, /Tool result: Generated 2 images with aurora-1/, 30_000);
+    await waitForNotification(opened(), /Tool result: Generated 2 images with aurora-1/, 30_000);
     assert.strictEqual(emulator.state.requests.filter((r) => r.paid).length, paidBefore + 1, 'one paid request after the confirmation');
   });
 });

@@ -5,19 +5,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
-import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import { sharedWorkbench } from './sharedWorkbench';
-import {
-  captureOnFailure,
-  type OpenedWorkbench,
-  pickQuickItem,
-  prepareTest,
-  runCommand,
-  waitFor,
-  waitForNotification,
-  webviewFrame,
-  setColorTheme,
-} from './workbench';
+import { pickQuickItem, prepareTest, runCommand, waitFor, waitForNotification, webviewFrame } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { shootInBothThemes } from './pictures';
 
 const TITLE = 'Image Studio';
 const MODELS = ['aurora-1', 'sketch-mini', 'prism-2'];
@@ -57,21 +47,11 @@ async function compareThree(page: Page, prompt: string): Promise<Frame> {
 }
 
 describe('Compare Models in the studio (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await sharedWorkbench();
-  });
-  after(async () => {
-    await opened?.close();
-  });
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench('shared');
 
   it('compares three models from the studio and shows them side by side', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, workspace } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, workspace } = opened();
     const dir = path.join(workspace, 'generated-images');
     const pngs = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);
     const before = pngs();
@@ -91,29 +71,21 @@ describe('Compare Models in the studio (e2e)', () => {
 
     await frame.locator('#compare-grid li.compare-card[data-model="sketch-mini"] button.use-model').click();
     assert.strictEqual(await frame.locator('#model').inputValue(), 'sketch-mini');
-    await waitForNotification(opened!, /sketch-mini/, 10_000);
+    await waitForNotification(opened(), /sketch-mini/, 10_000);
   });
 
   it('saves screenshots of the grid in the dark and light themes', async () => {
     // The studio is left open when the test before left it (alone, the test opens it): a webview made
     // right after closing one whose grid was still loading its images waits up to 30 s for VS Code's
     // webview service worker (the grid's images, unlike the rest of the studio, are fetched through it).
-    await prepareTest(opened!, { key: 'unlimited', keepEditors: true });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited', keepEditors: true });
+    const { page } = opened();
     await compareThree(page, 'A lighthouse on a cliff at dusk, watercolour');
-    const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
-    fs.mkdirSync(dir, { recursive: true });
-    for (const [theme, name] of [
-      ['Dark Modern', 'compare-dark.png'],
-      ['Light Modern', 'compare-light.png'],
-    ] as const) {
-      await setColorTheme(opened!, theme);
-      await runCommand(page, 'Notifications: Clear All Notifications');
+    await shootInBothThemes(opened(), 'compare', async (file) => {
       const frame = await webviewFrame(page, TITLE);
       await frame.locator('#compare-heading').scrollIntoViewIfNeeded();
       await imagesLoaded(frame, '#compare-grid img', 3);
-      await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
-      assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
-    }
+      await page.locator('.part.editor').screenshot({ path: file });
+    });
   });
 });

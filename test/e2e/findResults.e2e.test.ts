@@ -5,26 +5,21 @@
 // own with spend from commands, the studio and another machine on the same key, Account and Usage
 // with "Where the money went" is photographed in the dark and light themes (docs/ when asked).
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as path from 'path';
-import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import { type HistoryEntry, journalLine } from '../../src/jobs/resultsIndex';
 import { generateCard, openStudio } from './studioPage';
 import {
-  captureOnFailure,
-  openWorkbench,
-  type OpenedWorkbench,
   prepareTest,
   readNotificationCentre,
   readToasts,
   reloadWindow,
   runCommand,
-  setColorTheme,
   typeInQuickInput,
   waitFor,
   waitForQuickItems,
   webviewFrame,
 } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { shootInBothThemes } from './pictures';
+import { seedResults, type AppendedResult } from './resultsJournal';
 
 const RESULTS = 5000;
 const MATCH = 1234;
@@ -32,78 +27,33 @@ const QUERY = 'lighthouse fog model:prism';
 /** The screenshots' height: the gateway's figures and the chart by who made it. */
 const SECTION_HEIGHT = 330;
 
-/** The results journal of the window's workspace, once it holds the generated result with its cost. */
-function generatedResult(opened: OpenedWorkbench): Promise<{ journal: string; result: HistoryEntry }> {
-  const storage = path.join(opened.workbench.userDataDir, 'User', 'workspaceStorage');
-  return waitFor(
-    () => {
-      for (const folder of fs.existsSync(storage) ? fs.readdirSync(storage) : []) {
-        const journal = path.join(storage, folder, 'gateway-images.gateway-images', 'results.jsonl');
-        const last = fs.existsSync(journal) ? fs.readFileSync(journal, 'utf8').trimEnd().split('\n').pop() : undefined;
-        if (!last?.includes('"costRub"')) continue;
-        const tab = last.indexOf('\t');
-        const summary = (JSON.parse(last.slice(0, tab)) as { put: HistoryEntry }).put;
-        return { journal, result: { ...summary, ...(JSON.parse(last.slice(tab + 1)) as Partial<HistoryEntry>) } };
-      }
-      return undefined;
-    },
-    20_000,
-    'the results journal to hold the generated result and its cost',
-  );
-}
-
-/**
- * Appends results 1…count-1 beside `oldest`, each with its own hard link to its image: harbours by
- * two models, one lighthouse in fog by prism-2 (result MATCH) and the same words by another model.
- */
-function appendResults(journal: string, oldest: HistoryEntry, count: number): void {
-  const image = oldest.files[0]!;
-  const lines: string[] = [];
-  for (let i = 1; i < count; i++) {
-    const file = path.join(path.dirname(image), `result-${i}.png`);
-    fs.linkSync(image, file);
-    const createdAt = new Date(Date.parse(oldest.createdAt) + i).toISOString();
-    const [prompt, model] =
-      i === MATCH
-        ? ['A lighthouse in fog', 'prism-2']
-        : i === MATCH + 1
-          ? ['A lighthouse in fog', 'aurora-1']
-          : [`Result ${i}: a harbour at noon`, i % 2 ? 'sketch-mini' : 'aurora-1'];
-    lines.push(journalLine({ ...oldest, id: `e2e-find-${i}`, createdAt, files: [file], model, request: { ...oldest.request, model, prompt } }));
-  }
-  fs.appendFileSync(journal, lines.join('\n') + '\n');
+/** Appended result i: harbours by two models, one lighthouse in fog by prism-2 (result MATCH) and the same words by another model. */
+function appendedResult(i: number): AppendedResult {
+  const [prompt, model] =
+    i === MATCH
+      ? ['A lighthouse in fog', 'prism-2']
+      : i === MATCH + 1
+        ? ['A lighthouse in fog', 'aurora-1']
+        : [`Result ${i}: a harbour at noon`, i % 2 ? 'sketch-mini' : 'aurora-1'];
+  return { id: `e2e-find-${i}`, prompt, model };
 }
 
 describe('Find results and where the money went (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
-  });
-  after(async () => {
-    await opened?.close();
-  });
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
   /** Waits until the active editor tab is the file. */
   const opensTab = (name: string) =>
     waitFor(
-      async () => ((await opened!.page.locator('.tabs-container .tab.active .label-name').first().textContent()) ?? '').includes(name) || undefined,
+      async () => ((await opened().page.locator('.tabs-container .tab.active .label-name').first().textContent()) ?? '').includes(name) || undefined,
       20_000,
       `${name} to open in the editor`,
     );
 
   it('searches 5,000 results by prompt words and model from the palette and the gallery, opens the match, and keeps the filter across a reload', async function () {
     this.timeout(240_000);
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
-    await generateCard(await openStudio(page), 'The oldest result: a lighthouse at dawn');
-    const { journal, result } = await generatedResult(opened!);
-    await opened!.command('workbench.action.closeAllEditors');
-    appendResults(journal, result, RESULTS);
-    await reloadWindow(opened!);
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
+    await seedResults(opened(), 'The oldest result: a lighthouse at dawn', RESULTS, appendedResult);
 
     await runCommand(page, 'Gateway Images: Find Image Results…');
     await typeInQuickInput(page, QUERY);
@@ -111,7 +61,7 @@ describe('Find results and where the money went (e2e)', () => {
     assert.match(only!.description, /prism-2/);
     await page.keyboard.press('Enter');
     await opensTab(`result-${MATCH}.png`);
-    await opened!.command('workbench.action.closeAllEditors');
+    await opened().command('workbench.action.closeAllEditors');
 
     let frame = await openStudio(page);
     await frame.locator('#gallery-filter').fill(QUERY);
@@ -121,8 +71,8 @@ describe('Find results and where the money went (e2e)', () => {
     await opensTab(`result-${MATCH}.png`);
 
     // The filter is the workspace's, not the panel's: a studio opened anew after the reload shows it.
-    await opened!.command('workbench.action.closeAllEditors');
-    await reloadWindow(opened!);
+    await opened().command('workbench.action.closeAllEditors');
+    await reloadWindow(opened());
     frame = await openStudio(page);
     await waitFor(async () => (await frame.locator('#gallery li.card').count()) === 1 || undefined, 20_000, 'the filtered gallery after the reload');
     assert.strictEqual(await frame.locator('#gallery-filter').inputValue(), QUERY);
@@ -132,29 +82,19 @@ describe('Find results and where the money went (e2e)', () => {
 });
 
 describe('Account and Usage: where the money went (e2e screenshots)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
-  });
-  after(async () => {
-    await opened?.close();
-  });
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
   it('saves screenshots of Account and Usage (where the money went) in the dark and light themes', async function () {
     this.timeout(180_000);
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, emulator } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, emulator } = opened();
     // Spend from three places: commands, the studio, and another machine with the same key.
-    await opened!.command('gatewayImages.generate', { model: 'sketch-mini', prompt: 'A small boat at sea', size: '64x64' });
-    await opened!.command('gatewayImages.generate', { model: 'aurora-1', prompt: 'A lighthouse at dawn', size: '64x64', n: 2 });
+    await opened().command('gatewayImages.generate', { model: 'sketch-mini', prompt: 'A small boat at sea', size: '64x64' });
+    await opened().command('gatewayImages.generate', { model: 'aurora-1', prompt: 'A lighthouse at dawn', size: '64x64', n: 2 });
     await generateCard(await openStudio(page), 'A harbour in fog, watercolour');
     // The three results' messages are shown before the page is photographed (then cleared).
     await waitFor(
-      async () => (await readNotificationCentre(opened!)).filter((t) => t.startsWith('Saved')).length >= 3 || undefined,
+      async () => (await readNotificationCentre(opened())).filter((t) => t.startsWith('Saved')).length >= 3 || undefined,
       20_000,
       'the three results saved',
     );
@@ -165,20 +105,12 @@ describe('Account and Usage: where the money went (e2e screenshots)', () => {
     });
     assert.ok(outside.ok, `the outside request answered ${outside.status}`);
     await outside.arrayBuffer();
-    await opened!.command('workbench.action.closeAllEditors');
-    // docs/ (the README's pictures) is rewritten only when asked; every run keeps them in test-results/.
-    const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
-    fs.mkdirSync(dir, { recursive: true });
+    await opened().command('workbench.action.closeAllEditors');
     await runCommand(page, 'Gateway Images: Show Account and Usage');
     // The page opens once the account is read, and takes the focus then: a palette opened before
     // that closes under the test's typing. The page is waited for first.
     await (await webviewFrame(page, 'Account')).getByText('Palette or command').first().waitFor({ state: 'visible', timeout: 20_000 });
-    for (const [theme, name] of [
-      ['Dark Modern', 'account-usage-dark.png'],
-      ['Light Modern', 'account-usage-light.png'],
-    ] as const) {
-      await setColorTheme(opened!, theme);
-      await runCommand(page, 'Notifications: Clear All Notifications');
+    await shootInBothThemes(opened(), 'account-usage', async (file) => {
       await waitFor(async () => (await readToasts(page)).length === 0 || undefined, 10_000, 'no notification over the page');
       const frame = await webviewFrame(page, 'Account');
       await frame.getByText('Palette or command').first().waitFor({ state: 'visible', timeout: 20_000 });
@@ -189,8 +121,7 @@ describe('Account and Usage: where the money went (e2e screenshots)', () => {
       const top = (await heading.boundingBox())!;
       const editor = (await page.locator('.part.editor').boundingBox())!;
       const height = Math.min(SECTION_HEIGHT, editor.y + editor.height - (top.y - 8));
-      await page.screenshot({ path: path.join(dir, name), clip: { x: editor.x, y: top.y - 8, width: editor.width, height } });
-      assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
-    }
+      await page.screenshot({ path: file, clip: { x: editor.x, y: top.y - 8, width: editor.width, height } });
+    });
   });
 });

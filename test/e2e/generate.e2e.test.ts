@@ -5,15 +5,10 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
-import { assembleApng } from './apng';
-import { sharedWorkbench } from './sharedWorkbench';
 import {
-  captureOnFailure,
   chooseFromExplorerMenu,
   clickNotificationButton,
   type OpenedWorkbench,
-  openWorkbench,
   passStyleStep,
   pickQuickItem,
   prepareTest,
@@ -27,15 +22,9 @@ import {
   waitForNotification,
   waitForToastButtons,
 } from './workbench';
-
-function images(dir: string): string[] {
-  return fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir)
-        .filter((n) => /\.(png|jpe?g|webp)$/i.test(n))
-        .sort()
-    : [];
-}
+import { useWorkbench } from './useWorkbench';
+import { saveAnimation } from './pictures';
+import { imagesIn } from './workspaceFiles';
 
 async function statusText(page: Page): Promise<string> {
   const [item] = await readStatusBar(page, 'gateway-images.status');
@@ -95,58 +84,36 @@ class Capture {
     this.frames.push(await this.page.screenshot());
   };
   save(name: string): void {
-    if (this.frames.length < 2) return;
-    const apng = assembleApng(
-      this.frames,
-      this.frames.map((_, i) => (i === this.frames.length - 1 ? 3000 : 1400)),
-    );
-    const targets = [path.join(RESULTS_DIR, 'e2e', name)];
-    if (process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1') targets.push(path.join(REPO_ROOT, 'docs', name));
-    for (const target of targets) {
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, apng);
-    }
+    if (this.frames.length >= 2) saveAnimation(name, this.frames);
   }
 }
 
 describe('Generate and edit from the UI (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await sharedWorkbench();
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench('shared');
 
   it('asks for a key in the status bar, then shows the balance once the key is set', async () => {
-    await prepareTest(opened!, { key: null });
-    const { page, emulator } = opened!;
+    await prepareTest(opened(), { key: null });
+    const { page, emulator } = opened();
     await waitForStatus(page, (t) => t.includes('Set API key'));
     await setKeyFromPalette(page, emulator.keys.budget);
-    await waitForNotification(opened!, 'API key saved', 20_000);
+    await waitForNotification(opened(), 'API key saved', 20_000);
     // The figures follow VS Code's display language (English here).
     await waitForStatus(page, (t) => /₽ 5.?000[.,]00 · budget 975[.,]09/.test(t));
   });
 
   it('generates through the quick picks; the file lands in the workspace and the status bar changes', async () => {
-    await prepareTest(opened!, { key: 'budget' });
-    const { page, workspace } = opened!;
+    await prepareTest(opened(), { key: 'budget' });
+    const { page, workspace } = opened();
     const dir = path.join(workspace, 'generated-images');
     const before = await waitForStatus(page, (t) => /^₽ .* · budget /.test(t));
-    const filesBefore = images(dir);
+    const filesBefore = imagesIn(dir);
     const prompt = 'A lighthouse at dawn';
     const capture = new Capture(page);
     await generateFromPalette(page, 'aurora-1', prompt, capture.take);
     // What stays: the file on disk, then the message (a toast, or in the Notifications centre).
     const added = await waitFor(
       () => {
-        const now = images(dir).filter((f) => !filesBefore.includes(f));
+        const now = imagesIn(dir).filter((f) => !filesBefore.includes(f));
         return now.length ? now : undefined;
       },
       30_000,
@@ -154,63 +121,63 @@ describe('Generate and edit from the UI (e2e)', () => {
     );
     assert.deepStrictEqual(added.length, 1, `new files: ${added.join(', ')}`);
     assert.match(added[0]!, /a-lighthouse-at-dawn-aurora-1(-\d+)?\.png$/);
-    await waitForNotification(opened!, /Saved 1 image to generated-images/, 30_000);
+    await waitForNotification(opened(), /Saved 1 image to generated-images/, 30_000);
     if ((await readToasts(page)).some((t) => t.startsWith('Saved 1 image'))) {
       await waitForToastButtons(page, /Saved 1 image to generated-images/);
       await capture.take();
     }
     capture.save('generate-flow.png');
-    assert.strictEqual(paidWithPrompt(opened!, prompt).length, 1, 'one paid request');
+    assert.strictEqual(paidWithPrompt(opened(), prompt).length, 1, 'one paid request');
     await waitForStatus(page, (t) => t !== before && t.startsWith('₽'));
     await screenshot(page, 'generate-saved');
   });
 
   it('Cancel on the progress notification leaves no file and charges nothing; the message claims no more than is known', async () => {
-    await prepareTest(opened!, { key: 'budget' });
-    const { page, workspace, emulator } = opened!;
+    await prepareTest(opened(), { key: 'budget' });
+    const { page, workspace, emulator } = opened();
     const dir = path.join(workspace, 'generated-images');
-    const filesBefore = images(dir);
+    const filesBefore = imagesIn(dir);
     const balanceBefore = emulator.state.balanceRub;
     const prompt = 'Cancel me';
     emulator.state.armFault({ fault: 'latency', latencyMs: 60_000 });
     await generateFromPalette(page, 'aurora-1', prompt);
     // The request is at the gateway (held by the latency fault) before Cancel is pressed.
-    const [request] = await waitFor(() => (paidWithPrompt(opened!, prompt).length ? paidWithPrompt(opened!, prompt) : undefined), 20_000, 'the paid request');
-    await clickNotificationButton(opened!, 'Generating with aurora-1', 'Cancel');
+    const [request] = await waitFor(() => (paidWithPrompt(opened(), prompt).length ? paidWithPrompt(opened(), prompt) : undefined), 20_000, 'the paid request');
+    await clickNotificationButton(opened(), 'Generating with aurora-1', 'Cancel');
     // The click's effect: the extension hung up.
     await waitFor(() => request!.clientAborted, 10_000, 'the emulator to see the connection drop');
     // The body had left: only "may have been charged" is known, with the balance change as information.
-    const texts = await waitForNotification(opened!, /may have been charged/, 20_000);
+    const texts = await waitForNotification(opened(), /may have been charged/, 20_000);
     const message = texts.find((t) => /may have been charged/.test(t))!;
     assert.match(message, /this does not tell whether it was charged/);
     assert.doesNotMatch(message, /nothing was charged/, `no more than is known: ${message}`);
-    assert.deepStrictEqual(images(dir), filesBefore);
+    assert.deepStrictEqual(imagesIn(dir), filesBefore);
     assert.strictEqual(emulator.state.balanceRub, balanceBefore);
     assert.strictEqual(request!.chargedRub, 0);
-    assert.strictEqual(paidWithPrompt(opened!, prompt).length, 1, 'nothing was resent');
+    assert.strictEqual(paidWithPrompt(opened(), prompt).length, 1, 'nothing was resent');
   });
 
   it('an expired key gives a clear error with the Set API Key action', async () => {
-    await prepareTest(opened!, { key: null });
-    const { page, emulator } = opened!;
+    await prepareTest(opened(), { key: null });
+    const { page, emulator } = opened();
     await setKeyFromPalette(page, emulator.keys.expired);
-    await waitForNotification(opened!, /expired/i, 20_000);
+    await waitForNotification(opened(), /expired/i, 20_000);
     await screenshot(page, 'expired-key');
     // The action does what it says: it asks for a new key.
-    await clickNotificationButton(opened!, /expired/i, 'Set API Key');
+    await clickNotificationButton(opened(), /expired/i, 'Set API Key');
     await waitForInputBox(page, 'Paste your API key');
     await page.keyboard.press('Escape');
   });
 
   it('right-click on an image in the explorer edits it; the result is saved next to it', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, workspace } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, workspace } = opened();
     // The unlimited key has no budget: the status bar shows the balance alone once it is in use.
     await waitForStatus(page, (t) => /^₽ [\d.,\s]+$/.test(t));
     const sample = path.join(workspace, 'images', 'sample.png');
     const original = fs.readFileSync(sample);
-    const before = images(path.join(workspace, 'images'));
-    await chooseFromExplorerMenu(opened!, sample, 'Edit Image with AI…');
+    const before = imagesIn(path.join(workspace, 'images'));
+    await chooseFromExplorerMenu(opened(), sample, 'Edit Image with AI…');
     await typeInQuickInput(page, 'aurora-1');
     await pickQuickItem(page, 'aurora-1', 30_000);
     await waitForInputBox(page, 'What should change');
@@ -218,37 +185,25 @@ describe('Generate and edit from the UI (e2e)', () => {
     await pickQuickItem(page, /Send \(reserve/);
     const added = await waitFor(
       () => {
-        const now = images(path.join(workspace, 'images')).filter((f) => !before.includes(f));
+        const now = imagesIn(path.join(workspace, 'images')).filter((f) => !before.includes(f));
         return now.length ? now : undefined;
       },
       30_000,
       'the edited file',
     );
     assert.match(added.join(), /^sample\.edit-\d+\.png$/);
-    await waitForNotification(opened!, /Saved 1 image to images/, 30_000);
+    await waitForNotification(opened(), /Saved 1 image to images/, 30_000);
     assert.ok(fs.readFileSync(sample).equals(original), 'the original changed');
     await screenshot(page, 'explorer-edit');
   });
 });
 
 describe('Generate with no folder open (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await openWorkbench({ noFolder: true, settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench({ noFolder: true, settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
 
   it('asks where to save and saves there', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, workspace } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, workspace } = opened();
     const target = path.join(workspace, 'chosen');
     fs.mkdirSync(target, { recursive: true });
     await generateFromPalette(page, 'sketch-mini', 'No folder open');
@@ -273,7 +228,7 @@ describe('Generate with no folder open (e2e)', () => {
       'the dialog to list the typed folder',
     );
     await page.locator('.quick-input-widget .monaco-button', { hasText: 'Save Images Here' }).click();
-    const [saved] = await waitFor(() => (images(target).length ? images(target) : undefined), 30_000, 'an image in the chosen folder');
+    const [saved] = await waitFor(() => (imagesIn(target).length ? imagesIn(target) : undefined), 30_000, 'an image in the chosen folder');
     assert.match(saved!, /no-folder-open-sketch-mini-1\.png$/);
   });
 });

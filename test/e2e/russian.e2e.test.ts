@@ -7,14 +7,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { ensureRussianLanguagePack } from '../harness/languagePack';
-import { REPO_ROOT, RESULTS_DIR, selectedVscodeTarget } from '../harness/paths';
-import { assembleApng } from './apng';
+import { REPO_ROOT, selectedVscodeTarget } from '../harness/paths';
 import { generateFrom, waitForGallery } from './studioPage';
 import {
-  captureOnFailure,
   openCommandPalette,
-  openWorkbench,
-  type OpenedWorkbench,
   passStyleStep,
   pickQuickItem,
   prepareTest,
@@ -29,6 +25,8 @@ import {
   waitForQuickItems,
   waitForToastButtons,
 } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { pictureTargets, saveAnimation } from './pictures';
 const json = (file: string) => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8')) as Record<string, string>;
 const ru = json('l10n/bundle.l10n.ru.json');
 const nlsEn = json('package.nls.json');
@@ -65,44 +63,24 @@ function assertNoEnglish(where: string, texts: string[]): void {
   assert.deepStrictEqual(found, [], `untranslated English in ${where}:\n${joined}`);
 }
 
-function docsTargets(name: string): string[] {
-  const targets = [path.join(RESULTS_DIR, 'e2e', name)];
-  if (process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1') targets.push(path.join(REPO_ROOT, 'docs', name));
-  for (const target of targets) fs.mkdirSync(path.dirname(target), { recursive: true });
-  return targets;
-}
-
 async function quickTexts(page: Page): Promise<string[]> {
   // Label and description are ours; the detail line (in the aria label) is the gateway's own text.
   return (await readQuickItems(page)).map((i) => `${i.label} ${i.description}`);
 }
 
 describe('Russian UI (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
   const frames: Buffer[] = [];
   const category = nlsRu['command.category'];
   const title = (key: string) => `${category}: ${nlsRu[key]}`;
-
-  before(async () => {
-    const pack = ensureRussianLanguagePack(selectedVscodeTarget());
-    opened = await openWorkbench({
-      locale: 'ru',
-      extensions: [pack],
-      settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 },
-    });
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench(() => ({
+    locale: 'ru',
+    extensions: [ensureRussianLanguagePack(selectedVscodeTarget())],
+    settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 },
+  }));
 
   it('the palette lists our commands with their Russian titles', async () => {
-    await prepareTest(opened!, { key: null });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: null });
+    const { page } = opened();
     await openCommandPalette(page);
     await typeInQuickInput(page, `>${category}`);
     // The palette fills in asynchronously: wait for our rows.
@@ -117,15 +95,15 @@ describe('Russian UI (e2e)', () => {
 
   it('sets the key; the status bar text and tooltip are Russian', async () => {
     // This test reads a hover: hovers show here (after VS Code's usual delay), in no other test.
-    await prepareTest(opened!, { key: null, settings: { 'workbench.hover.delay': 500 } });
-    const { page, emulator } = opened!;
+    await prepareTest(opened(), { key: null, settings: { 'workbench.hover.delay': 500 } });
+    const { page, emulator } = opened();
     await openCommandPalette(page);
     await typeInQuickInput(page, `>${title('command.setApiKey.title')}`);
     await pickQuickItem(page, title('command.setApiKey.title'));
     await page.locator(`.quick-input-widget .quick-input-box input[placeholder*="${t('Paste your API key')}"]`).waitFor({ timeout: 15_000 });
     await typeInQuickInput(page, emulator.keys.budget, { submit: true });
     const saved = t('API key saved. Signed in as {0}.', '').split(' ')[0]!;
-    assertNoEnglish('the notifications', await waitForNotification(opened!, saved, 20_000));
+    assertNoEnglish('the notifications', await waitForNotification(opened(), saved, 20_000));
     // ru money: a space (no-break) between thousands and a comma before the kopecks.
     let status = '';
     await waitFor(
@@ -148,8 +126,8 @@ describe('Russian UI (e2e)', () => {
   });
 
   it('generates through the Russian model picker (ru prices), review step and result message', async () => {
-    await prepareTest(opened!, { key: 'budget' });
-    const { page, workspace } = opened!;
+    await prepareTest(opened(), { key: 'budget' });
+    const { page, workspace } = opened();
     const dir = path.join(workspace, 'generated-images');
     const filesBefore = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
     const take = async () => void frames.push(await page.screenshot());
@@ -188,23 +166,19 @@ describe('Russian UI (e2e)', () => {
     await pickQuickItem(page, new RegExp(`^${send}`));
     const saved = t('Saved {0} image to {1}. Cost {2}, balance {3}.', 1, 'generated-images', '', '').split(',')[0]!;
     await waitFor(() => fs.existsSync(dir) && fs.readdirSync(dir).length > filesBefore.length, 30_000, 'the generated file');
-    const texts = await waitForNotification(opened!, saved, 30_000);
+    const texts = await waitForNotification(opened(), saved, 30_000);
     assertNoEnglish('the result message', texts);
     if ((await readToasts(page)).some((text) => text.includes(saved))) {
       await waitForToastButtons(page, saved);
       await take();
     }
-    const apng = assembleApng(
-      frames,
-      frames.map((_, i) => (i === frames.length - 1 ? 3000 : 1400)),
-    );
-    for (const target of docsTargets('generate-ru.png')) fs.writeFileSync(target, apng);
+    saveAnimation('generate-ru.png', frames);
     assert.strictEqual(fs.readdirSync(dir).length, filesBefore.length + 1);
   });
 
   it('the whole studio is Russian', async () => {
-    await prepareTest(opened!, { key: 'budget' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'budget' });
+    const { page } = opened();
     await openCommandPalette(page);
     await typeInQuickInput(page, `>${title('command.openStudio.title')}`);
     await pickQuickItem(page, title('command.openStudio.title'));
@@ -237,6 +211,6 @@ describe('Russian UI (e2e)', () => {
     assert.match(body, /[а-яё]{4}/i);
     assertNoEnglish('the studio', [body, ...attributes]);
     await page.keyboard.press('Escape');
-    for (const target of docsTargets('studio-ru.png')) await page.locator('.part.editor').screenshot({ path: target });
+    for (const target of pictureTargets('studio-ru.png')) await page.locator('.part.editor').screenshot({ path: target });
   });
 });

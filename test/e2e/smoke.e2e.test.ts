@@ -1,35 +1,14 @@
 // Smoke: the real workbench loads the extension and the palette lists all its commands.
 import * as assert from 'assert';
 import { readManifest } from '../harness/paths';
-import { sharedWorkbench } from './sharedWorkbench';
-import {
-  captureOnFailure,
-  dismissQuickInput,
-  openCommandPalette,
-  type OpenedWorkbench,
-  readQuickItems,
-  screenshot,
-  typeInQuickInput,
-  visibleQuickItems,
-} from './workbench';
+import { dismissQuickInput, openCommandPalette, readQuickItems, screenshot, typeInQuickInput, visibleQuickItems } from './workbench';
+import { useWorkbench } from './useWorkbench';
 
 describe('Smoke (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await sharedWorkbench();
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench('shared');
 
   it('lists every command of the extension in the command palette', async () => {
-    const page = opened!.page;
+    const page = opened().page;
     const category = 'Gateway Images';
     const contributes = readManifest().contributes ?? {};
     const title = (c: { category?: string; title: string }) => `${c.category ?? category}: ${c.title}`;

@@ -2,53 +2,43 @@
 // emulator, see the result in the gallery and on disk, survive a window reload, show markup in a
 // prompt as text, and save screenshots of the panel in the dark and light themes (docs/).
 import * as assert from 'assert';
-import * as fs from 'fs';
 import * as path from 'path';
-import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 import { cardCount, formState, generateCard, generateFrom, openStudio, STUDIO_TITLE as TITLE, waitForCards } from './studioPage';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, waitFor, webviewFrame, setColorTheme } from './workbench';
+import { prepareTest, runCommand, waitFor, webviewFrame } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { shootInBothThemes } from './pictures';
+import { imagesIn } from './workspaceFiles';
 
 const XSS = '<img src=x onerror=alert(1)>';
 
-function imagesIn(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((n) => /\.(png|jpe?g|webp)$/i.test(n));
-}
-
 describe('Image Studio (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
   const dialogs: string[] = [];
-
-  before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
-    opened.page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench(
+    { settings: { 'gatewayImages.openAfterGenerate': false } },
+    {
+      onOpened: (openedWindow) => {
+        openedWindow.page.on('dialog', (dialog) => {
+          dialogs.push(dialog.message());
+          void dialog.dismiss();
+        });
+      },
+    },
+  );
 
   it('generates from the studio; the gallery shows the image and the file is in the workspace', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, workspace } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, workspace } = opened();
     const frame = await openStudio(page);
     const cardsBefore = await cardCount(frame);
     const filesBefore = imagesIn(path.join(workspace, 'generated-images'));
     // A blank form: a neutral hint, no errors; Generate shows them (and sends nothing).
     await frame.locator('#status', { hasText: 'Choose a model and write a prompt' }).waitFor({ timeout: 10_000 });
     assert.strictEqual(await frame.locator('#issues li').count(), 0, 'errors on an untouched form');
-    const paidBefore = opened!.emulator.state.requests.filter((r) => r.paid).length;
+    const paidBefore = opened().emulator.state.requests.filter((r) => r.paid).length;
     await frame.locator('dl.estimate[aria-busy="false"]').waitFor({ state: 'attached', timeout: 10_000 });
     await frame.locator('#generate:not([disabled])').press('Enter', { timeout: 10_000 });
     await frame.locator('#issues li').nth(1).waitFor({ state: 'attached', timeout: 10_000 });
-    assert.strictEqual(opened!.emulator.state.requests.filter((r) => r.paid).length, paidBefore, 'Generate on a blank form sent a request');
+    assert.strictEqual(opened().emulator.state.requests.filter((r) => r.paid).length, paidBefore, 'Generate on a blank form sent a request');
     await frame.locator('#model').selectOption('aurora-1');
     assert.match((await frame.locator('#model-summary').textContent()) ?? '', /northlight/);
     await generateFrom(frame, 'A lighthouse on a cliff at dawn, watercolour');
@@ -69,29 +59,20 @@ describe('Image Studio (e2e)', () => {
   });
 
   it('saves screenshots of the panel in the dark and light themes', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     const studio = await openStudio(page);
     if ((await cardCount(studio)) === 0) await generateCard(studio, 'A lighthouse on a cliff at dawn, watercolour');
-    // docs/ (the README's pictures) is rewritten only when asked; every run keeps them in test-results/.
-    const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
-    fs.mkdirSync(dir, { recursive: true });
-    for (const [theme, name] of [
-      ['Dark Modern', 'studio-dark.png'],
-      ['Light Modern', 'studio-light.png'],
-    ] as const) {
-      await setColorTheme(opened!, theme);
-      await runCommand(page, 'Notifications: Clear All Notifications');
+    await shootInBothThemes(opened(), 'studio', async (file) => {
       const frame = await webviewFrame(page, TITLE);
       await waitForCards(frame, 1);
-      await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
-      assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
-    }
+      await page.locator('.part.editor').screenshot({ path: file });
+    });
   });
 
   it('shows markup in a prompt as text: no element is created from it and no dialog opens', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     const frame = await openStudio(page);
     await generateCard(frame, XSS);
     assert.strictEqual(await frame.locator('#gallery li.card .prompt').first().textContent(), XSS);
@@ -104,8 +85,8 @@ describe('Image Studio (e2e)', () => {
   });
 
   it('cancels a running request from the panel', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, emulator } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, emulator } = opened();
     const frame = await openStudio(page);
     const cardsBefore = await cardCount(frame);
     emulator.state.armFault({ fault: 'latency', latencyMs: 60_000 });
@@ -130,8 +111,8 @@ describe('Image Studio (e2e)', () => {
   });
 
   it('comes back after Developer: Reload Window, with its form and gallery', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     const studio = await openStudio(page);
     if ((await cardCount(studio)) === 0) await generateCard(studio, 'A card to come back');
     const cards = await cardCount(studio);

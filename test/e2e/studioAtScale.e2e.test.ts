@@ -4,12 +4,11 @@
 // and scrolling to the end keeps a bounded number of cards in the DOM and a bounded heap. The
 // figures are printed for the CI log; the README quotes them.
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as path from 'path';
 import type { Frame, Page } from 'playwright-core';
-import { type HistoryEntry, journalLine } from '../../src/jobs/resultsIndex';
-import { generateCard, openStudio } from './studioPage';
-import { captureOnFailure, extensionLogLines, openWorkbench, type OpenedWorkbench, prepareTest, reloadWindow, waitFor } from './workbench';
+import { openStudio } from './studioPage';
+import { extensionLogLines, prepareTest, waitFor } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { seedResults } from './resultsJournal';
 
 const RESULTS = 5000;
 const OLDEST_PROMPT = 'The oldest result: a lighthouse at dawn';
@@ -134,63 +133,16 @@ async function afterCollection(page: Page): Promise<{ heap: number; nodes: numbe
   }
 }
 
-/** The results journal of the window's workspace, once it holds the generated result with its cost. */
-function generatedResult(opened: OpenedWorkbench): Promise<{ journal: string; result: HistoryEntry }> {
-  const storage = path.join(opened.workbench.userDataDir, 'User', 'workspaceStorage');
-  return waitFor(
-    () => {
-      for (const folder of fs.existsSync(storage) ? fs.readdirSync(storage) : []) {
-        const journal = path.join(storage, folder, 'gateway-images.gateway-images', 'results.jsonl');
-        const last = fs.existsSync(journal) ? fs.readFileSync(journal, 'utf8').trimEnd().split('\n').pop() : undefined;
-        if (!last?.includes('"costRub"')) continue;
-        const tab = last.indexOf('\t');
-        const summary = (JSON.parse(last.slice(0, tab)) as { put: HistoryEntry }).put;
-        return { journal, result: { ...summary, ...(JSON.parse(last.slice(tab + 1)) as Partial<HistoryEntry>) } };
-      }
-      return undefined;
-    },
-    20_000,
-    'the results journal to hold the generated result and its cost',
-  );
-}
-
-/** Appends results 1…count-1, newer than `oldest`, each with its own hard link to its image. */
-function appendResults(journal: string, oldest: HistoryEntry, count: number): void {
-  const image = oldest.files[0]!;
-  const lines: string[] = [];
-  for (let i = 1; i < count; i++) {
-    const file = path.join(path.dirname(image), `result-${i}.png`);
-    fs.linkSync(image, file);
-    const createdAt = new Date(Date.parse(oldest.createdAt) + i).toISOString();
-    lines.push(journalLine({ ...oldest, id: `e2e-result-${i}`, createdAt, files: [file], request: { ...oldest.request, prompt: `Result ${i}` } }));
-  }
-  fs.appendFileSync(journal, lines.join('\n') + '\n');
-}
-
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 describe('Image Studio at 5,000 results (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
-  });
-  after(async () => {
-    await opened?.close();
-  });
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
   it('shows the first page ≤ 500 ms after its HTML and scrolls to the end with bounded cards and heap', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
-    await generateCard(await openStudio(page), OLDEST_PROMPT);
-    const { journal, result } = await generatedResult(opened!);
-    await opened!.command('workbench.action.closeAllEditors');
-    appendResults(journal, result, RESULTS);
-    // The new window reads the journal on its first use: when the studio asks for its first page.
-    await reloadWindow(opened!);
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
+    // The reloaded window reads the journal on its first use: when the studio asks for its first page.
+    await seedResults(opened(), OLDEST_PROMPT, RESULTS, (i) => ({ id: `e2e-result-${i}`, prompt: `Result ${i}` }));
     const frame = await openStudio(page);
     await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 30_000 });
 
@@ -210,13 +162,13 @@ describe('Image Studio at 5,000 results (e2e)', () => {
     });
     const webviewStart = await frame.parentFrame()!.evaluate(() => (globalThis as unknown as WebviewWindow).performance.timeOrigin);
     const shown = await waitFor(
-      () => extensionLogLines(opened!, new RegExp(`the first gallery page \\(\\d+ of ${RESULTS} results\\) was shown (\\d+) ms after the panel opened`)).pop(),
+      () => extensionLogLines(opened(), new RegExp(`the first gallery page \\(\\d+ of ${RESULTS} results\\) was shown (\\d+) ms after the panel opened`)).pop(),
       10_000,
       "the extension's log of the first gallery page",
     );
     const fromPanel = Number(/was shown (\d+) ms/.exec(shown)![1]);
     const panelAt = times.documentStart + times.fromDocument - fromPanel;
-    const opening = extensionLogLines(opened!, new RegExp(`Results journal .*: ${RESULTS} results, .* (\\d+) ms$`)).pop() ?? '';
+    const opening = extensionLogLines(opened(), new RegExp(`Results journal .*: ${RESULTS} results, .* (\\d+) ms$`)).pop() ?? '';
     console.log(
       `      ${RESULTS} results: first page ${times.fromHtml} ms after the page's HTML arrived (budget ${FIRST_PAGE_BUDGET_MS} ms), ` +
         `${fromPanel} ms after the panel opened (log: webview frame at ${Math.round(webviewStart - panelAt)} ms, page document at ` +

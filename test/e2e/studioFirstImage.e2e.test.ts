@@ -4,26 +4,17 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { generateFrom } from './studioPage';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, webviewFrame } from './workbench';
+import { prepareTest, runCommand, webviewFrame } from './workbench';
+import { useWorkbench } from './useWorkbench';
 
 const GAP_MS = 2500;
 
 describe('Image Studio: images appear as they are saved (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
-  });
-  after(async () => {
-    await opened?.close();
-  });
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
   it('the first card is in the gallery before the job ends', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page, emulator, workspace } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, emulator, workspace } = opened();
 
     await runCommand(page, 'Gateway Images: Open Image Studio');
     const frame = await webviewFrame(page, 'Image Studio', 30_000);

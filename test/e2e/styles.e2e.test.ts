@@ -6,9 +6,10 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame } from 'playwright-core';
-import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 import { cardCount, generateFrom, openStudio, STUDIO_TITLE, waitForCards } from './studioPage';
-import { captureOnFailure, openWorkbench, type OpenedWorkbench, prepareTest, runCommand, setColorTheme, waitFor, webviewFrame } from './workbench';
+import { prepareTest, waitFor, webviewFrame } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { shootInBothThemes } from './pictures';
 
 const STYLES = {
   styles: {
@@ -28,23 +29,11 @@ const PROMPT = 'A lighthouse on a cliff at dawn';
 const SENT = 'Flat vector illustration: A lighthouse on a cliff at dawn, soft pastel colours, plain background';
 
 describe('Project styles in the studio (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
-
-  before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
   /** The workspace's styles file (written as a teammate's commit would bring it), then the studio with the style picked and the prompt typed. */
   async function studioWithStyle(): Promise<Frame> {
-    const { page, workspace } = opened!;
+    const { page, workspace } = opened();
     fs.mkdirSync(path.join(workspace, '.gateway-images'), { recursive: true });
     fs.writeFileSync(path.join(workspace, '.gateway-images', 'styles.json'), JSON.stringify(STYLES, null, 2));
     const frame = await openStudio(page);
@@ -56,8 +45,8 @@ describe('Project styles in the studio (e2e)', () => {
   }
 
   it('picks a style in the studio: its values fill the form, the prompt shows as sent; the image is generated with it and shown in the gallery', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { workspace, emulator } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { workspace, emulator } = opened();
     const frame = await studioWithStyle();
     // The style's values, marked as the style's.
     assert.strictEqual(await frame.locator('#model').inputValue(), 'aurora-1');
@@ -90,21 +79,13 @@ describe('Project styles in the studio (e2e)', () => {
   });
 
   it('saves screenshots of the studio with a style applied, in the dark and light themes', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     await studioWithStyle();
-    const dir = process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1' ? path.join(REPO_ROOT, 'docs') : path.join(RESULTS_DIR, 'e2e');
-    fs.mkdirSync(dir, { recursive: true });
-    for (const [theme, name] of [
-      ['Dark Modern', 'studio-style-dark.png'],
-      ['Light Modern', 'studio-style-light.png'],
-    ] as const) {
-      await setColorTheme(opened!, theme);
-      await runCommand(page, 'Notifications: Clear All Notifications');
+    await shootInBothThemes(opened(), 'studio-style', async (file) => {
       const frame = await webviewFrame(page, STUDIO_TITLE);
       await frame.locator('#prompt-sent', { hasText: SENT }).waitFor({ timeout: 20_000 });
-      await page.locator('.part.editor').screenshot({ path: path.join(dir, name) });
-      assert.ok(fs.statSync(path.join(dir, name)).size > 10_000, `${name} looks empty`);
-    }
+      await page.locator('.part.editor').screenshot({ path: file });
+    });
   });
 });

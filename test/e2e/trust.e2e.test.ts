@@ -7,18 +7,8 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { FIXTURE_WORKSPACE } from '../harness/paths';
-import {
-  captureOnFailure,
-  type OpenedWorkbench,
-  openWorkbench,
-  passStyleStep,
-  pickQuickItem,
-  prepareTest,
-  readStatusBar,
-  runCommand,
-  typeInQuickInput,
-  waitFor,
-} from './workbench';
+import { passStyleStep, pickQuickItem, prepareTest, readStatusBar, runCommand, typeInQuickInput, waitFor } from './workbench';
+import { useWorkbench } from './useWorkbench';
 
 const images = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);
 
@@ -39,35 +29,29 @@ async function generate(page: Page, prompt: string): Promise<void> {
 }
 
 describe('Workspace Trust (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
   let workspace: string;
 
-  before(async () => {
+  before(() => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'gwi-trust-'));
     fs.cpSync(FIXTURE_WORKSPACE, workspace, { recursive: true });
     fs.mkdirSync(path.join(workspace, '.vscode'));
     fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'gatewayImages.outputDirectory': 'from-workspace' }));
-    opened = await openWorkbench({
-      workspace,
-      workspaceTrust: true,
-      settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 },
-    });
   });
-
-  after(async () => {
-    await opened?.close();
+  const opened = useWorkbench(() => ({
+    workspace,
+    workspaceTrust: true,
+    settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 },
+  }));
+  // After the window has closed (useWorkbench's after hook, registered first).
+  after(() => {
     fs.rmSync(workspace, { recursive: true, force: true });
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
   });
 
   // The window opens untrusted, and only the next test trusts it (a file's tests run in the order
   // written, whatever --grep keeps): this test finds the workspace untrusted.
   it('untrusted: the workspace outputDirectory is ignored, images go to generated-images', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     assert.ok((await readStatusBar(page, 'Restricted Mode')).length > 0, 'the window is not in Restricted Mode');
     const before = images(path.join(workspace, 'generated-images'));
     await generate(page, 'Restricted mode');
@@ -76,8 +60,8 @@ describe('Workspace Trust (e2e)', () => {
   });
 
   it('after Trust, the workspace outputDirectory applies again', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     const before = images(path.join(workspace, 'generated-images'));
     await runCommand(page, 'Workspaces: Manage Workspace Trust');
     const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();

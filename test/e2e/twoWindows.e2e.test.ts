@@ -6,8 +6,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { sharedWorkbench } from './sharedWorkbench';
-import { captureOnFailure, type OpenedWorkbench, prepareTest, runCommand, typeInQuickInput, waitFor, waitForNotification } from './workbench';
+import { type OpenedWorkbench, prepareTest, runCommand, typeInQuickInput, waitFor, waitForNotification } from './workbench';
+import { useWorkbench } from './useWorkbench';
 
 /** A second window of the same workbench: the same folder, its own extension host. */
 async function openSecondWindow(opened: OpenedWorkbench): Promise<Page> {
@@ -29,31 +29,25 @@ async function quickOpen(page: Page, name: string): Promise<void> {
 }
 
 describe('Two windows of one workspace (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
   let second: Page | undefined;
 
-  before(async () => {
-    opened = await sharedWorkbench();
-  });
+  // Before useWorkbench's after hook (mocha runs a suite's after hooks in the order registered).
   after(async () => {
     await second?.close().catch(() => undefined);
-    await opened?.close();
   });
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
+  const opened = useWorkbench('shared');
 
   it('a prompt file run in one window is refused in the other at once, naming it; afterwards the other finds every line done and pays nothing', async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { emulator, workspace } = opened!;
-    second = await openSecondWindow(opened!);
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { emulator, workspace } = opened();
+    second = await openSecondWindow(opened());
     const file = path.join(workspace, 'shared-prompts.jsonl');
     const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ prompt: `two windows ${i + 1}`, model: 'aurora-1', size: '64x64' }));
     fs.writeFileSync(file, lines.join('\n'));
     const paid = () => emulator.state.requests.filter((r) => r.paid && r.prompt?.startsWith('two windows')).length;
     // The first window runs the file by arguments, the gateway taking 1.5 s per line.
     emulator.state.armFault({ fault: 'latency', latencyMs: 1500, times: -1 });
-    const run = opened!.command<{ done: number }>('gatewayImages.generateFromFile', { file, concurrency: 2 });
+    const run = opened().command<{ done: number }>('gatewayImages.generateFromFile', { file, concurrency: 2 });
     await waitFor(() => paid() > 0, 20_000, 'the first window to send a line');
 
     // The second window, from its palette, on the same file: refused at once.

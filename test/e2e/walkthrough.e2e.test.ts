@@ -11,11 +11,8 @@ import type { Locator, Page } from 'playwright-core';
 import { readManifest, REPO_ROOT } from '../harness/paths';
 import {
   clickQuickItem,
-  captureOnFailure,
   chooseFromExplorerMenu,
   extensionId,
-  type OpenedWorkbench,
-  openWorkbench,
   passStyleStep,
   pickQuickItem,
   prepareTest,
@@ -27,6 +24,8 @@ import {
   waitForNotification,
   waitForQuickItems,
 } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { imagesIn } from './workspaceFiles';
 const nls = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
 interface WalkthroughStep {
@@ -43,15 +42,6 @@ type States = Record<Step, boolean>;
 /** VS Code's id of a walkthrough step: `<extension id>#<walkthrough id>#<step id>`. */
 const fullStepId = (step: Step) => `${extensionId()}#${walkthrough.id}#${step}`;
 const stepTitle = (step: Step) => nls[`walkthrough.gettingStarted.${step}.title`];
-
-function images(dir: string): string[] {
-  return fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir)
-        .filter((n) => /\.(png|jpe?g|webp)$/i.test(n))
-        .sort()
-    : [];
-}
 
 /** The step's button in the open walkthrough (it expands the step when clicked). */
 function stepButton(page: Page, step: Step): Locator {
@@ -129,38 +119,26 @@ async function answerInputBox(page: Page, placeholder: string, text: string): Pr
 }
 
 describe('Getting Started walkthrough, clicked through (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
+  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
   const none: States = { connect: false, generate: false, edit: false, statusBar: false, styles: false };
 
   /** The test's state, with the walkthrough open (its editor stays between tests), and the steps' states then. */
   async function prepare(state: TestState): Promise<States> {
-    await prepareTest(opened!, { ...state, keepEditors: true });
-    await showWalkthrough(opened!.page);
+    await prepareTest(opened(), { ...state, keepEditors: true });
+    await showWalkthrough(opened().page);
     // A key completes the connect step (a context key set after the key is saved): the test starts
     // once that has happened, so the states it is judged against do not change under it.
-    if (state.key !== null) await waitFor(async () => (await stepStates(opened!.page)).connect, 20_000, 'the key to complete the connect step');
-    return stepStates(opened!.page);
+    if (state.key !== null) await waitFor(async () => (await stepStates(opened().page)).connect, 20_000, 'the key to complete the connect step');
+    return stepStates(opened().page);
   }
 
   /** Runs a step's real action and checks that this step, and only it, turns checked. */
   async function completes(step: Step, before: States, action: () => Promise<void>, alsoDone: Step[] = []): Promise<void> {
     assert.strictEqual(before[step], false, `the ${step} step was done before the test did it`);
     await action();
-    await showWalkthrough(opened!.page);
-    await waitForStates(opened!.page, { ...before, [step]: true, ...Object.fromEntries(alsoDone.map((s) => [s, true])) });
+    await showWalkthrough(opened().page);
+    await waitForStates(opened().page, { ...before, [step]: true, ...Object.fromEntries(alsoDone.map((s) => [s, true])) });
   }
-
-  before(async () => {
-    opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000 } });
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
 
   it('completes each step only through the real action (package.json completionEvents)', () => {
     // The steps must not complete on a click of their own button (onCommand) or on opening them
@@ -180,25 +158,25 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
   // Mocha runs a file's tests in the order written, whatever --grep keeps: the window is new here.
   it('opens from the palette in a new window with no step completed', async () => {
     const before = await prepare({ key: null });
-    for (const step of STEPS) assert.ok(await stepButton(opened!.page, step).isVisible(), `step ${stepTitle(step)} is not shown`);
+    for (const step of STEPS) assert.ok(await stepButton(opened().page, step).isVisible(), `step ${stepTitle(step)} is not shown`);
     assert.deepStrictEqual(before, none);
   });
 
   it("connect: the step's Set API Key button, then the key", async () => {
     const before = await prepare({ key: null });
-    const { page, emulator } = opened!;
+    const { page, emulator } = opened();
     await completes('connect', before, async () => {
       await clickStepButton(page, 'connect', 'Set API Key');
       await answerInputBox(page, 'Paste your API key', emulator.keys.unlimited);
-      await waitForNotification(opened!, 'API key saved', 20_000);
+      await waitForNotification(opened(), 'API key saved', 20_000);
     });
   });
 
   it("generate: the step's Generate Image button, model, prompt, send", async () => {
     const before = await prepare({ key: 'unlimited' });
-    const { page, workspace } = opened!;
+    const { page, workspace } = opened();
     const dir = path.join(workspace, 'generated-images');
-    const filesBefore = images(dir);
+    const filesBefore = imagesIn(dir);
     await completes('generate', before, async () => {
       await clickStepButton(page, 'generate', 'Generate Image');
       await passStyleStep(page);
@@ -207,30 +185,30 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
       await pickQuickItem(page, 'sketch-mini', 30_000);
       await answerInputBox(page, 'A lighthouse on a cliff', 'A first image');
       await pickQuickItem(page, /Send \(reserve/, 15_000);
-      await waitFor(() => images(dir).length === filesBefore.length + 1, 30_000, 'the generated file');
-      await waitForNotification(opened!, /Saved 1 image to generated-images/, 30_000);
+      await waitFor(() => imagesIn(dir).length === filesBefore.length + 1, 30_000, 'the generated file');
+      await waitForNotification(opened(), /Saved 1 image to generated-images/, 30_000);
     });
   });
 
   it('edit: right-click an image in the explorer, Edit Image with AI…', async () => {
     const before = await prepare({ key: 'unlimited' });
-    const { page, workspace } = opened!;
+    const { page, workspace } = opened();
     const folder = path.join(workspace, 'images');
-    const filesBefore = images(folder);
+    const filesBefore = imagesIn(folder);
     await completes('edit', before, async () => {
-      await chooseFromExplorerMenu(opened!, path.join(folder, 'sample.png'), 'Edit Image with AI…');
+      await chooseFromExplorerMenu(opened(), path.join(folder, 'sample.png'), 'Edit Image with AI…');
       await typeInQuickInput(page, 'aurora-1');
       await pickQuickItem(page, 'aurora-1', 30_000);
       await answerInputBox(page, 'What should change', 'Make the sky stormy');
       await pickQuickItem(page, /Send \(reserve/);
-      await waitFor(() => images(folder).length === filesBefore.length + 1, 30_000, 'the edited file');
-      await waitForNotification(opened!, /Saved 1 image to images/, 30_000);
+      await waitFor(() => imagesIn(folder).length === filesBefore.length + 1, 30_000, 'the edited file');
+      await waitForNotification(opened(), /Saved 1 image to images/, 30_000);
     });
   });
 
   it('status bar: a click on the balance opens the account menu', async () => {
     const before = await prepare({ key: 'unlimited' });
-    const { page } = opened!;
+    const { page } = opened();
     await completes('statusBar', before, async () => {
       await page.locator(`#workbench\\.parts\\.statusbar .statusbar-item[id$="${readManifest().name}.status"] a`).first().click();
       await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Refresh Balance' }).first().waitFor({ state: 'visible', timeout: 15_000 });
@@ -241,7 +219,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
 
   it("styles: a styles file in the workspace, the step's Generate with a Style button, the style, model, prompt, send", async () => {
     const before = await prepare({ key: 'unlimited' });
-    const { page, workspace } = opened!;
+    const { page, workspace } = opened();
     const styles = path.join(workspace, '.gateway-images', 'styles.json');
     fs.mkdirSync(path.dirname(styles), { recursive: true });
     fs.writeFileSync(styles, JSON.stringify({ styles: { walkthrough: { model: 'sketch-mini', promptSuffix: ', pencil sketch', outputFolder: 'styled' } } }));
@@ -260,8 +238,8 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
           await pickQuickItem(page, 'sketch-mini', 30_000);
           await answerInputBox(page, 'A lighthouse on a cliff', 'A styled image');
           await pickQuickItem(page, /Send \(reserve/, 15_000);
-          await waitFor(() => images(dir).length === 1, 30_000, "the file in the style's folder");
-          await waitForNotification(opened!, /Saved 1 image to styled/, 30_000);
+          await waitFor(() => imagesIn(dir).length === 1, 30_000, "the file in the style's folder");
+          await waitForNotification(opened(), /Saved 1 image to styled/, 30_000);
         },
         ['generate'],
       );
@@ -273,7 +251,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
 
   it("the steps' own buttons keep their pickers open (the walkthrough focuses its step after the command)", async () => {
     await prepare({ key: 'unlimited' });
-    const { page } = opened!;
+    const { page } = opened();
     const stays = async (what: string, row: string) => {
       const list = page.locator('.quick-input-widget .monaco-list-row', { hasText: row }).first();
       await list.waitFor({ state: 'visible', timeout: 15_000 });
@@ -289,7 +267,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
       // The quick input hides in a task after the blur (its focus tracker): two tasks later it has, or never will.
       for (let i = 0; i < 2; i++) await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
       assert.ok(await list.isVisible(), `${what}: the picker closed when it lost the focus`);
-      await opened!.command('workbench.action.closeQuickOpen');
+      await opened().command('workbench.action.closeQuickOpen');
       await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
     };
     await clickStepButton(page, 'statusBar', 'Open the Account Menu');

@@ -10,20 +10,11 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { REPO_ROOT, RESULTS_DIR } from '../harness/paths';
+import { REPO_ROOT } from '../harness/paths';
 import { openStudio } from './studioPage';
-import {
-  captureOnFailure,
-  type OpenedWorkbench,
-  openWorkbench,
-  passStyleStep,
-  pickQuickItem,
-  prepareTest,
-  readToasts,
-  runCommand,
-  waitFor,
-  waitForNotification,
-} from './workbench';
+import { passStyleStep, pickQuickItem, prepareTest, readToasts, runCommand, waitFor, waitForNotification } from './workbench';
+import { useWorkbench } from './useWorkbench';
+import { savePicture } from './pictures';
 
 const LM_PROVIDER = path.join(REPO_ROOT, 'test', 'fixtures', 'lm-provider');
 /** The README's first paragraph, as the article whose cover is made. */
@@ -37,45 +28,30 @@ const ANSWER =
   'Prompt: "A calm editor window on a wooden desk, a glowing picture frame rising out of it, a small ruble coin and a price tag beside it, soft morning light, flat editorial illustration, no text"';
 const CLEANED = ANSWER.slice('Prompt: "'.length, -1);
 
-function saveShot(name: string, png: Buffer): void {
-  const targets = [path.join(RESULTS_DIR, 'e2e', name)];
-  if (process.env.GATEWAY_IMAGES_UPDATE_DOCS === '1') targets.push(path.join(REPO_ROOT, 'docs', name));
-  for (const target of targets) {
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, png);
-  }
-}
-
 describe('Prompt written by a language model (e2e)', () => {
-  let opened: OpenedWorkbench | undefined;
   let providerApi = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    opened = await openWorkbench({ extensions: [LM_PROVIDER], viewport: { width: 1280, height: 800 } });
-    providerApi = await opened.command('gatewayImagesTest.setLanguageModelAnswer', ANSWER, 'answer').then(
-      () => true,
-      () => false,
-    );
-    if (!providerApi)
-      console.log(`      VS Code ${opened.workbench.vscode.name}: no language model provider API (stable from 1.104), the fixture is not loaded`);
-  });
-
-  afterEach(async function () {
-    await captureOnFailure(this, opened);
-  });
-
-  after(async () => {
-    await opened?.close();
-  });
+  const opened = useWorkbench(
+    { extensions: [LM_PROVIDER], viewport: { width: 1280, height: 800 } },
+    {
+      timeoutMs: 180_000,
+      onOpened: async (openedWindow) => {
+        providerApi = await openedWindow.command('gatewayImagesTest.setLanguageModelAnswer', ANSWER, 'answer').then(
+          () => true,
+          () => false,
+        );
+        if (!providerApi)
+          console.log(`      VS Code ${openedWindow.workbench.vscode.name}: no language model provider API (stable from 1.104), the fixture is not loaded`);
+      },
+    },
+  );
 
   /** The paragraph in a Markdown editor (beside the active one, or in its place), all of it selected. */
   async function openParagraph(name: string, beside = false): Promise<void> {
-    const file = path.join(opened!.workspace, 'docs', name);
+    const file = path.join(opened().workspace, 'docs', name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, `${PARAGRAPH}\n`);
-    await opened!.command('vscode.open', { $uri: file }, ...(beside ? [-2] : []));
-    await opened!.command('editor.action.selectAll');
+    await opened().command('vscode.open', { $uri: file }, ...(beside ? [-2] : []));
+    await opened().command('editor.action.selectAll');
   }
 
   it('Generate Image for Selection: the review shows the prompt the model wrote and the reservation; the gateway gets it', async function () {
@@ -83,10 +59,12 @@ describe('Prompt written by a language model (e2e)', () => {
       console.log('      skipped: vscode.lm.registerLanguageModelChatProvider is stable only from VS Code 1.104');
       this.skip();
     }
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     // The chat view 1.139 opens beside the editor is not part of this picture.
-    await opened!.command('workbench.action.closeAuxiliaryBar').catch(() => undefined);
+    await opened()
+      .command('workbench.action.closeAuxiliaryBar')
+      .catch(() => undefined);
     await openParagraph('about.md');
     await runCommand(page, 'Gateway Images: Generate Image for Selection');
     await passStyleStep(page);
@@ -98,29 +76,29 @@ describe('Prompt written by a language model (e2e)', () => {
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'written by Test Writer' }).first().waitFor({ timeout: 10_000 });
     // The "Writing the prompt…" progress has closed: the picture shows the review alone.
     await waitFor(async () => (await readToasts(page)).length === 0, 10_000, 'the progress notification to close');
-    saveShot('write-prompt-review.png', await page.screenshot());
+    savePicture('write-prompt-review.png', await page.screenshot());
     await pickQuickItem(page, /Send \(reserve/);
-    await waitForNotification(opened!, /Saved 1 image/, 60_000);
-    const sent = opened!.emulator.state.requests.filter((r) => r.paid);
+    await waitForNotification(opened(), /Saved 1 image/, 60_000);
+    const sent = opened().emulator.state.requests.filter((r) => r.paid);
     assert.strictEqual(sent.at(-1)?.prompt, CLEANED);
-    const dir = path.join(opened!.workspace, 'generated-images');
+    const dir = path.join(opened().workspace, 'generated-images');
     const image = await waitFor(() => (fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => n.endsWith('.png')) : undefined), 30_000, 'the image');
-    saveShot('write-prompt-image.png', fs.readFileSync(path.join(dir, image)));
+    savePicture('write-prompt-image.png', fs.readFileSync(path.join(dir, image)));
     // The link goes in after the image is saved (the notification may come first); saved to be read.
     const link = `![${CLEANED.replace(/[\\`*_[\]<>&]/g, (c) => `\\${c}`)}](../generated-images/${image})`;
     await waitFor(
       async () => {
-        await opened!.command('workbench.action.files.saveAll');
-        return fs.readFileSync(path.join(opened!.workspace, 'docs', 'about.md'), 'utf8').includes(link);
+        await opened().command('workbench.action.files.saveAll');
+        return fs.readFileSync(path.join(opened().workspace, 'docs', 'about.md'), 'utf8').includes(link);
       },
       15_000,
-      () => `the link in about.md: ${fs.readFileSync(path.join(opened!.workspace, 'docs', 'about.md'), 'utf8')}`,
+      () => `the link in about.md: ${fs.readFileSync(path.join(opened().workspace, 'docs', 'about.md'), 'utf8')}`,
     );
   });
 
   it("the studio's Write a prompt from the active document… fills the prompt (the selection, and why, without a model)", async () => {
-    await prepareTest(opened!, { key: 'unlimited' });
-    const { page } = opened!;
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
     const frame = await openStudio(page);
     await frame.locator('#model').selectOption('aurora-1');
     await openParagraph('studio.md', true);
