@@ -2,7 +2,7 @@
 import type { Page } from 'playwright-core';
 import { setTimeout as sleep } from 'timers/promises';
 import type { El } from './dom';
-import type { OpenedWorkbench } from './workbench';
+import type { OpenedWorkbench } from './openedWorkbench';
 
 // A notification is a toast only for a while, and not always: VS Code shows at most three toasts,
 // drops the toast of a notification added while more than three were added in 800 ms (its spam

@@ -5,7 +5,7 @@ import type { Frame, Page } from 'playwright-core';
 import { setTimeout as sleep } from 'timers/promises';
 import type { El } from './dom';
 import { waitFor } from './wait';
-import type { OpenedWorkbench } from './workbench';
+import type { OpenedWorkbench } from './openedWorkbench';
 
 /**
  * Opens the explorer's context menu on a file and chooses an item, as a person does: the file is
