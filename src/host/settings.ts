@@ -9,7 +9,7 @@ export const SECTION = 'gatewayImages';
  * Settings that guard the user's money (scope `application` in package.json): what a confirmation,
  * a warning, a request's deadline or the agents' caps allow; and whether the user's text goes to a
  * language model provider. A cloned repository must not change them, so only the user's own value
- * counts, the same in every window (see README, Configuration).
+ * counts, the same in every window (see docs/configuration.md).
  */
 export const USER_ONLY_SETTINGS = [
   'confirmCostAbove',

@@ -1,7 +1,7 @@
 // "Where the money went": the journal's spend for today, 7 and 30 days, by who made each result and
 // by model, beside the gateway's figures of the key for the same windows. The spec does not say which
 // windows `today_spend` and `month_spend` cover; we take the UTC day up to the moment the figures were
-// read, and the 30 × 24 hours before it (README, "Where the money went"). The difference is spend the
+// read, and the 30 × 24 hours before it (docs/money.md, "Where the money went"). The difference is spend the
 // journal of this workspace did not record: other machines, tools, workspaces. Pure: no vscode import.
 import { fromKopecks, toKopecks } from '../core/cost';
 import type { StatsSummary } from '../core/types';
@@ -44,7 +44,7 @@ export interface GatewayComparison {
   gateway: number;
   /** What the journal recorded in the same window. */
   recorded: number;
-  /** gateway − recorded, to the kopeck: spend with this key that this workspace did not record (negative: it recorded more, see the README). */
+  /** gateway − recorded, to the kopeck: spend with this key that this workspace did not record (negative: it recorded more, see docs/money.md). */
   elsewhere: number;
 }
 

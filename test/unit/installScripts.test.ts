@@ -1,5 +1,5 @@
 // `npm ci` prints no warning the project can prevent: package.json's allowScripts reviews every
-// dependency's install script (README, Building, "Install scripts"). npm 11 lists the unreviewed
+// dependency's install script (docs/building.md, "Install scripts"). npm 11 lists the unreviewed
 // ones after each install (npm 12 skips them); `npm install-scripts ls` lists the same, read-only.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -23,7 +23,7 @@ describe("install scripts: every dependency's is approved or refused in package.
     assert.deepEqual(
       listed.allowScripts.map((p) => p.name),
       [],
-      'approve or deny each in package.json (npm install-scripts approve|deny NAME) and say why in the README',
+      'approve or deny each in package.json (npm install-scripts approve|deny NAME) and say why in docs/building.md',
     );
   });
 });
