@@ -3,8 +3,8 @@
 // A result's summary (what the lookups need) is read when the journal is opened; its details (the
 // request with its prompt, references, balance) stay text until a result is asked for whole.
 // A change reports the gallery splices it makes, so the studio posts only what changed. No vscode import.
-import type { StyleRecord } from '../core/styleFile';
-import type { GenerationRequest } from '../core/types';
+import type { StyleRecord } from '../core/requests/styleFile';
+import type { GenerationRequest } from '../core/gateway/types';
 import type { ResultOrigin } from './resultOrigin';
 import { matchesSummary, matchesWords, type ResultQuery, type SearchFields, searchFieldsOf } from './resultSearch';
 
@@ -42,7 +42,7 @@ export interface HistoryEntry {
   requestId?: string;
   /** Who made it (absent in entries written before it was recorded: "unknown"). */
   origin?: ResultOrigin;
-  /** The gateway and key it was paid with: `<base URL>|<key fingerprint>` (core/identity.ts; never the key). Absent in old entries and failures. */
+  /** The gateway and key it was paid with: `<base URL>|<key fingerprint>` (core/gateway/identity.ts; never the key). Absent in old entries and failures. */
   identity?: string;
 }
 

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
-import { decodeGenerationStream, type ImageSink, type ImageWriter } from '../../src/core/generationStream';
-import { CancelledError, ResponseFormatError } from '../../src/core/errors';
-import type { GenerationResponseMeta } from '../../src/core/types';
+import { decodeGenerationStream, type ImageSink, type ImageWriter } from '../../src/core/answers/generationStream';
+import { CancelledError, ResponseFormatError } from '../../src/core/gateway/errors';
+import type { GenerationResponseMeta } from '../../src/core/gateway/types';
 import { prng } from '../../tools/emulator/png';
 
 // ---------------------------------------------------------------------------------------------

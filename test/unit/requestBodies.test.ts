@@ -7,8 +7,8 @@ import { appendFile, mkdtemp, open, rm, truncate, unlink, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ValidationError } from '../../src/core/errors';
-import { base64Chunks, jsonBodyWithReferences, multipartEditBody, type ReferenceFile, ReferenceFileChangedError } from '../../src/core/requestBodies';
+import { ValidationError } from '../../src/core/gateway/errors';
+import { base64Chunks, jsonBodyWithReferences, multipartEditBody, type ReferenceFile, ReferenceFileChangedError } from '../../src/core/requests/requestBodies';
 
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Buffer[] = [];
