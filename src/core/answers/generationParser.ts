@@ -1,13 +1,16 @@
 // The JSON state machine of the streaming decoder: reads the syntax of a generation response and
 // hands each value to GenerationFields (generationFields.ts), which knows what it means; everything
-// else is skipped. Pure: no vscode import.
+// else is skipped. Numbers and literals are read by jsonScalars.ts, and syntax faults told by
+// syntaxErrors.ts. Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
 import type { GenerationResponseMeta } from '../gateway/types';
 import { ResponseFormatError } from '../gateway/errors';
-import { ByteFinder, NUMBER_CHAR, describeByte, isValidJsonNumber } from './jsonScanner';
+import { ByteFinder } from './jsonScanner';
 import { JsonStringReader } from './jsonString';
 import { Frame, GenerationFields, Meaning, isKeptString } from './generationFields';
 import { ImageString } from './imageString';
+import { JsonScalarReader } from './jsonScalars';
+import { endedEarlyError, notJsonError, syntaxError, trailingDataError } from './syntaxErrors';
 
 /** Collected during a synchronous feed, then awaited in order by the driver (generationStream.ts). */
 export type ParserEvent =
@@ -53,14 +56,7 @@ const enum StringRole {
 
 const MAX_KEY = 256;
 const MAX_KEPT = 64 * 1024;
-const MAX_NUMBER = 1024;
 const MAX_DEPTH = 10_000;
-
-const LITERALS: Record<number, Buffer> = {
-  0x74: Buffer.from('true'),
-  0x66: Buffer.from('false'),
-  0x6e: Buffer.from('null'),
-};
 
 export class GenerationParser {
   private state = State.Value;
@@ -82,10 +78,7 @@ export class GenerationParser {
   /** Where the current buffer's bytes are kept as raw from; -1 while inside an image string. */
   private keepFrom = 0;
   private buffer: Buffer = Buffer.alloc(0);
-  // numbers and literals
-  private numberText = '';
-  private literal: Buffer = LITERALS[0x6e]!;
-  private literalMatched = 0;
+  private readonly scalars = new JsonScalarReader();
 
   private readonly emitWrite = (bytes: Buffer): void => {
     this.events.push({ kind: 'write', index: this.fields.elementIndex, bytes });
@@ -99,12 +92,7 @@ export class GenerationParser {
 
   finish(): void {
     if (this.state === State.Done) return;
-    if (this.offset === 0) throw new ResponseFormatError(l10n.t("The gateway's response body is empty (expected a JSON object)."));
-    throw new ResponseFormatError(
-      this.inImage && this.image.opened
-        ? l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes inside data[{1}].b64_json.", this.offset, this.fields.elementIndex)
-        : l10n.t("The gateway's response ended early: the JSON is truncated after {0} bytes.", this.offset),
-    );
+    throw endedEarlyError(this.offset, this.inImage && this.image.opened, this.fields.elementIndex);
   }
 
   /** The body ends here, unfinished (cut, truncated, refused): what arrived of an open image is told in the events. */
@@ -182,9 +170,7 @@ export class GenerationParser {
             i++;
             break;
           default: // State.Done
-            throw new ResponseFormatError(
-              l10n.t("The gateway's response has unexpected data after the JSON object ({0} at byte {1}).", describeByte(c), this.offset + i),
-            );
+            throw trailingDataError(c, this.offset + i);
         }
       }
     } catch (error) {
@@ -245,19 +231,17 @@ export class GenerationParser {
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       this.fields.requireType(meaning, 'a number', at);
-      this.numberText = '';
+      this.scalars.beginNumber();
       this.state = State.Number;
       return i;
     }
-    const literal = LITERALS[c];
-    if (literal !== undefined) {
+    if (JsonScalarReader.startsLiteral(c)) {
       this.fields.requireType(meaning, c === 0x6e ? 'null' : 'a boolean', at);
-      this.literal = literal;
-      this.literalMatched = 0;
+      this.scalars.beginLiteral(c);
       this.state = State.Literal;
       return i;
     }
-    if (meaning === Meaning.Top) throw this.notJson(c, i);
+    if (meaning === Meaning.Top) throw notJsonError(c, at);
     throw this.syntax(c, i, l10n.t('a value'));
   }
 
@@ -373,59 +357,24 @@ export class GenerationParser {
   // --- numbers and literals -------------------------------------------------------------------
 
   private scanNumber(buf: Buffer, i: number, n: number): number {
-    const start = i;
-    while (i < n && NUMBER_CHAR[buf[i]!] === 1) i++;
-    if (i > start) {
-      this.numberText += buf.toString('latin1', start, i);
-      if (this.numberText.length > MAX_NUMBER) {
-        throw new ResponseFormatError(l10n.t("The gateway's response has a number that is too long (near byte {0}).", this.offset + i));
-      }
-    }
-    if (i === n) return n;
-    if (!isValidJsonNumber(this.numberText)) {
-      throw new ResponseFormatError(l10n.t("The gateway's response has an invalid number '{0}' before byte {1}.", this.numberText, this.offset + i));
-    }
-    this.fields.number(this.expected, Number(this.numberText));
+    const end = this.scalars.scanNumber(buf, i, n, this.offset);
+    if (end === n) return n;
+    this.fields.number(this.expected, this.scalars.number);
     this.valueDone();
-    return i;
+    return end;
   }
 
   private scanLiteral(buf: Buffer, i: number, n: number): number {
-    const literal = this.literal;
-    while (i < n && this.literalMatched < literal.length) {
-      if (buf[i] !== literal[this.literalMatched]) throw this.syntax(buf[i]!, i, `'${literal.toString()}'`);
-      i++;
-      this.literalMatched++;
-    }
-    if (this.literalMatched === literal.length) {
-      // null for media_type means "absent"; other literals carry nothing we keep.
-      this.valueDone();
-    }
-    return i;
+    const end = this.scalars.scanLiteral(buf, i, n);
+    // null for media_type means "absent"; other literals carry nothing we keep.
+    if (this.scalars.literalDone) this.valueDone();
+    else if (end < n) throw this.syntax(buf[end]!, end, `'${this.scalars.literalText}'`);
+    return end;
   }
 
   // --- errors -----------------------------------------------------------------------------
 
-  private notJson(c: number, i: number): ResponseFormatError {
-    return new ResponseFormatError(l10n.t("The gateway's response is not JSON: it starts with {0} (at byte {1}).", describeByte(c), this.offset + i));
-  }
-
   private syntax(c: number, i: number, expected: string): ResponseFormatError {
-    const frame = this.stack[this.stack.length - 1];
-    const found = describeByte(c);
-    const at = this.offset + i;
-    return new ResponseFormatError(
-      frame === Frame.Element
-        ? l10n.t(
-            "The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in data[{3}].",
-            expected,
-            found,
-            at,
-            this.fields.elementIndex,
-          )
-        : frame === Frame.Data
-          ? l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2} in `data`.", expected, found, at)
-          : l10n.t("The gateway's response is not valid JSON: expected {0} but found {1} at byte {2}.", expected, found, at),
-    );
+    return syntaxError(this.stack[this.stack.length - 1], this.fields.elementIndex, c, this.offset + i, expected);
   }
 }
