@@ -6,6 +6,7 @@ import * as l10n from '@vscode/l10n';
 import type { StyleRecord } from './styleFile';
 import { parseJson } from '../common/jsonc';
 import { type GenerationRequest } from '../gateway/types';
+import { REQUEST_NUMBER_OPTIONS, REQUEST_TEXT_OPTIONS } from './requestFields';
 
 export type BatchFileKind = 'txt' | 'jsonl';
 
@@ -37,8 +38,8 @@ export interface BatchDefaults {
   style?: string;
 }
 
-const STRING_FIELDS = ['model', 'prompt', 'resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background', 'style'] as const;
-const INTEGER_FIELDS = ['n', 'seed', 'output_compression'] as const;
+const STRING_FIELDS = ['model', 'prompt', ...REQUEST_TEXT_OPTIONS, 'style'];
+const INTEGER_FIELDS = REQUEST_NUMBER_OPTIONS;
 const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...INTEGER_FIELDS, 'params']);
 
 export function batchFileKind(fileName: string): BatchFileKind | undefined {

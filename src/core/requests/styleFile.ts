@@ -9,28 +9,18 @@ import { isRecord } from '../common/json';
 import { parseJson } from '../common/jsonc';
 import { confine } from '../files/outputPath';
 import { STYLES_FILE } from './stylesPath';
+import { REQUEST_NUMBER_OPTIONS, REQUEST_OPTION_FIELDS, REQUEST_TEXT_OPTIONS, type RequestNumberOption, type RequestTextOption } from './requestFields';
 import { OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../gateway/types';
 
 export { STYLES_FILE };
 
-/** The options a style may set (the request's own names), and params. */
-export const STYLE_TEXT_OPTIONS = ['resolution', 'aspect_ratio', 'size', 'quality', 'output_format', 'background'] as const;
-export const STYLE_NUMBER_OPTIONS = ['n', 'seed', 'output_compression'] as const;
-export type StyleTextOption = (typeof STYLE_TEXT_OPTIONS)[number];
-export type StyleNumberOption = (typeof STYLE_NUMBER_OPTIONS)[number];
+/** The options a style may set (the request's own names, requestFields.ts), and params. */
+export const STYLE_TEXT_OPTIONS: readonly StyleTextOption[] = REQUEST_TEXT_OPTIONS;
+export const STYLE_NUMBER_OPTIONS: readonly StyleNumberOption[] = REQUEST_NUMBER_OPTIONS;
+export type StyleTextOption = RequestTextOption;
+export type StyleNumberOption = RequestNumberOption;
 export type StyleOptionField = StyleTextOption | StyleNumberOption | 'params';
-export const STYLE_OPTION_FIELDS: readonly StyleOptionField[] = [
-  'n',
-  'resolution',
-  'aspect_ratio',
-  'size',
-  'quality',
-  'output_format',
-  'background',
-  'seed',
-  'output_compression',
-  'params',
-];
+export const STYLE_OPTION_FIELDS: readonly StyleOptionField[] = [...REQUEST_OPTION_FIELDS, 'params'];
 
 export type StyleParams = Record<string, string | number | boolean>;
 export type StyleOptions = Partial<Record<StyleTextOption, string> & Record<StyleNumberOption, number>> & { params?: StyleParams };

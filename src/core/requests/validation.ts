@@ -4,6 +4,7 @@ import { canEdit } from '../gateway/catalog';
 import { type LocalRefusalKind, ValidationError } from '../gateway/errors';
 import * as l10n from '@vscode/l10n';
 import { transparencyIssue } from './transparency';
+import { STANDARD_FIELDS } from './requestFields';
 import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../gateway/types';
 import { trPlural } from '../common/plural';
 
@@ -26,22 +27,6 @@ const PIXEL_SIZE = /^(\d{1,5})x(\d{1,5})$/;
 const TIER_LABEL = /^[1-9]\d?K$/;
 /** Cyrillic х/Х, ×, * and similar look-alikes people type between width and height. */
 const LOOKALIKE_X = /^\d{1,5}\s*[хХ×*✕xX]\s*\d{1,5}$/;
-const RESERVED_FIELDS = new Set([
-  'model',
-  'prompt',
-  'n',
-  'resolution',
-  'aspect_ratio',
-  'size',
-  'quality',
-  'output_format',
-  'background',
-  'output_compression',
-  'seed',
-  'input_references',
-  'image',
-  'image[]',
-]);
 
 /** All issues of a request (empty when it is valid). The studio shows them live. */
 export function collectIssues(request: GenerationRequest, context: ValidationContext): ValidationIssue[] {
@@ -227,7 +212,7 @@ function checkSize(add: Add, request: GenerationRequest): void {
 
 function checkPassthrough(add: Add, params: GenerationRequest['params'], model: ImageModel): void {
   for (const name of Object.keys(params ?? {})) {
-    if (RESERVED_FIELDS.has(name)) {
+    if (STANDARD_FIELDS.has(name)) {
       add(name, l10n.t('"{0}" is a standard parameter; set it directly, not as a provider parameter.', name));
     } else if (!model.allowed_passthrough_parameters.includes(name)) {
       const allowed = model.allowed_passthrough_parameters;
