@@ -25,7 +25,7 @@ const problemMatcher = {
 /**
  * Modules that several bundles must share at run time: each is its own file in dist/ and every
  * bundle requires it instead of inlining a copy. errors.ts: one class identity for `instanceof`.
- * @vscode/l10n and core/plural.ts: one translation state, configured once at activation
+ * @vscode/l10n and core/common/plural.ts: one translation state, configured once at activation
  * (src/host/l10n.ts) and seen by extension.js, errors.js and gateway.js alike.
  * jobs/comparisonFeed.ts: the one comparison in progress, started by the command in extension.js
  * and shown (and cancelled) by the studio's panel in studioHost.js. host/onboarding.ts: the
@@ -33,8 +33,8 @@ const problemMatcher = {
  * Keys: a source file (relative to the repository) or a package name; values: the entry name in dist/.
  */
 const sharedModules = {
-  'src/core/errors.ts': 'errors',
-  'src/core/plural.ts': 'plural',
+  'src/core/gateway/errors.ts': 'errors',
+  'src/core/common/plural.ts': 'plural',
   '@vscode/l10n': 'l10n',
   'src/jobs/comparisonFeed.ts': 'comparisonFeed',
   'src/host/onboarding.ts': 'onboarding',
@@ -147,14 +147,14 @@ const contexts = await Promise.all([
     './starterStyles.js',
     './recover.js',
   ]),
-  nodeBundle('errors', 'src/core/errors.ts'),
+  nodeBundle('errors', 'src/core/gateway/errors.ts'),
   nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
   nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js', './starterStyles.js']),
   nodeBundle('l10n', '@vscode/l10n'),
-  nodeBundle('plural', 'src/core/plural.ts'),
-  nodeBundle('gateway', 'src/core/gatewayBundle.ts'),
+  nodeBundle('plural', 'src/core/common/plural.ts'),
+  nodeBundle('gateway', 'src/core/gateway/gatewayBundle.ts'),
   // The results journal's code, loaded when the history is first read (not at activation).
   nodeBundle('results', 'src/jobs/resultsBundle.ts'),
   // Generate Images from File's code (claim, plan, confirmation, run, report), loaded when a prompt file is first run.
@@ -174,7 +174,7 @@ const contexts = await Promise.all([
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.
   nodeBundle('interrupted', 'src/jobs/interrupted.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
-  nodeBundle('thumbnails', 'src/core/thumbnailWorkerMain.ts'),
+  nodeBundle('thumbnails', 'src/core/files/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
   // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.
   nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutUnusedSdkParts]),

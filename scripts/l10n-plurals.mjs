@@ -3,7 +3,7 @@
 // l10n/bundle.l10n.json from every `l10n.t('…')` and `vscode.l10n.t('…')` call in src/. It does
 // what l10n-dev does not:
 //   1. Counted messages, `trPlural(count, { one, other }, …)` and `pluralTable({ one, other })` of
-//      src/core/plural.ts, are not l10n.t calls, so l10n-dev cannot see them. Their keys are added
+//      src/core/common/plural.ts, are not l10n.t calls, so l10n-dev cannot see them. Their keys are added
 //      here: `one`, `other`, and `other` marked ` [few]` and ` [many]` (see pluralKey()).
 //   2. The keys are sorted and the file ends with a newline: the bundle then does not depend on the
 //      order in which l10n-dev's glob lists the files, and diffs stay small.
@@ -22,7 +22,7 @@ import ts from 'typescript';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUNDLE = path.join(ROOT, 'l10n', 'bundle.l10n.json');
 
-/** Functions of src/core/plural.ts and the index of their { one, other } argument. */
+/** Functions of src/core/common/plural.ts and the index of their { one, other } argument. */
 const PLURAL_FUNCTIONS = { trPlural: 1, pluralTable: 0 };
 
 function sourceFiles(dir = path.join(ROOT, 'src')) {

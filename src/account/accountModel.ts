@@ -1,9 +1,9 @@
 // One source of truth for the account: balance, key, budget and usage. The status bar, the
 // studio and the job service read it; only it fetches. No vscode import, so mocha tests it.
-import { AuthenticationError, type ErrorSummary, summarizeError } from '../core/errors';
-import { type Usage, type BalanceRecord, type KeyRecord, type StatsSummary, type UserRecord } from '../core/types';
-import { fromKopecks, toKopecks } from '../core/cost';
-import { Emitter, type Event } from '../core/emitter';
+import { AuthenticationError, type ErrorSummary, summarizeError } from '../core/gateway/errors';
+import { type Usage, type BalanceRecord, type KeyRecord, type StatsSummary, type UserRecord } from '../core/gateway/types';
+import { fromKopecks, toKopecks } from '../core/money/cost';
+import { Emitter, type Event } from '../core/common/emitter';
 
 export type AccountStatus = 'no-url' | 'no-key' | 'loading' | 'ready' | 'offline' | 'invalid-key' | 'expired-key';
 
@@ -13,7 +13,7 @@ export interface AccountSnapshot {
   status: AccountStatus;
   /**
    * Which gateway and key the figures belong to: `<base URL>|<short SHA-256 of the key>` (see
-   * core/identity.ts), never the key. Undefined while a switched key or gateway is not resolved yet.
+   * core/gateway/identity.ts), never the key. Undefined while a switched key or gateway is not resolved yet.
    */
   identity?: string;
   /** True from the moment the key or base URL changed until the new identity's figures are read. */

@@ -1,5 +1,5 @@
 // The account's runway as the status bar and the Account view show it. No vscode import.
-import { describeRunway, projectRunway, type Runway } from '../core/runway';
+import { describeRunway, projectRunway, type Runway } from '../core/money/runway';
 import type { AccountSnapshot } from './accountModel';
 
 export function runwayOf(snapshot: AccountSnapshot, now = new Date()): Runway | undefined {

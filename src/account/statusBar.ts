@@ -1,11 +1,11 @@
 // The status bar item: balance and the key's remaining budget at all times, a rich tooltip, and
 // a click menu. It renders the account model; it never fetches by itself.
 import * as vscode from 'vscode';
-import { formatAmount, formatRubles } from '../core/cost';
+import { formatAmount, formatRubles } from '../core/money/cost';
 import { readSettings } from '../host/settings';
 import { type AccountModel, type AccountSnapshot, budgetLow, expiresWithin } from './accountModel';
 import { budgetRunsOutBeforeReset, runwayLines } from './runway';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 
 export const STATUS_ITEM_ID = 'gateway-images.status';
 const TOOLTIP_COMMANDS = ['gatewayImages.refreshAccount', 'gatewayImages.openStudio', 'gatewayImages.setApiKey', 'gatewayImages.showAccount'];

@@ -3,10 +3,10 @@
 // the model, the prompt, the reservation and the expected range (from ImageJobService.prepare, which
 // sends nothing). The job then asks again only if the reservation grew beyond what was confirmed.
 import * as vscode from 'vscode';
-import { formatRubleRange, formatRubles } from '../core/cost';
-import { NotConfiguredError, summarizeError, ValidationError } from '../core/errors';
-import { SpendingCap } from '../core/spendingCap';
-import { type ImageModel } from '../core/types';
+import { formatRubleRange, formatRubles } from '../core/money/cost';
+import { NotConfiguredError, summarizeError, ValidationError } from '../core/gateway/errors';
+import { SpendingCap } from '../core/money/spendingCap';
+import { type ImageModel } from '../core/gateway/types';
 import { readAgentCaps } from '../host/settings';
 import { type GenerateArgs, styleInputOf, toGenerateArgs } from '../commands/commandArgs';
 import { describeOptions } from '../commands/confirmCost';
@@ -14,7 +14,7 @@ import { generate } from '../commands/generate';
 import { opaqueMessage } from '../commands/jobRunner';
 import { applyStyle, styledJob, styleValues } from '../commands/styles';
 import { type Services } from '../services';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 
 export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';

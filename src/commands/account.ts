@@ -1,9 +1,9 @@
 // Account and catalog views: the account report, the model browser, the status bar menu.
 import * as vscode from 'vscode';
 import { type AccountSnapshot } from '../account/accountModel';
-import { canEdit } from '../core/catalog';
-import { formatRubleRange, formatRubles } from '../core/cost';
-import { CATALOG_GROUPS, type CatalogEntry } from '../core/types';
+import { canEdit } from '../core/gateway/catalog';
+import { formatRubleRange, formatRubles } from '../core/money/cost';
+import { CATALOG_GROUPS, type CatalogEntry } from '../core/gateway/types';
 import { markOnboarding } from '../host/onboarding';
 import { type Services } from '../services';
 import { modelDetail } from './pickers';

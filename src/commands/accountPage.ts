@@ -3,12 +3,12 @@
 import * as vscode from 'vscode';
 import { type AccountSnapshot } from '../account/accountModel';
 import { runwayLines } from '../account/runway';
-import { formatRubles } from '../core/cost';
-import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindowBounds } from '../core/spendChart';
+import { formatRubles } from '../core/money/cost';
+import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindowBounds } from '../core/money/spendChart';
 import { type LedgerRecord, spendLedger } from '../jobs/spendLedger';
 import { spendLedgerMarkdown } from '../jobs/spendLedgerMarkdown';
 
-export { spendWindowBounds } from '../core/spendChart';
+export { spendWindowBounds } from '../core/money/spendChart';
 export { exportResultsCsv } from './resultsCsvExport';
 
 /** The journal's results the page needs: the chart's local days and the ledger's 30 × 24 hours before the gateway's figures were read. */

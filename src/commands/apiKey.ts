@@ -1,7 +1,7 @@
 // Set and clear the API key. The key is checked with GET /v1/gateway/me before it is saved, and
 // it is stored only in SecretStorage.
 import * as vscode from 'vscode';
-import { NotConfiguredError, ValidationError } from '../core/errors';
+import { NotConfiguredError, ValidationError } from '../core/gateway/errors';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { showError } from './showError';

@@ -1,11 +1,11 @@
 // Generate Images from File (dist/promptFiles.js, loaded on first use by promptFiles.ts): every
 // line of a .txt or .jsonl prompt file through the one job service. The file is claimed for the run first (one run per file, across windows); all lines are
 // checked before money moves; then batchRun.ts plans, confirms, sends each line once and reports.
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { validateBatch } from '../core/batchValidation';
-import { ValidationError } from '../core/errors';
+import { validateBatch } from '../core/requests/batchValidation';
+import { ValidationError } from '../core/gateway/errors';
 import { type Services } from '../services';
 import { isArgsObject, toGenerateArgs } from './commandArgs';
 import { styleLines } from './batchStyles';

@@ -2,8 +2,8 @@
 // window closed, or failed after the gateway charged or may have charged) go again only when the
 // user says so; a line in flight now never does.
 import * as vscode from 'vscode';
-import type { BatchLine } from '../core/batchFile';
-import { trPlural } from '../core/plural';
+import type { BatchLine } from '../core/requests/batchFile';
+import { trPlural } from '../core/common/plural';
 import type { LineOutcome } from '../jobs/batch';
 import type { HeldLine } from '../jobs/heldLines';
 import { type Services } from '../services';

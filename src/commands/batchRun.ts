@@ -1,14 +1,14 @@
 // A claimed run of a prompt file (batchFromFile.ts claims it): the resume planned from the results
 // journal, the lines paid without their images held (the user says), one estimate and confirmation,
 // the lines sent a few at a time (each checked again right before it goes), a Markdown report.
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BatchLine } from '../core/batchFile';
-import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
-import { checkAffordable, estimateCost, formatRubles } from '../core/cost';
-import type { ImageModel } from '../core/types';
+import type { BatchLine } from '../core/requests/batchFile';
+import { asCostEstimate, combineEstimates } from '../core/money/combinedEstimate';
+import { checkAffordable, estimateCost, formatRubles } from '../core/money/cost';
+import type { ImageModel } from '../core/gateway/types';
 import type { LineOutcome } from '../jobs/batch';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';

@@ -2,10 +2,10 @@
 // applied through the one resolution before anything is sent: each line's problem is named with
 // its line number, the style's file, the style and the field.
 import * as vscode from 'vscode';
-import type { BatchLine, BatchLineIssue } from '../core/batchFile';
-import { ValidationError } from '../core/errors';
-import type { StylesSource } from '../core/styleFile';
-import type { ImageModel } from '../core/types';
+import type { BatchLine, BatchLineIssue } from '../core/requests/batchFile';
+import { ValidationError } from '../core/gateway/errors';
+import type { StylesSource } from '../core/requests/styleFile';
+import type { ImageModel } from '../core/gateway/types';
 import type { StyledRequest } from '../jobs/styledRequest';
 import { type Services } from '../services';
 import { loadStyles, stylesCode } from './styles';

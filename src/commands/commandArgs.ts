@@ -1,7 +1,7 @@
 // Arguments of the commands when they run without prompts (keybindings, tasks, other extensions).
 import * as l10n from '@vscode/l10n';
-import { ValidationError } from '../core/errors';
-import { type GenerationRequest } from '../core/types';
+import { ValidationError } from '../core/gateway/errors';
+import { type GenerationRequest } from '../core/gateway/types';
 import type { OptionOverrides, StyleInput } from '../jobs/styledRequest';
 
 /** A request's fields, `null` clearing what a style sets; `model` may be empty when the style names one. */

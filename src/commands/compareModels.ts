@@ -2,14 +2,14 @@
 // that accept it. One combined estimate, one confirmation, a refusal when the known funds cannot
 // cover it; each model is one paid request sent once; results go into the studio's grid, every
 // image is saved named after its model and lands in the history.
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { asCostEstimate, combineEstimates } from '../core/combinedEstimate';
-import { checkAffordable, formatRubleRange, formatRubles } from '../core/cost';
-import { CancelledError, ValidationError } from '../core/errors';
-import { type ImageModel } from '../core/types';
+import { asCostEstimate, combineEstimates } from '../core/money/combinedEstimate';
+import { checkAffordable, formatRubleRange, formatRubles } from '../core/money/cost';
+import { CancelledError, ValidationError } from '../core/gateway/errors';
+import { type ImageModel } from '../core/gateway/types';
 import { type CompareEntry, type CompareOptions, eligibleModels, MAX_COMPARE_MODELS, MIN_COMPARE_MODELS, runComparison } from '../jobs/compare';
 import { withAspectDefault } from '../jobs/editShape';
 import type { ImageJob, PreparedJob } from '../jobs/jobTypes';

@@ -1,9 +1,9 @@
 // The confirmation shown before an expensive request: the reservation and the expected range.
 import * as vscode from 'vscode';
-import { formatRubleRange, formatRubles } from '../core/cost';
-import type { GenerationRequest } from '../core/types';
+import { formatRubleRange, formatRubles } from '../core/money/cost';
+import type { GenerationRequest } from '../core/gateway/types';
 import type { ConfirmRequest } from '../jobs/jobTypes';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 
 export async function confirmCost({ model, request, estimate, style, resend }: ConfirmRequest, locale: string): Promise<boolean> {
   const reserve = formatRubles(estimate.reservation, locale);

@@ -1,9 +1,9 @@
 // One estimate, one confirmation and one funds check for a run of several paid requests
 // (a batch from a file, a comparison of models), under the same rules as a single request.
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 import * as vscode from 'vscode';
-import { type CombinedEstimate } from '../core/combinedEstimate';
-import { type Affordability, cannotAfford, formatRubleRange, formatRubles } from '../core/cost';
+import { type CombinedEstimate } from '../core/money/combinedEstimate';
+import { type Affordability, cannotAfford, formatRubleRange, formatRubles } from '../core/money/cost';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
 

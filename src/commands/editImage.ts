@@ -2,8 +2,8 @@
 // the palette, or without prompts from arguments. Results are saved next to the first source.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { canEdit } from '../core/catalog';
-import { ValidationError } from '../core/errors';
+import { canEdit } from '../core/gateway/catalog';
+import { ValidationError } from '../core/gateway/errors';
 import { readPathSetting, readSettings } from '../host/settings';
 import { aspectDefaultFor, withAspectDefault } from '../jobs/editShape';
 import { type Services } from '../services';
@@ -13,7 +13,7 @@ import { resolveEditOutputFolder } from './outputFolder';
 import { askPrompt, pickModel, reviewOptions } from './pickers';
 import { runCommandBody } from './showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from './styles';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 
 export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'];

@@ -3,9 +3,9 @@
 // language with the catalog's models as suggestions (package.json jsonValidation points here).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ValidationError } from '../core/errors';
-import type { StyleDefinition } from '../core/styleFile';
-import { STYLES_FILE } from '../core/stylesPath';
+import { ValidationError } from '../core/gateway/errors';
+import type { StyleDefinition } from '../core/requests/styleFile';
+import { STYLES_FILE } from '../core/requests/stylesPath';
 import { type Services } from '../services';
 import { showError } from './showError';
 import { starterStylesCode } from './starterStylesChunk';

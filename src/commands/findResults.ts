@@ -4,8 +4,8 @@
 // argument ({ query }) it answers without asking: what matches (for tests and other extensions).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatRubles } from '../core/cost';
-import { trPlural } from '../core/plural';
+import { formatRubles } from '../core/money/cost';
+import { trPlural } from '../core/common/plural';
 import { originLabel } from '../jobs/resultOrigin';
 import { parseResultQuery } from '../jobs/resultSearch';
 import type { GallerySlot } from '../jobs/resultsIndex';

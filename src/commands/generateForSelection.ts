@@ -4,13 +4,13 @@
 // relative to the document. Interactive (model picker and options review) or by arguments.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ValidationError } from '../core/errors';
-import { escapeHtml } from '../core/escapeHtml';
+import { ValidationError } from '../core/gateway/errors';
+import { escapeHtml } from '../core/common/escapeHtml';
 import { type Services } from '../services';
 import { type GenerateArgs, isArgsObject, toGenerateArgs } from './commandArgs';
 import { generate } from './generate';
 import { type CommandResult } from './jobRunner';
-import { sourceKindOf, type StyleHint } from '../core/promptWriting';
+import { sourceKindOf, type StyleHint } from '../core/requests/promptWriting';
 import { askPrompt, pickModel, reviewRequest } from './pickers';
 import { type ErrorActions, showError } from './showError';
 import { askStyle, styleValues } from './styles';

@@ -2,7 +2,7 @@
 // actions on the saved files, and errors that say what to do. Used by generate and edit alike.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatRubleRange, formatRubles } from '../core/cost';
+import { formatRubleRange, formatRubles } from '../core/money/cost';
 import { JobHistoryRecord } from '../jobs/jobRecord';
 import { settleBy } from '../jobs/settle';
 import type { ImageJob, JobEvent, JobResult, PaidFailure } from '../jobs/jobTypes';
@@ -11,7 +11,7 @@ import { type Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
 import type { ErrorActions } from './showError';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 
 export interface RunOptions {
   title: string;

@@ -1,12 +1,12 @@
-// Where a command's images go, decided by core/outputFolder.ts (decideOutputFolder) for every entry
+// Where a command's images go, decided by core/files/outputFolder.ts (decideOutputFolder) for every entry
 // point: this adapter supplies the workspace folders, the setting and who named the value.
 // Generation: the argument (relative to the workspace folder), else the setting, else (no folder
 // open) a folder the person picks. An edit: the argument (relative to the first source's folder),
 // else next to the first source.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CancelledError } from '../core/errors';
-import { decideOutputFolder } from '../core/outputFolder';
+import { CancelledError } from '../core/gateway/errors';
+import { decideOutputFolder } from '../core/files/outputFolder';
 import { readPathSetting } from '../host/settings';
 
 const SETTING_FIELD = 'gatewayImages.outputDirectory';

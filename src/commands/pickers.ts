@@ -2,15 +2,15 @@
 // the model's own lists, with the final prompt and the estimate shown before anything is sent.
 // Choices are remembered per model (not those made under a style, which decides them).
 import * as vscode from 'vscode';
-import { canEdit } from '../core/catalog';
-import { estimateCost, formatRubleRange, formatRubles } from '../core/cost';
-import { CancelledError, ValidationError } from '../core/errors';
-import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
-import { collectIssues } from '../core/validation';
+import { canEdit } from '../core/gateway/catalog';
+import { estimateCost, formatRubleRange, formatRubles } from '../core/money/cost';
+import { CancelledError, ValidationError } from '../core/gateway/errors';
+import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/gateway/types';
+import { collectIssues } from '../core/requests/validation';
 import { type AspectDefault, leavesAspectOpen } from '../jobs/editShape';
 import type { OptionOverrides, StyledRequest } from '../jobs/styledRequest';
 import { type Services } from '../services';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 import { applyStyle, styleValues } from './styles';
 
 const CHOICES_KEY = 'gatewayImages.choices';

@@ -3,13 +3,13 @@
 // Nothing is ever sent from here: the person reviews the form and presses Generate.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { summarizeError } from '../core/errors';
-import { readPngTextChunk } from '../core/pngText';
-import { type GenerationRequest } from '../core/types';
+import { summarizeError } from '../core/gateway/errors';
+import { readPngTextChunk } from '../core/files/pngText';
+import { type GenerationRequest } from '../core/gateway/types';
 import { PROVENANCE_KEYWORD } from '../jobs/provenance';
 import { type Services } from '../services';
-import { isRecord } from '../core/json';
-import type { StyleRecord } from '../core/styleFile';
+import { isRecord } from '../core/common/json';
+import type { StyleRecord } from '../core/requests/styleFile';
 import { stylesRoot } from './styles';
 
 export interface ImageRecord {

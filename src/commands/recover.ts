@@ -2,18 +2,18 @@
 // could not be read, images that wait at an address the gateway gave, and files a stopped job left
 // behind wait in the recovery folder. This lists them with what is known, reads kept answers again,
 // downloads addresses again, and moves or removes what the user picks.
-// The reading of the recovery folder (core/recoveryFolder.ts) is loaded with dist/gateway.js; this
+// The reading of the recovery folder (core/files/recoveryFolder.ts) is loaded with dist/gateway.js; this
 // command's own code is dist/recover.js, loaded by recoverCommand.ts when it first runs.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR } from '../core/imageStore';
-import type { WaitingFile, WaitingJob } from '../core/recoveryFolder';
+import { FALLBACK_RECOVERY_DIR } from '../core/files/imageStore';
+import type { WaitingFile, WaitingJob } from '../core/files/recoveryFolder';
 import { loadBundle as folder } from '../host/gatewayConnection';
 import { HistoryStore } from '../jobs/history';
 import { recordRecovered } from '../jobs/jobRecord';
 import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 
 export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   const waiting = await listWaiting(services);

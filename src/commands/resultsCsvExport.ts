@@ -2,7 +2,7 @@
 // result (jobs/resultsCsv.ts), to a file the user picks. Loaded with the Account and Usage page's chunk.
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
-import { trPlural } from '../core/plural';
+import { trPlural } from '../core/common/plural';
 import { resultsCsv } from '../jobs/resultsCsv';
 import { type Services } from '../services';
 

@@ -1,8 +1,8 @@
 // "Save as Project Style…": a built-in starter style copied into the project's styles file. Bundled
 // as dist/starterStyles.js, loaded on first use (starterStylesChunk.ts), so activation does not read it.
 import * as vscode from 'vscode';
-import { ValidationError } from '../core/errors';
-import { STYLES_FILE } from '../core/stylesPath';
+import { ValidationError } from '../core/gateway/errors';
+import { STYLES_FILE } from '../core/requests/stylesPath';
 import { type Services } from '../services';
 import { saveStyle } from './editStyles';
 import { stylesCode } from './styles';

@@ -1,7 +1,7 @@
 // Shows any error as a sentence with the action that fixes it. Branches on the error class.
 import * as vscode from 'vscode';
-import { formatRubles } from '../core/cost';
-import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError, ValidationError } from '../core/errors';
+import { formatRubles } from '../core/money/cost';
+import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError, ValidationError } from '../core/gateway/errors';
 import type { AccountSnapshot } from '../account/accountModel';
 import { type Services } from '../services';
 

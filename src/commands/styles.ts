@@ -2,9 +2,9 @@
 // pickers (the last style remembered per workspace), and a style applied to a command's values
 // through the one resolution (jobs/styledRequest.ts, loaded from dist/styles.js on first use).
 import * as vscode from 'vscode';
-import { CancelledError, ValidationError } from '../core/errors';
-import type { StylesSource, StyleValues } from '../core/styleFile';
-import { STYLES_FILE } from '../core/stylesPath';
+import { CancelledError, ValidationError } from '../core/gateway/errors';
+import type { StylesSource, StyleValues } from '../core/requests/styleFile';
+import { STYLES_FILE } from '../core/requests/stylesPath';
 import type { ImageJob } from '../jobs/jobTypes';
 import type { StyledRequest, StyleInput } from '../jobs/styledRequest';
 import type * as StylesModules from '../jobs/stylesBundle';
@@ -38,7 +38,7 @@ export async function loadStyles(uri?: vscode.Uri): Promise<StylesSource | undef
 
 /**
  * The project's styles, or, when the project has no styles file, the built-in starter styles that
- * the catalog can make (core/starterStyles.ts): built-in styles never stand beside a project's.
+ * the catalog can make (core/requests/starterStyles.ts): built-in styles never stand beside a project's.
  */
 export async function loadStylesOrStarters(services: Services, uri?: vscode.Uri, fetchCatalog = true): Promise<StylesSource | undefined> {
   const project = await loadStyles(uri);

@@ -1,12 +1,12 @@
 // The image prompt written by the editor's language model (vscode.lm: Copilot or any installed
 // provider) from a selection or a whole Markdown/HTML document. The instruction and the cleaning of
-// the answer are pure (core/promptWriting.ts); here: the setting, the choice of model, the request
+// the answer are pure (core/requests/promptWriting.ts); here: the setting, the choice of model, the request
 // with a cancellable progress, and the fallback to the selected text with one line that says why.
 // Nothing is sent to the gateway here: the prompt goes on to the review step, with the estimate.
 // Bundled as dist/writePrompt.js, loaded on first use (generateForSelection.ts).
 import * as vscode from 'vscode';
-import { CancelledError, ValidationError } from '../core/errors';
-import { cleanWrittenPrompt, promptInstruction, type PromptSource } from '../core/promptWriting';
+import { CancelledError, ValidationError } from '../core/gateway/errors';
+import { cleanWrittenPrompt, promptInstruction, type PromptSource } from '../core/requests/promptWriting';
 import { SECTION } from '../host/settings';
 import { type Services } from '../services';
 

@@ -2,11 +2,11 @@
 // base URL, timeout or proxy settings change, closed on dispose. A client replaced by a settings
 // change stays open: a job may hold it between its confirmation and its request.
 import * as vscode from 'vscode';
-import type { GatewayClient } from '../core/client';
-import { NotConfiguredError } from '../core/errors';
-import { accountIdentity } from '../core/identity';
-import type * as GatewayBundle from '../core/gatewayBundle';
-import type { ConnectionSettings, ProxySettings } from '../core/proxy';
+import type { GatewayClient } from '../core/gateway/client';
+import { NotConfiguredError } from '../core/gateway/errors';
+import { accountIdentity } from '../core/gateway/identity';
+import type * as GatewayBundle from '../core/gateway/gatewayBundle';
+import type { ConnectionSettings, ProxySettings } from '../core/gateway/proxy';
 import { logRequest } from './log';
 import { type ApiKeyStore } from './secrets';
 import { readSettings } from './settings';

@@ -5,7 +5,7 @@
 // commas, and past an error the part before it).
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { isRecord } from '../core/json';
+import { isRecord } from '../core/common/json';
 import type * as StylesModules from '../jobs/stylesBundle';
 import { SECTION, USER_ONLY_SETTINGS } from './settings';
 

@@ -1,6 +1,6 @@
 // Typed access to the extension's settings, aware of Workspace Trust and of what only the user may set.
 import * as vscode from 'vscode';
-import type { CapLimits } from '../core/spendingCap';
+import type { CapLimits } from '../core/money/spendingCap';
 import type { EditTransport } from '../jobs/jobTypes';
 
 export const SECTION = 'gatewayImages';

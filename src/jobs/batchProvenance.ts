@@ -3,9 +3,9 @@
 // Recover) whose provenance chunk names a line of this prompt file. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { type BatchLine } from '../core/batchFile';
-import { isRecord } from '../core/json';
-import { readPngTextChunk } from '../core/pngText';
+import { type BatchLine } from '../core/requests/batchFile';
+import { isRecord } from '../core/common/json';
+import { readPngTextChunk } from '../core/files/pngText';
 import { runBounded } from './pool';
 import { PROVENANCE_KEYWORD } from './provenance';
 

@@ -1,9 +1,9 @@
 // Compare Models: one prompt (and references, for editing) sent to 2 to 6 models, each one paid
 // request sent once, a few at a time, each succeeding or failing on its own. No vscode import.
-import { canEdit } from '../core/catalog';
-import { GatewayError, refusedBeforeSending } from '../core/errors';
-import { type GenerationRequest, type ImageModel } from '../core/types';
-import { collectIssues } from '../core/validation';
+import { canEdit } from '../core/gateway/catalog';
+import { GatewayError, refusedBeforeSending } from '../core/gateway/errors';
+import { type GenerationRequest, type ImageModel } from '../core/gateway/types';
+import { collectIssues } from '../core/requests/validation';
 import { type ImageJobService } from './imageJobs';
 import type { HistoryStore } from './history';
 import { recordFailure, recordResult } from './jobRecord';

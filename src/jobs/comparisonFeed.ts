@@ -1,6 +1,6 @@
 // The comparison in progress (or the last one), shared by the Compare Models command and the
 // studio that shows it as a grid. The studio's Cancel aborts the run through it. No vscode import.
-import { Emitter, type Event } from '../core/emitter';
+import { Emitter, type Event } from '../core/common/emitter';
 import type { CompareEntry } from './compare';
 
 export interface ComparisonState {

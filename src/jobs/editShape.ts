@@ -2,10 +2,10 @@
 // supported ratio nearest to the first source image's pixel ratio, read from its header (the file
 // is not decoded). No vscode import.
 import * as path from 'node:path';
-import { isPixelSize, nearestAspectRatio } from '../core/aspectRatio';
+import { isPixelSize, nearestAspectRatio } from '../core/requests/aspectRatio';
 import * as l10n from '@vscode/l10n';
-import { readImageHeaderFile } from '../core/imageHeader';
-import { type GenerationRequest, type ImageModel } from '../core/types';
+import { readImageHeaderFile } from '../core/files/imageHeader';
+import { type GenerationRequest, type ImageModel } from '../core/gateway/types';
 
 export interface AspectDefault {
   ratio: string;

@@ -8,7 +8,7 @@
 //   host left it and it is not settled yet): not sent.
 // No vscode import.
 import * as l10n from '@vscode/l10n';
-import type { BatchLine } from '../core/batchFile';
+import type { BatchLine } from '../core/requests/batchFile';
 import type { LineOutcome } from './batch';
 import { batchKey, type BatchTag, type ResultsIndex, type ResultSummary } from './resultsIndex';
 

@@ -5,8 +5,8 @@
 // interrupted.ts. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { replaceFileWith } from '../core/replaceFile';
-import type { GenerationRequest } from '../core/types';
+import { replaceFileWith } from '../core/files/replaceFile';
+import type { GenerationRequest } from '../core/gateway/types';
 import type { JobResult } from './jobResult';
 import type { BatchTag } from './resultsIndex';
 

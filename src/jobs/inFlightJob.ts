@@ -3,7 +3,7 @@
 // marked finished, the result recorded by the caller (RunOptions.settle: the results journal syncs
 // it), and only then removed. A crash at any point leaves the record or the recorded result. No vscode import.
 import * as l10n from '@vscode/l10n';
-import { NotRecordedError } from '../core/errors';
+import { NotRecordedError } from '../core/gateway/errors';
 import type { InFlightHandle, InFlightJournal } from './inFlight';
 import { describeFsError } from './jobFiles';
 import type { ImageJob, JobResult } from './jobTypes';

@@ -8,13 +8,13 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { formatRubles } from '../core/cost';
-import { extensionForMediaType, readImageHead, sniffImage } from '../core/imageSniff';
-import { FALLBACK_RECOVERY_DIR, syncFile } from '../core/imageStore';
-import { expandFileNamePattern } from '../core/naming';
-import { trPlural } from '../core/plural';
-import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from '../core/recoveryManifest';
-import { isWholeImage } from '../core/wholeImage';
+import { formatRubles } from '../core/money/cost';
+import { extensionForMediaType, readImageHead, sniffImage } from '../core/files/imageSniff';
+import { FALLBACK_RECOVERY_DIR, syncFile } from '../core/files/imageStore';
+import { expandFileNamePattern } from '../core/files/naming';
+import { trPlural } from '../core/common/plural';
+import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from '../core/files/recoveryManifest';
+import { isWholeImage } from '../core/files/wholeImage';
 import type { HistoryEntry, HistoryStore } from './history';
 import type { InFlightRecord } from './inFlight';
 

@@ -2,12 +2,12 @@
 // in words, and the sink that reports each image as it arrives. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ValidationError } from '../core/errors';
-import type { ImageSink } from '../core/generationStream';
+import { ValidationError } from '../core/gateway/errors';
+import type { ImageSink } from '../core/answers/generationStream';
 import * as l10n from '@vscode/l10n';
-import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
-import type { StagedImage, StagingSink } from '../core/imageStore';
-import type { ReferenceFile } from '../core/requestBodies';
+import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/files/imageSniff';
+import type { StagedImage, StagingSink } from '../core/files/imageStore';
+import type { ReferenceFile } from '../core/requests/requestBodies';
 import type { JobEvent } from './jobTypes';
 
 export const MAX_REFERENCE_BYTES = 25 * 1024 * 1024;

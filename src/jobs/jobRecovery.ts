@@ -4,13 +4,13 @@
 // Unsaved Images reads the answer again and downloads the addresses again). No vscode import.
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { GatewayError } from '../core/errors';
-import { extensionForMediaType } from '../core/imageSniff';
-import { extensionOf, type StagedImage, type StagingSink } from '../core/imageStore';
-import { expandFileNamePattern } from '../core/naming';
-import { trPlural } from '../core/plural';
-import { type RecoveryFile, writeRecoveryManifest } from '../core/recoveryManifest';
-import type { GeneratedImageMeta } from '../core/types';
+import { GatewayError } from '../core/gateway/errors';
+import { extensionForMediaType } from '../core/files/imageSniff';
+import { extensionOf, type StagedImage, type StagingSink } from '../core/files/imageStore';
+import { expandFileNamePattern } from '../core/files/naming';
+import { trPlural } from '../core/common/plural';
+import { type RecoveryFile, writeRecoveryManifest } from '../core/files/recoveryManifest';
+import type { GeneratedImageMeta } from '../core/gateway/types';
 import type { ImageJob, JobEvent, RecoveredFiles } from './jobTypes';
 
 /** One staged image of a job, and where it went: `file` when placed, `reason` when it is kept for recovery (both: placed, but not safely). */

@@ -1,7 +1,7 @@
 // What an image job returns (imageJobs.ts): its files, cost and what waits in the recovery folder.
 // Apart from jobTypes.ts so the in-flight journal can name it without importing the job's ports. No vscode import.
-import type { CostEstimate } from '../core/cost';
-import type { GenerationRequest, Usage } from '../core/types';
+import type { CostEstimate } from '../core/money/cost';
+import type { GenerationRequest, Usage } from '../core/gateway/types';
 
 export interface JobResult {
   /** The job's id: its staged files and its in-flight record are named by it. */
@@ -10,7 +10,7 @@ export interface JobResult {
   request?: GenerationRequest;
   /** The gateway's id of the request, from its answer's headers (when it gave one). */
   requestId?: string;
-  /** The gateway and key it was paid with (core/identity.ts: base URL and key fingerprint, never the key). */
+  /** The gateway and key it was paid with (core/gateway/identity.ts: base URL and key fingerprint, never the key). */
   identity?: string;
   /** What was changed in the input, and any warning (budget shortfall). */
   notes?: string[];

@@ -1,13 +1,13 @@
 // What the image job service (imageJobs.ts) takes, reports and returns, and the ports it reaches
 // the UI and the gateway through. No vscode import.
-import type { CallOptions } from '../core/client';
-import type { CostEstimate, FundsSnapshot } from '../core/cost';
-import type { FundsScope, GatewayError } from '../core/errors';
-import type { ImageSink } from '../core/generationStream';
-import type { ReferenceFile } from '../core/requestBodies';
-import type { SpendingCap } from '../core/spendingCap';
-import type { StyleRecord } from '../core/styleFile';
-import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/types';
+import type { CallOptions } from '../core/gateway/client';
+import type { CostEstimate, FundsSnapshot } from '../core/money/cost';
+import type { FundsScope, GatewayError } from '../core/gateway/errors';
+import type { ImageSink } from '../core/answers/generationStream';
+import type { ReferenceFile } from '../core/requests/requestBodies';
+import type { SpendingCap } from '../core/money/spendingCap';
+import type { StyleRecord } from '../core/requests/styleFile';
+import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/gateway/types';
 import type { InFlightJournal } from './inFlight';
 import type { JobResult, RecoveredFiles } from './jobResult';
 import type { BatchTag } from './resultsIndex';

@@ -4,7 +4,7 @@
 // request was not charged: what is learned is 'charge-seen' (the key's spend rose by at least the
 // request's expected minimum since before it was sent) or still 'unknown'. It is written into the
 // result's journal entry. No vscode import.
-import { fromKopecks, toKopecks } from '../core/cost';
+import { fromKopecks, toKopecks } from '../core/money/cost';
 import type { HistoryStore } from './history';
 import type { PaidFailure } from './jobTypes';
 import type { OutcomeCheck } from './resultsIndex';

@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import type { BatchLine } from '../core/batchFile';
-import { CancelledError } from '../core/errors';
+import type { BatchLine } from '../core/requests/batchFile';
+import { CancelledError } from '../core/gateway/errors';
 import { type BatchProgress, batchTag, type LineOutcome, planResume, runBatch, skipFoundByProvenance } from './batch';
 import { existsWith, filesIn, findLinesByProvenance } from './batchProvenance';
 import type { HistoryStore } from './history';

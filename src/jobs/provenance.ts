@@ -1,7 +1,7 @@
 // The request a saved PNG was made with, as the job writes it into the file. No vscode import.
 import * as path from 'node:path';
-import type { StyleRecord } from '../core/styleFile';
-import type { GenerationRequest } from '../core/types';
+import type { StyleRecord } from '../core/requests/styleFile';
+import type { GenerationRequest } from '../core/gateway/types';
 import type { ImageJob } from './jobTypes';
 
 /** Keyword of the PNG iTXt chunk that holds a ProvenanceRecord as JSON. */

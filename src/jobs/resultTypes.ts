@@ -1,7 +1,7 @@
 // The shape of a result in the results journal, and of the gallery's slots made from it: shared by
 // the index (resultsIndex.ts), its search (resultSearch.ts) and every writer. No vscode import.
-import type { StyleRecord } from '../core/styleFile';
-import type { GenerationRequest } from '../core/types';
+import type { StyleRecord } from '../core/requests/styleFile';
+import type { GenerationRequest } from '../core/gateway/types';
 import type { ResultOrigin } from './resultOrigin';
 
 export interface HistoryEntry {
@@ -38,7 +38,7 @@ export interface HistoryEntry {
   requestId?: string;
   /** Who made it (absent in entries written before it was recorded: "unknown"). */
   origin?: ResultOrigin;
-  /** The gateway and key it was paid with: `<base URL>|<key fingerprint>` (core/identity.ts; never the key). Absent in old entries and failures. */
+  /** The gateway and key it was paid with: `<base URL>|<key fingerprint>` (core/gateway/identity.ts; never the key). Absent in old entries and failures. */
   identity?: string;
 }
 

@@ -5,8 +5,8 @@
 export { SharedJournal } from './journalFile';
 export { journalLine, ResultsIndex } from './resultsIndex';
 export { existsWith, filesIn, findLinesByProvenance } from './batchProvenance';
-export { ThumbnailCache } from '../core/thumbnailCache';
-export { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../core/batchFile';
+export { ThumbnailCache } from '../core/files/thumbnailCache';
+export { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../core/requests/batchFile';
 export { planResume, runBatch, skipFoundByProvenance, summarize } from './batch';
 export { batchReport, reportPathFor, skippedSummary } from './batchReport';
 export { heldOutcome, holdPaidLines, paidWithoutImages } from './heldLines';

@@ -6,10 +6,10 @@
 // No vscode import.
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { canEdit } from '../core/catalog';
-import { ValidationError } from '../core/errors';
-import { decideOutputFolder, OutputFolderError } from '../core/outputFolder';
-import { confine } from '../core/outputPath';
+import { canEdit } from '../core/gateway/catalog';
+import { ValidationError } from '../core/gateway/errors';
+import { decideOutputFolder, OutputFolderError } from '../core/files/outputFolder';
+import { confine } from '../core/files/outputPath';
 import {
   resolveStyle,
   STYLE_NUMBER_OPTIONS,
@@ -20,9 +20,9 @@ import {
   type StyleRecord,
   type StylesSource,
   type StyleValues,
-} from '../core/styleFile';
-import type { GenerationRequest, ImageModel } from '../core/types';
-import { collectIssues } from '../core/validation';
+} from '../core/requests/styleFile';
+import type { GenerationRequest, ImageModel } from '../core/gateway/types';
+import { collectIssues } from '../core/requests/validation';
 import { checkReferenceFiles } from './jobFiles';
 
 type Options = Omit<GenerationRequest, 'model' | 'prompt' | 'input_references'>;

@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type * as GatewayBundle from '../core/gatewayBundle';
+import type * as GatewayBundle from '../core/gateway/gatewayBundle';
 import { ConfigError, connectionSecrets, ENV, type McpConfig, PROXY_VARIABLES, readConfig } from './server/config';
 import { HistoryStore } from '../jobs/history';
 import { SharedJournal } from '../jobs/journalFile';

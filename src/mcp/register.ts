@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { summarizeError } from '../core/errors';
+import { summarizeError } from '../core/gateway/errors';
 import { readConnectionSettings } from '../host/gatewayConnection';
 import { readAgentCaps, readPathSetting, readSettings } from '../host/settings';
 import type { Services } from '../services';

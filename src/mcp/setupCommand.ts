@@ -2,7 +2,7 @@
 // tools on this VS Code, and copies a ready configuration for Claude Code, Cursor or Codex CLI
 // with this installation's server path and gateway address (never the key).
 import * as vscode from 'vscode';
-import type { CapLimits } from '../core/spendingCap';
+import type { CapLimits } from '../core/money/spendingCap';
 import { readSettings } from '../host/settings';
 import { MCP_CLIENTS, mcpClientSnippet, type McpClientName } from './snippets';
 

@@ -1,6 +1,6 @@
 // The studio's "keeps the shape" hint: for an edit without a chosen aspect ratio, the ratio the
 // edit will ask for and why ("matches photo.jpg, 4:3"). The first reference is checked like any other.
-import { type ImageModel } from '../core/types';
+import { type ImageModel } from '../core/gateway/types';
 import { aspectDefaultFor, leavesAspectOpen } from '../jobs/editShape';
 import { checkReference } from './files';
 import { type AspectDefaultView, type FormValues } from './protocol';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { compareModels, pickCompareModels, useModel } from '../commands/compareModels';
 import { showError } from '../commands/showError';
-import { formatRubles } from '../core/cost';
+import { formatRubles } from '../core/money/cost';
 import { type Services } from '../services';
 import { type ComparisonView, type CompareFromWebviewMessage } from './compareProtocol';
 import { comparisonFeed, type ComparisonState } from '../jobs/comparisonFeed';

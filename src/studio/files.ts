@@ -1,12 +1,12 @@
 // Files the page may name: only images inside the workspace folders. The page is untrusted, so
-// every path and URI it sends is resolved (symlinks too, by core/outputPath.ts confine) and checked here before use.
+// every path and URI it sends is resolved (symlinks too, by core/files/outputPath.ts confine) and checked here before use.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveOutputFolder } from '../commands/outputFolder';
-import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/imageSniff';
-import { confine } from '../core/outputPath';
+import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/files/imageSniff';
+import { confine } from '../core/files/outputPath';
 
 export function allowedRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);

@@ -3,8 +3,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { insertMarkdownLinks } from '../commands/jobRunner';
-import { summarizeError } from '../core/errors';
-import type { GenerationRequest } from '../core/types';
+import { summarizeError } from '../core/gateway/errors';
+import type { GenerationRequest } from '../core/gateway/types';
 import type { Services } from '../services';
 import type { GalleryActionMessage } from './protocol';
 

@@ -2,7 +2,7 @@
 // (HTML, message handling, the gallery feed) is its own chunk, dist/studioHost.js, loaded when the
 // studio first opens, so activation stays light.
 import * as vscode from 'vscode';
-import type { GenerationRequest } from '../core/types';
+import type { GenerationRequest } from '../core/gateway/types';
 import { type Services } from '../services';
 import { STUDIO_VIEW_TYPE } from './protocol';
 import type * as StudioPanelModule from './studioPanel';

@@ -3,7 +3,7 @@
 // Code's webview service worker, which can hold a new page for up to 30 s when a webview closed
 // with a fetch still open: the studio must start without it. Nothing untrusted is put into this
 // HTML: the page builds its DOM itself from the `init` reply. No vscode import.
-import { escapeHtml } from '../core/escapeHtml';
+import { escapeHtml } from '../core/common/escapeHtml';
 
 export interface StudioPageParts {
   /** A fresh random value per page. */

@@ -17,7 +17,7 @@ import {
 import { parseCompareMessage } from './compareProtocol';
 import { parsePromptMessage } from './promptProtocol';
 import { parseStyleMessage } from './styleProtocol';
-import { isRecord } from '../core/json';
+import { isRecord } from '../core/common/json';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // The page's user-facing strings, translated on the host so the webview has no English of its own.
 import * as vscode from 'vscode';
 import type { StudioStrings } from './protocol';
-import { pluralTable } from '../core/plural';
+import { pluralTable } from '../core/common/plural';
 
 export function studioTitle(): string {
   return vscode.l10n.t('Image Studio');

@@ -3,8 +3,8 @@
 // document), through the same code as Generate Image for Selection (commands/writePrompt.ts). The
 // prompt goes into the form, whose live estimate is the review: nothing is sent from here.
 import * as vscode from 'vscode';
-import { CancelledError } from '../core/errors';
-import { sourceKindOf } from '../core/promptWriting';
+import { CancelledError } from '../core/gateway/errors';
+import { sourceKindOf } from '../core/requests/promptWriting';
 import { styleValues } from '../commands/styles';
 import { writePromptCode } from '../commands/writePromptChunk';
 import { type Services } from '../services';

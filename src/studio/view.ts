@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FUNDS_MAX_AGE_MS, type AccountSnapshot } from '../account/accountModel';
 import * as l10n from '@vscode/l10n';
-import { canEdit } from '../core/catalog';
-import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/cost';
-import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/types';
-import { collectIssues } from '../core/validation';
+import { canEdit } from '../core/gateway/catalog';
+import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/money/cost';
+import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/gateway/types';
+import { collectIssues } from '../core/requests/validation';
 import type { GallerySlot, ResultsIndex } from '../jobs/resultsIndex';
 import type { GenerateArgs } from '../commands/commandArgs';
 import {

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { formatRubles } from '../../src/core/cost';
-import { isWholeImage } from '../../src/core/wholeImage';
+import { formatRubles } from '../../src/core/money/cost';
+import { isWholeImage } from '../../src/core/files/wholeImage';
 import { type OpenedWorkbench, readStatusBar, waitFor } from '../e2e/workbench';
 
 /** The extension's global storage in the run's user data (the server's, in code-server). */

@@ -1,4 +1,4 @@
-// Every entry point decides its output folder by the one rule (core/outputFolder.ts): generate,
+// Every entry point decides its output folder by the one rule (core/files/outputFolder.ts): generate,
 // edit, compare with images, prompt files, the studio (through its message protocol), the chat tool
 // and a project style. For each, a real symbolic link in the workspace that leads outside is refused
 // before anything is paid, nothing is written outside, and a relative folder inside works. Inside

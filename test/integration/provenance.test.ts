@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { readPngTextChunk } from '../../src/core/pngText';
+import { readPngTextChunk } from '../../src/core/files/pngText';
 import { admin, captureUi, closeAllEditors, emulator, paidRequests, useKey, workspaceRoot, studioTabs, waitUntil } from './support';
 
 interface Prefill {

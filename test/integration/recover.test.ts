@@ -5,9 +5,9 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR } from '../../src/core/imageStore';
-import type { WaitingJob } from '../../src/core/recoveryFolder';
-import { type RecoveryManifest, writeRecoveryManifest } from '../../src/core/recoveryManifest';
+import { FALLBACK_RECOVERY_DIR } from '../../src/core/files/imageStore';
+import type { WaitingJob } from '../../src/core/files/recoveryFolder';
+import { type RecoveryManifest, writeRecoveryManifest } from '../../src/core/files/recoveryManifest';
 import { workspaceRoot } from './support';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { WaitingJob } from '../../src/core/recoveryFolder';
+import type { WaitingJob } from '../../src/core/files/recoveryFolder';
 import { HistoryStore, type HistoryEntry } from '../../src/jobs/history';
 import * as resultsCode from '../../src/jobs/resultsBundle';
 import { admin, api, captureUi, closeAllEditors, emulatorBalance, paidRequests, prepareSuite, rejectionOf, waitUntil, workspaceRoot } from './support';

@@ -10,7 +10,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { formatRubles } from '../../src/core/cost';
+import { formatRubles } from '../../src/core/money/cost';
 import { admin, api, closeAllEditors, emulator, paidRequests, prepareSuite, useKey, waitUntil } from './support';
 
 const ACCOUNT = vscode.Uri.parse('gateway-images:/Account.md');

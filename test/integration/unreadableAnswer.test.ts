@@ -7,8 +7,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { FALLBACK_RECOVERY_DIR } from '../../src/core/imageStore';
-import type { WaitingJob } from '../../src/core/recoveryFolder';
+import { FALLBACK_RECOVERY_DIR } from '../../src/core/files/imageStore';
+import type { WaitingJob } from '../../src/core/files/recoveryFolder';
 import { admin, emulator, emulatorImages, paidRequests, prepareSuite, rejectionOf, waitUntil, workspaceRoot } from './support';
 
 interface Script {

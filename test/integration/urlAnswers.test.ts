@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { WaitingJob } from '../../src/core/recoveryFolder';
+import type { WaitingJob } from '../../src/core/files/recoveryFolder';
 import { admin, emulator, emulatorImages, prepareSuite, waitUntil, workspaceRoot } from './support';
 
 interface Download {

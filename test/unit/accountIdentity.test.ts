@@ -3,10 +3,10 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { type AccountApi, type AccountConnection, AccountModel } from '../../src/account/accountModel';
-import { GatewayClient } from '../../src/core/client';
-import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors';
-import { accountIdentity, keyFingerprint } from '../../src/core/identity';
-import type { ImageModel } from '../../src/core/types';
+import { GatewayClient } from '../../src/core/gateway/client';
+import { CannotAffordError, InsufficientFundsError } from '../../src/core/gateway/errors';
+import { accountIdentity, keyFingerprint } from '../../src/core/gateway/identity';
+import type { ImageModel } from '../../src/core/gateway/types';
 import { caught, DEMO_KEYS, newService, paidRequests, removeDir, type RunningEmulator, SMALL, startEmulator, tempDir, waitFor } from './support/gateway';
 
 describe('account identity', function () {

@@ -1,8 +1,8 @@
 // The account model against the emulator: status from errors, usage applied without a request, reconcile deltas.
 import * as assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { toKopecks } from '../../src/core/cost';
-import { ValidationError } from '../../src/core/errors';
+import { toKopecks } from '../../src/core/money/cost';
+import { ValidationError } from '../../src/core/gateway/errors';
 import { AccountModel, type AccountSnapshot, budgetLow, expiresWithin } from '../../src/account/accountModel';
 import { DEMO_KEYS, gatewaySuite, localServer, MemorySink, SMALL, waitFor } from './support/gateway';
 

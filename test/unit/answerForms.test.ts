@@ -3,9 +3,9 @@
 import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ApiError, AuthenticationError, InsufficientFundsError, UnknownModelError } from '../../src/core/errors';
-import { UnreadableAnswerError } from '../../src/core/paidAnswer';
-import { listRecoverable } from '../../src/core/recoveryFolder';
+import { ApiError, AuthenticationError, InsufficientFundsError, UnknownModelError } from '../../src/core/gateway/errors';
+import { UnreadableAnswerError } from '../../src/core/answers/paidAnswer';
+import { listRecoverable } from '../../src/core/files/recoveryFolder';
 import {
   caught,
   DEMO_KEYS,

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { salvageAnswer } from '../../src/core/answerSalvage';
+import { salvageAnswer } from '../../src/core/answers/answerSalvage';
 import { IMAGE_MODELS } from '../../tools/emulator/catalog';
 import { renderImage } from '../../tools/emulator/render';
 import { removeDir, tempDir, TINY_PNG } from './support/gateway';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { isPixelSize, nearestAspectRatio, parseAspectRatio } from '../../src/core/aspectRatio';
+import { isPixelSize, nearestAspectRatio, parseAspectRatio } from '../../src/core/requests/aspectRatio';
 
 describe('aspect ratio choice', () => {
   const ratios = ['1:1', '16:9', '9:16', '4:3', '3:4'];

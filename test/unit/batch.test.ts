@@ -2,8 +2,8 @@
 // (lines not started are never sent), resume, and the Markdown report.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { type BatchLine, parseBatchFile } from '../../src/core/batchFile';
-import { estimateCost } from '../../src/core/cost';
+import { type BatchLine, parseBatchFile } from '../../src/core/requests/batchFile';
+import { estimateCost } from '../../src/core/money/cost';
 import { type LineOutcome, planResume, runBatch, skipFoundByProvenance, summarize } from '../../src/jobs/batch';
 import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
 import { runBounded } from '../../src/jobs/pool';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../../src/core/batchFile';
-import { validateBatch } from '../../src/core/batchValidation';
+import { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../../src/core/requests/batchFile';
+import { validateBatch } from '../../src/core/requests/batchValidation';
 import { testModel } from './support/models';
 
 const models = [testModel({ id: 'aurora-1', max_n: 4, supported_aspect_ratios: ['1:1', '16:9'] }), testModel({ id: 'sketch-mini', max_n: 1 })];

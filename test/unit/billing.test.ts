@@ -5,8 +5,8 @@
 // tested in emulator.test.ts, not here.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { cannotAfford, estimateCost, toKopecks } from '../../src/core/cost';
-import { CannotAffordError, InsufficientFundsError } from '../../src/core/errors';
+import { cannotAfford, estimateCost, toKopecks } from '../../src/core/money/cost';
+import { CannotAffordError, InsufficientFundsError } from '../../src/core/gateway/errors';
 import { AccountModel } from '../../src/account/accountModel';
 import type { ImageJob } from '../../src/jobs/jobTypes';
 import { caught, DEMO_KEYS, gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';

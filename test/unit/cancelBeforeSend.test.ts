@@ -5,8 +5,8 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import * as path from 'node:path';
 import { Agent, buildConnector } from 'undici';
-import { GatewayClient } from '../../src/core/client';
-import { CancelledError } from '../../src/core/errors';
+import { GatewayClient } from '../../src/core/gateway/client';
+import { CancelledError } from '../../src/core/gateway/errors';
 import { caught, DEMO_KEYS, gatewaySuite, listFiles, MemorySink, newService, paidRequests, SMALL, waitFor } from './support/gateway';
 
 describe('cancel before sending', () => {

@@ -1,7 +1,7 @@
 // Catalog normalisation: every plausible envelope and id field, directly and through the client.
 import * as assert from 'node:assert/strict';
-import type { GatewayClient } from '../../src/core/client';
-import { canEdit, entryId, extractEntries, extractGroups, parseImageModels, toImageModel } from '../../src/core/catalog';
+import type { GatewayClient } from '../../src/core/gateway/client';
+import { canEdit, entryId, extractEntries, extractGroups, parseImageModels, toImageModel } from '../../src/core/gateway/catalog';
 import { localServer, type LocalServer, newClient } from './support/gateway';
 
 const A = {

@@ -1,8 +1,8 @@
 // The catalog cache: served at once from the store, refreshed when stale, one fetch for concurrent callers.
 import * as assert from 'node:assert/strict';
-import { CatalogCache, type CatalogSnapshot } from '../../src/core/catalogCache';
-import { toImageModel } from '../../src/core/catalog';
-import type { ImageModel } from '../../src/core/types';
+import { CatalogCache, type CatalogSnapshot } from '../../src/core/gateway/catalogCache';
+import { toImageModel } from '../../src/core/gateway/catalog';
+import type { ImageModel } from '../../src/core/gateway/types';
 
 const model = (id: string): ImageModel => toImageModel({ id, max_price_per_image: 1 });
 

@@ -2,10 +2,10 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { GatewayClient } from '../../src/core/client';
-import { ValidationError } from '../../src/core/errors';
-import type { ReferenceFile } from '../../src/core/requestBodies';
-import { CATALOG_GROUPS } from '../../src/core/types';
+import { GatewayClient } from '../../src/core/gateway/client';
+import { ValidationError } from '../../src/core/gateway/errors';
+import type { ReferenceFile } from '../../src/core/requests/requestBodies';
+import { CATALOG_GROUPS } from '../../src/core/gateway/types';
 import { findImageModel, IMAGE_MODELS } from '../../tools/emulator';
 import { parseMultipart, multipartBoundary } from '../../tools/emulator/multipart';
 import { renderImage } from '../../tools/emulator/render';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { checkAffordable, estimateCost } from '../../src/core/cost';
-import { asCostEstimate, combineEstimates } from '../../src/core/combinedEstimate';
+import { checkAffordable, estimateCost } from '../../src/core/money/cost';
+import { asCostEstimate, combineEstimates } from '../../src/core/money/combinedEstimate';
 
 describe('combined estimate', () => {
   const a = { min_price_per_image: 1.1, max_price_per_image: 2.2 };

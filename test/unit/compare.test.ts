@@ -2,8 +2,8 @@
 // each fails on its own, Cancel stops all; the catalog offers only models that accept the request.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { estimateCost } from '../../src/core/cost';
-import type { ImageModel } from '../../src/core/types';
+import { estimateCost } from '../../src/core/money/cost';
+import type { ImageModel } from '../../src/core/gateway/types';
 import { type CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
 import { ComparisonFeed } from '../../src/jobs/comparisonFeed';
 import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';

@@ -10,7 +10,7 @@ import {
   fromKopecks,
   fundsAfter,
   toKopecks,
-} from '../../src/core/cost';
+} from '../../src/core/money/cost';
 
 const NBSP = '\u00a0';
 

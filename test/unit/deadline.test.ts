@@ -2,8 +2,8 @@
 // AbortSignal.any), and which of the two a failure is reported as. Waits on the signals' events.
 import * as assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { Deadline } from '../../src/core/deadline';
-import { CancelledError, ConnectionError, TimeoutError } from '../../src/core/errors';
+import { Deadline } from '../../src/core/gateway/deadline';
+import { CancelledError, ConnectionError, TimeoutError } from '../../src/core/gateway/errors';
 
 describe('Deadline', () => {
   it('the deadline passing aborts the signal and reads as a timeout', async () => {

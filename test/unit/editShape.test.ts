@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { aspectDefaultFor, leavesAspectOpen, withAspectDefault } from '../../src/jobs/editShape';
-import type { GenerationRequest } from '../../src/core/types';
+import type { GenerationRequest } from '../../src/core/gateway/types';
 import { paintPng } from '../../tools/emulator/png';
 import { removeDir, tempDir, writePng } from './support/gateway';
 import { testModel } from './support/models';

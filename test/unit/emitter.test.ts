@@ -1,6 +1,6 @@
 // The pure modules' event emitter (history, account model, catalog cache).
 import * as assert from 'node:assert/strict';
-import { Emitter } from '../../src/core/emitter';
+import { Emitter } from '../../src/core/common/emitter';
 
 describe('Emitter', () => {
   it('calls every listener with the value, in subscription order', () => {

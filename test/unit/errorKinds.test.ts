@@ -3,8 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { EditNotSupportedError, UnknownModelError, ValidationError } from '../../src/core/errors';
-import { validateRequest } from '../../src/core/validation';
+import { EditNotSupportedError, UnknownModelError, ValidationError } from '../../src/core/gateway/errors';
+import { validateRequest } from '../../src/core/requests/validation';
 import { caught, gatewaySuite, MemorySink, paidRequests, SMALL } from './support/gateway';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -13,7 +13,7 @@ describe('error kinds', () => {
   const gw = gatewaySuite({ dir: false, models: true });
 
   it('docs/commands.md lists exactly the kinds of errors.ts', () => {
-    const source = readFileSync(path.join(ROOT, 'src/core/errors.ts'), 'utf8');
+    const source = readFileSync(path.join(ROOT, 'src/core/gateway/errors.ts'), 'utf8');
     const union = /export type GatewayErrorKind =([^;]+);/.exec(source)?.[1] ?? '';
     const kinds = [...union.matchAll(/'([a-z-]+)'/g)].map((m) => m[1]).sort();
     assert.ok(kinds.length > 10, `the union was read: ${kinds.join(', ')}`);

@@ -1,7 +1,7 @@
 // Error answers in every plausible form: parsed into a typed error with a readable sentence, never a throw.
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { GatewayClient } from '../../src/core/client';
+import type { GatewayClient } from '../../src/core/gateway/client';
 import {
   ApiError,
   AuthenticationError,
@@ -12,9 +12,9 @@ import {
   RateLimitedError,
   ServerError,
   UnknownModelError,
-} from '../../src/core/errors';
-import { classifyApiError, parseRetryAfter, requestIdOf } from '../../src/core/errorParsing';
-import { parseErrorBody } from '../../src/core/errorBody';
+} from '../../src/core/gateway/errors';
+import { classifyApiError, parseRetryAfter, requestIdOf } from '../../src/core/gateway/errorParsing';
+import { parseErrorBody } from '../../src/core/gateway/errorBody';
 import { caught, localServer, type LocalServer, MemorySink, newClient } from './support/gateway';
 
 const NGINX_502 =

@@ -9,8 +9,8 @@ import {
   InsufficientFundsError,
   InvalidParametersError,
   UnknownModelError,
-} from '../../src/core/errors';
-import type { GenerationRequest } from '../../src/core/types';
+} from '../../src/core/gateway/errors';
+import type { GenerationRequest } from '../../src/core/gateway/types';
 import { caught, DEMO_KEYS, gatewaySuite, MemorySink, paidRequests, SMALL, writePng } from './support/gateway';
 
 const dataUrl = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

@@ -7,9 +7,9 @@ import { copyFile, readdir, readFile, statfs, writeFile } from 'node:fs/promises
 import * as path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
-import { pngThumbnail } from '../../src/core/pngThumbnail';
-import { type RecoveryManifest, writeRecoveryManifest } from '../../src/core/recoveryManifest';
-import { ThumbnailCache } from '../../src/core/thumbnailCache';
+import { pngThumbnail } from '../../src/core/files/pngThumbnail';
+import { type RecoveryManifest, writeRecoveryManifest } from '../../src/core/files/recoveryManifest';
+import { ThumbnailCache } from '../../src/core/files/thumbnailCache';
 import { InFlightJournal, type InFlightStart } from '../../src/jobs/inFlight';
 import { SharedJournal } from '../../src/jobs/journalFile';
 import { fillUp, orSkip, TmpfsMounts } from './support/tmpfs';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
-import type { GatewayClientConfig } from '../../src/core/client';
+import type { GatewayClientConfig } from '../../src/core/gateway/client';
 import {
   ConnectionError,
   GatewayError,
@@ -15,8 +15,8 @@ import {
   TimeoutError,
   CancelledError,
   AuthenticationError,
-} from '../../src/core/errors';
-import type { RecoveryManifest } from '../../src/core/recoveryManifest';
+} from '../../src/core/gateway/errors';
+import type { RecoveryManifest } from '../../src/core/files/recoveryManifest';
 import type { ImageJob, JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../../tools/emulator';
 import {

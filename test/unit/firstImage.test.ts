@@ -7,7 +7,7 @@ import { readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JobEvent } from '../../src/jobs/jobTypes';
-import { ConnectionError } from '../../src/core/errors';
+import { ConnectionError } from '../../src/core/gateway/errors';
 import { caught, gatewaySuite, listFiles, newService, paidRequests, SMALL } from './support/gateway';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');

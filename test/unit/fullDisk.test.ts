@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { FALLBACK_RECOVERY_DIR } from '../../src/core/imageStore';
+import { FALLBACK_RECOVERY_DIR } from '../../src/core/files/imageStore';
 import { filesUnder, sha256 } from './support/chaos';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
 import { orSkip, TmpfsMounts } from './support/tmpfs';

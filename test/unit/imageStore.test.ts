@@ -3,8 +3,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { extensionOf, linkWithoutOverwrite, placeWithoutOverwrite, StagingSink } from '../../src/core/imageStore';
-import { buildITXtChunk, IEND_CHUNK, readPngTextChunk } from '../../src/core/pngText';
+import { extensionOf, linkWithoutOverwrite, placeWithoutOverwrite, StagingSink } from '../../src/core/files/imageStore';
+import { buildITXtChunk, IEND_CHUNK, readPngTextChunk } from '../../src/core/files/pngText';
 import { canFailSync, makeCloseFail, makeSyncFail } from './support/failingSync';
 import { listFiles, removeDir, tempDir, TINY_PNG } from './support/gateway';
 

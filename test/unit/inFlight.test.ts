@@ -3,8 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { NotRecordedError } from '../../src/core/errors';
-import { listRecoverable } from '../../src/core/recoveryFolder';
+import { NotRecordedError } from '../../src/core/gateway/errors';
+import { listRecoverable } from '../../src/core/files/recoveryFolder';
 import { HistoryStore } from '../../src/jobs/history';
 import { InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
 import { holdPaidLines } from '../../src/jobs/heldLines';

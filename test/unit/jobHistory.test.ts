@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spendWindowBounds } from '../../src/core/spendChart';
+import { spendWindowBounds } from '../../src/core/money/spendChart';
 import { journalLine, type ResultsIndex } from '../../src/jobs/resultsIndex';
 import { HistoryStore, type HistoryEntry, type LegacyHistory, type ResultsOpenReport } from '../../src/jobs/history';
 import { JobHistoryRecord } from '../../src/jobs/jobRecord';

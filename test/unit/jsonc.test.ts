@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { parseJson, parseJsonc, setsSetting } from '../../src/core/jsonc';
+import { parseJson, parseJsonc, setsSetting } from '../../src/core/common/jsonc';
 
 const russian = () => JSON.parse(readFileSync(path.resolve(__dirname, '../../../l10n/bundle.l10n.ru.json'), 'utf8')) as Record<string, string>;
 

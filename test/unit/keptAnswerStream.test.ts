@@ -6,10 +6,10 @@ import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import { open, readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ResponseFormatError } from '../../src/core/errors';
-import type { ImageSink, ImageWriter } from '../../src/core/generationStream';
-import { AnswerKeeper } from '../../src/core/keptAnswer';
-import { decodePaidAnswer } from '../../src/core/paidAnswer';
+import { ResponseFormatError } from '../../src/core/gateway/errors';
+import type { ImageSink, ImageWriter } from '../../src/core/answers/generationStream';
+import { AnswerKeeper } from '../../src/core/answers/keptAnswer';
+import { decodePaidAnswer } from '../../src/core/answers/paidAnswer';
 import { prng } from '../../tools/emulator/png';
 import { listFiles, removeDir, tempDir } from './support/gateway';
 

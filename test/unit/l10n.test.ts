@@ -85,8 +85,8 @@ describe('l10n: runtime messages (l10n bundle)', () => {
       'Gateway Images has no API key yet. Click to set it.', // statusBar: t = vscode.l10n.t
       'API key saved. Signed in as {0}.', // vscode.l10n.t(...)
       'Image Studio', // studio/strings.ts
-      'Choose a model: "model" is required.', // core/validation.ts: l10n.t() of @vscode/l10n
-      'The gateway answered HTTP {0}: {1}.', // core/errorParsing.ts
+      'Choose a model: "model" is required.', // core/requests/validation.ts: l10n.t() of @vscode/l10n
+      'The gateway answered HTTP {0}: {1}.', // core/gateway/errorParsing.ts
       'Not sent: the cost was not confirmed.', // jobs/imageJobs.ts
       'Cannot read "{0}": the file does not exist or is not readable.', // reference checks
     ]) {
@@ -130,7 +130,7 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
   });
 
   it("errors about the gateway's answer and about command arguments are translated, and name the field", async () => {
-    const { decodeGenerationStream } = await import('../../src/core/generationStream');
+    const { decodeGenerationStream } = await import('../../src/core/answers/generationStream');
     const { toGenerateArgs } = await import('../../src/commands/commandArgs');
     const sink = { open: () => ({ write: () => undefined, close: async () => undefined, abort: async () => undefined }) };
     const failure = async (body: string) => {
@@ -152,7 +152,7 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
       }
       return assert.fail(`${JSON.stringify(args)} was accepted`);
     };
-    const { setPluralLanguage } = await import('../../src/core/plural');
+    const { setPluralLanguage } = await import('../../src/core/common/plural');
     l10n.config({ contents: ru });
     setPluralLanguage('ru');
     assert.equal(await failure('{"data": 5}'), '`data` в ответе шлюза — число, а не массив (байт 9).');
@@ -168,7 +168,7 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
   });
 
   it('validation messages come out translated through the configured bundle', async () => {
-    const { collectIssues } = await import('../../src/core/validation');
+    const { collectIssues } = await import('../../src/core/requests/validation');
     l10n.config({ contents: ru });
     const issues = collectIssues({ model: '', prompt: '' }, { models: [] });
     assert.ok(

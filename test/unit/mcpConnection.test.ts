@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ConnectionSettings } from '../../src/core/proxy';
+import type { ConnectionSettings } from '../../src/core/gateway/proxy';
 import { type ConfigError, connectionEnvironment, connectionSecrets, readConnection } from '../../src/mcp/server/config';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
 import { DEMO_KEYS, listFiles, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';

@@ -1,4 +1,4 @@
-// The MCP server's output folders go through the extension's one rule (core/outputFolder.ts, the
+// The MCP server's output folders go through the extension's one rule (core/files/outputFolder.ts, the
 // origin of an agent): edit_image and generate_image with `output_directory` through real symbolic
 // links, the default next to an edit's first image, and a style's folder. Driven by the SDK's own
 // Client over stdio against the emulator. Needs `npm run build` first.

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
-import { readPngTextChunk } from '../../src/core/pngText';
+import { readPngTextChunk } from '../../src/core/files/pngText';
 import { DEMO_KEYS, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir, TINY_PNG } from './support/gateway';
 import { launch, SERVER, type ToolResult } from './support/mcp';
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { expandFileNamePattern, type NameFields, sanitizeFileName, slugify, withCollisionSuffix } from '../../src/core/naming';
+import { expandFileNamePattern, type NameFields, sanitizeFileName, slugify, withCollisionSuffix } from '../../src/core/files/naming';
 
 /** What must hold for every produced name. */
 function assertSafe(name: string, maxLength = 120): void {

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { AccountModel } from '../../src/account/accountModel';
-import { GatewayError } from '../../src/core/errors';
+import { GatewayError } from '../../src/core/gateway/errors';
 import { HistoryStore } from '../../src/jobs/history';
 import { JobHistoryRecord } from '../../src/jobs/jobRecord';
 import type { PaidFailure } from '../../src/jobs/jobTypes';

@@ -1,12 +1,12 @@
-// The one decision of every output folder (core/outputFolder.ts), with real symbolic links in a
+// The one decision of every output folder (core/files/outputFolder.ts), with real symbolic links in a
 // temporary folder: for each origin (argument, user settings, workspace settings, style, agent) and
 // base (the workspace folder, an edit's source folder, one outside).
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ValidationError } from '../../src/core/errors';
-import { decideOutputFolder, OutputFolderError, type OutputFolderOrigin, type OutputFolderRefusal } from '../../src/core/outputFolder';
+import { ValidationError } from '../../src/core/gateway/errors';
+import { decideOutputFolder, OutputFolderError, type OutputFolderOrigin, type OutputFolderRefusal } from '../../src/core/files/outputFolder';
 
 const ORIGINS: OutputFolderOrigin[] = ['argument', 'user-settings', 'workspace-settings', 'style', 'agent'];
 const TRUSTED: OutputFolderOrigin[] = ['argument', 'user-settings'];

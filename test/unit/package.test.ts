@@ -205,7 +205,7 @@ describe('packaging: the .vsix', function () {
       const code = read(name);
       if (usesL10nPackage.has(name)) assert.match(code, /require\(["']\.\/l10n\.js["']\)/, `${name} does not require ./l10n.js`);
       assert.doesNotMatch(code, /contents\.bundle/, `${name} inlines a copy of @vscode/l10n`);
-      if (name !== 'plural.js') assert.doesNotMatch(code, /\$\{[\w.]+\} \[\$\{\w+\}\]`/, `${name} inlines a copy of core/plural.ts`);
+      if (name !== 'plural.js') assert.doesNotMatch(code, /\$\{[\w.]+\} \[\$\{\w+\}\]`/, `${name} inlines a copy of core/common/plural.ts`);
     }
     assert.match(read('l10n.js'), /contents\.bundle/);
   });

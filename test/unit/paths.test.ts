@@ -3,9 +3,9 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isLoopbackHost, normalizeBaseUrl } from '../../src/core/baseUrl';
-import { ValidationError } from '../../src/core/errors';
-import { confine, isInside } from '../../src/core/outputPath';
+import { isLoopbackHost, normalizeBaseUrl } from '../../src/core/gateway/baseUrl';
+import { ValidationError } from '../../src/core/gateway/errors';
+import { confine, isInside } from '../../src/core/files/outputPath';
 
 describe('baseUrl', () => {
   it('normalises trailing slashes, /v1, query and hash', () => {

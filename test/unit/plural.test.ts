@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import { pluralCategory, pluralKey, pluralTable, setPluralLanguage, trPlural } from '../../src/core/plural';
+import { pluralCategory, pluralKey, pluralTable, setPluralLanguage, trPlural } from '../../src/core/common/plural';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const bundle = (file: string) => JSON.parse(readFileSync(path.join(ROOT, 'l10n', file), 'utf8')) as Record<string, string>;

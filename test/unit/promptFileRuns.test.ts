@@ -4,12 +4,12 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { type BatchLine, requestKey } from '../../src/core/batchFile';
+import { type BatchLine, requestKey } from '../../src/core/requests/batchFile';
 import { planResume } from '../../src/jobs/batch';
 import { HistoryStore } from '../../src/jobs/history';
 import { recordRecovered, recordResult } from '../../src/jobs/jobRecord';
 import { PromptFileClaims, RunInProgressError } from '../../src/jobs/promptFileClaim';
-import { listRecoverable, moveRecoverable } from '../../src/core/recoveryFolder';
+import { listRecoverable, moveRecoverable } from '../../src/core/files/recoveryFolder';
 import * as resultsCode from '../../src/jobs/resultsBundle';
 import { caught, gatewaySuite, paidRequests, SMALL, waitFor } from './support/gateway';
 import { type PromptFileTask, runFileAsCommand, runFileInProcess } from './support/promptFileChild';

@@ -1,8 +1,8 @@
 // The prompt written by the editor's language model, its pure part: the instruction the model gets
 // (the selection or the whole document, its kind, the style) and the cleaning of the answer.
 import * as assert from 'node:assert/strict';
-import { ValidationError } from '../../src/core/errors';
-import { cleanWrittenPrompt, MAX_SOURCE_TEXT, MAX_WRITTEN_PROMPT, promptInstruction, sourceExcerpt, sourceKindOf } from '../../src/core/promptWriting';
+import { ValidationError } from '../../src/core/gateway/errors';
+import { cleanWrittenPrompt, MAX_SOURCE_TEXT, MAX_WRITTEN_PROMPT, promptInstruction, sourceExcerpt, sourceKindOf } from '../../src/core/requests/promptWriting';
 
 describe('Prompt writing (instruction and answer cleaning)', () => {
   it('the instruction carries the selection, the document kind, "no text" and the answer format', () => {

@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { GatewayClient } from '../../src/core/client';
-import { ConnectionError, GatewayError, TimeoutError, ValidationError } from '../../src/core/errors';
-import { createDispatcher, type ProxySettings, resolveProxy } from '../../src/core/proxy';
+import { GatewayClient } from '../../src/core/gateway/client';
+import { ConnectionError, GatewayError, TimeoutError, ValidationError } from '../../src/core/gateway/errors';
+import { createDispatcher, type ProxySettings, resolveProxy } from '../../src/core/gateway/proxy';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
-import { ProxyAuthenticationError } from '../../src/core/networkErrors';
+import { ProxyAuthenticationError } from '../../src/core/gateway/networkErrors';
 import { caught, DEMO_KEYS, localServer, MemorySink, paidRequests, type RunningEmulator, SMALL, startEmulator } from './support/gateway';
 
 describe('proxy support (createDispatcher)', function () {

@@ -249,7 +249,7 @@ describe('the gateway contract cited inside the repository', () => {
       /gateway-api-spec|\.\.\/shared\//.test(readFileSync(path.join(ROOT, file), 'utf8')),
     );
     assert.deepEqual(outside, []);
-    assert.match(readFileSync(path.join(ROOT, 'src/core/types.ts'), 'utf8'), /docs\/gateway-contract\.md/);
+    assert.match(readFileSync(path.join(ROOT, 'src/core/gateway/types.ts'), 'utf8'), /docs\/gateway-contract\.md/);
   });
 
   it('every source file docs/gateway-contract.md names exists', () => {

@@ -4,8 +4,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { listRecoverable, removeRecoverable } from '../../src/core/recoveryFolder';
-import { writeRecoveryManifest } from '../../src/core/recoveryManifest';
+import { listRecoverable, removeRecoverable } from '../../src/core/files/recoveryFolder';
+import { writeRecoveryManifest } from '../../src/core/files/recoveryManifest';
 import { listFiles, removeDir, tempDir, TINY_PNG } from './support/gateway';
 
 describe('recovery folder', () => {

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { estimateCost } from '../../src/core/cost';
+import { estimateCost } from '../../src/core/money/cost';
 import { agentJournalFile } from '../../src/jobs/agentJournal';
 import { runBatch } from '../../src/jobs/batch';
 import { runComparison } from '../../src/jobs/compare';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { describeRunway, formatDays, projectRunway } from '../../src/core/runway';
+import { describeRunway, formatDays, projectRunway } from '../../src/core/money/runway';
 
 const now = new Date('2026-11-20T12:00:00Z');
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { axisMaximum, dailySpend, spendChartMarkdown, spendChartSvg } from '../../src/core/spendChart';
+import { axisMaximum, dailySpend, spendChartMarkdown, spendChartSvg } from '../../src/core/money/spendChart';
 
 const now = new Date(2026, 10, 20, 15, 0, 0); // local time
 const at = (daysAgo: number, hour = 10) => new Date(2026, 10, 20 - daysAgo, hour).toISOString();

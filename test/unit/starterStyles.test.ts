@@ -3,9 +3,9 @@
 // applied like a project style.
 import * as assert from 'node:assert/strict';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { isStarterSource, STARTER_STYLES_FILE, starterSource, starterStyles } from '../../src/core/starterStyles';
-import { parseStyles, STYLES_FILE, withStyle } from '../../src/core/styleFile';
-import { stylesSchema } from '../../src/core/styleSchema';
+import { isStarterSource, STARTER_STYLES_FILE, starterSource, starterStyles } from '../../src/core/requests/starterStyles';
+import { parseStyles, STYLES_FILE, withStyle } from '../../src/core/requests/styleFile';
+import { stylesSchema } from '../../src/core/requests/styleSchema';
 import { resolveStyledRequest } from '../../src/jobs/styledRequest';
 import { testModel } from './support/models';
 

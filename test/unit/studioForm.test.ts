@@ -4,7 +4,7 @@
 // saved record is checked by parseFormInteraction like any message).
 import * as assert from 'node:assert/strict';
 import type { AccountSnapshot } from '../../src/account/accountModel';
-import { parseImageModels } from '../../src/core/catalog';
+import { parseImageModels } from '../../src/core/gateway/catalog';
 import { type FormInteraction, type FormValues } from '../../src/studio/protocol';
 import { parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocolValidation';
 import { evaluateForm, visibleIssues } from '../../src/studio/view';

@@ -4,8 +4,8 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { AccountSnapshot } from '../../src/account/accountModel';
-import { formatRubles } from '../../src/core/cost';
-import type { ImageModel } from '../../src/core/types';
+import { formatRubles } from '../../src/core/money/cost';
+import type { ImageModel } from '../../src/core/gateway/types';
 import type { FormValues } from '../../src/studio/protocol';
 import { foldersOutside } from '../../src/studio/shownFolders';
 import { evaluateForm, toFormValues, toRequest } from '../../src/studio/view';

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ValidationError } from '../../src/core/errors';
+import { ValidationError } from '../../src/core/gateway/errors';
 import {
   parseStyles,
   readStyles,
@@ -14,8 +14,8 @@ import {
   STYLES_FILE,
   type StylesSource,
   withStyle,
-} from '../../src/core/styleFile';
-import { stylesSchema } from '../../src/core/styleSchema';
+} from '../../src/core/requests/styleFile';
+import { stylesSchema } from '../../src/core/requests/styleSchema';
 import { joinPrompt, resolveStyledRequest } from '../../src/jobs/styledRequest';
 import { styleInputOf } from '../../src/commands/commandArgs';
 import { formArgs, toFormValues } from '../../src/studio/view';

@@ -5,10 +5,10 @@ import * as assert from 'node:assert/strict';
 import { promises as fs, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { imageHeaderOf } from '../../src/core/imageHeader';
-import { pngThumbnail } from '../../src/core/pngThumbnail';
-import { ThumbnailCache } from '../../src/core/thumbnailCache';
-import { ThumbnailWorker } from '../../src/core/thumbnailWorker';
+import { imageHeaderOf } from '../../src/core/files/imageHeader';
+import { pngThumbnail } from '../../src/core/files/pngThumbnail';
+import { ThumbnailCache } from '../../src/core/files/thumbnailCache';
+import { ThumbnailWorker } from '../../src/core/files/thumbnailWorker';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'images');
 const inProcess = (png: Buffer, side: number) => Promise.resolve(pngThumbnail(png, side));
@@ -103,7 +103,7 @@ describe('Thumbnail cache', () => {
   });
 
   it('the worker thread makes the same thumbnail as the extension host would, and reports what it cannot decode', async () => {
-    const worker = new ThumbnailWorker(path.resolve(__dirname, '..', '..', 'src', 'core', 'thumbnailWorkerMain.js'));
+    const worker = new ThumbnailWorker(path.resolve(__dirname, '..', '..', 'src', 'core', 'files', 'thumbnailWorkerMain.js'));
     try {
       const png = readFileSync(path.join(FIXTURES, 'python.png'));
       const [fromWorker, again] = await Promise.all([worker.decode(png, 48), worker.decode(png, 48)]);

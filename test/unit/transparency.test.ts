@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { transparencyIssue, withAlphaFormat } from '../../src/core/transparency';
-import { collectIssues } from '../../src/core/validation';
-import type { GenerationRequest } from '../../src/core/types';
+import { transparencyIssue, withAlphaFormat } from '../../src/core/requests/transparency';
+import { collectIssues } from '../../src/core/requests/validation';
+import type { GenerationRequest } from '../../src/core/gateway/types';
 import { testModel } from './support/models';
 
 describe('transparency', () => {

@@ -5,10 +5,10 @@
 import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type GatewayError, ResponseFormatError } from '../../src/core/errors';
-import { UnreadableAnswerError } from '../../src/core/paidAnswer';
-import { listRecoverable, moveRecoverable, readAnswersAgain } from '../../src/core/recoveryFolder';
-import type { RecoveryManifest } from '../../src/core/recoveryManifest';
+import { type GatewayError, ResponseFormatError } from '../../src/core/gateway/errors';
+import { UnreadableAnswerError } from '../../src/core/answers/paidAnswer';
+import { listRecoverable, moveRecoverable, readAnswersAgain } from '../../src/core/files/recoveryFolder';
+import type { RecoveryManifest } from '../../src/core/files/recoveryManifest';
 import type { JobResult } from '../../src/jobs/jobTypes';
 import type { FaultSpec } from '../../tools/emulator';
 import type { FormName } from '../../tools/emulator/forms';

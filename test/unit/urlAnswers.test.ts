@@ -9,8 +9,8 @@ import { cp, readdir, readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import type { FaultSpec } from '../../tools/emulator/faults';
-import { createDispatcher } from '../../src/core/proxy';
-import { downloadAgain, listRecoverable, moveRecoverable, readAnswersAgain } from '../../src/core/recoveryFolder';
+import { createDispatcher } from '../../src/core/gateway/proxy';
+import { downloadAgain, listRecoverable, moveRecoverable, readAnswersAgain } from '../../src/core/files/recoveryFolder';
 import { settleInterrupted } from '../../src/jobs/interrupted';
 import { startForwardProxy } from '../support/forwardProxy';
 import {

@@ -7,14 +7,14 @@ import * as ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const CHECKED = [
-  'src/core/imageStore.ts',
-  'src/core/recoveryFolder.ts',
-  'src/core/recoveryManifest.ts',
-  'src/core/keptAnswer.ts',
-  'src/core/answerSalvage.ts',
-  'src/core/dataUrl.ts',
-  'src/core/imageString.ts',
-  'src/core/imageDownload.ts',
+  'src/core/files/imageStore.ts',
+  'src/core/files/recoveryFolder.ts',
+  'src/core/files/recoveryManifest.ts',
+  'src/core/answers/keptAnswer.ts',
+  'src/core/answers/answerSalvage.ts',
+  'src/core/answers/dataUrl.ts',
+  'src/core/answers/imageString.ts',
+  'src/core/answers/imageDownload.ts',
 ];
 
 function languageService(): ts.LanguageService {

@@ -3,9 +3,9 @@
 import * as assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ValidationError } from '../../src/core/errors';
-import type { GenerationRequest } from '../../src/core/types';
-import { collectIssues, validateRequest } from '../../src/core/validation';
+import { ValidationError } from '../../src/core/gateway/errors';
+import type { GenerationRequest } from '../../src/core/gateway/types';
+import { collectIssues, validateRequest } from '../../src/core/requests/validation';
 import type { ImageJob } from '../../src/jobs/jobTypes';
 import { caught, gatewaySuite, newService, paidRequests, type ServiceRig, SMALL, TINY_PNG, writePng } from './support/gateway';
 

@@ -6,7 +6,7 @@
 // and its linear resume scan.
 import { existsSync, mkdirSync, promises as fs, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { type BatchLine, requestKey } from '../../src/core/batchFile';
+import { type BatchLine, requestKey } from '../../src/core/requests/batchFile';
 import { planResume, skipFoundByProvenance } from '../../src/jobs/batch';
 import { existsWith, filesIn, findLinesByProvenance } from '../../src/jobs/batchProvenance';
 import { HistoryStore } from '../../src/jobs/history';

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import * as path from 'node:path';
-import { base64Into, jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requestBodies';
+import { base64Into, jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../../src/core/requests/requestBodies';
 import { checkReferenceFiles } from '../../src/jobs/jobFiles';
 import { type DrainServer, startDrainServer } from './drainServer';
 import { type BenchContext, runsAtLeast, type BenchTarget, fmtS, lpad, median, MiB, pad, runNote, type ScenarioReport } from './scenario';

@@ -3,7 +3,7 @@
 // Codex CLI) set them in their MCP configuration. Pure: no vscode import.
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ConnectionSettings } from '../../core/proxy';
+import type { ConnectionSettings } from '../../core/gateway/proxy';
 import { agentJournalFile } from '../../jobs/agentJournal';
 
 export const ENV = {
@@ -25,7 +25,7 @@ export const ENV = {
   systemCertificates: 'GATEWAY_IMAGES_SYSTEM_CERTIFICATES',
 } as const;
 
-/** The standard variables the server's connection also follows (read by core/proxy.ts and Node itself). */
+/** The standard variables the server's connection also follows (read by core/gateway/proxy.ts and Node itself). */
 export const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
 
 /** Defaults of the spending cap, in rubles (the same as the settings' defaults). */

@@ -3,12 +3,12 @@
 // and the spending cap, held by the job service from just before each paid call is sent. Arguments
 // arrive checked against their schemas (toolDefinitions.ts). Pure: no vscode import.
 import * as path from 'node:path';
-import { canEdit } from '../../core/catalog';
-import { CatalogCache } from '../../core/catalogCache';
-import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/cost';
-import { CancelledError, NotConfiguredError, ValidationError } from '../../core/errors';
-import { type CapStatus, SpendingCap } from '../../core/spendingCap';
-import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/types';
+import { canEdit } from '../../core/gateway/catalog';
+import { CatalogCache } from '../../core/gateway/catalogCache';
+import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/money/cost';
+import { CancelledError, NotConfiguredError, ValidationError } from '../../core/gateway/errors';
+import { type CapStatus, SpendingCap } from '../../core/money/spendingCap';
+import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/gateway/types';
 import type { HistoryStore } from '../../jobs/history';
 import { ImageJobService } from '../../jobs/imageJobs';
 import { JobHistoryRecord } from '../../jobs/jobRecord';

@@ -5,8 +5,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { GatewayError, SpendingCapError, summarizeError, ValidationError } from '../../core/errors';
-import { stoppedByProxy, untrustedCertificate } from '../../core/networkErrors';
+import { GatewayError, SpendingCapError, summarizeError, ValidationError } from '../../core/gateway/errors';
+import { stoppedByProxy, untrustedCertificate } from '../../core/gateway/networkErrors';
 import { ENV } from './config';
 import { type CallContext, capLine, type ImageTools, PaidCallFailure, type ToolAnswer } from './imageTools';
 import { TOOLS } from './toolDefinitions';

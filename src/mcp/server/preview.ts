@@ -1,13 +1,13 @@
 // The small preview a paid tool returns with its answer: a PNG of at most 128 px, never the image
-// itself. PNGs are read by core/pngThumbnail.ts; JPEG and WebP by the WASM decoders of Squoosh
+// itself. PNGs are read by core/files/pngThumbnail.ts; JPEG and WebP by the WASM decoders of Squoosh
 // (@jsquash/jpeg: mozjpeg, @jsquash/webp: libwebp), bundled into dist/mcp.js only, their .wasm
 // files copied next to it by esbuild.mjs.
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import decodeJpeg, { init as initJpeg } from '@jsquash/jpeg/decode.js';
 import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
-import { imageHeaderOf } from '../../core/imageHeader';
-import { pngThumbnail, rgbaImage, thumbnail } from '../../core/pngThumbnail';
+import { imageHeaderOf } from '../../core/files/imageHeader';
+import { pngThumbnail, rgbaImage, thumbnail } from '../../core/files/pngThumbnail';
 
 export const PREVIEW_SIDE = 128;
 /** Images above this are not read back for a preview. */

@@ -1,9 +1,9 @@
 // The MCP server's side of project styles: what list_styles answers, and a style applied to a
 // call's arguments through the one resolution (jobs/styledRequest.ts). The workspace is trusted
 // unless VS Code said otherwise; then a style is read but never sends on its own. Pure: no vscode import.
-import type { CatalogCache } from '../../core/catalogCache';
-import { ValidationError } from '../../core/errors';
-import { readStyles, resolveStyle, styleNames } from '../../core/styleFile';
+import type { CatalogCache } from '../../core/gateway/catalogCache';
+import { ValidationError } from '../../core/gateway/errors';
+import { readStyles, resolveStyle, styleNames } from '../../core/requests/styleFile';
 import { resolveStyledRequest, type StyledRequest, type StyleInput } from '../../jobs/styledRequest';
 import type { ListStylesAnswer } from './toolDefinitions';
 

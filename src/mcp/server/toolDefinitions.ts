@@ -2,7 +2,7 @@
 // and outputSchema of tools/list, checks the arguments before a handler runs, and checks each
 // answer's structuredContent. A refusal names the field and what is allowed.
 import * as z from 'zod';
-import { OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../../core/types';
+import { OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../../core/gateway/types';
 
 // ---- Refusals in our words: "<field>" must be …; got … ----
 

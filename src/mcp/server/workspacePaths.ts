@@ -1,13 +1,13 @@
 // Every path the MCP server reads or writes is confined to the workspace root it was started for:
 // relative paths are taken from the root, `..` and absolute paths that leave it are refused, and so
-// are symbolic links that lead outside (core/outputPath.ts confine: the extension's own check). Output
-// folders are decided by the extension's one rule (core/outputFolder.ts), with the origin of an agent.
+// are symbolic links that lead outside (core/files/outputPath.ts confine: the extension's own check). Output
+// folders are decided by the extension's one rule (core/files/outputFolder.ts), with the origin of an agent.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ValidationError } from '../../core/errors';
-import { decideOutputFolder } from '../../core/outputFolder';
-import { confine } from '../../core/outputPath';
+import { ValidationError } from '../../core/gateway/errors';
+import { decideOutputFolder } from '../../core/files/outputFolder';
+import { confine } from '../../core/files/outputPath';
 
 export class WorkspacePaths {
   /** `root` must already be a real path (readConfig resolves it). */

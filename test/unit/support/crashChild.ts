@@ -4,9 +4,9 @@
 // with fork() and read its progress over IPC.
 //   parent: const child = startCrashChild(config); await child.until((m) => m.type === 'sent'); child.kill()
 import { fork } from 'node:child_process';
-import type { BatchLine } from '../../../src/core/batchFile';
-import { GatewayClient } from '../../../src/core/client';
-import type { GenerationRequest } from '../../../src/core/types';
+import type { BatchLine } from '../../../src/core/requests/batchFile';
+import { GatewayClient } from '../../../src/core/gateway/client';
+import type { GenerationRequest } from '../../../src/core/gateway/types';
 import { runBatch } from '../../../src/jobs/batch';
 import { HistoryStore } from '../../../src/jobs/history';
 import { JobHistoryRecord, recordFailure, recordResult } from '../../../src/jobs/jobRecord';

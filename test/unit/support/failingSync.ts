@@ -4,7 +4,7 @@
 // made the same way: the descriptor is gone when its owner closes it.
 import * as assert from 'node:assert/strict';
 import { closeSync, existsSync, openSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
-import type { StagingSink } from '../../../src/core/imageStore';
+import type { StagingSink } from '../../../src/core/files/imageStore';
 
 const FD_DIR = '/proc/self/fd';
 

@@ -1,4 +1,4 @@
-import type { ImageModel } from '../../../src/core/types';
+import type { ImageModel } from '../../../src/core/gateway/types';
 
 /** A catalog entry with plain defaults; tests override what they are about. */
 export function testModel(overrides: Partial<ImageModel> & { id: string }): ImageModel {

@@ -3,7 +3,7 @@
 // line checked again right before it is sent), against the emulator. Started with fork() by the tests
 // of several runs at once; it reports its outcome, or the refusal, over IPC.
 import { fork } from 'node:child_process';
-import type { BatchLine } from '../../../src/core/batchFile';
+import type { BatchLine } from '../../../src/core/requests/batchFile';
 import { heldOutcome } from '../../../src/jobs/heldLines';
 import { PromptFileClaims, RunInProgressError } from '../../../src/jobs/promptFileClaim';
 import { runPromptFile, type PromptFileOutcome } from '../../../src/jobs/promptFileRun';

@@ -6,9 +6,9 @@
 // log (a state), never on time.
 import * as path from 'node:path';
 import { AccountModel } from '../../../src/account/accountModel';
-import { GatewayClient } from '../../../src/core/client';
-import { GatewayError } from '../../../src/core/errors';
-import type { GenerationRequest, ImageModel } from '../../../src/core/types';
+import { GatewayClient } from '../../../src/core/gateway/client';
+import { GatewayError } from '../../../src/core/gateway/errors';
+import type { GenerationRequest, ImageModel } from '../../../src/core/gateway/types';
 import { HistoryStore } from '../../../src/jobs/history';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
 import { InFlightJournal } from '../../../src/jobs/inFlight';

@@ -1,8 +1,8 @@
 // The invariants of the soak with several actors, read against the emulator's own record (each paid
 // request's reservation, charge, fingerprint and image hashes), the files on disk, and a fresh read
 // of the shared results journal. Each figure lists what broke it, so a failure names the request.
-import { fromKopecks, toKopecks } from '../../../src/core/cost';
-import type { GatewayError } from '../../../src/core/errors';
+import { fromKopecks, toKopecks } from '../../../src/core/money/cost';
+import type { GatewayError } from '../../../src/core/gateway/errors';
 import type { LineOutcome } from '../../../src/jobs/batch';
 import type { HistoryEntry } from '../../../src/jobs/history';
 import type { RecordedRequest } from '../../../tools/emulator/state';
