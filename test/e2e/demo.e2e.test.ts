@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../harness/launch';
+import { CHROMIUM_ARGS } from '../harness/workbenchConfig';
 import { CHROMIUM } from '../harness/paths';
 import { copyRepo } from '../support/repoCopy';
 import { portIsFree, type ProcessInfo, processTree, survivors } from './processes';

@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import { type ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
-import { freePort } from '../harness/launch';
+import { freePort } from '../harness/processes';
 import { copyRepo } from '../support/repoCopy';
 import { portIsFree } from './processes';
 import { setTimeout as sleep } from 'timers/promises';

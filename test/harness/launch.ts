@@ -2,45 +2,29 @@
 // gateway emulator and a headless Chromium on the workbench. Used by runIntegration (with a test
 // payload) and by the e2e helpers (without one). Everything lives in one temp dir and one
 // process group, and is removed/killed by close(), on Ctrl+C, on errors and at process exit.
+// Ports, process groups and the clean-up at exit: processes.ts; flags, checks and the workbench URL:
+// workbenchConfig.ts; what the page logs: workbenchLog.ts.
 import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as http from 'http';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { format } from 'util';
-import type { BrowserContext, Page, Request as BrowserRequest } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { type EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
-import { CHROMIUM, EXTENSION_BUNDLE, FIXTURE_WORKSPACE, nodeFor, REPO_ROOT, selectedVscodeTarget, type VscodeTarget } from './paths';
+import { CHROMIUM, FIXTURE_WORKSPACE, nodeFor, REPO_ROOT, selectedVscodeTarget, type VscodeTarget } from './paths';
 import { languagePacksJson } from './languagePack';
-import { isCodeServerInstalled } from './setup';
+import { freePort, installSafetyNet, killGroup, live, type Resource, signalGroup, waitForCodeServer } from './processes';
+import {
+  buildWorkbenchUrl,
+  checkCodeServerInstalled,
+  checkExtensionBuilt,
+  CHROMIUM_ARGS,
+  codeServerFlags,
+  enableSmokeTestDriverInPage,
+  installExtensionCopy,
+  writeJson,
+} from './workbenchConfig';
+import { formatAutomationLog, recordPageEvents, WORKBENCH_NOISE } from './workbenchLog';
 import { setTimeout as sleep } from 'timers/promises';
-
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
-
-export const CODE_SERVER_FLAGS = [
-  '--auth',
-  'none',
-  '--disable-telemetry',
-  '--disable-update-check',
-  '--disable-workspace-trust',
-  '--disable-getting-started-override',
-];
-
-/** The flags for a run with Workspace Trust on (the workspace starts untrusted). */
-export function codeServerFlags(workspaceTrust: boolean): string[] {
-  return workspaceTrust ? CODE_SERVER_FLAGS.filter((f) => f !== '--disable-workspace-trust') : [...CODE_SERVER_FLAGS];
-}
 
 export interface LaunchOptions {
   /** Workspace folder to open. Default: a fresh temp copy of test/fixtures/workspace/. */
@@ -106,216 +90,6 @@ export interface Workbench {
   /** VS Code's log files handed over with codeAutomationExit. */
   vscodeLogs: { relativePath: string; contents: string }[];
   close(): Promise<void>;
-}
-
-// ---- process-wide safety net ---------------------------------------------------------------
-
-interface Resource {
-  /** Best-effort synchronous cleanup, for process exit. */
-  killSync(): void;
-  close(): Promise<void>;
-}
-const live = new Set<Resource>();
-let handlersInstalled = false;
-
-function installSafetyNet(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  process.on('exit', () => {
-    for (const r of live) r.killSync();
-  });
-  const onSignal = (signal: NodeJS.Signals, code: number) => {
-    process.stderr.write(`\n[harness] ${signal}: cleaning up\n`);
-    const all = [...live].map((r) => r.close().catch(() => undefined));
-    const force = setTimeout(() => process.exit(code), 10_000);
-    force.unref();
-    void Promise.all(all).finally(() => process.exit(code));
-  };
-  process.once('SIGINT', () => onSignal('SIGINT', 130));
-  process.once('SIGTERM', () => onSignal('SIGTERM', 143));
-  process.once('SIGHUP', () => onSignal('SIGHUP', 129));
-}
-
-/** Closes every workbench this process launched (also ones still starting). */
-export async function closeAllWorkbenches(): Promise<void> {
-  await Promise.all([...live].map((r) => r.close().catch(() => undefined)));
-}
-
-// ---- helpers -------------------------------------------------------------------------------
-
-/**
- * A free port that no other process will be handed by the system meanwhile: it is taken from below
- * the ephemeral range (ports given to `listen(0)` and outgoing connections), since the port is
- * passed to a server that binds it seconds later. A port from the ephemeral range was once taken
- * in between by one of VS Code's own servers, which then answered the e2e-control requests.
- */
-export async function freePort(): Promise<number> {
-  const ceiling = Math.min(EPHEMERAL_LOW, 32768) - 1;
-  for (let attempt = 0; ceiling > 20_000 && attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * (ceiling - 20_000));
-    const bound = await listenOnce(port).catch(() => undefined);
-    if (bound !== undefined) return bound;
-  }
-  return listenOnce(0);
-}
-
-/** Where the system's ephemeral ports start (Linux); otherwise the IANA range most systems use. */
-const EPHEMERAL_LOW: number = (() => {
-  try {
-    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    if (low > 0) return low;
-  } catch {
-    // not Linux
-  }
-  return 49152;
-})();
-
-function listenOnce(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(port, '127.0.0.1', () => {
-      const bound = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(bound));
-    });
-  });
-}
-
-function httpStatus(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.get(url, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', () => resolve(0));
-    req.setTimeout(2000, () => req.destroy());
-  });
-}
-
-/** Resolves once code-server answers /healthz with 200; rejects after `timeoutMs` or once `exited()` says it died. */
-export async function waitForCodeServer(serverUrl: string, timeoutMs: number, exited: () => string | undefined, output: () => string): Promise<void> {
-  const readyBy = Date.now() + timeoutMs;
-  while ((await httpStatus(`${serverUrl}/healthz`)) !== 200) {
-    const gone = exited();
-    if (gone) throw new Error(`${gone} before it was ready:\n${output().slice(-4000)}`);
-    if (Date.now() > readyBy) throw new Error(`code-server did not answer on ${serverUrl} within ${timeoutMs / 1000} s:\n${output().slice(-4000)}`);
-    await sleep(100);
-  }
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    /* already gone */
-  }
-}
-
-/** SIGTERM the whole group, SIGKILL what is left after a grace period, wait until it is empty. */
-export async function killGroup(child: ChildProcess, graceMs = 3000): Promise<void> {
-  const pgid = child.pid;
-  if (pgid === undefined) return;
-  signalGroup(pgid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (groupAlive(pgid) && Date.now() < deadline) await sleep(50);
-  if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
-  const hard = Date.now() + 5000;
-  while (groupAlive(pgid) && Date.now() < hard) await sleep(50);
-}
-
-export function checkExtensionBuilt(): void {
-  if (!fs.existsSync(EXTENSION_BUNDLE)) {
-    throw new Error(`${path.relative(REPO_ROOT, EXTENSION_BUNDLE)} is missing: build the extension first with \`npm run build\` (or \`node esbuild.mjs\`).`);
-  }
-}
-
-export function checkCodeServerInstalled(t: VscodeTarget = selectedVscodeTarget()): void {
-  if (!isCodeServerInstalled(t)) {
-    throw new Error(
-      `code-server ${t.codeServer} (${t.name}) is not installed: run \`npm run setup:vscode\` (node out/test/harness/setup.js --vscode ${t.name}).`,
-    );
-  }
-}
-
-/**
- * Formats one codeAutomationLog call. VS Code hands either a formatted string or console-style
- * arguments; `%c` CSS directives (and their style arguments) are dropped, the rest is
- * printf-formatted like console.log.
- */
-export function formatAutomationLog(type: string, args: unknown): string {
-  let parts = Array.isArray(args) ? [...args] : [args];
-  if (typeof parts[0] === 'string' && parts[0].includes('%c')) {
-    const template = parts[0];
-    const styles = (template.match(/%c/g) ?? []).length;
-    parts = [template.replace(/%c/g, ''), ...parts.slice(1 + styles)];
-  }
-  void type; // every level goes to the same stream; mocha's output is mostly 'info'
-  if (parts.length > 0 && typeof parts[0] === 'string') return format(...(parts as [string, ...unknown[]]));
-  return parts.map((p) => format('%O', p)).join(' ');
-}
-
-/** Workbench start-up chatter that comes through codeAutomationLog; kept in logLines, not printed. */
-const WORKBENCH_NOISE =
-  /^(Resolving connection token|Resolved connection token|Creating a socket|Ignoring fetching additional builtin extensions|\[Service Worker\]|ChatSessionStore:|Updating additional builtin extensions cache)/;
-
-function writeJson(file: string, value: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
-}
-
-/**
- * Runs in the page before the workbench: the workbench reads its configuration from the
- * `data-settings` JSON of the vscode-workbench-web-configuration meta tag; this returns it with
- * `developmentOptions.enableSmokeTestDriver` set, as the server writes it when started with
- * --enable-smoke-test-driver. (Rewriting the HTML response instead breaks the remote connection.)
- */
-export function enableSmokeTestDriverInPage(): void {
-  type Attr = (this: { id: string }, name: string) => string | null;
-  const proto = (globalThis as unknown as { Element: { prototype: { getAttribute: Attr } } }).Element.prototype;
-  const original = proto.getAttribute;
-  proto.getAttribute = function (this: { id: string }, name: string): string | null {
-    const value = original.call(this, name);
-    if (this.id !== 'vscode-workbench-web-configuration' || name !== 'data-settings' || !value) return value;
-    const config = JSON.parse(value) as { developmentOptions?: Record<string, unknown> };
-    config.developmentOptions = { ...config.developmentOptions, enableSmokeTestDriver: true };
-    return JSON.stringify(config);
-  };
-}
-
-/** What the .vsix holds of the extension (see .vscodeignore), copied from the working tree. */
-const INSTALLED_ENTRIES = ['package.json', 'dist', 'media', 'l10n', 'images', 'README.md', 'CHANGELOG.md', 'LICENSE'];
-
-/**
- * Installs the built extension at `source` into `extensionsDir` as `<publisher>.<name>-<version>`
- * (VS Code registers a folder it finds there in extensions.json, as after an install). Copies the
- * files a .vsix ships, from the working tree: no packaging, so dist/ is the development build.
- */
-export function installExtensionCopy(source: string, extensionsDir: string): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
-  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
-  fs.mkdirSync(target, { recursive: true });
-  const nls = fs.readdirSync(source).filter((f) => /^package\.nls(\.[\w-]+)?\.json$/.test(f));
-  for (const entry of [...INSTALLED_ENTRIES, ...nls]) {
-    const from = path.join(source, entry);
-    if (fs.existsSync(from)) fs.cpSync(from, path.join(target, entry), { recursive: true });
-  }
-  return target;
-}
-
-/** The `payload` URL parameter the workbench reads (VS Code's web integration test mechanism). */
-export function buildWorkbenchUrl(port: number, workspace: string | undefined, payload: [string, string][]): string {
-  const q = new URLSearchParams({ ...(workspace ? { folder: workspace } : { ew: 'true' }), payload: JSON.stringify(payload) });
-  return `http://127.0.0.1:${port}/?${q.toString()}`;
 }
 
 // ---- launch --------------------------------------------------------------------------------
@@ -500,35 +274,8 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       if (Array.isArray(logs)) vscodeLogs.push(...logs);
       resolveExit(typeof code === 'number' ? code : 1);
     });
-    page.on('pageerror', (err) => logLines.push(`[page error] ${err.message}`));
-    page.on('crash', () => logLines.push('[page crashed]'));
-    // Webview frames and VS Code's webview service worker: a page that stays blank is explained here
-    // (kept in relayed.log of a failed run, never printed).
-    const stamp = () => new Date().toISOString().slice(11, 23);
-    page.on('console', (message) => {
-      if (/\/webview\//.test(message.location().url)) logLines.push(`[webview ${stamp()}] ${message.type()}: ${message.text()}`);
-    });
-    const webviewRequest = (url: string) => /vscode-resource|vscode-cdn|\/webview\/browser\/pre\//.test(url);
-    const requestStarted = new WeakMap<object, number>();
-    context.on('request', (request) => {
-      if (!webviewRequest(request.url())) return;
-      requestStarted.set(request, Date.now());
-      logLines.push(`[webview request ${stamp()}] ${request.method()} ${request.url().slice(0, 200)}`);
-    });
-    const requestEnded = (outcome: string) => (request: BrowserRequest) => {
-      const started = requestStarted.get(request);
-      if (started === undefined) return;
-      const ms = Date.now() - started;
-      // Only the slow and the failed: a webview that waits on a resource shows here.
-      if (ms >= 1000 || outcome !== 'finished')
-        logLines.push(`[webview request ${stamp()}] ${outcome} after ${ms} ms: ${request.method()} ${request.url().slice(0, 200)}`);
-    };
-    context.on('requestfinished', requestEnded('finished'));
-    context.on('requestfailed', (request) => requestEnded(`failed (${request.failure()?.errorText ?? '?'})`)(request));
-    context.on('serviceworker', (worker) => {
-      logLines.push(`[service worker ${stamp()}] started: ${worker.url().replace(/\?.*/, '')}`);
-      worker.on('console', (message) => logLines.push(`[service worker ${stamp()}] ${message.type()}: ${message.text()}`));
-    });
+
+    recordPageEvents(page, context, logLines);
 
     const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
     const payload: [string, string][] = installExtension ? [] : [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
@@ -556,12 +303,4 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     await resource.close();
     throw err;
   }
-}
-
-/** Rejects after ms (for an overall deadline); the timer does not keep the process alive. */
-export function deadline(ms: number, what: string): Promise<never> {
-  return new Promise((_, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
-    t.unref();
-  });
 }

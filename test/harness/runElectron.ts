@@ -10,7 +10,7 @@ import * as path from 'path';
 import { runTests } from '@vscode/test-electron';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
 import { type EmulatorHandle, emulatorEnv, startSuiteEmulator } from './emulator';
-import { checkExtensionBuilt } from './launch';
+import { checkExtensionBuilt } from './workbenchConfig';
 import { FIXTURE_WORKSPACE, REPO_ROOT } from './paths';
 
 async function main(): Promise<number> {

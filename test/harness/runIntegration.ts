@@ -4,7 +4,8 @@
 // Exit code: the suite's, as reported by window.codeAutomationExit (never code-server's log).
 import * as fs from 'fs';
 import * as path from 'path';
-import { closeAllWorkbenches, deadline, launchWorkbench, type Workbench } from './launch';
+import { launchWorkbench, type Workbench } from './launch';
+import { closeAllWorkbenches, deadline } from './processes';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
 import { ensureRussianLanguagePack } from './languagePack';
 import { REPO_ROOT, RESULTS_DIR } from './paths';

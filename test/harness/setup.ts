@@ -1,123 +1,23 @@
 // Setup for the real-VS-Code tests: Debian packages, then code-server from npm into .cache/.
 // CLI: `node out/test/harness/setup.js [--vscode oldest|current|all] [--unit-packages]`. Idempotent;
 // a second run with a complete install is fast.
-import { type ChildProcess, spawn, type SpawnOptions, spawnSync } from 'child_process';
+// The Debian packages: aptPackages.ts; running commands, interrupts and the install lock: setupProcess.ts.
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { ensureAptPackages, UNIT_APT_PACKAGES } from './aptPackages';
 import { nodeFor, npmNodePaths, VSCODE_TARGETS, type VscodeTarget, vscodeTarget } from './paths';
-
-/**
- * Debian packages: the browser, ripgrep for search, the build tools node-gyp needs for the few native
- * modules the tests load (paths.ts: no Kerberos, terminal or keychain headers), a proxy and openssl.
- */
-export const APT_PACKAGES = [
-  'chromium',
-  'ripgrep',
-  // node-gyp needs a compiler, make and python3 to rebuild the native modules.
-  'build-essential',
-  'python3',
-  // A real forward proxy and a CA made in the test for `npm run test:crash` (proxy and TLS in VS Code).
-  'tinyproxy',
-  'openssl',
-];
-
-/**
- * What the unit tests use of them (they make CAs with openssl): `--unit-packages` installs only
- * these, before the unit tests start; the rest installs beside them.
- */
-export const UNIT_APT_PACKAGES = ['openssl'];
+import { interruption, log, onInterrupt, readJson, run, SetupError, withInstallLock } from './setupProcess';
 
 /** Native modules of the oldest VS Code's server (see VSCODE_TARGETS for every version's list). */
 export const VSCODE_NATIVE_MODULES = VSCODE_TARGETS.oldest.nativeModules;
-
-export class SetupError extends Error {}
-
-function log(message: string): void {
-  process.stdout.write(`[setup] ${message}\n`);
-}
-
-let currentChild: ChildProcess | undefined;
-let interruptedBy: NodeJS.Signals | undefined;
-
-/**
- * Runs a command to completion. On SIGINT/SIGTERM the setup waits for the running command to
- * finish (npm rolls back a half-done install) instead of leaving it running behind a new setup.
- */
-function run(command: string, args: string[], options: SpawnOptions = {}): Promise<void> {
-  if (interruptedBy) return Promise.reject(new SetupError(`interrupted (${interruptedBy})`));
-  const cwd = options.cwd ? String(options.cwd) : undefined;
-  if (cwd && !fs.existsSync(cwd)) {
-    return Promise.reject(new SetupError(`${cwd} has disappeared: is another setup running on the same .cache/?`));
-  }
-  log(`$ ${command} ${args.join(' ')}${cwd ? ` (in ${path.relative(process.cwd(), cwd) || '.'})` : ''}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: 'inherit', ...options });
-    currentChild = child;
-    child.on('error', (err) => reject(new SetupError(`${command} could not start: ${err.message}`)));
-    child.on('exit', (code, signal) => {
-      currentChild = undefined;
-      if (interruptedBy) reject(new SetupError(`interrupted (${interruptedBy})`));
-      else if (code === 0) resolve();
-      else reject(new SetupError(`${command} ${args.join(' ')} failed with ${signal ?? `exit code ${code}`}`));
-    });
-  });
-}
-
-function onInterrupt(signal: NodeJS.Signals): void {
-  if (interruptedBy) return;
-  interruptedBy = signal;
-  process.stderr.write(`\n[setup] ${signal}: waiting for the running step to stop; the install will be redone next time\n`);
-  // Ctrl+C reaches the whole foreground group already; a SIGTERM is usually aimed at us alone.
-  if (signal === 'SIGTERM') currentChild?.kill('SIGTERM');
-}
-
-function isInstalled(pkg: string): boolean {
-  const r = spawnSync('dpkg', ['-s', pkg], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' });
-  return r.status === 0 && /^Status: install ok installed$/m.test(r.stdout);
-}
-
-export function missingAptPackages(packages: readonly string[] = APT_PACKAGES): string[] {
-  const dpkg = spawnSync('dpkg', ['--version'], { stdio: 'ignore' });
-  if (dpkg.error || dpkg.status !== 0) {
-    throw new SetupError('dpkg is not available: this setup supports Debian/Ubuntu only.');
-  }
-  return packages.filter((p) => !isInstalled(p));
-}
-
-/** Installs missing Debian packages as root (true when it installed some); otherwise prints the command and fails. */
-export async function ensureAptPackages(packages: readonly string[] = APT_PACKAGES): Promise<boolean> {
-  const missing = missingAptPackages(packages);
-  if (missing.length === 0) return false;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot) {
-    const command = `sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing.join(' ')}`;
-    process.stderr.write(`[setup] Missing Debian packages: ${missing.join(' ')}\n`);
-    process.stderr.write(`[setup] Run this, then run the setup again:\n${command}\n`);
-    throw new SetupError(`missing Debian packages: ${missing.join(' ')}`);
-  }
-  log(`Installing Debian packages: ${missing.join(' ')}`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  await run('apt-get', ['update'], { env });
-  await run('apt-get', ['install', '-y', ...missing], { env });
-  const still = missingAptPackages(packages);
-  if (still.length > 0) throw new SetupError(`apt-get did not install: ${still.join(' ')}`);
-  return true;
-}
 
 interface Marker {
   codeServer: string;
   node: string;
   modules: string;
   installedAt: string;
-}
-
-function readJson<T>(file: string): T | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The Node ABI the target's native modules must match. */
@@ -312,45 +212,6 @@ export interface SetupResult {
   seconds: number;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** One installer at a time per install folder (parallel CI jobs, several terminals). */
-async function withInstallLock<T>(LOCK: string, what: string, fn: () => Promise<T>): Promise<T> {
-  fs.mkdirSync(path.dirname(LOCK), { recursive: true });
-  let waited = false;
-  for (;;) {
-    try {
-      const fd = fs.openSync(LOCK, 'wx');
-      fs.writeSync(fd, String(process.pid));
-      fs.closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(fs.readFileSync(LOCK, 'utf8').trim());
-      if (!owner || !pidAlive(owner)) {
-        fs.rmSync(LOCK, { force: true }); // stale: its owner died
-        continue;
-      }
-      if (!waited) log(`Another setup (pid ${owner}) is installing ${what}; waiting for it`);
-      waited = true;
-      await new Promise((r) => setTimeout(r, 1000));
-      if (interruptedBy) throw new SetupError(`interrupted (${interruptedBy})`);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    fs.rmSync(LOCK, { force: true });
-  }
-}
-
 /** Makes sure Debian packages, Node (when from npm) and code-server are there for each target. Rejects with SetupError on any failure. */
 export async function ensureSetup(targets: readonly VscodeTarget[] = [VSCODE_TARGETS.oldest]): Promise<SetupResult> {
   const started = Date.now();
@@ -402,6 +263,7 @@ if (require.main === module) {
     },
     (err: unknown) => {
       process.stderr.write(`[setup] FAILED: ${err instanceof Error ? err.message : String(err)}\n`);
+      const interruptedBy = interruption();
       process.exitCode = interruptedBy === 'SIGINT' ? 130 : interruptedBy === 'SIGTERM' ? 143 : 1;
     },
   );

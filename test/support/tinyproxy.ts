@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { freePort } from '../harness/launch';
+import { freePort } from '../harness/processes';
 
 export const TINYPROXY = '/usr/bin/tinyproxy';
 

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { Agent, buildConnector } from 'undici';
 import { CatalogCache } from '../../src/core/gateway/catalogCache';
 import { ReservationRoseError } from '../../src/core/gateway/errors';
-import { ImageTools, PaidCallFailure } from '../../src/mcp/server/imageTools';
+import { ImageTools } from '../../src/mcp/server/imageTools';
+import { PaidCallFailure } from '../../src/mcp/server/toolAnswers';
 import { caught, DEMO_KEYS, gatewaySuite, listFiles, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir, waitFor } from './support/gateway';
 import { launch, launchChild, type ToolResult } from './support/mcp';
 

@@ -1,23 +1,23 @@
 // What each MCP tool does, over the same pure core as the extension: the catalog, validation and
 // the estimate (prepare), the one job service (send once, stream to files, never lose a paid image),
 // and the spending cap, held by the job service from just before each paid call is sent. Arguments
-// arrive checked against their schemas (toolDefinitions.ts). Pure: no vscode import.
-import * as path from 'node:path';
+// arrive checked against their schemas (toolDefinitions.ts). The job a call runs is resolved in
+// toolJobs.ts, the answers' shapes and text are toolAnswers.ts. Pure: no vscode import.
 import { canEdit } from '../../core/gateway/catalog';
 import { CatalogCache } from '../../core/gateway/catalogCache';
-import { type CostEstimate, formatRubles, type FundsSnapshot } from '../../core/money/cost';
+import type { FundsSnapshot } from '../../core/money/cost';
 import { CancelledError, NotConfiguredError, ValidationError } from '../../core/gateway/errors';
-import { type CapStatus, SpendingCap } from '../../core/money/spendingCap';
+import { SpendingCap } from '../../core/money/spendingCap';
 import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/gateway/types';
 import type { HistoryStore } from '../../jobs/history';
 import { ImageJobService } from '../../jobs/imageJobs';
 import { JobHistoryRecord } from '../../jobs/jobRecord';
 import { settleBy } from '../../jobs/settle';
 import type { ImageApi, ImageJob, JobResult, PaidFailure } from '../../jobs/jobTypes';
-import type { StyledRequest, StyleInput } from '../../jobs/styledRequest';
 import type { McpConfig } from './config';
 import { PREVIEW_SIDE, previewOf } from './preview';
 import { WorkspaceStyles } from './styleTools';
+import { accountLines, type CallContext, capLine, imageLines, mimeTypeOf, modelLine, PaidCallFailure, range, rub, type ToolAnswer } from './toolAnswers';
 import type {
   AccountAnswer,
   EditArgs,
@@ -29,6 +29,7 @@ import type {
   ListModelsArgs,
   ListStylesAnswer,
 } from './toolDefinitions';
+import { ToolJobs } from './toolJobs';
 import { WorkspacePaths } from './workspacePaths';
 
 /** The part of the gateway client the tools use. */
@@ -39,44 +40,8 @@ export interface GatewayApi extends ImageApi {
   stats(): Promise<StatsSummary>;
 }
 
-export interface ToolAnswer<Structured> {
-  text: string;
-  structured: Structured;
-  /** A small PNG thumbnail (base64), never the full image. */
-  preview?: string;
-  /** Saved files, as resource links (clickable in VS Code's chat) for clients that know them. */
-  links?: { uri: string; name: string; mimeType?: string }[];
-}
-
-/** A paid call that failed: whether it was sent, and the paid images saved or kept before the failure. */
-export class PaidCallFailure extends Error {
-  constructor(
-    readonly error: unknown,
-    readonly sent: boolean,
-    /** Workspace-relative paths of the images saved before the failure. */
-    readonly saved: { path: string; uri: string }[],
-    readonly recovered: { manifestPath: string; files: string[]; reason: string } | undefined,
-  ) {
-    super(error instanceof Error ? error.message : String(error));
-  }
-}
-
-/** What the protocol side gives a call: the client's cancellation, progress notes, and a channel for what comes after a cancel. */
-export interface CallContext {
-  signal?: AbortSignal;
-  progress?: (message: string) => void;
-  /** Said once the call's own answer can no longer be (it was cancelled after the gateway had charged). */
-  notify?: (message: string) => void;
-  /** The client's name from `initialize` (clientInfo.name): recorded as who made the result. */
-  client?: string;
-}
-
 /** A paid call reports progress this often while the gateway works (some clients time out when silent). */
 const HEARTBEAT_MS = 10_000;
-
-export const EDIT_FILE_NAME_PATTERN = '{name}.edit-{index}';
-export const FILE_NAME_PATTERN = '{date}-{slug}-{model}-{index}';
-const MIME_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.svg': 'image/svg+xml' };
 
 export interface ImageToolsOptions {
   /** Whether saved PNGs carry their request (GATEWAY_IMAGES_EMBED_PROVENANCE). */
@@ -95,6 +60,7 @@ export class ImageTools {
   private readonly catalog: CatalogCache;
   private readonly styles: WorkspaceStyles;
   private readonly jobs: ImageJobService;
+  private readonly toolJobs: ToolJobs;
   private funds: FundsSnapshot = {};
   private readonly inFlight = new Set<Promise<unknown>>();
   private closing = false;
@@ -108,6 +74,7 @@ export class ImageTools {
     this.paths = new WorkspacePaths(config.workspaceRoot);
     this.catalog = options.catalog ?? new CatalogCache(() => this.api().imageModels());
     this.styles = new WorkspaceStyles(config.workspaceRoot, config.workspaceTrusted !== false, this.catalog);
+    this.toolJobs = new ToolJobs(config, this.paths, this.styles, this.catalog);
     this.jobs = new ImageJobService({
       api: () => Promise.resolve(this.paidApi()),
       models: () => this.catalog.get(),
@@ -170,14 +137,7 @@ export class ImageTools {
         (args.min_n === undefined || m.max_n >= args.min_n) &&
         (args.supports_seed === undefined || m.supports_seed === args.supports_seed),
     );
-    const lines = models.map(
-      (m) =>
-        `- ${m.id}${m.provider ? ` (${m.provider})` : ''}: ${rub(m.min_price_per_image)}–${rub(m.max_price_per_image)} per image, max_n ${m.max_n}, ` +
-        `${canEdit(m) ? `edits (up to ${m.max_input_references} references)` : 'no editing'}${m.supports_generation ? '' : ', edit only'}` +
-        `${m.supported_resolutions.length ? `, resolutions ${m.supported_resolutions.join('/')}` : ''}` +
-        `${m.supported_aspect_ratios.length ? `, aspect ratios ${m.supported_aspect_ratios.join('/')}` : ''}` +
-        `${m.supported_background.length ? `, background ${m.supported_background.join('/')}` : ''}`,
-    );
+    const lines = models.map(modelLine);
     const head = models.length
       ? `${models.length} image model(s). Prices are per image in rubles; a request reserves max price × n.`
       : 'No image model matches these filters.';
@@ -192,7 +152,7 @@ export class ImageTools {
 
   /** The very checks of generate_image (no images) or edit_image (images), paths and style included; sends nothing. */
   async estimate(args: EstimateArgs): Promise<ToolAnswer<EstimateAnswer>> {
-    const { job, styled } = await this.jobOf(args, args.images);
+    const { job, styled } = await this.toolJobs.jobOf(args, args.images);
     const { model, estimate, request } = await this.jobs.prepare(job);
     const refused = this.cap.refusal(estimate.reservation);
     const verdict = refused
@@ -228,7 +188,7 @@ export class ImageTools {
   }
 
   private async paidCall(args: GenerateArgs, images: string[] | undefined, context: CallContext): Promise<ToolAnswer<ImageAnswer>> {
-    const { job, styled } = await this.jobOf(args, images);
+    const { job, styled } = await this.toolJobs.jobOf(args, images);
     if (styled.confirm) {
       throw new ValidationError(
         'style',
@@ -305,17 +265,7 @@ export class ImageTools {
 
   private async imageAnswer(result: JobResult, verb: string, style: string | undefined): Promise<ToolAnswer<ImageAnswer>> {
     const files = result.files.map((file) => this.fileOf(file));
-    const cost = result.usage?.cost_rub !== undefined ? rub(result.usage.cost_rub) : 'unknown';
-    const balance = result.usage?.balance !== undefined ? rub(result.usage.balance) : 'unknown';
-    const lines = [
-      `${verb} ${files.length} image(s) with ${result.model}${style ? ` in style ${style}` : ''}. Cost ${cost} (reserved ${rub(result.estimate.reservation)}), balance after ${balance}.`,
-      'Saved (workspace-relative paths):',
-      ...files.map((f) => `- ${f.path} (${f.uri})`),
-    ];
-    if (result.recovered)
-      lines.push(
-        `Could not save ${result.recovered.files.length} paid image(s) into the workspace (${result.recovered.reason}); they are kept in ${result.recovered.manifestPath}.`,
-      );
+    const lines = imageLines(result, files, verb, style);
     const preview = result.files[0] ? await previewOf(result.files[0]) : undefined;
     lines.push(preview ? `Preview: the first image, at most ${PREVIEW_SIDE} px.` : 'No preview of this image.');
     return {
@@ -330,7 +280,7 @@ export class ImageTools {
         ...(result.recovered ? { recovered: result.recovered } : {}),
       }),
       preview,
-      links: files.map((f) => ({ uri: f.uri, name: f.path, mimeType: MIME_TYPES[path.extname(f.path).toLowerCase()] })),
+      links: files.map((f) => ({ uri: f.uri, name: f.path, mimeType: mimeTypeOf(f.path) })),
     };
   }
 
@@ -338,16 +288,7 @@ export class ImageTools {
     const api = this.paidApi();
     const [balance, key, stats] = await Promise.all([api.balance(), api.key(), api.stats()]);
     this.funds = { balance: balance.balance, budget: balance.budget ?? key.budget?.remaining };
-    const lines = [`Balance ${rub(balance.balance)}.`];
-    if (key.budget) {
-      const reset = key.budget.reset_interval ? `, resets ${key.budget.reset_interval}${key.budget.reset_at ? ` on ${key.budget.reset_at}` : ''}` : '';
-      lines.push(`Key "${key.name ?? ''}": budget ${rub(key.budget.remaining)} left of ${rub(key.budget.initial)}${reset}.`);
-    } else lines.push(`Key "${key.name ?? ''}": no budget.`);
-    lines.push(key.expires_at ? `The key expires on ${key.expires_at}.` : 'The key does not expire.');
-    lines.push(
-      `Today: ${rub(stats.today_spend)} in ${stats.today_requests} request(s); 30 days: ${rub(stats.month_spend)} in ${stats.month_requests}, ${rub(stats.avg_daily_spend)} a day on average.`,
-    );
-    if (stats.top_model_by_spend) lines.push(`Top model by spend: ${stats.top_model_by_spend}.`);
+    const lines = accountLines(balance, key, stats);
     // Copies: the records' own types have no index signature; the answer's schema lets a gateway's extra fields through.
     return this.answer(lines.join('\n'), { balance: { ...balance }, key: { ...key }, stats: { ...stats } });
   }
@@ -367,59 +308,4 @@ export class ImageTools {
       throw new NotConfiguredError('apiKey', 'No API key: set GATEWAY_IMAGES_API_KEY (in VS Code: Gateway Images: Set API Key). Nothing was sent.');
     return this.api();
   }
-
-  /**
-   * The job a paid call would run (an edit when `images` is given), its paths resolved inside the
-   * workspace: the style (if any) and the arguments made into the request by the one resolution.
-   * The output folder: the argument's, else the style's, else next to the first image or the default.
-   */
-  private async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; styled: StyledRequest }> {
-    const references: string[] = [];
-    for (const image of images ?? []) references.push(await this.paths.resolve('images', image));
-    const { prompt, model, style, images: _images, output_directory: _output, ...options } = args;
-    // An estimate may come before the prompt is written: any text estimates the same.
-    const input: StyleInput = { prompt: prompt?.trim() ?? 'estimate', model: model?.trim(), options, references };
-    let styled = await this.styles.apply(style, input);
-    if (!styled.request.model) styled = await this.styles.apply(style, { ...input, model: await this.defaultModel(references.length) });
-    const first = references[0];
-    // The argument, else the style's (decided by the same rule), else next to the first image (as it was named), else the default.
-    const directory =
-      args.output_directory !== undefined
-        ? await this.paths.outputFolder('output_directory', args.output_directory)
-        : (styled.output.directory ?? (await this.paths.outputFolder('output_directory', first ? path.dirname(first) : this.config.outputDirectory)));
-    const job: ImageJob = {
-      request: styled.request,
-      references: styled.references,
-      transport: 'input_references',
-      output: first
-        ? { directory, pattern: styled.output.pattern ?? EDIT_FILE_NAME_PATTERN, sourceName: path.basename(first, path.extname(first)) }
-        : { directory, pattern: styled.output.pattern ?? FILE_NAME_PATTERN },
-      ...(styled.style ? { style: styled.style } : {}),
-    };
-    return { job, styled };
-  }
-
-  /** The cheapest model that can do the job (generation, or an edit with that many references). */
-  private async defaultModel(references: number): Promise<string> {
-    const fits = (m: ImageModel) => (references ? canEdit(m) && m.max_input_references >= references : m.supports_generation);
-    const [cheapest] = (await this.catalog.get()).filter(fits).sort((a, b) => a.max_price_per_image - b.max_price_per_image || a.id.localeCompare(b.id));
-    if (!cheapest)
-      throw new ValidationError(
-        'model',
-        references ? `No model edits with ${references} reference image(s).` : 'The gateway lists no model that generates images.',
-      );
-    return cheapest.id;
-  }
-}
-
-function rub(amount: number): string {
-  return formatRubles(amount, 'en');
-}
-
-function range(estimate: CostEstimate): string {
-  return estimate.expectedMin === estimate.expectedMax ? rub(estimate.expectedMax) : `${rub(estimate.expectedMin)}–${rub(estimate.expectedMax)}`;
-}
-
-export function capLine(cap: CapStatus): string {
-  return `Spending cap: ${rub(cap.remainingThisSession)} left of ${rub(cap.maxCostPerSession)} this session (${rub(cap.spentThisSession)} spent); at most ${rub(cap.maxCostPerCall)} reserved per call.`;
 }

@@ -8,7 +8,8 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import { GatewayError, SpendingCapError, summarizeError, ValidationError } from '../../core/gateway/errors';
 import { stoppedByProxy, untrustedCertificate } from '../../core/gateway/networkErrors';
 import { ENV } from './config';
-import { type CallContext, capLine, type ImageTools, PaidCallFailure, type ToolAnswer } from './imageTools';
+import type { ImageTools } from './imageTools';
+import { type CallContext, capLine, PaidCallFailure, type ToolAnswer } from './toolAnswers';
 import { TOOLS } from './toolDefinitions';
 
 export const SERVER_NAME = 'gateway-images';

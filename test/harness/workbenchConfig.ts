@@ -1,0 +1,97 @@
+// How code-server, Chromium and the workbench page are set up for a run: command-line flags, the
+// checks that the extension is built and code-server installed, the extension copied in as a user
+// has it, and the workbench URL with its test payload.
+import * as fs from 'fs';
+import * as path from 'path';
+import { EXTENSION_BUNDLE, REPO_ROOT, selectedVscodeTarget, type VscodeTarget } from './paths';
+import { isCodeServerInstalled } from './setup';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export const CODE_SERVER_FLAGS = [
+  '--auth',
+  'none',
+  '--disable-telemetry',
+  '--disable-update-check',
+  '--disable-workspace-trust',
+  '--disable-getting-started-override',
+];
+
+/** The flags for a run with Workspace Trust on (the workspace starts untrusted). */
+export function codeServerFlags(workspaceTrust: boolean): string[] {
+  return workspaceTrust ? CODE_SERVER_FLAGS.filter((f) => f !== '--disable-workspace-trust') : [...CODE_SERVER_FLAGS];
+}
+
+export function checkExtensionBuilt(): void {
+  if (!fs.existsSync(EXTENSION_BUNDLE)) {
+    throw new Error(`${path.relative(REPO_ROOT, EXTENSION_BUNDLE)} is missing: build the extension first with \`npm run build\` (or \`node esbuild.mjs\`).`);
+  }
+}
+
+export function checkCodeServerInstalled(t: VscodeTarget = selectedVscodeTarget()): void {
+  if (!isCodeServerInstalled(t)) {
+    throw new Error(
+      `code-server ${t.codeServer} (${t.name}) is not installed: run \`npm run setup:vscode\` (node out/test/harness/setup.js --vscode ${t.name}).`,
+    );
+  }
+}
+
+export function writeJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
+}
+
+/**
+ * Runs in the page before the workbench: the workbench reads its configuration from the
+ * `data-settings` JSON of the vscode-workbench-web-configuration meta tag; this returns it with
+ * `developmentOptions.enableSmokeTestDriver` set, as the server writes it when started with
+ * --enable-smoke-test-driver. (Rewriting the HTML response instead breaks the remote connection.)
+ */
+export function enableSmokeTestDriverInPage(): void {
+  type Attr = (this: { id: string }, name: string) => string | null;
+  const proto = (globalThis as unknown as { Element: { prototype: { getAttribute: Attr } } }).Element.prototype;
+  const original = proto.getAttribute;
+  proto.getAttribute = function (this: { id: string }, name: string): string | null {
+    const value = original.call(this, name);
+    if (this.id !== 'vscode-workbench-web-configuration' || name !== 'data-settings' || !value) return value;
+    const config = JSON.parse(value) as { developmentOptions?: Record<string, unknown> };
+    config.developmentOptions = { ...config.developmentOptions, enableSmokeTestDriver: true };
+    return JSON.stringify(config);
+  };
+}
+
+/** What the .vsix holds of the extension (see .vscodeignore), copied from the working tree. */
+const INSTALLED_ENTRIES = ['package.json', 'dist', 'media', 'l10n', 'images', 'README.md', 'CHANGELOG.md', 'LICENSE'];
+
+/**
+ * Installs the built extension at `source` into `extensionsDir` as `<publisher>.<name>-<version>`
+ * (VS Code registers a folder it finds there in extensions.json, as after an install). Copies the
+ * files a .vsix ships, from the working tree: no packaging, so dist/ is the development build.
+ */
+export function installExtensionCopy(source: string, extensionsDir: string): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  fs.mkdirSync(target, { recursive: true });
+  const nls = fs.readdirSync(source).filter((f) => /^package\.nls(\.[\w-]+)?\.json$/.test(f));
+  for (const entry of [...INSTALLED_ENTRIES, ...nls]) {
+    const from = path.join(source, entry);
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(target, entry), { recursive: true });
+  }
+  return target;
+}
+
+/** The `payload` URL parameter the workbench reads (VS Code's web integration test mechanism). */
+export function buildWorkbenchUrl(port: number, workspace: string | undefined, payload: [string, string][]): string {
+  const q = new URLSearchParams({ ...(workspace ? { folder: workspace } : { ew: 'true' }), payload: JSON.stringify(payload) });
+  return `http://127.0.0.1:${port}/?${q.toString()}`;
+}
