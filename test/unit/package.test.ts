@@ -156,6 +156,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/l10n.js',
       'extension/dist/plural.js',
       'extension/media/studio/studio.css',
+      'extension/media/studio/gallery.css',
     ];
     for (const walkthrough of pkg.contributes?.walkthroughs ?? []) {
       for (const step of walkthrough.steps ?? []) {
