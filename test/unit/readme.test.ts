@@ -38,6 +38,7 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run l10n': 'test/unit/readme.test.ts',
   'npm run compile-tests': 'package.json', // a step of `npm test`
   'npm run lint': 'package.json', // a step of `npm test`
+  'npm run lint:layers': 'package.json', // a step of `npm run lint`
   'npm run format:check': 'package.json', // a step of `npm test`
   'npm run format': 'test/unit/readme.test.ts',
   'npm run setup:vscode': 'test/harness/testAll.ts', // a layer of `npm test`
