@@ -156,7 +156,7 @@ const contexts = await Promise.all([
   nodeBundle('plural', 'src/core/common/plural.ts'),
   nodeBundle('gateway', 'src/core/gateway/gatewayBundle.ts'),
   // The results journal's code, loaded when the history is first read (not at activation).
-  nodeBundle('results', 'src/jobs/resultsBundle.ts'),
+  nodeBundle('results', 'src/jobs/results/resultsBundle.ts'),
   // Generate Images from File's code (claim, plan, confirmation, run, report), loaded when a prompt file is first run.
   nodeBundle('promptFiles', 'src/commands/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
   // The prompt written by the editor's language model (Generate Image for Selection), loaded when first used.

@@ -6,9 +6,9 @@ import * as vscode from 'vscode';
 import { AccountModel } from './account/accountModel';
 import { normalizeBaseUrl } from './core/gateway/baseUrl';
 import { CatalogCache, type CatalogSnapshot } from './core/gateway/catalogCache';
-import { agentJournalFile } from './jobs/agentJournal';
-import { HistoryStore, type ResultsOpenReport } from './jobs/history';
-import type * as ResultsModules from './jobs/resultsBundle';
+import { agentJournalFile } from './jobs/results/agentJournal';
+import { HistoryStore, type ResultsOpenReport } from './jobs/results/history';
+import type * as ResultsModules from './jobs/results/resultsBundle';
 import type { ThumbnailCache } from './core/files/thumbnailCache';
 import { ImageJobService } from './jobs/imageJobs';
 import { InFlightJournal } from './jobs/inFlight';
@@ -18,7 +18,7 @@ import { ApiKeyStore } from './host/secrets';
 import { readSettings } from './host/settings';
 import type { ConfirmRequest } from './jobs/jobTypes';
 import { OutcomeChecks } from './jobs/outcomeCheck';
-import type { PromptFileClaims } from './jobs/promptFileClaim';
+import type { PromptFileClaims } from './jobs/promptFiles/promptFileClaim';
 
 export interface Services {
   context: vscode.ExtensionContext;

@@ -5,8 +5,8 @@ import { type AccountSnapshot } from '../account/accountModel';
 import { runwayLines } from '../account/runway';
 import { formatRubles } from '../core/money/cost';
 import { dailySpend, type SpendRecord, spendChartMarkdown, spendWindowBounds } from '../core/money/spendChart';
-import { type LedgerRecord, spendLedger } from '../jobs/spendLedger';
-import { spendLedgerMarkdown } from '../jobs/spendLedgerMarkdown';
+import { type LedgerRecord, spendLedger } from '../jobs/results/spendLedger';
+import { spendLedgerMarkdown } from '../jobs/results/spendLedgerMarkdown';
 
 export { spendWindowBounds } from '../core/money/spendChart';
 export { exportResultsCsv } from './resultsCsvExport';

@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import type { BatchLine } from '../core/requests/batchFile';
 import { trPlural } from '../core/common/plural';
-import type { LineOutcome } from '../jobs/batch';
-import type { HeldLine } from '../jobs/heldLines';
+import type { LineOutcome } from '../jobs/promptFiles/batch';
+import type { HeldLine } from '../jobs/promptFiles/heldLines';
 import { type Services } from '../services';
 
 /**

@@ -9,7 +9,7 @@ import type { BatchLine } from '../core/requests/batchFile';
 import { asCostEstimate, combineEstimates } from '../core/money/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../core/money/cost';
 import type { ImageModel } from '../core/gateway/types';
-import type { LineOutcome } from '../jobs/batch';
+import type { LineOutcome } from '../jobs/promptFiles/batch';
 import { readPathSetting, readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { describeLineStyles } from './batchStyles';
@@ -57,7 +57,7 @@ export interface PromptFileRun {
   prepare(): Promise<{ lines: BatchLine[]; directory: string; confirm: boolean; models: ImageModel[] }>;
 }
 
-/** Generate Images from File from the UI or by arguments: the run (jobs/promptFileRun.ts) with VS Code's questions, progress and report. */
+/** Generate Images from File from the UI or by arguments: the run (jobs/promptFiles/promptFileRun.ts) with VS Code's questions, progress and report. */
 export async function runPromptFileCommand(services: Services, run: PromptFileRun): Promise<BatchResult> {
   const { file, args, interactive } = run;
   const name = path.basename(file.fsPath);

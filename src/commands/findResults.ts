@@ -1,14 +1,14 @@
 // Find Image Results… (dist/findResults.js, loaded on first use): a quick pick over the whole
-// results journal. The query is one line (jobs/resultSearch.ts): words of the prompt, model:, style:,
+// results journal. The query is one line (jobs/results/resultSearch.ts): words of the prompt, model:, style:,
 // who:, from:, to:, cost:. Picking a result opens its image, as the gallery's card does. With an
 // argument ({ query }) it answers without asking: what matches (for tests and other extensions).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubles } from '../core/money/cost';
 import { trPlural } from '../core/common/plural';
-import { originLabel } from '../jobs/resultOrigin';
-import { parseResultQuery } from '../jobs/resultSearch';
-import type { GallerySlot } from '../jobs/resultsIndex';
+import { originLabel } from '../jobs/results/resultOrigin';
+import { parseResultQuery } from '../jobs/results/resultSearch';
+import type { GallerySlot } from '../jobs/results/resultsIndex';
 import { type Services } from '../services';
 
 /** The quick pick shows this many matches (the count says how many there are in all). */

@@ -6,7 +6,7 @@ import { formatRubleRange, formatRubles } from '../core/money/cost';
 import { JobHistoryRecord } from '../jobs/jobRecord';
 import { settleBy } from '../jobs/settle';
 import type { ImageJob, JobEvent, JobResult, PaidFailure } from '../jobs/jobTypes';
-import type { ResultOrigin } from '../jobs/resultOrigin';
+import type { ResultOrigin } from '../jobs/results/resultOrigin';
 import { type Services } from '../services';
 import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { FALLBACK_RECOVERY_DIR } from '../core/files/imageStore';
 import type { WaitingFile, WaitingJob } from '../core/files/recoveryFolder';
 import { loadBundle as folder } from '../host/gatewayConnection';
-import { HistoryStore } from '../jobs/history';
+import { HistoryStore } from '../jobs/results/history';
 import { recordRecovered } from '../jobs/jobRecord';
 import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';

@@ -1,9 +1,9 @@
 // Gateway Images: Export Results as CSV…: the whole results journal of this workspace, one row per
-// result (jobs/resultsCsv.ts), to a file the user picks. Loaded with the Account and Usage page's chunk.
+// result (jobs/results/resultsCsv.ts), to a file the user picks. Loaded with the Account and Usage page's chunk.
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { trPlural } from '../core/common/plural';
-import { resultsCsv } from '../jobs/resultsCsv';
+import { resultsCsv } from '../jobs/results/resultsCsv';
 import { type Services } from '../services';
 
 /** Errors reject: the command's registration (account.ts) shows them, with the code already loaded at activation. */

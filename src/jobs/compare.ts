@@ -5,7 +5,7 @@ import { GatewayError, refusedBeforeSending } from '../core/gateway/errors';
 import { type GenerationRequest, type ImageModel } from '../core/gateway/types';
 import { collectIssues } from '../core/requests/validation';
 import { type ImageJobService } from './imageJobs';
-import type { HistoryStore } from './history';
+import type { HistoryStore } from './results/history';
 import { recordFailure, recordResult } from './jobRecord';
 import type { ImageJob, JobResult, PaidFailure } from './jobTypes';
 import { runBounded } from './pool';

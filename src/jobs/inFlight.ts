@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { replaceFileWith } from '../core/files/replaceFile';
 import type { GenerationRequest } from '../core/gateway/types';
 import type { JobResult } from './jobResult';
-import type { BatchTag } from './resultsIndex';
+import type { BatchTag } from './results/resultsIndex';
 
 export interface InFlightRecord {
   /** The job's staging id: its images are `<id>-<index>.img|part` in `stagingDir`. */

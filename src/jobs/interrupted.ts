@@ -15,7 +15,7 @@ import { expandFileNamePattern } from '../core/files/naming';
 import { trPlural } from '../core/common/plural';
 import { type RecoveryFile, type RecoveryManifest, writeRecoveryManifest } from '../core/files/recoveryManifest';
 import { isWholeImage } from '../core/files/wholeImage';
-import type { HistoryEntry, HistoryStore } from './history';
+import type { HistoryEntry, HistoryStore } from './results/history';
 import type { InFlightRecord } from './inFlight';
 
 export interface InterruptedJob {

@@ -2,7 +2,7 @@
 // then with its cost, and a paid request that did not deliver its images (PaidFailure) as paid, with
 // where its images or its answer wait. The one way results are written (single jobs, prompt-file
 // lines, comparisons). No vscode import.
-import type { HistoryEntry, HistoryStore } from './history';
+import type { HistoryEntry, HistoryStore } from './results/history';
 import type { PaidFailure } from './jobTypes';
 
 /** What a job tells the history about itself; the rest comes from its result. */

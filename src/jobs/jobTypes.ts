@@ -10,7 +10,7 @@ import type { StyleRecord } from '../core/requests/styleFile';
 import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } from '../core/gateway/types';
 import type { InFlightJournal } from './inFlight';
 import type { JobResult, RecoveredFiles } from './jobResult';
-import type { BatchTag } from './resultsIndex';
+import type { BatchTag } from './results/resultsIndex';
 
 export type EditTransport = 'input_references' | 'multipart';
 

@@ -5,9 +5,9 @@
 // request's expected minimum since before it was sent) or still 'unknown'. It is written into the
 // result's journal entry. No vscode import.
 import { fromKopecks, toKopecks } from '../core/money/cost';
-import type { HistoryStore } from './history';
+import type { HistoryStore } from './results/history';
 import type { PaidFailure } from './jobTypes';
-import type { OutcomeCheck } from './resultsIndex';
+import type { OutcomeCheck } from './results/resultsIndex';
 
 /** The key's figures at one moment. */
 export interface SpendReading {

@@ -7,9 +7,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type * as GatewayBundle from '../core/gateway/gatewayBundle';
 import { ConfigError, connectionSecrets, ENV, type McpConfig, PROXY_VARIABLES, readConfig } from './server/config';
-import { HistoryStore } from '../jobs/history';
-import { SharedJournal } from '../jobs/journalFile';
-import { journalLine, ResultsIndex } from '../jobs/resultsIndex';
+import { HistoryStore } from '../jobs/results/history';
+import { SharedJournal } from '../jobs/results/journalFile';
+import { journalLine, ResultsIndex } from '../jobs/results/resultsIndex';
 import { ImageTools } from './server/imageTools';
 import { createMcpServer } from './server/mcpServer';
 

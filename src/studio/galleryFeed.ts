@@ -3,9 +3,9 @@
 // shows, and the time the first page took to appear.
 import { readFile } from 'node:fs/promises';
 import type * as vscode from 'vscode';
-import type { HistoryChange } from '../jobs/history';
-import { parseResultQuery } from '../jobs/resultSearch';
-import type { ResultsIndex } from '../jobs/resultsIndex';
+import type { HistoryChange } from '../jobs/results/history';
+import { parseResultQuery } from '../jobs/results/resultSearch';
+import type { ResultsIndex } from '../jobs/results/resultsIndex';
 import type { Services } from '../services';
 import type { GalleryPageRequest, GalleryPageView, GalleryShownMessage, ThumbnailsRequest, ToWebviewMessage } from './protocol';
 import { thumbnailStandIn, toGalleryItems, toGalleryPage } from './view';

@@ -22,7 +22,7 @@ export const LIMITS = {
   droppedUris: 64,
   /** Gallery items one page request may ask for. */
   galleryPage: 200,
-  /** The gallery's filter (a query of jobs/resultSearch.ts). */
+  /** The gallery's filter (a query of jobs/results/resultSearch.ts). */
   galleryFilter: 500,
   /** Thumbnails one request may ask for. */
   thumbnails: 64,

@@ -8,7 +8,7 @@ import { canEdit } from '../core/gateway/catalog';
 import { checkAffordable, estimateCost, formatRubleRange, formatRubles, fundsAfter } from '../core/money/cost';
 import { type GenerationRequest, type ImageModel, OUTPUT_FORMAT_VALUES, QUALITY_VALUES } from '../core/gateway/types';
 import { collectIssues } from '../core/requests/validation';
-import type { GallerySlot, ResultsIndex } from '../jobs/resultsIndex';
+import type { GallerySlot, ResultsIndex } from '../jobs/results/resultsIndex';
 import type { GenerateArgs } from '../commands/commandArgs';
 import {
   FORM_FIELDS,

@@ -3,7 +3,7 @@
 // leaves it, read anew by a reloaded window.
 import * as fs from 'fs';
 import * as path from 'path';
-import { type HistoryEntry, journalLine } from '../../src/jobs/resultsIndex';
+import { type HistoryEntry, journalLine } from '../../src/jobs/results/resultsIndex';
 import { generateCard, openStudio } from './studioPage';
 import { type OpenedWorkbench, reloadWindow, waitFor } from './workbench';
 

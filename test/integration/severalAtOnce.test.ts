@@ -6,8 +6,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { WaitingJob } from '../../src/core/files/recoveryFolder';
-import { HistoryStore, type HistoryEntry } from '../../src/jobs/history';
-import * as resultsCode from '../../src/jobs/resultsBundle';
+import { HistoryStore, type HistoryEntry } from '../../src/jobs/results/history';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { admin, api, captureUi, closeAllEditors, emulatorBalance, paidRequests, prepareSuite, rejectionOf, waitUntil, workspaceRoot } from './support';
 
 interface BatchResultJson {

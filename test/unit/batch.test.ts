@@ -4,10 +4,10 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { type BatchLine, parseBatchFile } from '../../src/core/requests/batchFile';
 import { estimateCost } from '../../src/core/money/cost';
-import { type LineOutcome, planResume, runBatch, skipFoundByProvenance, summarize } from '../../src/jobs/batch';
-import { batchReport, reportPathFor } from '../../src/jobs/batchReport';
+import { type LineOutcome, planResume, runBatch, skipFoundByProvenance, summarize } from '../../src/jobs/promptFiles/batch';
+import { batchReport, reportPathFor } from '../../src/jobs/promptFiles/batchReport';
 import { runBounded } from '../../src/jobs/pool';
-import { type HistoryEntry, journalLine, ResultsIndex } from '../../src/jobs/resultsIndex';
+import { type HistoryEntry, journalLine, ResultsIndex } from '../../src/jobs/results/resultsIndex';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 const FIVE = ['a cat', 'a dog', 'a fox', 'an owl', 'a bee'].join('\n');

@@ -9,13 +9,13 @@ import * as path from 'node:path';
 import { type BatchLine, parseBatchFile } from '../../src/core/requests/batchFile';
 import { estimateCost } from '../../src/core/money/cost';
 import { readPngTextChunk } from '../../src/core/files/pngText';
-import { existsWith, filesIn, findLinesByProvenance } from '../../src/jobs/batchProvenance';
-import { type LineOutcome, planResume, type ResumePlan, runBatch, skipFoundByProvenance } from '../../src/jobs/batch';
-import { batchReport, skippedSummary } from '../../src/jobs/batchReport';
-import { HistoryStore } from '../../src/jobs/history';
+import { existsWith, filesIn, findLinesByProvenance } from '../../src/jobs/promptFiles/batchProvenance';
+import { type LineOutcome, planResume, type ResumePlan, runBatch, skipFoundByProvenance } from '../../src/jobs/promptFiles/batch';
+import { batchReport, skippedSummary } from '../../src/jobs/promptFiles/batchReport';
+import { HistoryStore } from '../../src/jobs/results/history';
 import { recordFailure, recordResult } from '../../src/jobs/jobRecord';
 import { PROVENANCE_KEYWORD } from '../../src/jobs/provenance';
-import * as resultsCode from '../../src/jobs/resultsBundle';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 const PROMPTS = ['a cat', 'a dog', 'a fox', 'an owl'].join('\n');

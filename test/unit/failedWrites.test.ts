@@ -11,7 +11,7 @@ import { pngThumbnail } from '../../src/core/files/pngThumbnail';
 import { type RecoveryManifest, writeRecoveryManifest } from '../../src/core/files/recoveryManifest';
 import { ThumbnailCache } from '../../src/core/files/thumbnailCache';
 import { InFlightJournal, type InFlightStart } from '../../src/jobs/inFlight';
-import { SharedJournal } from '../../src/jobs/journalFile';
+import { SharedJournal } from '../../src/jobs/results/journalFile';
 import { fillUp, orSkip, TmpfsMounts } from './support/tmpfs';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'images');

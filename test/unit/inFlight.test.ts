@@ -5,11 +5,11 @@ import { link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { NotRecordedError } from '../../src/core/gateway/errors';
 import { listRecoverable } from '../../src/core/files/recoveryFolder';
-import { HistoryStore } from '../../src/jobs/history';
+import { HistoryStore } from '../../src/jobs/results/history';
 import { InFlightJournal, type InFlightRecord } from '../../src/jobs/inFlight';
-import { holdPaidLines } from '../../src/jobs/heldLines';
+import { holdPaidLines } from '../../src/jobs/promptFiles/heldLines';
 import { recordInterrupted, settleInterrupted, settleRecord } from '../../src/jobs/interrupted';
-import * as resultsCode from '../../src/jobs/resultsBundle';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { paintPng } from '../../tools/emulator/png';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
 

@@ -5,10 +5,10 @@ import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spendWindowBounds } from '../../src/core/money/spendChart';
-import { journalLine, type ResultsIndex } from '../../src/jobs/resultsIndex';
-import { HistoryStore, type HistoryEntry, type LegacyHistory, type ResultsOpenReport } from '../../src/jobs/history';
+import { journalLine, type ResultsIndex } from '../../src/jobs/results/resultsIndex';
+import { HistoryStore, type HistoryEntry, type LegacyHistory, type ResultsOpenReport } from '../../src/jobs/results/history';
 import { JobHistoryRecord } from '../../src/jobs/jobRecord';
-import * as resultsCode from '../../src/jobs/resultsBundle';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { GalleryList } from '../../src/studio/galleryList';
 
 const request = { model: 'aurora-1', prompt: 'a fox' };

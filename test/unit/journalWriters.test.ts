@@ -5,8 +5,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HistoryStore } from '../../src/jobs/history';
-import * as resultsCode from '../../src/jobs/resultsBundle';
+import { HistoryStore } from '../../src/jobs/results/history';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { runWriter, type WriterReport } from './support/journalWriter';
 
 let dir: string;

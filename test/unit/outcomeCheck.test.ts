@@ -4,11 +4,11 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { AccountModel } from '../../src/account/accountModel';
 import { GatewayError } from '../../src/core/gateway/errors';
-import { HistoryStore } from '../../src/jobs/history';
+import { HistoryStore } from '../../src/jobs/results/history';
 import { JobHistoryRecord } from '../../src/jobs/jobRecord';
 import type { PaidFailure } from '../../src/jobs/jobTypes';
 import { judgeOutcome, OutcomeChecks } from '../../src/jobs/outcomeCheck';
-import * as resultsCode from '../../src/jobs/resultsBundle';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { caught, gatewaySuite, newService, paidRequests, SMALL, waitFor } from './support/gateway';
 
 describe('Unknown outcomes checked after their deadline', function () {

@@ -1,8 +1,8 @@
 // Finding results: the one-line query (words of the prompt, model:, style:, who:, from:, to:, cost:)
 // and the index's filtered gallery over it, newest first, each result's files together.
 import * as assert from 'node:assert/strict';
-import { isEmptyQuery, parseResultQuery } from '../../src/jobs/resultSearch';
-import { type HistoryEntry, journalLine, ResultsIndex } from '../../src/jobs/resultsIndex';
+import { isEmptyQuery, parseResultQuery } from '../../src/jobs/results/resultSearch';
+import { type HistoryEntry, journalLine, ResultsIndex } from '../../src/jobs/results/resultsIndex';
 
 function entry(i: number, over: Partial<HistoryEntry> = {}): HistoryEntry {
   return {

@@ -1,10 +1,10 @@
 // "Where the money went": the ledger's windows and sums (by who and by model, in kopecks), the
 // gateway's figures beside it, its Markdown (chart and table, theme colours), and the CSV export.
 import * as assert from 'node:assert/strict';
-import { originCsv, resultsCsv } from '../../src/jobs/resultsCsv';
-import type { HistoryEntry } from '../../src/jobs/resultsIndex';
-import { ledgerWindows, spendLedger } from '../../src/jobs/spendLedger';
-import { spendLedgerMarkdown } from '../../src/jobs/spendLedgerMarkdown';
+import { originCsv, resultsCsv } from '../../src/jobs/results/resultsCsv';
+import type { HistoryEntry } from '../../src/jobs/results/resultsIndex';
+import { ledgerWindows, spendLedger } from '../../src/jobs/results/spendLedger';
+import { spendLedgerMarkdown } from '../../src/jobs/results/spendLedgerMarkdown';
 
 const statsAt = new Date(Date.UTC(2026, 10, 20, 15, 0, 0));
 const hoursBefore = (hours: number) => new Date(statsAt.getTime() - hours * 3_600_000).toISOString();

@@ -7,11 +7,11 @@
 import { existsSync, mkdirSync, promises as fs, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type BatchLine, requestKey } from '../../src/core/requests/batchFile';
-import { planResume, skipFoundByProvenance } from '../../src/jobs/batch';
-import { existsWith, filesIn, findLinesByProvenance } from '../../src/jobs/batchProvenance';
-import { HistoryStore } from '../../src/jobs/history';
-import * as resultsCode from '../../src/jobs/resultsBundle';
-import { type HistoryEntry, journalLine } from '../../src/jobs/resultsIndex';
+import { planResume, skipFoundByProvenance } from '../../src/jobs/promptFiles/batch';
+import { existsWith, filesIn, findLinesByProvenance } from '../../src/jobs/promptFiles/batchProvenance';
+import { HistoryStore } from '../../src/jobs/results/history';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
+import { type HistoryEntry, journalLine } from '../../src/jobs/results/resultsIndex';
 
 export interface JournalFigures {
   entries: number;

@@ -5,11 +5,11 @@
 // are ratios that hold on a slower machine; the absolute figures are information.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { HistoryStore } from '../../src/jobs/history';
-import { originKey, type ResultOrigin } from '../../src/jobs/resultOrigin';
-import * as resultsCode from '../../src/jobs/resultsBundle';
-import { parseResultQuery } from '../../src/jobs/resultSearch';
-import { type HistoryEntry, journalLine } from '../../src/jobs/resultsIndex';
+import { HistoryStore } from '../../src/jobs/results/history';
+import { originKey, type ResultOrigin } from '../../src/jobs/results/resultOrigin';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
+import { parseResultQuery } from '../../src/jobs/results/resultSearch';
+import { type HistoryEntry, journalLine } from '../../src/jobs/results/resultsIndex';
 import { type BenchContext, median, runsAtLeast, type ScenarioReport } from './scenario';
 
 /** A search of the index / a bare scan of the same entries as plain objects (prompts already in lower case). */

@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ConnectionSettings } from '../../core/gateway/proxy';
-import { agentJournalFile } from '../../jobs/agentJournal';
+import { agentJournalFile } from '../../jobs/results/agentJournal';
 
 export const ENV = {
   baseUrl: 'GATEWAY_IMAGES_BASE_URL',

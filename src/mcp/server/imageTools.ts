@@ -9,7 +9,7 @@ import type { FundsSnapshot } from '../../core/money/cost';
 import { CancelledError, NotConfiguredError, ValidationError } from '../../core/gateway/errors';
 import { SpendingCap } from '../../core/money/spendingCap';
 import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/gateway/types';
-import type { HistoryStore } from '../../jobs/history';
+import type { HistoryStore } from '../../jobs/results/history';
 import { ImageJobService } from '../../jobs/imageJobs';
 import { JobHistoryRecord } from '../../jobs/jobRecord';
 import { settleBy } from '../../jobs/settle';

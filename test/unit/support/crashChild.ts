@@ -7,13 +7,13 @@ import { fork } from 'node:child_process';
 import type { BatchLine } from '../../../src/core/requests/batchFile';
 import { GatewayClient } from '../../../src/core/gateway/client';
 import type { GenerationRequest } from '../../../src/core/gateway/types';
-import { runBatch } from '../../../src/jobs/batch';
-import { HistoryStore } from '../../../src/jobs/history';
+import { runBatch } from '../../../src/jobs/promptFiles/batch';
+import { HistoryStore } from '../../../src/jobs/results/history';
 import { JobHistoryRecord, recordFailure, recordResult } from '../../../src/jobs/jobRecord';
 import { ImageJobService } from '../../../src/jobs/imageJobs';
 import { InFlightJournal } from '../../../src/jobs/inFlight';
 import type { ImageJob, JobEvent } from '../../../src/jobs/jobTypes';
-import * as resultsCode from '../../../src/jobs/resultsBundle';
+import * as resultsCode from '../../../src/jobs/results/resultsBundle';
 
 export interface CrashWorld {
   url: string;

@@ -3,8 +3,8 @@
 // processes append. Started with fork() by test/unit/journalWriters.test.ts; it reports each result's
 // id and last state over IPC, and the parent checks that a fresh reader finds every one of them.
 import { fork } from 'node:child_process';
-import { HistoryStore } from '../../../src/jobs/history';
-import * as resultsCode from '../../../src/jobs/resultsBundle';
+import { HistoryStore } from '../../../src/jobs/results/history';
+import * as resultsCode from '../../../src/jobs/results/resultsBundle';
 
 export interface WriterTask {
   file: string;

@@ -1,12 +1,12 @@
 // A process that runs a prompt file as Generate Images from File does by arguments (the real run of
-// jobs/promptFileRun.ts: the claim across processes, the resume planned from the results journal, each
+// jobs/promptFiles/promptFileRun.ts: the claim across processes, the resume planned from the results journal, each
 // line checked again right before it is sent), against the emulator. Started with fork() by the tests
 // of several runs at once; it reports its outcome, or the refusal, over IPC.
 import { fork } from 'node:child_process';
 import type { BatchLine } from '../../../src/core/requests/batchFile';
-import { heldOutcome } from '../../../src/jobs/heldLines';
-import { PromptFileClaims, RunInProgressError } from '../../../src/jobs/promptFileClaim';
-import { runPromptFile, type PromptFileOutcome } from '../../../src/jobs/promptFileRun';
+import { heldOutcome } from '../../../src/jobs/promptFiles/heldLines';
+import { PromptFileClaims, RunInProgressError } from '../../../src/jobs/promptFiles/promptFileClaim';
+import { runPromptFile, type PromptFileOutcome } from '../../../src/jobs/promptFiles/promptFileRun';
 import { crashService, type CrashWorld } from './crashChild';
 
 export interface PromptFileTask extends CrashWorld {

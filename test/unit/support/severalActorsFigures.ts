@@ -3,8 +3,8 @@
 // of the shared results journal. Each figure lists what broke it, so a failure names the request.
 import { fromKopecks, toKopecks } from '../../../src/core/money/cost';
 import type { GatewayError } from '../../../src/core/gateway/errors';
-import type { LineOutcome } from '../../../src/jobs/batch';
-import type { HistoryEntry } from '../../../src/jobs/history';
+import type { LineOutcome } from '../../../src/jobs/promptFiles/batch';
+import type { HistoryEntry } from '../../../src/jobs/results/history';
 import type { RecordedRequest } from '../../../tools/emulator/state';
 import type { McpSession, PersonOutcome } from './severalActors';
 

@@ -5,18 +5,18 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import type { BatchLine } from '../core/requests/batchFile';
-import { CancelledError } from '../core/gateway/errors';
+import type { BatchLine } from '../../core/requests/batchFile';
+import { CancelledError } from '../../core/gateway/errors';
 import { type BatchProgress, batchTag, type LineOutcome, planResume, runBatch, skipFoundByProvenance } from './batch';
 import { existsWith, filesIn, findLinesByProvenance } from './batchProvenance';
-import type { HistoryStore } from './history';
+import type { HistoryStore } from '../results/history';
 import { type HeldLine, heldOutcome, holdPaidLines } from './heldLines';
-import type { ImageJobService } from './imageJobs';
-import type { InFlightJournal } from './inFlight';
-import { recordFailure, recordResult } from './jobRecord';
-import type { PaidFailure } from './jobTypes';
+import type { ImageJobService } from '../imageJobs';
+import type { InFlightJournal } from '../inFlight';
+import { recordFailure, recordResult } from '../jobRecord';
+import type { PaidFailure } from '../jobTypes';
 import type { PromptFileClaims, RunOwner } from './promptFileClaim';
-import { batchKey } from './resultsIndex';
+import { batchKey } from '../results/resultsIndex';
 
 export interface PromptFileSources {
   history: HistoryStore;

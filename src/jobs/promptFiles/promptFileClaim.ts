@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import * as lockfile from 'proper-lockfile';
-import { GatewayError } from '../core/gateway/errors';
+import { GatewayError } from '../../core/gateway/errors';
 
 /** Who runs a prompt file, as the second start is told. */
 export interface RunOwner {

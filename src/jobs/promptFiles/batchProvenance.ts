@@ -3,11 +3,11 @@
 // Recover) whose provenance chunk names a line of this prompt file. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { type BatchLine } from '../core/requests/batchFile';
-import { isRecord } from '../core/common/json';
-import { readPngTextChunk } from '../core/files/pngText';
-import { runBounded } from './pool';
-import { PROVENANCE_KEYWORD } from './provenance';
+import { type BatchLine } from '../../core/requests/batchFile';
+import { isRecord } from '../../core/common/json';
+import { readPngTextChunk } from '../../core/files/pngText';
+import { runBounded } from '../pool';
+import { PROVENANCE_KEYWORD } from '../provenance';
 
 const READ_AT_ONCE = 8;
 

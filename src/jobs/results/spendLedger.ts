@@ -3,8 +3,8 @@
 // windows `today_spend` and `month_spend` cover; we take the UTC day up to the moment the figures were
 // read, and the 30 × 24 hours before it (docs/money.md, "Where the money went"). The difference is spend the
 // journal of this workspace did not record: other machines, tools, workspaces. Pure: no vscode import.
-import { fromKopecks, toKopecks } from '../core/money/cost';
-import type { StatsSummary } from '../core/gateway/types';
+import { fromKopecks, toKopecks } from '../../core/money/cost';
+import type { StatsSummary } from '../../core/gateway/types';
 import { type OriginKey, originKey, type ResultOrigin } from './resultOrigin';
 
 export interface LedgerRecord {

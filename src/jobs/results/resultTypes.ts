@@ -1,7 +1,7 @@
 // The shape of a result in the results journal, and of the gallery's slots made from it: shared by
 // the index (resultsIndex.ts), its search (resultSearch.ts) and every writer. No vscode import.
-import type { StyleRecord } from '../core/requests/styleFile';
-import type { GenerationRequest } from '../core/gateway/types';
+import type { StyleRecord } from '../../core/requests/styleFile';
+import type { GenerationRequest } from '../../core/gateway/types';
 import type { ResultOrigin } from './resultOrigin';
 
 export interface HistoryEntry {

@@ -1,16 +1,16 @@
 // A batch of prompt-file lines through the ONE job service: resume (skip lines that already have
 // results), a bounded number of lines at a time, cancel (lines not started are never sent), and the
 // outcome of every line for the report. No vscode import.
-import { type BatchLine } from '../core/requests/batchFile';
-import { fromKopecks, toKopecks } from '../core/money/cost';
-import { GatewayError, refusedBeforeSending } from '../core/gateway/errors';
-import type { BatchTag } from './resultTypes';
-import type { JobDetails, RecordedResult } from './jobRecord';
-import { type ImageJobService } from './imageJobs';
-import type { ImageJob, JobResult, PaidFailure } from './jobTypes';
-import type { ResultsIndex, ResultSummary } from './resultsIndex';
-import { runBounded } from './pool';
-import { settleBy } from './settle';
+import { type BatchLine } from '../../core/requests/batchFile';
+import { fromKopecks, toKopecks } from '../../core/money/cost';
+import { GatewayError, refusedBeforeSending } from '../../core/gateway/errors';
+import type { BatchTag } from '../results/resultTypes';
+import type { JobDetails, RecordedResult } from '../jobRecord';
+import { type ImageJobService } from '../imageJobs';
+import type { ImageJob, JobResult, PaidFailure } from '../jobTypes';
+import type { ResultsIndex, ResultSummary } from '../results/resultsIndex';
+import { runBounded } from '../pool';
+import { settleBy } from '../settle';
 
 export type LineStatus = 'done' | 'skipped' | 'failed' | 'outcome-unknown' | 'not-sent';
 

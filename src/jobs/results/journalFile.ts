@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
-import { replaceFile } from '../core/files/replaceFile';
+import { replaceFile } from '../../core/files/replaceFile';
 
 export interface JournalContents {
   /** The JSON value that starts each line. */

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { type FSWatcher, promises as fs, watch } from 'node:fs';
 import * as path from 'node:path';
-import { Emitter, type Event } from '../core/common/emitter';
-import { isRecord } from '../core/common/json';
+import { Emitter, type Event } from '../../core/common/emitter';
+import { isRecord } from '../../core/common/json';
 import { finishedResults } from './agentJournal';
 import type { JournalContents, JournalPosition, SharedJournal } from './journalFile';
 import type { GallerySplice, HistoryEntry, journalLine, ResultsIndex, ResultSummary } from './resultsIndex';

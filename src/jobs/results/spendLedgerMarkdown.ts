@@ -2,8 +2,8 @@
 // workspace recorded, then spend by who made each result (a bar chart, and the same figures as a table
 // a screen reader reads) and by model, for today, 7 and 30 days. Theme colours. Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
-import { formatRubles } from '../core/money/cost';
-import { trPlural } from '../core/common/plural';
+import { formatRubles } from '../../core/money/cost';
+import { trPlural } from '../../core/common/plural';
 import { originKeyLabel } from './resultOrigin';
 import { type GatewayComparison, LEDGER_PERIODS, type LedgerRow, type SpendLedger } from './spendLedger';
 

@@ -1,7 +1,7 @@
 // The Markdown report written next to a prompt file after a batch: one row per line with its
 // prompt, model, files (as links), cost and error, and the totals. No vscode import.
 import * as path from 'node:path';
-import { formatRubles } from '../core/money/cost';
+import { formatRubles } from '../../core/money/cost';
 import * as l10n from '@vscode/l10n';
 import { type LineOutcome, type SkipReason, summarize } from './batch';
 

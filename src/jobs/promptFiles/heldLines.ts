@@ -8,9 +8,9 @@
 //   host left it and it is not settled yet): not sent.
 // No vscode import.
 import * as l10n from '@vscode/l10n';
-import type { BatchLine } from '../core/requests/batchFile';
+import type { BatchLine } from '../../core/requests/batchFile';
 import type { LineOutcome } from './batch';
-import { batchKey, type BatchTag, type ResultsIndex, type ResultSummary } from './resultsIndex';
+import { batchKey, type BatchTag, type ResultsIndex, type ResultSummary } from '../results/resultsIndex';
 
 export interface HeldLine {
   line: BatchLine;

@@ -5,7 +5,7 @@
 // folder and takes its results into the window's journal (history.ts: adopt). No vscode import.
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { isRecord } from '../core/common/json';
+import { isRecord } from '../../core/common/json';
 import type { JournalContents } from './journalFile';
 
 /** `~/.gateway-images/results/<first 16 hex digits of sha256(real path of the workspace folder)>.jsonl`. */
