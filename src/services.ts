@@ -17,7 +17,7 @@ import { createLog } from './host/log';
 import { ApiKeyStore } from './host/secrets';
 import { readSettings } from './host/settings';
 import type { ConfirmRequest } from './jobs/jobTypes';
-import { OutcomeChecks } from './jobs/outcomeCheck';
+import { type OutcomeChecks, outcomeChecksFor } from './jobs/outcomeCheck';
 import type { PromptFileClaims } from './jobs/promptFiles/promptFileClaim';
 
 export interface Services {
@@ -196,13 +196,8 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
     cache: () => (thumbnailCache ??= loadResults().ThumbnailCache.withWorker(thumbnailsDir, path.join(__dirname, 'thumbnails.js'))),
   };
 
-  const outcomes = new OutcomeChecks({
+  const outcomes = outcomeChecksFor(account, {
     history,
-    readingBefore: (time) => account.readingBefore(time),
-    readNow: async () => {
-      await account.refresh();
-      return account.readingBefore(Number.POSITIVE_INFINITY);
-    },
     deadlineMs: () => readSettings().requestTimeoutSeconds * 1000,
     log: (message) => log.info(message),
   });

@@ -103,3 +103,21 @@ export class OutcomeChecks {
     );
   }
 }
+
+/** What the checks read of an account: its figures before a request, and fresh ones (account/accountModel.ts). */
+export interface SpendReadings {
+  readingBefore(time: number): SpendReading | undefined;
+  refresh(): Promise<unknown>;
+}
+
+/** The checks over one account's readings: a window's (services.ts) and the several-actors tests' alike. */
+export function outcomeChecksFor(account: SpendReadings, deps: Pick<OutcomeCheckDeps, 'history' | 'deadlineMs' | 'log'>): OutcomeChecks {
+  return new OutcomeChecks({
+    ...deps,
+    readingBefore: (time) => account.readingBefore(time),
+    readNow: async () => {
+      await account.refresh();
+      return account.readingBefore(Number.POSITIVE_INFINITY);
+    },
+  });
+}

@@ -9,13 +9,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { makePrivateCa, type PrivateCa, startTlsFront, systemStoreNamespace, type TlsFront } from '../support/privateCa';
 import { DEMO_KEYS, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
-import { launch, type ToolResult } from './support/mcp';
-
-const textOf = (result: ToolResult) =>
-  result.content
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
+import { launch, textOf, type ToolResult } from './support/mcp';
 
 describe('MCP server with a private CA', function () {
   this.timeout(30_000);

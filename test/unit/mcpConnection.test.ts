@@ -10,14 +10,8 @@ import type { ConnectionSettings } from '../../src/core/gateway/proxy';
 import { type ConfigError, connectionEnvironment, connectionSecrets, readConnection } from '../../src/mcp/server/config';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
 import { DEMO_KEYS, listFiles, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir } from './support/gateway';
-import { launch, type ServerOutput, type ToolResult } from './support/mcp';
+import { capOf, launch, type ServerOutput, textOf, type ToolResult } from './support/mcp';
 
-const textOf = (result: ToolResult) =>
-  result.content
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
-const capOf = (result: ToolResult) => result.structuredContent?.spendingCap as { spentThisSession: number; remainingThisSession: number };
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('MCP server behind a proxy that asks for credentials', function () {

@@ -11,14 +11,7 @@ import { ReservationRoseError } from '../../src/core/gateway/errors';
 import { ImageTools } from '../../src/mcp/server/imageTools';
 import { PaidCallFailure } from '../../src/mcp/server/toolAnswers';
 import { caught, DEMO_KEYS, gatewaySuite, listFiles, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir, waitFor } from './support/gateway';
-import { launch, launchChild, type ToolResult } from './support/mcp';
-
-const textOf = (result: ToolResult) =>
-  result.content
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
-const capOf = (result: ToolResult) => result.structuredContent?.spendingCap as { spentThisSession: number; remainingThisSession: number };
+import { capOf, launch, launchChild, textOf, type ToolResult } from './support/mcp';
 
 describe('MCP server: money on the way out, and calls never sent', function () {
   this.timeout(60_000);

@@ -118,3 +118,13 @@ export async function launchChild(env: Record<string, string>): Promise<{ client
   await client.connect(transport);
   return { client, transport, output };
 }
+
+/** The text parts of a tool's answer, one per line. */
+export const textOf = (result: ToolResult) =>
+  result.content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+
+/** The spending cap that a tool's answer reports. */
+export const capOf = (result: ToolResult) => result.structuredContent?.spendingCap as { spentThisSession: number; remainingThisSession: number };

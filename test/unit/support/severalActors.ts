@@ -14,7 +14,7 @@ import { ImageJobService } from '../../../src/jobs/imageJobs';
 import { InFlightJournal } from '../../../src/jobs/inFlight';
 import { JobHistoryRecord } from '../../../src/jobs/jobRecord';
 import type { EditTransport, JobEvent, JobResult, PaidFailure } from '../../../src/jobs/jobTypes';
-import { OutcomeChecks } from '../../../src/jobs/outcomeCheck';
+import { type OutcomeChecks, outcomeChecksFor } from '../../../src/jobs/outcomeCheck';
 import * as resultsCode from '../../../src/jobs/results/resultsBundle';
 import { settleBy } from '../../../src/jobs/settle';
 import type { RecordedRequest } from '../../../tools/emulator/state';
@@ -139,13 +139,8 @@ export async function personWindow(emu: EmulatorProcess, key: string, root: stri
     resultsJournal: folders.journal,
     locale: 'en',
   });
-  const outcomes = new OutcomeChecks({
+  const outcomes = outcomeChecksFor(account, {
     history,
-    readingBefore: (time) => account.readingBefore(time),
-    readNow: async () => {
-      await account.refresh();
-      return account.readingBefore(Number.POSITIVE_INFINITY);
-    },
     deadlineMs: () => OUTCOME_DEADLINE_MS,
     log: (message) => log.push(message),
   });
