@@ -9,7 +9,7 @@ import { type Services } from '../services';
 import { modelDetail } from './pickers';
 import type * as AccountPageModule from './accountPage';
 import type * as FindResultsModule from './findResults';
-import { showError } from './showError';
+import { runCommandBody, showError } from './showError';
 
 let accountPage: typeof AccountPageModule | undefined;
 /** Loads dist/accountPage.js (the page and its spend chart) when the page is first shown; esbuild leaves this require alone. */
@@ -34,21 +34,14 @@ export function registerAccountCommands(services: Services): vscode.Disposable {
     vscode.commands.registerCommand('gatewayImages.browseModels', () => browseModels(services)),
     vscode.commands.registerCommand('gatewayImages.statusMenu', () => (markOnboarding('statusBarSeen'), statusMenu())),
     vscode.commands.registerCommand('gatewayImages.showLog', () => services.log.show()),
-    vscode.commands.registerCommand('gatewayImages.findResults', (args?: unknown) => shown(services, () => findResultsCode().findResults(services, args))),
+    // Called with arguments (an agent, a test, another extension), a failure is also thrown to the caller.
+    vscode.commands.registerCommand('gatewayImages.findResults', (args?: unknown) =>
+      runCommandBody(services, args !== undefined, () => findResultsCode().findResults(services, args)),
+    ),
     vscode.commands.registerCommand('gatewayImages.exportResultsCsv', (target?: vscode.Uri) =>
-      shown(services, () => accountPageCode().exportResultsCsv(services, target)),
+      runCommandBody(services, target !== undefined, () => accountPageCode().exportResultsCsv(services, target)),
     ),
   );
-}
-
-/** Runs a command's body; a failure is shown (and the command answers undefined). */
-async function shown<T>(services: Services, body: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await body();
-  } catch (error) {
-    await showError(services, error);
-    return undefined;
-  }
 }
 
 async function showAccount(services: Services): Promise<AccountSnapshot> {
