@@ -47,6 +47,38 @@ describe('Results journal with several writers', function () {
     assert.equal(restarted.size, 7);
   });
 
+  it("windows opened at once beside an agent's journal: each of the agent's results is taken into the window's journal once", async () => {
+    // The MCP server started by another agent writes its own journal (agentJournal.ts); every window of
+    // the workspace takes its finished results in. Two at once must not take one twice.
+    const agents = path.join(dir, 'agents', 'workspace.jsonl');
+    const agent = store(agents);
+    const made: string[] = [];
+    for (let i = 0; i < 20; i++)
+      made.push((await agent.add({ request, model: 'sketch-mini', files: [`/w/agent-${i}.png`], costRub: 1, jobId: `job-${i}` })).id);
+    await agent.close();
+    const file = path.join(dir, 'results.jsonl');
+    // Four windows, each started and ready before any reads: their first reads (and takings) come at once.
+    const gos: (() => void)[] = [];
+    const names = ['A', 'B', 'C', 'D'];
+    const reports = await Promise.all(
+      names.map((name) =>
+        runWriter({ file, name, results: 5, updates: 1, agentJournal: agents, waitForGo: true }, (go) => {
+          gos.push(go);
+          if (gos.length === names.length) for (const start of gos) start();
+        }),
+      ),
+    );
+    const lines = (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean);
+    assert.deepEqual(
+      made.filter((id) => lines.filter((line) => line.includes(id)).length !== 1),
+      [],
+      "agent results taken twice, or not at all, into the window's journal",
+    );
+    const index = await store(file).index();
+    assert.equal(index.size, 20 + 5 * names.length);
+    assert.deepEqual(await lost(file, reports), []);
+  });
+
   it('a store sees what another one wrote (the gallery is told), and a change of a result another process made keeps its files', async () => {
     const file = path.join(dir, 'results.jsonl');
     const a = store(file);

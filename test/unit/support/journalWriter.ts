@@ -14,6 +14,10 @@ export interface WriterTask {
   updates: number;
   /** Opens the journal again (a window's reload) every this many results. */
   reopenEvery?: number;
+  /** The journal of an agent-started MCP server, taken in when the store is first read (as a window's gallery does). */
+  agentJournal?: string;
+  /** Waits until the parent says go (after every writer is ready), so that all first reads come at once. */
+  waitForGo?: boolean;
 }
 
 export interface WriterReport {
@@ -39,8 +43,15 @@ async function write(task: WriterTask): Promise<WriterReport> {
       load: () => resultsCode,
       onOpened: (r) => (tornReports += r.tornBytes ? 1 : 0),
       warn: (message) => (tornReports += /unfinished last line/.test(message) ? 1 : 0),
+      ...(task.agentJournal ? { agentJournal: task.agentJournal } : {}),
     });
   let store = open();
+  if (task.waitForGo) {
+    const go = new Promise((resolve) => process.once('message', resolve));
+    process.send!({ ready: true });
+    await go;
+  }
+  if (task.agentJournal) await store.index();
   const last: Record<string, number> = {};
   for (let i = 0; i < task.results; i++) {
     if (task.reopenEvery && i % task.reopenEvery === 0) {
@@ -61,12 +72,14 @@ async function write(task: WriterTask): Promise<WriterReport> {
 }
 
 /** Runs one writer process to its end. */
-export function runWriter(task: WriterTask): Promise<WriterReport> {
+export function runWriter(task: WriterTask, onReady?: (go: () => void) => void): Promise<WriterReport> {
   return new Promise((resolve, reject) => {
     const child = fork(__filename, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.once('message', (message: { ok: boolean; report?: WriterReport; error?: string }) =>
-      message.ok ? resolve(message.report!) : reject(new Error(message.error)),
-    );
+    child.on('message', (message: { ready?: boolean; ok?: boolean; report?: WriterReport; error?: string }) => {
+      if (message.ready) onReady?.(() => child.send('go'));
+      else if (message.ok) resolve(message.report!);
+      else reject(new Error(message.error));
+    });
     child.once('exit', (code) => code !== 0 && reject(new Error(`writer ${task.name} exited with ${code}`)));
     child.send(task);
   });
