@@ -37,6 +37,8 @@ export function buildGallery(): Gallery {
   const thumbnails = new Map<string, ThumbnailState>();
   const asked = new Set<string>();
   const cards = new Map<string, HTMLElement>();
+  /** The item each card shows: a changed item (its cost arrived, say) is a new object, and its card is updated in place. */
+  const drawnItems = new WeakMap<HTMLElement, GalleryItem>();
   const pagesAsked = new Set<number>();
   const ul = el('ul', { class: 'gallery', id: 'gallery' });
   const empty = el('p', { class: 'description', 'aria-live': 'polite' }, [t('galleryEmpty')]);
@@ -127,14 +129,21 @@ export function buildGallery(): Gallery {
       if (!element) {
         element = card(item, thumbnails.get(item.file));
         cards.set(key, element);
+      } else if (drawnItems.get(element) !== item) {
+        updateCard(element, item);
       }
+      drawnItems.set(element, item);
       const expected = previous ? previous.nextSibling : ul.firstChild;
       if (element !== expected) ul.insertBefore(element, expected);
       previous = element;
+      // Only the cards near the screen are drawn: each says where it stands among all the results.
+      element.setAttribute('aria-posinset', String(i + 1));
+      element.setAttribute('aria-setsize', String(list.total));
       element.style.width = `${cardWidth}px`;
       element.style.transform = `translate(${(i % columns) * (cardWidth + GAP)}px, ${Math.floor(i / columns) * rowHeight}px)`;
     }
     ul.dataset.renderedCards = String(cards.size);
+    ul.dataset.total = String(list.total);
     clearTimeout(thumbnailTimer);
     thumbnailTimer = setTimeout(askThumbnails, firstShown ? THUMBNAIL_DELAY_MS : 0);
     const gap = list.missing(from, to, LIMITS.galleryPage);
@@ -158,11 +167,11 @@ export function buildGallery(): Gallery {
     scheduled = true;
     requestAnimationFrame(render);
   };
+  // The cards drawn stay until the next frame draws the new list: those still in it are kept (and
+  // brought up to date), so the gallery never blinks empty and a focused card keeps the focus.
   const startOver = (page: GalleryPageView) => {
     list.reset(page.total, page.start, page.items);
     pagesAsked.clear();
-    for (const element of cards.values()) element.remove();
-    cards.clear();
     schedule();
   };
   window.addEventListener('scroll', schedule, { passive: true });
@@ -188,7 +197,6 @@ export function buildGallery(): Gallery {
         startOver({ total: message.total, start: 0, items: [] });
         return;
       }
-      for (const splice of message.splices) for (const item of splice.items) replaceCard(item);
       schedule();
     },
     thumbnail({ file, ...state }) {
@@ -201,40 +209,47 @@ export function buildGallery(): Gallery {
       for (const [key, element] of cards) if (key.endsWith(`\n${file}`)) setThumbnail(element, state);
     },
   };
-
-  /** A changed item (its cost arrived, say) is drawn anew. */
-  function replaceCard(item: GalleryItem): void {
-    const element = cards.get(keyOf(item));
-    if (!element) return;
-    element.remove();
-    cards.delete(keyOf(item));
-  }
 }
 
 function card(item: GalleryItem, thumbnail: ThumbnailState | undefined): HTMLElement {
-  const details = [item.model, item.isEdit && t('edited'), item.costText && t('cost', item.costText), item.dateText].filter(Boolean).join(' · ');
   const buttons = ACTIONS.map((action) => {
     const button = el('button', { type: 'button', class: `secondary small action-${action}`, 'data-action': action }, [t(action)]);
     button.addEventListener('click', () => request({ type: 'galleryAction', action, entryId: item.entryId, file: item.file }));
     return button;
   });
-  const thumb = el('div', { class: 'thumb' });
   // Dragged into a Markdown or HTML editor (with Shift), the editor's drop providers insert an image link.
   const li = el('li', { class: 'card', draggable: 'true' }, [
-    thumb,
-    el('p', { class: 'prompt', title: item.name }, [item.prompt]),
-    el('p', { class: 'description details' }, [details]),
-    el('div', { class: 'card-actions', role: 'group', 'aria-label': t('actionsFor', item.name) }, buttons),
+    el('div', { class: 'thumb' }),
+    el('p', { class: 'prompt' }),
+    el('p', { class: 'description details' }),
+    el('div', { class: 'card-actions', role: 'group' }, buttons),
   ]);
   li.dataset.file = item.file;
   li.dataset.entryId = item.entryId;
-  li.title = item.prompt; // a property, never markup
+  updateCard(li, item);
   if (thumbnail) setThumbnail(li, thumbnail);
   li.addEventListener('dragstart', (event) => {
-    event.dataTransfer?.setData('text/uri-list', item.uri);
+    event.dataTransfer?.setData('text/uri-list', li.dataset.uri ?? '');
     event.dataTransfer?.setData('text/plain', item.file);
   });
   return li;
+}
+
+/** Writes what an item says into its card: text as properties, never markup. */
+function updateCard(li: HTMLElement, item: GalleryItem): void {
+  const details = [item.model, item.isEdit && t('edited'), item.costText && t('cost', item.costText), item.dateText].filter(Boolean).join(' · ');
+  const prompt = li.querySelector<HTMLElement>('.prompt');
+  if (prompt) {
+    prompt.textContent = item.prompt;
+    prompt.title = item.name;
+  }
+  const detailsLine = li.querySelector('.details');
+  if (detailsLine) detailsLine.textContent = details;
+  li.querySelector('.card-actions')?.setAttribute('aria-label', t('actionsFor', item.name));
+  li.dataset.uri = item.uri;
+  li.title = item.prompt;
+  const image = li.querySelector('img');
+  if (image) image.alt = item.prompt;
 }
 
 function setThumbnail(li: HTMLElement, state: ThumbnailState): void {

@@ -5,7 +5,7 @@
 // own with spend from commands, the studio and another machine on the same key, Account and Usage
 // with "Where the money went" is photographed in the dark and light themes (docs/ when asked).
 import * as assert from 'assert';
-import { generateCard, openStudio } from './studioPage';
+import { generateCard, newestPrompt, openStudio, waitForResults } from './studioPage';
 import {
   prepareTest,
   readNotificationCentre,
@@ -65,19 +65,19 @@ describe('Find results and where the money went (e2e)', () => {
 
     let frame = await openStudio(page);
     await frame.locator('#gallery-filter').fill(QUERY);
-    await waitFor(async () => (await frame.locator('#gallery li.card').count()) === 1 || undefined, 20_000, 'the gallery to show the one match');
-    assert.strictEqual(await frame.locator('#gallery li.card .prompt').textContent(), 'A lighthouse in fog');
-    await frame.locator('#gallery li.card .action-open').click();
+    await waitForResults(frame, 1, 20_000);
+    assert.strictEqual(await newestPrompt(frame), 'A lighthouse in fog');
+    await frame.locator('#gallery li.card[aria-posinset="1"] .action-open').click();
     await opensTab(`result-${MATCH}.png`);
 
     // The filter is the workspace's, not the panel's: a studio opened anew after the reload shows it.
     await opened().command('workbench.action.closeAllEditors');
     await reloadWindow(opened());
     frame = await openStudio(page);
-    await waitFor(async () => (await frame.locator('#gallery li.card').count()) === 1 || undefined, 20_000, 'the filtered gallery after the reload');
+    await waitForResults(frame, 1, 20_000);
     assert.strictEqual(await frame.locator('#gallery-filter').inputValue(), QUERY);
     await frame.locator('#gallery-filter').fill('');
-    await waitFor(async () => (await frame.locator('#gallery li.card').count()) > 1 || undefined, 20_000, 'the whole gallery again');
+    await waitForResults(frame, RESULTS, 20_000);
   });
 });
 

@@ -3,7 +3,7 @@
 // prompt as text, and save screenshots of the panel in the dark and light themes (docs/).
 import * as assert from 'assert';
 import * as path from 'path';
-import { cardCount, formState, generateCard, generateFrom, openStudio, STUDIO_TITLE as TITLE, waitForCards } from './studioPage';
+import { formState, generateCard, generateFrom, newestPrompt, openStudio, resultCount, STUDIO_TITLE as TITLE, waitForResults } from './studioPage';
 import { prepareTest, runCommand, waitFor, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { shootInBothThemes } from './pictures';
@@ -29,7 +29,7 @@ describe('Image Studio (e2e)', () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page, workspace } = opened();
     const frame = await openStudio(page);
-    const cardsBefore = await cardCount(frame);
+    const resultsBefore = await resultCount(frame);
     const filesBefore = imagesIn(path.join(workspace, 'generated-images'));
     // A blank form: a neutral hint, no errors; Generate shows them (and sends nothing).
     await frame.locator('#status', { hasText: 'Choose a model and write a prompt' }).waitFor({ timeout: 10_000 });
@@ -42,9 +42,9 @@ describe('Image Studio (e2e)', () => {
     await frame.locator('#model').selectOption('aurora-1');
     assert.match((await frame.locator('#model-summary').textContent()) ?? '', /northlight/);
     await generateFrom(frame, 'A lighthouse on a cliff at dawn, watercolour');
-    await waitForCards(frame, cardsBefore + 1);
+    await waitForResults(frame, resultsBefore + 1);
 
-    const card = frame.locator('#gallery li.card').first();
+    const card = frame.locator('#gallery li.card[aria-posinset="1"]');
     assert.strictEqual(await card.locator('.prompt').textContent(), 'A lighthouse on a cliff at dawn, watercolour');
     assert.match((await card.locator('.description').textContent()) ?? '', /aurora-1/);
     const thumb = card.locator('img');
@@ -62,10 +62,10 @@ describe('Image Studio (e2e)', () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
     const studio = await openStudio(page);
-    if ((await cardCount(studio)) === 0) await generateCard(studio, 'A lighthouse on a cliff at dawn, watercolour');
+    if ((await resultCount(studio)) === 0) await generateCard(studio, 'A lighthouse on a cliff at dawn, watercolour');
     await shootInBothThemes(opened(), 'studio', async (file) => {
       const frame = await webviewFrame(page, TITLE);
-      await waitForCards(frame, 1);
+      await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 30_000 });
       await page.locator('.part.editor').screenshot({ path: file });
     });
   });
@@ -75,7 +75,7 @@ describe('Image Studio (e2e)', () => {
     const { page } = opened();
     const frame = await openStudio(page);
     await generateCard(frame, XSS);
-    assert.strictEqual(await frame.locator('#gallery li.card .prompt').first().textContent(), XSS);
+    assert.strictEqual(await newestPrompt(frame), XSS);
     assert.strictEqual(await frame.locator('img[src="x"]').count(), 0, 'an <img> was created from the prompt');
     assert.strictEqual(await frame.locator('#gallery li.card .prompt img').count(), 0);
     assert.strictEqual(await frame.locator('#prompt').inputValue(), XSS);
@@ -88,7 +88,7 @@ describe('Image Studio (e2e)', () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page, emulator } = opened();
     const frame = await openStudio(page);
-    const cardsBefore = await cardCount(frame);
+    const resultsBefore = await resultCount(frame);
     emulator.state.armFault({ fault: 'latency', latencyMs: 60_000 });
     await frame.locator('#model').selectOption('aurora-1');
     const prompt = 'Cancel me from the studio';
@@ -106,7 +106,7 @@ describe('Image Studio (e2e)', () => {
     assert.match((await frame.locator('#status').textContent()) ?? '', /cancel/i);
     await waitFor(() => request.clientAborted, 10_000, 'the emulator to see the connection drop');
     await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });
-    assert.strictEqual(await cardCount(frame), cardsBefore, 'a cancelled request added a result');
+    assert.strictEqual(await resultCount(frame), resultsBefore, 'a cancelled request added a result');
     assert.strictEqual(request.chargedRub, 0);
   });
 
@@ -114,15 +114,15 @@ describe('Image Studio (e2e)', () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
     const studio = await openStudio(page);
-    if ((await cardCount(studio)) === 0) await generateCard(studio, 'A card to come back');
-    const cards = await cardCount(studio);
+    if ((await resultCount(studio)) === 0) await generateCard(studio, 'A card to come back');
+    const results = await resultCount(studio);
     await studio.locator('#model').selectOption('aurora-1');
     await studio.locator('#prompt').fill(XSS);
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForEvent('load', { timeout: 60_000 }).catch(() => undefined);
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
     const frame = await webviewFrame(page, TITLE, 60_000);
-    await waitForCards(frame, cards, 30_000);
+    await waitForResults(frame, results, 30_000);
     assert.strictEqual(await frame.locator('#prompt').inputValue(), XSS, 'the form was not restored from the page state');
     assert.strictEqual(await frame.locator('#model').inputValue(), 'aurora-1');
     assert.strictEqual(await frame.locator('img[src="x"]').count(), 0);

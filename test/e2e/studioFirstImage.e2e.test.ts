@@ -3,7 +3,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { generateFrom } from './studioPage';
+import { generateFrom, newestPrompt, resultCount, waitForResults } from './studioPage';
 import { prepareTest, runCommand, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
 
@@ -26,20 +26,18 @@ describe('Image Studio: images appear as they are saved (e2e)', () => {
       await generateFrom(frame, 'Three kites over a beach, one after another');
 
       // The first card: the job is still running (Cancel enabled) and the other two are not there yet.
-      await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 60_000 });
+      await waitForResults(frame, 1);
       const firstAt = Date.now();
       assert.strictEqual(await frame.locator('#cancel').isEnabled(), true, 'the job had already ended when the first card appeared');
-      assert.strictEqual(await frame.locator('#gallery li.card').count(), 1);
       const dir = path.join(workspace, 'generated-images');
-      const card = (await frame.locator('#gallery li.card .prompt').first().textContent()) ?? '';
-      assert.strictEqual(card, 'Three kites over a beach, one after another');
+      assert.strictEqual(await newestPrompt(frame), 'Three kites over a beach, one after another');
       assert.strictEqual(fs.readdirSync(dir).filter((n) => n.endsWith('.png')).length, 1, 'the card shows a file that is saved');
 
       // Then the rest, and the job ends.
-      await frame.locator('#gallery li.card').nth(2).waitFor({ state: 'attached', timeout: 60_000 });
+      await waitForResults(frame, 3);
       await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 30_000 });
       assert.ok(Date.now() - firstAt >= GAP_MS, `the last card came ${Date.now() - firstAt} ms after the first`);
-      assert.strictEqual(await frame.locator('#gallery li.card').count(), 3, 'one card per image, no duplicates');
+      assert.strictEqual(await resultCount(frame), 3, 'one card per image, no duplicates');
       assert.match((await frame.locator('#status').textContent()) ?? '', /3/);
     }
   });

@@ -1,7 +1,7 @@
 // The Image Studio as an e2e test drives it: opened from the palette, a generation from its form,
 // and its gallery's cards.
 import type { Frame, Page } from 'playwright-core';
-import { runCommand, webviewFrame } from './workbench';
+import { runCommand, waitFor, webviewFrame } from './workbench';
 
 export const STUDIO_TITLE = 'Image Studio';
 
@@ -23,17 +23,29 @@ export async function waitForGallery(frame: Frame, timeoutMs = 30_000): Promise<
   await frame.locator('body[data-gallery-first-page-ms]').waitFor({ state: 'attached', timeout: timeoutMs });
 }
 
-export const cardCount = (frame: Frame) => frame.locator('#gallery li.card').count();
+/**
+ * How many results the gallery holds (its data-total), not how many cards it has drawn: it draws
+ * only the cards near the screen, on the animation frame after each change, so a count of drawn
+ * cards can be short of the results or caught between a change and its drawing.
+ */
+export async function resultCount(frame: Frame): Promise<number> {
+  await waitForGallery(frame);
+  return Number(await frame.locator('#gallery').getAttribute('data-total'));
+}
+
+/** The prompt of the newest result: the first card in the gallery's order (the top of an unscrolled gallery). */
+export const newestPrompt = (frame: Frame) => frame.locator('#gallery li.card[aria-posinset="1"] .prompt').textContent({ timeout: 10_000 });
 
 export async function generateFrom(frame: Frame, prompt: string): Promise<void> {
   await frame.locator('#prompt').fill(prompt);
   // Each edit is checked again by the host; its answer redraws the estimate and the issues above the
-  // button. Generate is pressed once that answer is in (nothing moves it any more), and with the
-  // keyboard: a click aimed while the form redrew could land beside the button and be lost.
+  // button. Generate is pressed once that answer is in, with the button's own click event: a mouse
+  // click aimed while the form redrew could land beside the button, and a key press goes wherever
+  // the workbench has put the keyboard focus by then.
   // Locators, not string predicates: the page's CSP (rightly) forbids eval.
   await frame.locator('dl.estimate[aria-busy="false"]').waitFor({ state: 'attached', timeout: 20_000 });
   await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 20_000 });
-  await frame.locator('#generate').press('Enter');
+  await frame.locator('#generate').dispatchEvent('click');
 }
 
 /** What the form says (its status line and issues), for a failure message. */
@@ -49,17 +61,22 @@ export async function formState(frame: Frame): Promise<string> {
   return `status ${JSON.stringify(status)}, issues ${JSON.stringify(issues)}`;
 }
 
-export async function waitForCards(frame: Frame, count: number, timeoutMs = 60_000): Promise<void> {
-  await frame
-    .locator('#gallery li.card')
-    .nth(count - 1)
-    .waitFor({ state: 'attached', timeout: timeoutMs });
+/** Waits until the gallery holds exactly `count` results; a failure says what it holds and what the form shows. */
+export async function waitForResults(frame: Frame, count: number, timeoutMs = 60_000): Promise<void> {
+  const total = () => frame.locator('#gallery').getAttribute('data-total', { timeout: 5_000 });
+  await waitFor(
+    async () => (await total()) === String(count),
+    timeoutMs,
+    async () => `${count} results in the gallery; it holds ${await total().catch(() => '?')}, the form shows ${await formState(frame)}`,
+  );
 }
 
-/** Generates `prompt` with aurora-1 from the studio's form and waits for its card. */
+/** Generates `prompt` with aurora-1 from the studio's form and waits for its card, first in the gallery. */
 export async function generateCard(frame: Frame, prompt: string): Promise<void> {
-  const before = await cardCount(frame);
+  const before = await resultCount(frame);
   await frame.locator('#model').selectOption('aurora-1');
   await generateFrom(frame, prompt);
-  await waitForCards(frame, before + 1);
+  await waitForResults(frame, before + 1);
+  const newest = await newestPrompt(frame);
+  if (newest !== prompt) throw new Error(`The newest card is ${JSON.stringify(newest)}, not the result of ${JSON.stringify(prompt)}`);
 }

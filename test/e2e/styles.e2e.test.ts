@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Frame } from 'playwright-core';
-import { cardCount, generateFrom, openStudio, STUDIO_TITLE, waitForCards } from './studioPage';
+import { generateFrom, newestPrompt, openStudio, resultCount, STUDIO_TITLE, waitForResults } from './studioPage';
 import { prepareTest, waitFor, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { shootInBothThemes } from './pictures';
@@ -62,11 +62,10 @@ describe('Project styles in the studio (e2e)', () => {
       "the ratio to be the person's",
     );
 
-    const cards = await cardCount(frame);
+    const results = await resultCount(frame);
     await generateFrom(frame, PROMPT);
-    await waitForCards(frame, cards + 1);
-    const card = frame.locator('#gallery li.card').first();
-    assert.strictEqual(await card.locator('.prompt').textContent(), SENT);
+    await waitForResults(frame, results + 1);
+    assert.strictEqual(await newestPrompt(frame), SENT);
     const sent = emulator.state.requests.filter((r) => r.paid && r.prompt === SENT);
     assert.strictEqual(sent.length, 1, 'the request with the style was not sent once');
     // The style's folder and file name pattern ({slug}-{index}).
