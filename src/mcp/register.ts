@@ -90,7 +90,7 @@ function offerToAgents(
 
   if (!isMcpApiFinal(vscode.version) || typeof lm.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
     const message = vscode.l10n.t(
-      'The MCP image tools for agents need VS Code 1.101 or newer (this is {0}). Other MCP clients can start the server directly: node "{1}" (see the README).',
+      'The MCP image tools for agents need VS Code 1.101 or newer (this is {0}). Other MCP clients can start the server directly: node "{1}" (see docs/agents-and-mcp.md in the extension’s folder).',
       vscode.version,
       serverPath,
     );
