@@ -3,10 +3,12 @@
 // is missing. On every host, the definition the provider builds starts a real server (dist/mcp.js)
 // that answers tools/list, and changes when the key or the base URL changes.
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { api, emulator, paidRequests, prepareSuite, useKey, waitUntil, workspaceRoot } from './support';
+import { api, emulator, EXTENSION_ID, paidRequests, prepareSuite, useKey, waitUntil, workspaceRoot } from './support';
 
 // VS Code 1.100 has the function too, but only as a proposal that extensions cannot use: the API is final from 1.101.
 const [major, minor] = vscode.version.split('.').map(Number);
@@ -27,6 +29,12 @@ describe('MCP server provider', function () {
       assert.strictEqual(mcp.status, 'unsupported', mcp.message);
       assert.match(mcp.message, /need VS Code 1\.101 or newer \(this is 1\.\d+/);
       assert.match(mcp.message, /dist[/\\]mcp\.js/);
+      // The page it names is in the extension's folder (the .vsix ships docs/*.md).
+      assert.match(mcp.message, /docs\/agents-and-mcp\.md/);
+      assert.ok(
+        fs.existsSync(path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'docs', 'agents-and-mcp.md')),
+        'docs/agents-and-mcp.md is not in the extension',
+      );
     }
   });
 
