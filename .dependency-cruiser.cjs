@@ -24,6 +24,73 @@ module.exports = {
       from: { path: '^src/core/' },
       to: { path: '^(vscode$|src/(host|jobs|commands|studio|mcp|chat|account)/|src/(extension|services)[.]ts$)' },
     },
+    // The rooms of src/core, as their READMEs say ("May import"). At the bottom common/, then the
+    // gateway's contract (types, errors, the catalog, the deadline, what a paid call needs); money/,
+    // requests/, answers/ and files/ build on those; the client (gateway/client.ts) composes them.
+    {
+      name: 'core-common-is-the-bottom',
+      severity: 'error',
+      comment: 'src/core/common imports nothing else of core (src/core/common/README.md).',
+      from: { path: '^src/core/common/' },
+      to: { path: '^src/core/', pathNot: '^src/core/common/' },
+    },
+    {
+      name: 'core-contract-stands-alone',
+      severity: 'error',
+      comment: "The contract's types and errors import nothing else of core: every room uses them (src/core/gateway/README.md).",
+      from: { path: `^src/core/gateway/(types|errors)[.]ts$` },
+      to: { path: '^src/core/', pathNot: `^src/core/common/|^src/core/gateway/(types|errors)[.]ts$` },
+    },
+    {
+      name: 'core-gateway-room',
+      severity: 'error',
+      comment:
+        'Of the other rooms, only the client and its chunk entry use answers/, files/ and requests/ (src/core/gateway/README.md); ' +
+        "paidCall.ts names the answers' sink type.",
+      from: { path: '^src/core/gateway/', pathNot: '^src/core/gateway/(client|gatewayBundle)[.]ts$' },
+      to: { path: '^src/core/(answers|files|money|requests)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'core-money-room',
+      severity: 'error',
+      comment: "money/ uses only common/ and the contract's types and errors (src/core/money/README.md).",
+      from: { path: '^src/core/money/' },
+      to: { path: '^src/core/', pathNot: `^src/core/(money|common)/|^src/core/gateway/(types|errors)[.]ts$` },
+    },
+    {
+      name: 'core-requests-room',
+      severity: 'error',
+      comment: "requests/ uses common/, the contract's types, errors and catalog, and files/outputPath.ts (src/core/requests/README.md).",
+      from: { path: '^src/core/requests/' },
+      to: { path: '^src/core/', pathNot: `^src/core/(requests|common)/|^src/core/gateway/(types|errors|catalog)[.]ts$|^src/core/files/outputPath[.]ts$` },
+    },
+    {
+      name: 'core-answers-room',
+      severity: 'error',
+      comment:
+        'answers/ uses common/, the contract (types, errors, deadline, paidCall) and files/imageSniff.ts; never the client, which uses it (src/core/answers/README.md).',
+      from: { path: '^src/core/answers/' },
+      to: {
+        path: '^src/core/',
+        pathNot: `^src/core/(answers|common)/|^src/core/gateway/(types|errors|deadline|paidCall)[.]ts$|^src/core/files/imageSniff[.]ts$`,
+      },
+    },
+    {
+      name: 'core-files-room',
+      severity: 'error',
+      comment:
+        "files/ uses common/, the contract's types and errors, and answers/ (sinks, kept and salvaged answers); " +
+        "the recovery folder names the client's type only (src/core/files/README.md).",
+      from: { path: '^src/core/files/' },
+      to: { path: '^src/core/', pathNot: `^src/core/(files|common|answers)/|^src/core/gateway/(types|errors|client)[.]ts$` },
+    },
+    {
+      name: 'core-files-client-type-only',
+      severity: 'error',
+      comment: 'files/ may name the GatewayClient type (the recovery folder downloads again through one), never load the client.',
+      from: { path: '^src/core/files/' },
+      to: { path: '^src/core/gateway/client[.]ts$', dependencyTypesNot: ['type-only'] },
+    },
     {
       name: 'features-not-studio',
       severity: 'error',

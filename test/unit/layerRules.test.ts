@@ -1,0 +1,131 @@
+// The layer rules of .dependency-cruiser.cjs can fail: each is run (with the repo's config and its
+// dependency-cruiser) on a scratch tree that breaks it once, beside imports that the same rule
+// allows. `npm run lint` runs them on the real tree.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const DEPCRUISE = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+
+/** A file of the scratch tree: its path and the modules it imports (`type:` for a type-only import). */
+type TreeFile = [file: string, imports: string[]];
+
+/** Every module the trees import, so that each import resolves. */
+const MODULES = [
+  'src/core/common/plural.ts',
+  'src/core/gateway/types.ts',
+  'src/core/gateway/errors.ts',
+  'src/core/gateway/catalog.ts',
+  'src/core/gateway/deadline.ts',
+  'src/core/gateway/paidCall.ts',
+  'src/core/gateway/client.ts',
+  'src/core/answers/generationStream.ts',
+  'src/core/files/imageSniff.ts',
+  'src/core/files/outputPath.ts',
+  'src/core/files/recoveryFolder.ts',
+  'src/core/answers/imageDownload.ts',
+  'src/core/requests/validation.ts',
+  'src/core/money/cost.ts',
+  'src/jobs/jobRunner.ts',
+  'src/studio/view.ts',
+];
+
+/** Runs depcruise over a tree of `files` (each exporting a value) and returns the violations as "rule: from → to". */
+function violations(files: TreeFile[]): string[] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'layer-rules-'));
+  try {
+    const written = new Map<string, string[]>(MODULES.map((m) => [m, []]));
+    for (const [file, imports] of files) written.set(file, imports);
+    for (const [file, imports] of written) {
+      const lines = imports.map((spec) => {
+        if (!/^(type:)?(src|media)\//.test(spec)) return `import '${spec}';`; // a package: vscode
+        const typeOnly = spec.startsWith('type:');
+        const target = path.relative(path.dirname(file), spec.replace(/^type:/, '')).replace(/\.ts$/, '');
+        const name = `_${imports.indexOf(spec)}`;
+        const from = target.startsWith('.') ? target : `./${target}`;
+        return typeOnly ? `import type { value as ${name} } from '${from}';\nexport type T${name} = typeof ${name};` : `import '${from}';`;
+      });
+      mkdirSync(path.join(dir, path.dirname(file)), { recursive: true });
+      writeFileSync(path.join(dir, file), `${lines.join('\n')}\nexport const value = 1;\n`);
+    }
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'ES2022', strict: true }, include: ['src'] }),
+    );
+    const folders = ['src', 'media'].filter((folder) => [...written.keys()].some((file) => file.startsWith(`${folder}/`)));
+    const run = spawnSync(process.execPath, [DEPCRUISE, ...folders, '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'err'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    // A circle is printed over several lines (a → b → … → a): its first step is kept.
+    const found = [...`${run.stdout}${run.stderr}`.replace(/→\s+/g, '→ ').matchAll(/error (\S+): (\S+) → (\S+)/g)].map((m) => `${m[1]}: ${m[2]} → ${m[3]}`);
+    assert.equal(run.status === 0, found.length === 0, `depcruise exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
+    return found.sort();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('layer rules (.dependency-cruiser.cjs)', function () {
+  this.timeout(60_000);
+
+  it('allows what the rooms of src/core may import, as their READMEs say', () => {
+    assert.deepEqual(
+      violations([
+        ['src/core/money/cost.ts', ['src/core/common/plural.ts', 'src/core/gateway/types.ts', 'src/core/gateway/errors.ts']],
+        ['src/core/requests/validation.ts', ['src/core/gateway/catalog.ts', 'src/core/files/outputPath.ts']],
+        ['src/core/answers/imageDownload.ts', ['src/core/gateway/deadline.ts', 'src/core/gateway/paidCall.ts', 'src/core/files/imageSniff.ts']],
+        ['src/core/gateway/paidCall.ts', ['type:src/core/answers/generationStream.ts']],
+        ['src/core/files/recoveryFolder.ts', ['type:src/core/gateway/client.ts', 'src/core/answers/generationStream.ts']],
+        ['src/core/gateway/client.ts', ['src/core/requests/validation.ts', 'src/core/money/cost.ts']],
+        ['src/studio/view.ts', ['src/jobs/jobRunner.ts', 'src/core/gateway/client.ts']],
+      ]),
+      [],
+    );
+  });
+
+  it('refuses an import against the rooms of src/core, naming the rule, the file and the import', () => {
+    assert.deepEqual(
+      violations([
+        ['src/core/common/plural.ts', ['src/core/gateway/types.ts']],
+        ['src/core/gateway/errors.ts', ['src/core/gateway/catalog.ts']],
+        ['src/core/gateway/deadline.ts', ['src/core/files/imageSniff.ts']],
+        ['src/core/money/cost.ts', ['src/core/requests/validation.ts']],
+        ['src/core/requests/validation.ts', ['src/core/answers/generationStream.ts']],
+        ['src/core/answers/generationStream.ts', ['type:src/core/gateway/client.ts']],
+        ['src/core/files/imageSniff.ts', ['src/core/gateway/client.ts']],
+      ]),
+      [
+        'core-answers-room: src/core/answers/generationStream.ts → src/core/gateway/client.ts',
+        'core-common-is-the-bottom: src/core/common/plural.ts → src/core/gateway/types.ts',
+        'core-contract-stands-alone: src/core/gateway/errors.ts → src/core/gateway/catalog.ts',
+        'core-files-client-type-only: src/core/files/imageSniff.ts → src/core/gateway/client.ts',
+        'core-gateway-room: src/core/gateway/deadline.ts → src/core/files/imageSniff.ts',
+        'core-money-room: src/core/money/cost.ts → src/core/requests/validation.ts',
+        'core-requests-room: src/core/requests/validation.ts → src/core/answers/generationStream.ts',
+      ],
+    );
+  });
+
+  it('refuses a circle, vscode or a floor above in core, the studio in features, and src beyond the protocol in media', () => {
+    assert.deepEqual(
+      violations([
+        ['src/core/money/cost.ts', ['src/jobs/jobRunner.ts']],
+        ['src/core/gateway/types.ts', ['vscode']],
+        ['src/jobs/jobRunner.ts', ['src/core/money/cost.ts']],
+        ['src/commands/generate.ts', ['src/studio/view.ts']],
+        ['media/studio/form.ts', ['src/jobs/jobRunner.ts']],
+      ]),
+      [
+        'core-is-pure: src/core/gateway/types.ts → vscode',
+        'core-is-pure: src/core/money/cost.ts → src/jobs/jobRunner.ts',
+        'features-not-studio: src/commands/generate.ts → src/studio/view.ts',
+        'media-only-protocol: media/studio/form.ts → src/jobs/jobRunner.ts',
+        'no-circular: src/core/money/cost.ts → src/jobs/jobRunner.ts',
+      ],
+    );
+  });
+});
