@@ -2,12 +2,14 @@
 // emulator, see the result in the gallery and on disk, survive a window reload, show markup in a
 // prompt as text, and save screenshots of the panel in the dark and light themes (docs/).
 import * as assert from 'assert';
+import * as fs from 'fs';
 import * as path from 'path';
 import { formState, generateCard, generateFrom, newestPrompt, openStudio, resultCount, STUDIO_TITLE as TITLE, waitForResults } from './studioPage';
 import { prepareTest, runCommand, waitFor, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { shootInBothThemes } from './pictures';
 import { imagesIn } from './workspaceFiles';
+import { appendResults, generatedResult } from './resultsJournal';
 
 const XSS = '<img src=x onerror=alert(1)>';
 
@@ -127,5 +129,32 @@ describe('Image Studio (e2e)', () => {
     assert.strictEqual(await frame.locator('#model').inputValue(), 'aurora-1');
     assert.strictEqual(await frame.locator('img[src="x"]').count(), 0);
     assert.deepStrictEqual(dialogs, []);
+  });
+  it('a card keeps the keyboard focus while another window rewrites the results journal', async () => {
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
+    const frame = await openStudio(page);
+    await generateCard(frame, 'A card that keeps the focus');
+    const { journal, result } = await generatedResult(opened());
+    const results = await resultCount(frame);
+    const reveal = frame.locator('#gallery li.card[aria-posinset="1"] .action-reveal');
+    await reveal.focus();
+    const focused = () =>
+      frame.evaluate(() => {
+        type Element = { tagName: string; dataset: Record<string, string | undefined>; closest(selector: string): Element | null };
+        const active = (globalThis as unknown as { document: { activeElement: Element | null } }).document.activeElement;
+        return `${active?.closest('li')?.dataset.file ?? '(no card)'} ${active?.dataset.action ?? active?.tagName}`;
+      });
+    const before = await focused();
+    assert.match(before, / reveal$/);
+    // Another window compacts: it writes the journal anew, with one result of its own, and renames
+    // it over this one. This window reads the replaced file whole, and its gallery starts over.
+    const replacement = `${journal}.other-window`;
+    fs.copyFileSync(journal, replacement);
+    appendResults(replacement, result, 2, () => ({ id: 'e2e-other-window', prompt: 'Made in another window' }));
+    fs.renameSync(replacement, journal);
+    await waitForResults(frame, results + 1, 30_000);
+    assert.strictEqual(await newestPrompt(frame), 'Made in another window');
+    assert.strictEqual(await focused(), before, 'the focused card lost the focus when the gallery started over');
   });
 });
