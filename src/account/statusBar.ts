@@ -6,6 +6,7 @@ import { readSettings } from '../host/settings';
 import { type AccountModel, type AccountSnapshot, budgetLow, expiresWithin } from './accountModel';
 import { budgetRunsOutBeforeReset, runwayLines } from './runway';
 import { trPlural } from '../core/common/plural';
+import { markdownText } from '../core/common/markdownText';
 
 export const STATUS_ITEM_ID = 'gateway-images.status';
 const TOOLTIP_COMMANDS = ['gatewayImages.refreshAccount', 'gatewayImages.openStudio', 'gatewayImages.setApiKey', 'gatewayImages.showAccount'];
@@ -166,12 +167,12 @@ export function scheduleAccountRefresh(account: AccountModel, keysChanged: vscod
   });
 }
 
-/** Markdown-escapes text that comes from the gateway. */
 /** "1 request", "5 requests". */
 function requests(count: number): string {
   return trPlural(count, { one: '{0} request', other: '{0} requests' }, count);
 }
 
+/** Text from the gateway (an e-mail address, a key's or a model's name, a message) as plain text in the tooltip. */
 function escape(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+  return markdownText(text, { themeIcons: true });
 }

@@ -2,6 +2,7 @@
 // same job as the Generate Image command. The tool's confirmation IS the cost confirmation: it shows
 // the model, the prompt, the reservation and the expected range (from ImageJobService.prepare, which
 // sends nothing). The job then asks again only if the reservation grew beyond what was confirmed.
+// The model's name, the prompt, the style and its notes come from outside: plain text (markdownText).
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../core/money/cost';
 import { NotConfiguredError, summarizeError, ValidationError } from '../core/gateway/errors';
@@ -15,6 +16,7 @@ import { opaqueMessage } from '../commands/jobRunner';
 import { applyStyle, styledJob, styleValues } from '../commands/styles';
 import { type Services } from '../services';
 import { trPlural } from '../core/common/plural';
+import { markdownText } from '../core/common/markdownText';
 
 export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -64,20 +66,22 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         const message = new vscode.MarkdownString();
         message
           .appendMarkdown(`**${vscode.l10n.t('Model')}:** `)
-          .appendText(model.id)
+          .appendMarkdown(markdownText(model.id))
           .appendMarkdown('  \n');
         message
           .appendMarkdown(`**${vscode.l10n.t('Prompt')}:** `)
-          .appendText(styled.request.prompt)
+          .appendMarkdown(markdownText(styled.request.prompt))
           .appendMarkdown('  \n');
         if (styled.style) {
           const references = styled.fromStyle.includes('references') ? styled.style.values.references?.length : 0;
           message
             .appendMarkdown(`**${vscode.l10n.t('Style')}:** `)
-            .appendText(
-              references
-                ? trPlural(references, { one: '{0} (with {1} reference image)', other: '{0} (with {1} reference images)' }, styled.style.name, references)
-                : styled.style.name,
+            .appendMarkdown(
+              markdownText(
+                references
+                  ? trPlural(references, { one: '{0} (with {1} reference image)', other: '{0} (with {1} reference images)' }, styled.style.name, references)
+                  : styled.style.name,
+              ),
             )
             .appendMarkdown('  \n');
         }
@@ -85,7 +89,7 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
         if (options)
           message
             .appendMarkdown(`**${vscode.l10n.t('Options')}:** `)
-            .appendText(options)
+            .appendMarkdown(markdownText(options))
             .appendMarkdown('  \n');
         message
           .appendMarkdown('\n')
@@ -98,13 +102,16 @@ export function createGenerateImageTool(services: Services): vscode.LanguageMode
           );
         const balance = services.account.snapshot.balance;
         if (balance !== undefined) message.appendMarkdown('  \n').appendText(vscode.l10n.t('Balance now: {0}.', formatRubles(balance, locale)));
-        for (const note of styled.notes) message.appendMarkdown('  \n').appendText(note);
+        for (const note of styled.notes) message.appendMarkdown('  \n').appendMarkdown(markdownText(note));
         if (styled.confirm)
           message
             .appendMarkdown('  \n')
             .appendText(vscode.l10n.t('The style comes from a workspace that is not trusted: you will be asked again before it is sent.'));
         return {
-          invocationMessage: trPlural(estimate.n, { one: 'Generating {0} image with {1}…', other: 'Generating {0} images with {1}…' }, estimate.n, model.id),
+          // A MarkdownString: a string may be rendered as Markdown too, and the model's name is the gateway's.
+          invocationMessage: new vscode.MarkdownString(
+            markdownText(trPlural(estimate.n, { one: 'Generating {0} image with {1}…', other: 'Generating {0} images with {1}…' }, estimate.n, model.id)),
+          ),
           confirmationMessages: {
             title: trPlural(estimate.n, { one: 'Generate {0} image with {1}?', other: 'Generate {0} images with {1}?' }, estimate.n, model.id),
             message,

@@ -195,8 +195,8 @@ describe('batch runs', () => {
     const md = batchReport(file, outcomes, new Date(2026, 0, 1), 'en');
     const rows = md.split('\n').filter((l) => /^\| \d/.test(l));
     assert.equal(rows.length, 3);
-    assert.match(rows[0]!, /^\| 1 \| a cat \| aurora-1 \| done \| \[cat \(1\)\.png\]\(\.\.\/generated%20images\/cat%20%281%29\.png\) \| ₽2\.50 \|/);
-    assert.match(rows[2]!, /a \\\| pipe .* failed .* HTTP 500/);
+    assert.match(rows[0]!, /^\| 1 \| a cat \| aurora-1 \| done \| \[cat \(1\)&#46;png\]\(\.\.\/generated%20images\/cat%20%281%29\.png\) \| ₽2\.50 \|/);
+    assert.match(rows[2]!, /a &#124; pipe .* failed .* HTTP 500/);
     assert.match(md, /1 done, 1 skipped \(done earlier\), 1 failed, 0 with unknown outcome, 0 not sent\. Spent in this run: ₽2\.50\./);
   });
 });

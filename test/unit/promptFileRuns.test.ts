@@ -137,7 +137,7 @@ describe('Prompt files with several runs at once', function () {
       `the kept answer is named: ${held.files.join(', ')}`,
     );
     assert.equal(paidRequests(gw.emu).length, paidBefore, 'nothing sent by arguments without resendInterrupted');
-    assert.match(resultsCode.batchReport(world.promptFile, again.lines, new Date(), 'en'), /-answer\.json\]\(/, 'the report links the kept answer');
+    assert.match(resultsCode.batchReport(world.promptFile, again.lines, new Date(), 'en'), /-answer&#46;json\]\(/, 'the report links the kept answer');
 
     const told = await runFileAsCommand({ ...world, resendInterrupted: true });
     assert.equal(told.lines.find((l) => l.line === 1)!.status, 'done');

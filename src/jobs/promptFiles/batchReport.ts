@@ -2,6 +2,7 @@
 // prompt, model, files (as links), cost and error, and the totals. No vscode import.
 import * as path from 'node:path';
 import { formatRubles } from '../../core/money/cost';
+import { markdownText } from '../../core/common/markdownText';
 import * as l10n from '@vscode/l10n';
 import { type LineOutcome, type SkipReason, summarize } from './batch';
 
@@ -11,7 +12,8 @@ export function reportPathFor(promptFile: string): string {
   return path.join(path.dirname(promptFile), `${path.basename(promptFile, ext)}.report.md`);
 }
 
-const cell = (text: string) => text.replace(/\r?\n/g, ' ').replace(/[|\\<>[\]`*_]/g, (c) => `\\${c}`);
+/** A prompt, a model's or a file's name, an error: plain text in the report (no link, emphasis or tag made of it). */
+const cell = (text: string) => markdownText(text);
 
 function statusText(outcome: LineOutcome): string {
   switch (outcome.status) {
@@ -57,7 +59,9 @@ export function batchReport(promptFile: string, outcomes: readonly LineOutcome[]
   const dir = path.dirname(reportPathFor(promptFile));
   const link = (file: string) => {
     const relative = path.relative(dir, file).split(path.sep).join('/');
-    return `[${cell(path.basename(file))}](${encodeURI(relative).replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
+    // `./`: a file named `command:x` or `https:x` stays a file beside the report, never a scheme.
+    const target = encodeURI(relative.startsWith('../') ? relative : `./${relative}`);
+    return `[${cell(path.basename(file))}](${target.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
   };
   const sum = summarize(outcomes);
   const prompt = (text: string) => cell(text.length > 120 ? `${text.slice(0, 120)}…` : text);

@@ -1,6 +1,6 @@
 // The results journal as CSV (RFC 4180, one row per result, oldest first): time, who, model,
-// prompt, n, cost, files, request id. Fields that a spreadsheet would run as a formula are quoted
-// with a leading apostrophe. Pure: no vscode import.
+// prompt, n, cost, files, request id. Fields that a spreadsheet would run as a formula, even after
+// leading spaces or in full-width forms, are quoted with a leading apostrophe. Pure: no vscode import.
 import type { ResultOrigin } from './resultOrigin';
 import { originKey } from './resultOrigin';
 import type { HistoryEntry } from './resultsIndex';
@@ -13,8 +13,16 @@ export function originCsv(origin: ResultOrigin | undefined): string {
   return originKey(origin);
 }
 
-function field(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+/**
+ * A cell a spreadsheet would run as a formula (OWASP, CSV injection): one that starts with = + - @,
+ * their full-width forms (＝ ＋ － ＠, which spreadsheets fold to ASCII), or a tab, CR or LF, also
+ * after leading spaces or invisible characters (spreadsheets trim those before reading a formula).
+ */
+const FORMULA = /^[\s\u200b-\u200d\u2060]*[=+\-@\uff1d\uff0b\uff0d\uff20]|^[\t\r\n]/;
+
+/** One field: a formula kept as text by a leading apostrophe, quoted when it holds a quote, comma or line break. */
+function csvField(value: string): string {
+  const safe = FORMULA.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) || safe !== value ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
@@ -33,7 +41,7 @@ export function resultsCsv(entries: Iterable<HistoryEntry>, relative: (file: str
       e.files.map(relative).join('; '),
       e.requestId ?? '',
     ];
-    rows.push(cells.map(field).join(','));
+    rows.push(cells.map(csvField).join(','));
   }
   return `${rows.join('\r\n')}\r\n`;
 }

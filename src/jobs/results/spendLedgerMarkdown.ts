@@ -1,16 +1,21 @@
 // The "Where the money went" section of Account and Usage: the gateway's figures beside what this
 // workspace recorded, then spend by who made each result (a bar chart, and the same figures as a table
-// a screen reader reads) and by model, for today, 7 and 30 days. Theme colours. Pure: no vscode import.
+// a screen reader reads) and by model, for today, 7 and 30 days. Theme colours. Names from outside (an
+// MCP client's, a model's) are plain text there (markdownText). Pure: no vscode import.
 import * as l10n from '@vscode/l10n';
 import { formatRubles } from '../../core/money/cost';
+import { markdownText } from '../../core/common/markdownText';
 import { trPlural } from '../../core/common/plural';
 import { originKeyLabel } from './resultOrigin';
 import { type GatewayComparison, LEDGER_PERIODS, type LedgerRow, type SpendLedger } from './spendLedger';
 
 const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * Text inside the chart's elements: as HTML, and as Markdown should a renderer read it inline after
+ * all (markdownText's references are both; it makes one line, so the HTML block never ends early).
+ */
+const svgText = (text: string) => markdownText(text);
 const cell = (text: string) => text.replace(/[|\\<>]/g, (c) => `\\${c}`);
-/** A name from outside (an MCP client's, a model id) as plain text in Markdown: no link, image or emphasis made of it. */
-const name = (text: string) => text.replace(/[\\`*_[\]()!|<>~]/g, (c) => `\\${c}`);
 
 export function spendLedgerMarkdown(ledger: SpendLedger, locale: string): string {
   const rub = (amount: number) => formatRubles(amount, locale);
@@ -19,7 +24,7 @@ export function spendLedgerMarkdown(ledger: SpendLedger, locale: string): string
   const table = (head: string, rows: LedgerRow[], label: (key: string) => string) => [
     `| ${cell(head)} | ${periods.map(cell).join(' | ')} |`,
     `|---|${periods.map(() => '---:').join('|')}|`,
-    ...rows.map((row) => `| ${name(label(row.key))} | ${figures(row).map(cell).join(' | ')} |`),
+    ...rows.map((row) => `| ${markdownText(label(row.key))} | ${figures(row).map(cell).join(' | ')} |`),
     `| **${cell(l10n.t('Total'))}** | ${figures(ledger.total)
       .map((f) => `**${cell(f)}**`)
       .join(' | ')} |`,
@@ -93,14 +98,14 @@ function originChart(ledger: SpendLedger, locale: string): string {
     const label = originKeyLabel(row.key);
     const amount = formatRubles(row.amount.month, locale);
     parts.push(
-      `<text x="${left - 8}" y="${y + bar - 4}" text-anchor="end" font-size="12" style="${fg}">${escapeXml(label.length > 30 ? `${label.slice(0, 29)}…` : label)}</text>`,
+      `<text x="${left - 8}" y="${y + bar - 4}" text-anchor="end" font-size="12" style="${fg}">${svgText(label.length > 30 ? `${label.slice(0, 29)}…` : label)}</text>`,
     );
     if (w > 0)
-      parts.push(
-        `<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${bar}" style="${fill}"><title>${escapeXml(`${label}: ${amount}`)}</title></rect>`,
-      );
-    parts.push(`<text x="${(left + w + 6).toFixed(1)}" y="${y + bar - 4}" font-size="12" style="${fg}">${escapeXml(amount)}</text>`);
+      parts.push(`<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${bar}" style="${fill}"><title>${svgText(`${label}: ${amount}`)}</title></rect>`);
+    parts.push(`<text x="${(left + w + 6).toFixed(1)}" y="${y + bar - 4}" font-size="12" style="${fg}">${svgText(amount)}</text>`);
   });
   parts.push('</svg>');
-  return parts.join('');
+  // In a block of HTML of its own (a <div> line starts one; a blank line ends it), not a paragraph:
+  // no Markdown renderer reads the text between its tags as Markdown, nor links what looks like a URL.
+  return ['<div>', parts.join(''), '</div>'].join('\n');
 }
