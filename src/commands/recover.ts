@@ -14,6 +14,7 @@ import { recordRecovered } from '../jobs/jobRecord';
 import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/common/plural';
+import { shownAddress } from '../core/answers/shownAddress';
 
 export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   const waiting = await listWaiting(services);
@@ -144,7 +145,7 @@ function title(job: WaitingJob): string {
 }
 
 function describeFile(file: WaitingFile): string {
-  if (file.kind === 'url') return `${file.download?.url ?? file.suggestedName} (${vscode.l10n.t('not downloaded yet')})`;
+  if (file.kind === 'url') return `${file.download ? shownAddress(file.download.url) : file.suggestedName} (${vscode.l10n.t('not downloaded yet')})`;
   const type = file.kind === 'answer' ? vscode.l10n.t('answer') : (file.mediaType?.replace('image/', '').toUpperCase() ?? vscode.l10n.t('unknown type'));
   const state = file.incomplete ? `, ${vscode.l10n.t('incomplete')}` : '';
   return `${path.basename(file.path)} (${megabytes(file.bytes)}, ${type}${state})`;

@@ -11,6 +11,7 @@ import { expandFileNamePattern } from '../core/files/naming';
 import { trPlural } from '../core/common/plural';
 import { type RecoveryFile, writeRecoveryManifest } from '../core/files/recoveryManifest';
 import type { GeneratedImageMeta } from '../core/gateway/types';
+import { shownAddress } from '../core/answers/shownAddress';
 import type { ImageJob, JobEvent, RecoveredFiles } from './jobTypes';
 
 /** One staged image of a job, and where it went: `file` when placed, `reason` when it is kept for recovery (both: placed, but not safely). */
@@ -155,9 +156,9 @@ function waitingAt({ job, staging, date }: RecoveryContext, image: GeneratedImag
   };
 }
 
-/** Which images wait at which address, and why, for the job's message. */
+/** Which images wait at which address, and why, for the job's message (shown, logged and given to agents: no query, which may be a signature). */
 function addressesReason(images: GeneratedImageMeta[]): string {
-  const each = images.map((image) => l10n.t('image {0} at {1}: {2}', image.index + 1, image.url!, image.downloadFailure ?? '')).join('; ');
+  const each = images.map((image) => l10n.t('image {0} at {1}: {2}', image.index + 1, shownAddress(image.url!), image.downloadFailure ?? '')).join('; ');
   return trPlural(
     images.length,
     {

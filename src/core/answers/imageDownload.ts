@@ -3,6 +3,8 @@
 // certificate settings as the paid request), within the paid request's deadline, and streamed into
 // the same sink as a base64 image (staged as `.part`, renamed `.img` once whole).
 // - Only http: and https: addresses are requested; anything else is refused without a request.
+// - Only public addresses and the gateway's own host (addressPolicy.ts): each address, redirects
+//   included, is checked before its request, and a name again when its connection is made.
 // - The key goes only to the gateway's own origin (its base URL's). Redirects are followed, at most
 //   MAX_REDIRECTS of them; once one leaves the gateway's origin the key is never sent again, not even
 //   when a later one comes back (a host that is not the gateway must not steer the key anywhere).
@@ -17,6 +19,8 @@ import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } f
 import { errorCode } from '../gateway/deadline';
 import { guardSink, SinkFailure } from '../gateway/paidCall';
 import type { GenerationResponseMeta } from '../gateway/types';
+import { type AddressPolicy, AddressRefusedError } from './addressPolicy';
+import { shownAddress } from './shownAddress';
 
 /** The largest image downloaded from an address; a larger one is refused and nothing of it is kept. */
 export const MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
@@ -34,7 +38,13 @@ export class ImageDownloadError extends Error {
 }
 
 export interface DownloadOptions {
+  /**
+   * The gateway client's proxy and certificate settings, its direct connections resolving names
+   * through `addresses.lookup` (proxy.ts withLookup): that is where a name is checked at connect time.
+   */
   dispatcher: Dispatcher;
+  /** Which addresses may be requested; checked before every request. */
+  addresses: AddressPolicy;
   /** The gateway's origin (of its base URL): the only one the key is sent to. */
   gatewayOrigin: string;
   /** The key, sent as `Authorization: Bearer` to the gateway's origin only. */
@@ -45,7 +55,7 @@ export interface DownloadOptions {
   timeoutMs: number;
   maxBytes?: number;
   userAgent?: string;
-  /** Each request made (its address without the query, which may hold a signature), with its status or failure. */
+  /** Each request made or refused (its address without the query, which may hold a signature), with its status or failure. */
   onRequest?: (entry: { address: string; status?: number; durationMs: number; withKey: boolean; error?: string }) => void;
 }
 
@@ -71,6 +81,7 @@ export async function downloadImage(
     const started = Date.now();
     let response: Dispatcher.ResponseData;
     try {
+      await options.addresses.check(target, options.signal);
       response = await request(target, {
         method: 'GET',
         headers: { 'user-agent': options.userAgent ?? 'gateway-images', accept: ACCEPT, ...(withKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
@@ -79,11 +90,13 @@ export async function downloadImage(
       });
     } catch (error) {
       const failure = describeFailure(error, options);
-      options.onRequest?.({ address: withoutQuery(target), durationMs: Date.now() - started, withKey, error: failure.message });
+      // A refused address was never connected to: nothing, the key least of all, was sent.
+      const sent = withKey && !(error instanceof AddressRefusedError);
+      options.onRequest?.({ address: shownAddress(target.href), durationMs: Date.now() - started, withKey: sent, error: failure.message });
       throw failure;
     }
     const status = response.statusCode;
-    options.onRequest?.({ address: withoutQuery(target), status, durationMs: Date.now() - started, withKey });
+    options.onRequest?.({ address: shownAddress(target.href), status, durationMs: Date.now() - started, withKey });
     const location = headerOf(response.headers, 'location');
     if (REDIRECT_STATUSES.has(status) && location) {
       await discard(response);
@@ -128,7 +141,7 @@ function httpAddress(address: string, base?: URL): URL {
     url = undefined;
   }
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
-    throw new ImageDownloadError(l10n.t('"{0}" is not an http(s) address: nothing was requested', shorten(address)));
+    throw new ImageDownloadError(l10n.t('"{0}" is not an http(s) address: nothing was requested', shownAddress(address)));
   }
   return url;
 }
@@ -193,6 +206,8 @@ function tooLarge(maxBytes: number): ImageDownloadError {
 /** A network failure, the deadline or a cancel, in words. */
 function describeFailure(error: unknown, options: DownloadOptions): ImageDownloadError {
   if (error instanceof ImageDownloadError) return error;
+  // Before the request, or by the connection's lookup (the same error, passed on by undici as it is).
+  if (error instanceof AddressRefusedError) return new ImageDownloadError(error.message, { cause: error });
   if (options.signal.aborted) {
     const timedOut = options.signal.reason instanceof Error && options.signal.reason.name === 'TimeoutError';
     return new ImageDownloadError(
@@ -218,13 +233,4 @@ async function discard(response: Dispatcher.ResponseData): Promise<void> {
 function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** The address without its query and fragment: a signed address's signature stays out of logs. */
-function withoutQuery(url: URL): string {
-  return `${url.origin}${url.pathname}`;
-}
-
-function shorten(text: string): string {
-  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
 }

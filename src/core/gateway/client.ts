@@ -14,10 +14,11 @@ import { Deadline } from './deadline';
 import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
 import type { ImageSink } from '../answers/generationStream';
 import { type DownloadOptions, downloadAddressed, downloadImage } from '../answers/imageDownload';
+import { AddressPolicy, type ResolveAll } from '../answers/addressPolicy';
 import type { ImageKind } from '../files/imageSniff';
 import { AnswerKeeper, costInAnswer, keepingSink } from '../answers/keptAnswer';
 import { decodePaidAnswer } from '../answers/paidAnswer';
-import { createDispatcher } from './proxy';
+import { createDispatcher, withLookup } from './proxy';
 import { jsonBodyWithReferences, multipartEditBody, type ReferenceFile } from '../requests/requestBodies';
 import type { BalanceRecord, CatalogEntry, GenerationRequest, GenerationResponseMeta, ImageModel, KeyRecord, StatsSummary, UserRecord } from './types';
 
@@ -54,6 +55,8 @@ export interface GatewayClientConfig {
   maxRetryDelayMs?: number;
   /** The largest image downloaded from an address an answer gives (imageDownload.ts; default 50 MiB). */
   maxDownloadBytes?: number;
+  /** How the names of image addresses are resolved to be checked (answers/addressPolicy.ts): the system's resolver by default; tests inject one. */
+  lookup?: ResolveAll;
   onRequest?: (entry: RequestLogEntry) => void;
   userAgent?: string;
 }
@@ -197,7 +200,7 @@ export class GatewayClient {
       if (meta.images.some((image) => image.url !== undefined)) {
         // The answer stays on disk while its images download: should the process die, their addresses are in the recovery folder.
         await keeper?.keep(contentType);
-        await downloadAddressed(meta, sink, this.downloadOptions(deadline, key));
+        await this.withDownloads(deadline, key, (downloads) => downloadAddressed(meta, sink, downloads));
       }
       await keeper?.discard();
       // The usage belongs to the key this request was sent with, whatever the key is by now.
@@ -231,31 +234,44 @@ export class GatewayClient {
     const deadline = new Deadline(this.paidTimeoutMs, options.signal);
     const key = (await this.config.getApiKey())?.trim();
     try {
-      return await downloadImage(address, options.mediaType, guardSink(sink), index, this.downloadOptions(deadline, key));
+      return await this.withDownloads(deadline, key, (downloads) => downloadImage(address, options.mediaType, guardSink(sink), index, downloads));
     } catch (error) {
       throw error instanceof SinkFailure ? error.cause : error;
     }
   }
 
-  private downloadOptions(deadline: Deadline, apiKey: string | undefined): DownloadOptions {
-    return {
-      dispatcher: this.dispatcher,
-      gatewayOrigin: new URL(this.baseUrl).origin,
-      ...(apiKey ? { apiKey } : {}),
-      signal: deadline.signal,
-      timeoutMs: deadline.timeoutMs,
-      maxBytes: this.config.maxDownloadBytes,
-      userAgent: this.config.userAgent,
-      onRequest: ({ address, status, durationMs, error }) =>
-        this.log({
-          method: 'GET',
-          path: address,
-          ...(status !== undefined ? { status } : {}),
-          durationMs,
-          attempt: 1,
-          ...(error ? { error: 'download' } : {}),
-        }),
-    };
+  /**
+   * Runs `download` with the options of image downloads: the address policy, and a dispatcher with
+   * this client's proxy and certificates whose direct connections check each name's addresses as they
+   * connect (closed afterwards). A dispatcher not made by createDispatcher cannot be rebuilt so: with it,
+   * names are checked only before each request.
+   */
+  private async withDownloads<T>(deadline: Deadline, apiKey: string | undefined, download: (options: DownloadOptions) => Promise<T>): Promise<T> {
+    const addresses = new AddressPolicy(this.baseUrl, this.config.lookup);
+    const checking = withLookup(this.dispatcher, addresses.lookup);
+    try {
+      return await download({
+        dispatcher: checking ?? this.dispatcher,
+        addresses,
+        gatewayOrigin: new URL(this.baseUrl).origin,
+        ...(apiKey ? { apiKey } : {}),
+        signal: deadline.signal,
+        timeoutMs: deadline.timeoutMs,
+        maxBytes: this.config.maxDownloadBytes,
+        userAgent: this.config.userAgent,
+        onRequest: ({ address, status, durationMs, error }) =>
+          this.log({
+            method: 'GET',
+            path: address,
+            ...(status !== undefined ? { status } : {}),
+            durationMs,
+            attempt: 1,
+            ...(error ? { error: 'download' } : {}),
+          }),
+      });
+    } finally {
+      await checking?.destroy().catch(() => undefined);
+    }
   }
 
   /** A free GET, retried a bounded number of times on connection errors, 429 and 5xx. */

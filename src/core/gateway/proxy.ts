@@ -16,6 +16,7 @@
 //   connections, noProxy hosts included, always verify.
 // - A paid request (every POST) goes on a connection of its own, never on a kept-alive one (see
 //   PaidOnFreshConnections below).
+import type { LookupFunction } from 'node:net';
 import { Agent, Client, Dispatcher, EnvHttpProxyAgent, Pool } from 'undici';
 import * as l10n from '@vscode/l10n';
 import { trustedWithSystem } from './certificates';
@@ -82,7 +83,20 @@ export function resolveProxy(settings: Pick<ProxySettings, 'proxySupport' | 'pro
  * open their own (see PaidOnFreshConnections).
  */
 export function createDispatcher(settings: ProxySettings): Dispatcher {
-  return new PaidOnFreshConnections(buildDispatcher(settings, true), buildDispatcher(settings, false));
+  // The environment as it is now: a dispatcher built later from these settings (withLookup) uses the same proxies.
+  const fixed = { ...settings, env: { ...(settings.env ?? process.env) } };
+  return new PaidOnFreshConnections(fixed, buildDispatcher(fixed, true), buildDispatcher(fixed, false));
+}
+
+/**
+ * A dispatcher with the same proxies and certificates as `dispatcher` (one createDispatcher made),
+ * whose direct connections resolve names with `lookup`: image downloads check each address there,
+ * right before connecting (answers/addressPolicy.ts). Names sent through a proxy are resolved by the
+ * proxy, and the proxy's own name is not looked up with `lookup`. Undefined for a dispatcher made
+ * elsewhere. The caller closes it.
+ */
+export function withLookup(dispatcher: Dispatcher, lookup: LookupFunction): Dispatcher | undefined {
+  return dispatcher instanceof PaidOnFreshConnections ? buildDispatcher(dispatcher.settings, true, lookup) : undefined;
 }
 
 /**
@@ -96,6 +110,7 @@ export function createDispatcher(settings: ProxySettings): Dispatcher {
  */
 class PaidOnFreshConnections extends Dispatcher {
   constructor(
+    readonly settings: ProxySettings,
     private readonly shared: Dispatcher,
     private readonly fresh: Dispatcher,
   ) {
@@ -127,13 +142,17 @@ class PaidOnFreshConnections extends Dispatcher {
   }
 }
 
-/** `keepAlive: false`: each connection carries one request (undici's pipelining 0), then closes. */
-function buildDispatcher(settings: ProxySettings, keepAlive: boolean): Dispatcher {
+/**
+ * `keepAlive: false`: each connection carries one request (undici's pipelining 0), then closes.
+ * `lookup`: how direct connections resolve names (a proxy's connection and the targets behind it never use it).
+ */
+function buildDispatcher(settings: ProxySettings, keepAlive: boolean, lookup?: LookupFunction): Dispatcher {
   const timeouts = { headersTimeout: settings.timeoutMs, bodyTimeout: settings.timeoutMs, ...(keepAlive ? {} : { pipelining: 0 }) };
   const choice = resolveProxy(settings);
   const trust = settings.systemCertificates ? { ca: trustedWithSystem() } : {};
+  const direct = { timeout: CONNECT_TIMEOUT_MS, ...trust, ...(lookup ? { lookup } : {}) };
   if (!choice.httpProxy && !choice.httpsProxy) {
-    return new Agent({ ...timeouts, connect: { timeout: CONNECT_TIMEOUT_MS, ...trust } });
+    return new Agent({ ...timeouts, connect: direct });
   }
   const tls = { rejectUnauthorized: settings.strictSSL !== false, timeout: CONNECT_TIMEOUT_MS, ...trust };
   return new EnvHttpProxyAgent({
@@ -142,8 +161,8 @@ function buildDispatcher(settings: ProxySettings, keepAlive: boolean): Dispatche
     httpsProxy: choice.httpsProxy,
     noProxy: choice.noProxy,
     ...timeouts,
-    // Direct connections (noProxy hosts): always verified.
-    connect: { timeout: CONNECT_TIMEOUT_MS, ...trust },
+    // Direct connections (noProxy hosts): always verified. (ProxyAgent replaces `connect` with its tunnel.)
+    connect: direct,
     proxyTls: tls,
     requestTls: tls,
     proxyTunnel: false,
