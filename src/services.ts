@@ -204,7 +204,10 @@ export function createServices(context: vscode.ExtensionContext, hooks: ServiceH
   const claimsDir = path.join(context.globalStorageUri.fsPath, 'prompt-file-runs');
   let claims: PromptFileClaims | undefined;
   const promptFileClaims = () =>
-    (claims ??= new (loadResults().PromptFileClaims)(claimsDir, (file, error) => log.warn(`The claim of ${file} for its run was lost: ${error.message}`)));
+    // The run itself reacts: it confirms its claim before each line, and sends none once it is lost.
+    (claims ??= new (loadResults().PromptFileClaims)(claimsDir, (file, error) =>
+      log.warn(`The claim of ${file} for its run was lost: ${error.message}. The run sends no more lines; those in flight end and are recorded.`),
+    ));
 
   context.subscriptions.push(
     log,

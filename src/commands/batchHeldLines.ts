@@ -1,6 +1,6 @@
 // Generate Images from File, run again: the lines paid for without their images (in flight when a
-// window closed, or failed after the gateway charged or may have charged) go again only when the
-// user says so; a line in flight now never does.
+// window closed, or failed after the gateway charged or may have charged, here or in a run of another
+// window) go again only when the user says so; a line in flight now, here or elsewhere, never does.
 import * as vscode from 'vscode';
 import type { BatchLine } from '../core/requests/batchFile';
 import { trPlural } from '../core/common/plural';
@@ -19,19 +19,23 @@ export async function decideHeldLines(
   held: readonly HeldLine[],
   resend: 'ask' | boolean,
 ): Promise<{ todo: BatchLine[]; kept: LineOutcome[] }> {
-  const askable = held.filter((h) => h.entry);
-  const again = askable.length > 0 && (resend === 'ask' ? await askResend(name, askable) : resend) ? askable : [];
+  const askable = held.filter(services.results().resendable);
+  const again = askable.length > 0 && (resend === 'ask' ? await askResend(services, name, askable) : resend) ? askable : [];
   const todo = [...send, ...again.map((h) => h.line)].sort((a, b) => a.line - b.line);
   return { todo, kept: held.filter((h) => !again.includes(h)).map(services.results().heldOutcome) };
 }
 
 /** Asks whether the lines paid for without their images go again (sending them may pay twice). */
-async function askResend(name: string, held: HeldLine[]): Promise<boolean> {
+async function askResend(services: Services, name: string, held: HeldLine[]): Promise<boolean> {
   const again = vscode.l10n.t('Send Again');
   const numbers = held.map((h) => h.line.line).join(', ');
   const why = held.map(
     (h) =>
-      `${h.line.line}: ${h.entry?.failed ?? (h.entry?.outcomeUnknown ? vscode.l10n.t('in flight when the window closed') : vscode.l10n.t('charged when the window closed'))}`,
+      `${h.line.line}: ${
+        h.elsewhere
+          ? services.results().heldOutcome(h).error
+          : (h.entry?.failed ?? (h.entry?.outcomeUnknown ? vscode.l10n.t('in flight when the window closed') : vscode.l10n.t('charged when the window closed')))
+      }`,
   );
   const answer = await vscode.window.showWarningMessage(
     trPlural(

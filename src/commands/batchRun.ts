@@ -46,6 +46,11 @@ export interface BatchResult {
   notSent: number;
   outcomeUnknown: number;
   spent: number;
+  /**
+   * Set when this window was paused while it ran the file and another window took the run over: it
+   * stopped sending (nothing was sent twice). What the user is told.
+   */
+  takenOver?: string;
 }
 
 /** A prompt file run from the command: its file, how it was started, and how its lines are prepared (under the claim). */
@@ -121,8 +126,8 @@ export async function runPromptFileCommand(services: Services, run: PromptFileRu
     onPaidFailure: (failure) => services.outcomes.watch(failure),
   });
   const report = vscode.Uri.file(reportPathFor(file.fsPath));
-  await writeFile(report.fsPath, batchReport(file.fsPath, outcome.lines, new Date(), services.locale));
-  const result = toResult(services, report, outcome.lines);
+  await writeFile(report.fsPath, batchReport(file.fsPath, outcome.lines, new Date(), services.locale, outcome.takenOver?.message));
+  const result = { ...toResult(services, report, outcome.lines), ...(outcome.takenOver ? { takenOver: outcome.takenOver.message } : {}) };
   const skipped = outcome.lines.filter((l) => l.status === 'skipped');
   if (!outcome.sent && skipped.length === outcome.lines.length) {
     const allDone = trPlural(
@@ -181,8 +186,9 @@ async function presentBatch(services: Services, name: string, result: BatchResul
     : '';
   const open = vscode.l10n.t('Open Report');
   const recover = vscode.l10n.t('Recover Images');
-  const show = result.failed || result.outcomeUnknown || recovered ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  const choice = await show([message, recoveredNote].filter(Boolean).join(' '), open, ...(recovered ? [recover] : []));
+  const show =
+    result.failed || result.outcomeUnknown || recovered || result.takenOver ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const choice = await show([result.takenOver, message, recoveredNote].filter(Boolean).join(' '), open, ...(recovered ? [recover] : []));
   if (choice === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
   else if (choice === recover) await vscode.commands.executeCommand('gatewayImages.recoverImages');
 }

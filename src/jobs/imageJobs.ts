@@ -131,7 +131,11 @@ export class ImageJobService {
       stagingDir: this.deps.recoveryDir,
     });
     placing.inFlight = inFlight;
-    return runUnderRecord(inFlight, () => this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel }), {
+    const send = async () => {
+      await options.beforeRequest?.(sink.staging.jobId);
+      return this.sendAndPlace(api, job, prepared, { sink, early, placing, date, emit, cancel });
+    };
+    return runUnderRecord(inFlight, send, {
       settle: options.settle,
       settleFailure: options.settleFailure && (() => (placing.paidFailure ? options.settleFailure!(placing.paidFailure) : Promise.resolve())),
     });

@@ -155,6 +155,11 @@ export interface RunOptions extends CallOptions {
    * record is removed; when it rejects the record stays, and the next start settles the job.
    */
   settleFailure?: (failure: PaidFailure) => Promise<void>;
+  /**
+   * The last word right before the request goes, its in-flight record written (`job`: its staging
+   * id): a prompt-file run marks the line and confirms its claim here. A rejection sends nothing.
+   */
+  beforeRequest?: (job: string) => Promise<void>;
 }
 
 export interface PreparedJob {

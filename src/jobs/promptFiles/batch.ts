@@ -31,6 +31,8 @@ export interface LineOutcome {
   recovered?: boolean;
   /** Skipped when it was about to be sent: something else (another run, another window) did it meanwhile. */
   meanwhile?: boolean;
+  /** Not sent: the run lost its claim on the file (another window took the run over while this one was paused). */
+  takenOver?: boolean;
 }
 
 export interface ResumePlan {
@@ -115,6 +117,8 @@ export interface BatchRunOptions {
    * in flight elsewhere); undefined sends it.
    */
   beforeSend?: (line: BatchLine) => Promise<LineOutcome | undefined>;
+  /** The claim's fence (runFence.ts): the last word right before a line's request goes, and each such line's end. */
+  fence?: BatchFence;
   /** Where finished lines are recorded, as lines of this prompt file. */
   history?: {
     promptFile: string;
@@ -126,6 +130,15 @@ export interface BatchRunOptions {
   };
 }
 
+export interface BatchFence {
+  /** Right before the request goes (its in-flight record written): rejects to send nothing. */
+  beforeRequest(line: BatchLine, job: string): Promise<void>;
+  /** The outcome of a line whose request the fence refused, or undefined for any other error. */
+  refused(line: BatchLine, error: unknown): LineOutcome | undefined;
+  /** A line ended (whatever its outcome), before the next one starts. */
+  ended(line: BatchLine, outcome: LineOutcome): Promise<void>;
+}
+
 export async function runBatch(lines: readonly BatchLine[], options: BatchRunOptions): Promise<LineOutcome[]> {
   let finished = 0;
   let spentKopecks = 0;
@@ -134,6 +147,7 @@ export async function runBatch(lines: readonly BatchLine[], options: BatchRunOpt
     options.concurrency,
     async (line, index) => {
       const outcome = await runLine(line, options.confirmedReservations[index], options);
+      await options.fence?.ended(line, outcome);
       finished++;
       if (outcome.costRub !== undefined) spentKopecks += toKopecks(outcome.costRub);
       options.onProgress?.(outcome, { finished, total: lines.length, spent: fromKopecks(spentKopecks) });
@@ -176,10 +190,14 @@ async function runLine(line: BatchLine, confirmedReservation: number | undefined
     // Paid without its images: recorded as paid, so a re-run holds the line instead of paying again.
     const settleFailure =
       history && settleBy((failure: PaidFailure) => history.recordFailure(details(failure.model), failure), history.warn, `Line ${line.line} (paid, failed)`);
-    const result = await options.jobs.run(job, { signal: options.signal, confirmedReservation, settle, settleFailure });
+    const fence = options.fence;
+    const beforeRequest = fence && ((jobId: string) => fence.beforeRequest(line, jobId));
+    const result = await options.jobs.run(job, { signal: options.signal, confirmedReservation, settle, settleFailure, beforeRequest });
     const files = [...result.files, ...(result.recovered?.files ?? [])];
     return { ...base, model: result.model, status: 'done', files, costRub: result.usage?.cost_rub, ...(result.recovered ? { recovered: true } : {}) };
   } catch (error) {
+    const refused = options.fence?.refused(line, error);
+    if (refused) return refused;
     const message = error instanceof Error ? error.message : String(error);
     // What arrived of a paid line before it failed: saved images, and what waits in the recovery folder.
     const kept = error instanceof GatewayError && error.recovered ? { files: error.recovered.files, recovered: true } : { files: [] };

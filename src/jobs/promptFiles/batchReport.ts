@@ -28,7 +28,7 @@ function statusText(outcome: LineOutcome): string {
         ? l10n.t('outcome unknown (may have been charged): what arrived waits in the recovery folder')
         : l10n.t('outcome unknown (may have been charged)');
     case 'not-sent':
-      return l10n.t('not sent');
+      return outcome.takenOver ? l10n.t('not sent: another window took the run over') : l10n.t('not sent');
   }
 }
 
@@ -55,7 +55,8 @@ export function skippedSummary(outcomes: readonly LineOutcome[]): string {
   );
 }
 
-export function batchReport(promptFile: string, outcomes: readonly LineOutcome[], date: Date, locale = 'ru'): string {
+/** `takenOver`: what the user was told when another window took the run over (PromptFileOutcome.takenOver). */
+export function batchReport(promptFile: string, outcomes: readonly LineOutcome[], date: Date, locale = 'ru', takenOver?: string): string {
   const dir = path.dirname(reportPathFor(promptFile));
   const link = (file: string) => {
     const relative = path.relative(dir, file).split(path.sep).join('/');
@@ -93,6 +94,7 @@ export function batchReport(promptFile: string, outcomes: readonly LineOutcome[]
       formatRubles(sum.spent, locale),
     ),
     ...(sum.skipped ? ['', skippedSummary(outcomes)] : []),
+    ...(takenOver ? ['', `**${cell(takenOver)}**`] : []),
     '',
     `| ${[l10n.t('Line'), l10n.t('Prompt'), l10n.t('Model'), l10n.t('Status'), l10n.t('Files'), l10n.t('Cost'), l10n.t('Error')].join(' | ')} |`,
     '|---:|---|---|---|---|---:|---|',

@@ -1,15 +1,19 @@
 // One run per prompt file, across windows and processes: a run of Generate Images from File claims
-// its file for the whole run (planning, confirmation and every line) with a lock taken by
-// proper-lockfile in the extension's global storage, which every window of this user shares. A second
-// start is refused at once and names the run in progress (where, since when, how far), so a double
-// click, a second window or an agent beside a person never pays a line twice. A claim whose holder
-// died is taken over once stale. No vscode import.
-import { createHash } from 'node:crypto';
+// its file for the whole run (planning, confirmation and every line) with a lease (core/files/lease.ts)
+// in the extension's global storage, which every window of this user shares. A second start is
+// refused at once and names the run in progress (where, since when, how far), so a double click, a
+// second window or an agent beside a person never pays a line twice. A claim whose holder died, or
+// was paused past the lease's stale time, is taken over: so the run confirms its claim right before
+// each line is sent (`confirm()`), and beside the claim it keeps the state of each line
+// (lineMarks.ts) that a window taking the run over reads. No vscode import.
+import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import * as lockfile from 'proper-lockfile';
 import { GatewayError } from '../../core/gateway/errors';
+import { LEASE_STALE_MS, type LeaseLostError, takeLease } from '../../core/files/lease';
+import { replaceFileWith } from '../../core/files/replaceFile';
+import { LineMarks, marksFileOf } from './lineMarks';
 
 /** Who runs a prompt file, as the second start is told. */
 export interface RunOwner {
@@ -24,6 +28,17 @@ export interface RunOwner {
 }
 
 export interface PromptFileClaim {
+  /** Why the claim was lost, once it is known to be (another run took it over, or it went stale). */
+  readonly lost: LeaseLostError | undefined;
+  /**
+   * Resolves while the claim is still this run's; rejects with LeaseLostError when it was taken over
+   * or not refreshed in time. Called right before each line is sent, after the line is marked.
+   */
+  confirm(): Promise<void>;
+  /** The state of each line as every window that can claim the file sees it. */
+  readonly lines: LineMarks;
+  /** The run that holds it now, when it is another's (a claim taken over names the run that took it). */
+  holder(): Promise<RunOwner | undefined>;
   /** Tells later starts how far the run is. */
   progress(finished: number, total: number): Promise<void>;
   release(): Promise<void>;
@@ -41,42 +56,59 @@ export class RunInProgressError extends GatewayError {
   }
 }
 
-/** A claim whose holder stopped refreshing it (it died, or hangs) this long is taken over. */
-const STALE_MS = 10_000;
-
 export class PromptFileClaims {
   constructor(
     private readonly dir: string,
+    /** Logged by the window; the run itself reacts by confirming its claim before each line. */
     private readonly onLost: (file: string, error: Error) => void = () => undefined,
-    private readonly staleMs = STALE_MS,
+    /** Tests shorten it (no less than 2000 ms); every window must use the same. */
+    private readonly staleMs = LEASE_STALE_MS,
   ) {}
 
   /** Claims `promptFile` for a run, or throws RunInProgressError naming the run that holds it. */
   async claim(promptFile: string, who: Pick<RunOwner, 'window' | 'startedBy'>, locale = 'en'): Promise<PromptFileClaim> {
     await fs.mkdir(this.dir, { recursive: true });
     const base = path.join(this.dir, await keyOf(promptFile));
-    let release: () => Promise<void>;
+    const ownerFile = `${base}.json`;
+    let lease;
     try {
-      release = await lockfile.lock(base, {
-        realpath: false,
-        lockfilePath: `${base}.lock`,
-        stale: this.staleMs,
-        retries: 0,
-        onCompromised: (error) => this.onLost(promptFile, error),
-      });
+      lease = await takeLease(base, { lockPath: `${base}.lock`, wait: 'no', staleMs: this.staleMs, onLost: (error) => this.onLost(promptFile, error) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-      const owner = await ownerOf(`${base}.json`);
+      const owner = await ownerOf(ownerFile);
       throw new RunInProgressError(promptFile, owner, describeRun(promptFile, owner, locale));
     }
     const owner: RunOwner = { ...who, pid: process.pid, startedAt: new Date().toISOString() };
-    const ownerFile = `${base}.json`;
-    await fs.writeFile(ownerFile, JSON.stringify(owner)).catch(() => undefined);
+    // Whole or not at all (a refused start reads it); never once the claim is another run's.
+    const writeOwner = (value: RunOwner) =>
+      lease.lost ? Promise.resolve() : replaceFileWith(ownerFile, JSON.stringify(value), { durable: false }).catch(() => undefined);
+    await writeOwner(owner);
+    const lines = new LineMarks(marksFileOf(base), { id: randomBytes(8).toString('hex'), window: who.window });
+    lines.begin();
     return {
-      progress: (finished, total) => fs.writeFile(ownerFile, JSON.stringify({ ...owner, progress: { finished, total } })).catch(() => undefined),
+      get lost() {
+        return lease.lost;
+      },
+      confirm: () => lease.confirm(),
+      lines,
+      holder: async () => {
+        const now = await readOwner(ownerFile);
+        return now && (now.pid !== owner.pid || now.startedAt !== owner.startedAt) ? now : undefined;
+      },
+      // Confirmed first: a run that woke after a takeover does not write over the new run's record.
+      progress: (finished, total) =>
+        lease.confirm().then(
+          () => writeOwner({ ...owner, progress: { finished, total } }),
+          () => undefined,
+        ),
       release: async () => {
-        await fs.rm(ownerFile, { force: true }).catch(() => undefined);
-        await release().catch(() => undefined);
+        lines.end();
+        // The record of who runs it goes only while the claim is still this run's.
+        await lease.confirm().then(
+          () => fs.rm(ownerFile, { force: true }).catch(() => undefined),
+          () => undefined,
+        );
+        await lease.release();
       },
     };
   }

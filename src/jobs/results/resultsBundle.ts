@@ -9,6 +9,6 @@ export { ThumbnailCache } from '../../core/files/thumbnailCache';
 export { batchFileKind, describeBatchIssues, parseBatchFile, requestKey } from '../../core/requests/batchFile';
 export { planResume, runBatch, skipFoundByProvenance, summarize } from '../promptFiles/batch';
 export { batchReport, reportPathFor, skippedSummary } from '../promptFiles/batchReport';
-export { heldOutcome, holdPaidLines, paidWithoutImages } from '../promptFiles/heldLines';
+export { heldOutcome, holdPaidLines, paidWithoutImages, resendable } from '../promptFiles/heldLines';
 export { PromptFileClaims } from '../promptFiles/promptFileClaim';
 export { runPromptFile } from '../promptFiles/promptFileRun';

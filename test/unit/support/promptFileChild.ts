@@ -1,7 +1,8 @@
 // A process that runs a prompt file as Generate Images from File does by arguments (the real run of
 // jobs/promptFiles/promptFileRun.ts: the claim across processes, the resume planned from the results journal, each
-// line checked again right before it is sent), against the emulator. Started with fork() by the tests
-// of several runs at once; it reports its outcome, or the refusal, over IPC.
+// line checked again right before it is sent, the claim confirmed before each request), against the
+// emulator. Started with fork() by the tests of several runs at once and of paused runs; it reports
+// its outcome, or the refusal, over IPC.
 import { fork } from 'node:child_process';
 import type { BatchLine } from '../../../src/core/requests/batchFile';
 import { heldOutcome } from '../../../src/jobs/promptFiles/heldLines';
@@ -16,12 +17,14 @@ export interface PromptFileTask extends CrashWorld {
   window: string;
   concurrency: number;
   resendInterrupted?: boolean;
+  /** The claim's stale time (every process of a test must use the same); the lease's default when absent. */
+  staleMs?: number;
 }
 
 export type PromptFileReport = { ok: true; outcome: PromptFileOutcome } | { ok: false; refused?: { message: string; window?: string }; error?: string };
 
 /** The run as the command makes it, without its UI: held lines go only with `resendInterrupted`, the cost needs no confirmation. */
-export function runFileAsCommand(task: PromptFileTask, claims = new PromptFileClaims(task.claimsDir)): Promise<PromptFileOutcome> {
+export function runFileAsCommand(task: PromptFileTask, claims = new PromptFileClaims(task.claimsDir, undefined, task.staleMs)): Promise<PromptFileOutcome> {
   const { service, history, inFlight } = crashService(task);
   return runPromptFile(task.promptFile, {
     claims,
@@ -58,10 +61,16 @@ if (require.main === module) {
 
 /** Starts the run in its own process; resolves with what it reports. */
 export function runFileInProcess(task: PromptFileTask): Promise<PromptFileReport> {
-  return new Promise((resolve, reject) => {
-    const child = fork(__filename, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return startFileRun(task).report;
+}
+
+/** Starts the run in its own process: its pid (a test may pause it), and what it reports. */
+export function startFileRun(task: PromptFileTask): { pid: number; report: Promise<PromptFileReport> } {
+  const child = fork(__filename, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const report = new Promise<PromptFileReport>((resolve, reject) => {
     child.once('message', (message: PromptFileReport) => resolve(message));
-    child.once('exit', (code) => code !== 0 && reject(new Error(`the run's process exited with ${code}`)));
-    child.send(task);
+    child.once('exit', (code, signal) => code !== 0 && reject(new Error(`the run's process exited with ${code ?? signal}`)));
   });
+  child.send(task);
+  return { pid: child.pid!, report };
 }
