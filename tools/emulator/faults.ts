@@ -24,6 +24,14 @@ export const FAULT_NAMES = [
   'charge-on-disconnect',
   /** The model ignores `background: transparent` and returns an opaque image. */
   'opaque-image',
+  /**
+   * Once the request body is read, answers `status` (default 500) with `body` and `contentType`
+   * (default: a proxy's HTML page for the status): a proxy in front of the gateway, or a gateway that
+   * failed before reserving. Nothing is reserved or charged.
+   */
+  'status',
+  /** Like `status`, but the gateway behind goes on, generates and charges: a proxy that gave up waiting (Cloudflare's 524). */
+  'status-after-charge',
   /** A download of an image served at an address (the url-images form) is answered 404. */
   'download-404',
   /** A download is answered 200 with an HTML page. */
@@ -42,7 +50,7 @@ export const FAULT_NAMES = [
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 /** Faults acting before validation (no reservation, no charge). */
-export const FRONT_FAULTS: readonly FaultName[] = ['latency', 'slow-headers', 'html-500', 'html-502', 'rate-limit', 'charge-on-disconnect'];
+export const FRONT_FAULTS: readonly FaultName[] = ['latency', 'slow-headers', 'html-500', 'html-502', 'rate-limit', 'charge-on-disconnect', 'status'];
 
 /** When an armed fault is taken: as a paid request arrives, as it answers, or as an image at an address is downloaded. */
 export type FaultPhase = 'front' | 'body' | 'download';
@@ -61,6 +69,10 @@ export interface FaultSpec {
   retryAfterSeconds?: number;
   /** The image (0-based) a fault of one image applies to (stray-character). */
   imageIndex?: number;
+  /** The answer of the status faults: its status (300 to 599), body and content type. */
+  status?: number;
+  body?: string;
+  contentType?: string;
 }
 
 /** The faults in force for one request, with their parameters resolved. */
@@ -70,6 +82,9 @@ export interface ActiveFaults {
   imageBytes?: number;
   retryAfterSeconds?: number;
   imageIndex?: number;
+  status?: number;
+  body?: string;
+  contentType?: string;
 }
 
 export const DEFAULT_LATENCY_MS = 1000;
@@ -101,6 +116,16 @@ export function parseFaultSpec(body: unknown): FaultSpec | string {
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return `"${field}" must be a non-negative number.`;
     spec[field] = v;
   }
+  if (b.status !== undefined) {
+    if (!Number.isInteger(b.status) || (b.status as number) < 300 || (b.status as number) > 599) return '"status" must be an integer from 300 to 599.';
+    spec.status = b.status as number;
+  }
+  for (const field of ['body', 'contentType'] as const) {
+    const v = b[field];
+    if (v === undefined) continue;
+    if (typeof v !== 'string') return `"${field}" must be a string.`;
+    spec[field] = v;
+  }
   return spec;
 }
 
@@ -114,7 +139,15 @@ export function faultsFromHeaders(headers: IncomingHttpHeaders): ActiveFaults {
   active.imageBytes = numberHeader(headers['x-emulator-image-bytes']);
   active.retryAfterSeconds = numberHeader(headers['x-emulator-retry-after']);
   active.imageIndex = numberHeader(headers['x-emulator-image-index']);
+  const status = numberHeader(headers['x-emulator-status']);
+  if (status !== undefined && Number.isInteger(status) && status >= 300 && status <= 599) active.status = status;
+  active.body = stringHeader(headers['x-emulator-body']);
+  active.contentType = stringHeader(headers['x-emulator-content-type']);
   return active;
+}
+
+function stringHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function numberHeader(value: string | string[] | undefined): number | undefined {
@@ -155,6 +188,9 @@ export class FaultQueue {
       into.imageBytes ??= spec.imageBytes;
       into.retryAfterSeconds ??= spec.retryAfterSeconds;
       into.imageIndex ??= spec.imageIndex;
+      into.status ??= spec.status;
+      into.body ??= spec.body;
+      into.contentType ??= spec.contentType;
       if (spec.times !== -1) spec.times = (spec.times ?? 1) - 1;
     }
     this.armed = this.armed.filter((f) => f.times !== 0);

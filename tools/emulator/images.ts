@@ -9,7 +9,7 @@ import { multipartBoundary, parseMultipart } from './multipart';
 import { paddedPngParts } from './png';
 import { encodeAs, encodedFormat, mediaTypeOf } from './formats';
 import { pixelSize, renderImage } from './render';
-import { sleep, streamBody, type RequestContext, type Segment } from './respond';
+import { sendStatus, sleep, streamBody, type RequestContext, type Segment } from './respond';
 import type { EmulatorState } from './state';
 import { validateImageRequest, type RawImageRequest, type ValidImageRequest } from './validate';
 
@@ -133,6 +133,8 @@ export async function handleImages(ctx: RequestContext, opts: ImageHandlerOption
   state.charge(reservation, costKop, request.model.id);
   ctx.entry.chargedRub = kopToRub(costKop);
   ctx.entry.settledAt = new Date().toISOString();
+  // Charged, but what answers the client is the proxy in front, which gave up waiting.
+  if (ctx.faults.names.has('status-after-charge')) return sendStatus(ctx, ctx.faults);
 
   if (binary) {
     const image = pngs[0]!; // validate() keeps n in 1..maxN, so there is always a first image

@@ -1,6 +1,6 @@
 // Writing responses: JSON, errors, proxy-style HTML, and chunked streaming of large bodies
 // with backpressure. Body faults (kill, drop-mid-body, truncated-json) are applied here.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { ApiFailure } from './apiError';
 import type { ActiveFaults } from './faults';
 import { BASE64_INPUT_CHUNK, base64Chunks, base64Length } from './png';
@@ -69,6 +69,33 @@ export function sendHtml(ctx: RequestContext, status: 500 | 502): void {
   const title = status === 502 ? '502 Bad Gateway' : '500 Internal Server Error';
   const body = `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
   if (writeHead(ctx, status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(body) })) ctx.res.end(body);
+}
+
+/** Cloudflare's own statuses, which Node does not name. */
+const PROXY_REASONS: Record<number, string> = {
+  520: 'Web server is returning an unknown error',
+  521: 'Web server is down',
+  522: 'Connection timed out',
+  523: 'Origin is unreachable',
+  524: 'A timeout occurred',
+};
+
+/** The answer of the status faults: the given body, or a proxy's HTML page for the status. */
+export function sendStatus(ctx: RequestContext, faults: Pick<ActiveFaults, 'status' | 'body' | 'contentType'>): void {
+  const status = faults.status ?? 500;
+  const title = `${status} ${PROXY_REASONS[status] ?? STATUS_CODES[status] ?? 'Error'}`;
+  const body = faults.body ?? `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n</body>\r\n</html>\r\n`;
+  const type = faults.contentType ?? (faults.body === undefined ? 'text/html' : isJson(faults.body) ? JSON_TYPE : 'text/plain; charset=utf-8');
+  if (writeHead(ctx, status, { 'content-type': type, 'content-length': Buffer.byteLength(body) })) ctx.res.end(body);
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A successful JSON answer; honours the body faults named for this request. */

@@ -7,7 +7,7 @@ import { DEFAULT_LATENCY_MS, DEFAULT_RETRY_AFTER_SECONDS, DEFAULT_SLOW_HEADERS_M
 import { OtherOrigin, serveFile } from './files';
 import { handleImages, parseImageBody } from './images';
 import { DEMO_KEYS } from './keys';
-import { sendError, sendHtml, sleep, type RequestContext } from './respond';
+import { sendError, sendHtml, sendStatus, sleep, type RequestContext } from './respond';
 import { authenticate, handleAccount, handleAdmin, handleCatalog, isAccountPath } from './routes';
 import { EmulatorState, type RecordedRequest } from './state';
 
@@ -97,6 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const { req, faults } = ctx;
     // Front faults: a proxy or rate limiter answering before the gateway does anything.
     if (faults.names.has('html-500') || faults.names.has('html-502')) return sendHtml(ctx, faults.names.has('html-502') ? 502 : 500);
+    if (faults.names.has('status')) return sendStatus(ctx, faults);
     if (faults.names.has('rate-limit')) {
       const seconds = faults.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
       return sendError(ctx, new ApiFailure(429, 'rate_limit_exceeded', `Too many requests. Retry after ${seconds} s.`), {
