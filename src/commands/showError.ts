@@ -4,6 +4,7 @@ import { formatRubles } from '../core/money/cost';
 import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError, ValidationError } from '../core/gateway/errors';
 import type { AccountSnapshot } from '../account/accountModel';
 import { type Services } from '../services';
+import { messageText } from '../core/common/markdownText';
 
 /**
  * What the one layer that shows an error may offer with it. Lower layers (the job runner) never show
@@ -42,8 +43,10 @@ export async function showError(
   retry?: ErrorActions['retry'],
   baseline?: Pick<AccountSnapshot, 'balance' | 'budget'>,
 ): Promise<void> {
-  const message = error instanceof Error ? error.message : String(error);
-  services.log.error(message);
+  const said = error instanceof Error ? error.message : String(error);
+  services.log.error(said);
+  // It may carry the gateway's words: a Markdown link in them would be a link in the notification.
+  const message = messageText(said);
 
   if (error instanceof NotConfiguredError) {
     const action = error.missing === 'baseUrl' ? vscode.l10n.t('Open Settings') : vscode.l10n.t('Set API Key');
@@ -135,7 +138,7 @@ async function showOutcomeUnknown(
   const recover = recoverAction(error);
   const again = !recover.length && retry ? [vscode.l10n.t('Send Again (Pays Again)…')] : [];
   const account = vscode.l10n.t('Show Account');
-  const choice = await vscode.window.showWarningMessage(text, ...recover, account, ...again, vscode.l10n.t('Show Log'));
+  const choice = await vscode.window.showWarningMessage(messageText(text), ...recover, account, ...again, vscode.l10n.t('Show Log'));
   if (choice === vscode.l10n.t('Show Log')) services.log.show(true);
   else if (choice === account) await vscode.commands.executeCommand('gatewayImages.showAccount');
   else if (choice && choice === recover[0]) await vscode.commands.executeCommand('gatewayImages.recoverImages');
