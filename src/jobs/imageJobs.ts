@@ -172,12 +172,14 @@ export class ImageJobService {
         },
       });
     } catch (error) {
-      // Only an error answer proves nothing was charged once the body left: the gateway's, or a
-      // proxy's 407 (the request went no further). Any other failure after that (a broken
-      // connection, a full disk while saving) counts the whole reservation.
+      // Only a refusal proves nothing was charged once the body left: the gateway's in its own form
+      // (an error answer the client did not mark unknown), or a proxy's 407 (the request went no
+      // further). Any other failure after that (a 5xx, a proxy's page, a broken connection, a full
+      // disk while saving) counts the whole reservation.
       if (!sent || (error instanceof ApiError && !error.outcomeUnknown) || stoppedByProxy(error)) hold?.release();
       else hold?.settle(undefined);
-      if (error instanceof InsufficientFundsError) this.deps.fundsRefused?.(error.scope);
+      // Only the gateway's own refusal (not a proxy's 402 page, which may have been charged) holds later requests back.
+      if (error instanceof InsufficientFundsError && !error.outcomeUnknown) this.deps.fundsRefused?.(error.scope);
       if (error instanceof GatewayError && error.outcomeUnknown) {
         emit({ type: 'outcome-unknown', error });
         this.deps.reconcile();

@@ -103,7 +103,8 @@ describe('batch runs', () => {
   });
 
   it('a failing line fails alone', async () => {
-    gw.emu.state.armFault({ fault: 'html-500' });
+    // The gateway's own refusal (a 500 would be an unknown outcome).
+    gw.emu.state.armFault({ fault: 'rate-limit' });
     const outcomes = await runBatch(lines().slice(0, 3), {
       jobs: rig().service,
       output: { directory: path.join(gw.dir, 'fail'), pattern: 'x-{index}' },
@@ -114,7 +115,7 @@ describe('batch runs', () => {
       outcomes.map((o) => o.status),
       ['failed', 'done', 'done'],
     );
-    assert.match(outcomes[0]!.error!, /500/);
+    assert.match(outcomes[0]!.error!, /Too many requests/);
   });
 
   it('sends at most what was confirmed: a line whose price rose after the confirmation is refused, not sent, and says so', async () => {

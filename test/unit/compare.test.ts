@@ -71,7 +71,8 @@ describe('compare models', () => {
   });
 
   it('a model fails on its own with its own message', async () => {
-    gw.emu.state.armFault({ fault: 'html-500' });
+    // The gateway's own refusal (a 500 would be an unknown outcome).
+    gw.emu.state.armFault({ fault: 'rate-limit' });
     const entries = await runComparison(jobsFor(['aurora-1', 'sketch-mini'], 'fail'), {
       jobs: newService(gw.client, gw.models, path.join(gw.dir, 'recovery')).service,
       concurrency: 1,
@@ -81,7 +82,7 @@ describe('compare models', () => {
       entries.map((e) => e.status),
       ['failed', 'done'],
     );
-    assert.match(entries[0]!.error!, /500/);
+    assert.match(entries[0]!.error!, /Too many requests/);
   });
 
   it('Cancel stops all: models not started are never sent', async () => {

@@ -37,39 +37,52 @@ interface BodyCase {
   message?: RegExp;
   param?: string;
   code?: string;
+  /** In the gateway's own form (a JSON object naming a message or a code): only then does a 4xx after the body left prove a refusal. */
+  gatewayForm?: true;
 }
 
 const BODIES: BodyCase[] = [
   {
     name: 'OpenAI error object',
+    gatewayForm: true,
     body: '{"error":{"message":"Invalid size","type":"invalid_request_error","param":"size","code":"invalid_value"}}',
     message: /^Invalid size\.$/,
     param: 'size',
     code: 'invalid_value',
   },
-  { name: 'top-level message', body: '{"message":"quality must be one of low, high"}', message: /^Quality must be one of low, high\.$/ },
-  { name: 'detail string', body: '{"detail":"Not enough credits!"}', message: /^Not enough credits!$/ },
+  { name: 'top-level message', gatewayForm: true, body: '{"message":"quality must be one of low, high"}', message: /^Quality must be one of low, high\.$/ },
+  { name: 'detail string', gatewayForm: true, body: '{"detail":"Not enough credits!"}', message: /^Not enough credits!$/ },
   {
     name: 'FastAPI detail list',
+    gatewayForm: true,
     body: '{"detail":[{"loc":["body","n"],"msg":"ensure this value is less than 11","type":"value_error"}]}',
     message: /^N: ensure this value is less than 11\.$/,
     param: 'n',
   },
   {
     name: 'FastAPI detail list of two',
+    gatewayForm: true,
     body: '{"detail":[{"loc":["body","size"],"msg":"bad"},{"loc":["body","seed"],"msg":"not int"}]}',
     message: /size: bad; seed: not int/i,
     param: 'size',
   },
-  { name: 'error string', body: '{"error":"model not available"}', message: /^Model not available\.$/ },
+  { name: 'error string', gatewayForm: true, body: '{"error":"model not available"}', message: /^Model not available\.$/ },
   {
     name: 'errors list of objects',
+    gatewayForm: true,
     body: '{"errors":[{"message":"first problem"},{"message":"second problem"}]}',
     message: /^First problem; second problem\.$/,
   },
-  { name: 'errors list of strings', body: '{"errors":["one","two"]}', message: /^One; two\.$/ },
-  { name: 'array of error objects', body: '[{"error":{"message":"in an array","code":"x1"}}]', message: /^In an array\.$/, code: 'x1' },
-  { name: 'msg and field', body: '{"msg":"wrong value","field":"background","error_code":42}', message: /^Wrong value\.$/, param: 'background', code: '42' },
+  { name: 'errors list of strings', gatewayForm: true, body: '{"errors":["one","two"]}', message: /^One; two\.$/ },
+  { name: 'array of error objects', gatewayForm: true, body: '[{"error":{"message":"in an array","code":"x1"}}]', message: /^In an array\.$/, code: 'x1' },
+  {
+    name: 'msg and field',
+    gatewayForm: true,
+    body: '{"msg":"wrong value","field":"background","error_code":42}',
+    message: /^Wrong value\.$/,
+    param: 'background',
+    code: '42',
+  },
   { name: 'plain text', body: 'Service temporarily overloaded', message: /^Service temporarily overloaded\.$/ },
   { name: 'plain text with newlines', body: 'line one\n\n  line two\t', message: /^Line one line two\.$/ },
   { name: 'nginx 502 page', body: NGINX_502, contentType: 'text/html', message: /HTML page \("502 Bad Gateway"\)/ },
@@ -89,7 +102,7 @@ const BODIES: BodyCase[] = [
   { name: 'error null', body: '{"error":null}', message: /^The gateway answered HTTP \d+/ },
   { name: 'unrelated object', body: '{"foo":{"bar":1}}', message: /^The gateway answered HTTP \d+/ },
   { name: 'message not a string', body: '{"error":{"message":{"deep":true}},"message":17}', message: /^The gateway answered HTTP \d+/ },
-  { name: 'huge message', body: JSON.stringify({ error: { message: 'x'.repeat(100_000) } }), message: /…$/ },
+  { name: 'huge message', gatewayForm: true, body: JSON.stringify({ error: { message: 'x'.repeat(100_000) } }), message: /…$/ },
   { name: 'huge plain text', body: 'word '.repeat(50_000), message: /…$/ },
   { name: 'binary junk', body: randomBytes(512).toString('utf8'), message: /^The gateway answered HTTP \d+/ },
   { name: 'NUL bytes', body: '\u0000\u0001\u0002abc', message: /^The gateway answered HTTP \d+/ },
@@ -108,6 +121,7 @@ describe('errorParsing', () => {
           if (c.message) assert.match(error.message, c.message, `${c.name} @${status}`);
           if (c.param) assert.equal(error.param, c.param);
           if (c.code) assert.equal(error.code, c.code);
+          assert.equal(error.gatewayForm, c.gatewayForm === true, `${c.name}: in the gateway's form`);
         }
       });
     }
@@ -276,8 +290,8 @@ describe('errorParsing', () => {
             assert.ok(error instanceof ApiError, `${c.name}: ${String(error)}`);
             assert.equal(error.status, status);
             assert.equal(error.requestId, 'rid-7');
-            // Only a paid request behind a proxy's 502 may have been charged.
-            assert.equal(error.outcomeUnknown, paid && status === 502);
+            // A paid request may have been charged unless the gateway refused it in its own form.
+            assert.equal(error.outcomeUnknown, paid && (status === 502 || !c.gatewayForm), `${c.name} @${status}`);
             assertReadable(error.message, c.name);
             if (c.message) assert.match(error.message, c.message);
           }

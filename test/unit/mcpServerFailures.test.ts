@@ -58,7 +58,8 @@ describe('MCP server: paid calls that fail or are cancelled', function () {
   it("an error answer of the gateway is not counted against the cap; a proxy's 502 is (the gateway may have charged)", async () => {
     const before = await spent();
     const paidBefore = paidRequests(emu).length;
-    emu.state.armFault({ fault: 'html-500' });
+    // The gateway's own refusal, in its form (a 429 with its JSON body).
+    emu.state.armFault({ fault: 'rate-limit' });
     const failed = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'err', model: 'aurora-1', size: '64x64' } })) as ToolResult;
     assert.equal(failed.isError, true);
     assert.match(failed.content.map((c) => c.text).join('\n'), /Not charged\./);

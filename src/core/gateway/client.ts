@@ -11,7 +11,7 @@ import { classifyApiError, headerValue, requestIdOf } from './errorParsing';
 import { accountIdentity } from './identity';
 import { toBalanceRecord, toKeyRecord, toStatsSummary, toUserRecord } from './accountAnswers';
 import { Deadline } from './deadline';
-import { guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
+import { errorAnswerOutcome, guardSink, mayHaveReachedGateway, SinkFailure, trackFirstRead } from './paidCall';
 import type { ImageSink } from '../answers/generationStream';
 import { type DownloadOptions, downloadAddressed, downloadImage } from '../answers/imageDownload';
 import { AddressPolicy, type ResolveAll } from '../answers/addressPolicy';
@@ -77,7 +77,8 @@ export interface CallOptions {
 
 const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_FREE_TIMEOUT_MS = 30_000;
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
+// Enough to read whole a refusal that quotes a long prompt: one cut short is not known as the gateway's.
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 const MAX_JSON_BODY_BYTES = 32 * 1024 * 1024;
 
 export class GatewayClient {
@@ -214,12 +215,13 @@ export class GatewayClient {
       let typed = deadline.translate(error, status !== undefined ? 'answering' : bodyStarted ? 'awaiting-answer' : 'connecting');
       if (kept) typed.keptAnswer = { ...kept, costRub: await costInAnswer(kept.file) };
       if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
-      // Once the request may have reached the gateway, only an error answer proves it was not charged.
-      // A proxy's 407 is its own answer: the request went no further.
+      // Once the body began to leave, only a refusal proves nothing was charged. A failure without an
+      // answer may have reached the gateway (a proxy's 407 is its own answer: the request went no further).
       if (!(typed instanceof ApiError) && !(typed instanceof ProxyAuthenticationError) && bodyStarted && mayHaveReachedGateway(error))
         typed.markOutcomeUnknown();
-      // A proxy's 502/504 says nothing of whether the gateway behind it went on and charged.
-      if (typed instanceof ApiError && (typed.status === 502 || typed.status === 504)) typed.markOutcomeUnknown();
+      // An error answer is a refusal only in the gateway's own form: a 5xx, or a proxy's page, says nothing of whether the gateway went on.
+      if (typed instanceof ApiError && errorAnswerOutcome({ status: typed.status, gatewayForm: typed.gatewayForm, bodyLeft: bodyStarted }) !== 'not-charged')
+        typed.markOutcomeUnknown();
       this.log({ method: 'POST', path, status, durationMs: Date.now() - started, requestId, attempt: 1, error: typed.kind });
       throw typed;
     }

@@ -10,6 +10,17 @@ export interface ParsedErrorBody {
   param?: string;
   /** True when the body was an HTML page (typically a proxy's). */
   html?: boolean;
+  /** True when the body was a JSON object (or a list of them), read whole. */
+  json?: boolean;
+}
+
+/**
+ * Whether an error answer is in the gateway's own form: the contract's bodies are JSON, so a JSON
+ * object that names a message or a code. An HTML page, plain text, a cut or empty body may come from
+ * anything between the client and the gateway (docs/money.md, "Status and outcome").
+ */
+export function inGatewayForm(parsed: ParsedErrorBody): boolean {
+  return parsed.json === true && (parsed.message !== undefined || parsed.code !== undefined || parsed.type !== undefined);
 }
 
 const MAX_MESSAGE_LENGTH = 400;
@@ -45,7 +56,7 @@ function parseJsonError(text: string): ParsedErrorBody | undefined {
   if (typeof value === 'string') return value.trim() && isReadable(value) ? { message: clip(value.trim().replace(/\s+/g, ' ')) } : {};
   if (!isRecord(value)) return {};
 
-  const result: ParsedErrorBody = {};
+  const result: ParsedErrorBody = { json: true };
   const error = value.error;
   if (isRecord(error)) {
     Object.assign(result, fieldsOf(error));

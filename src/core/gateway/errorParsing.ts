@@ -15,7 +15,7 @@ import {
   UnknownModelError,
 } from './errors';
 import * as l10n from '@vscode/l10n';
-import { parseErrorBody, type ParsedErrorBody } from './errorBody';
+import { inGatewayForm, parseErrorBody, type ParsedErrorBody } from './errorBody';
 
 /** Retry-After is seconds or an HTTP date; some services send retry-after-ms. */
 export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
@@ -56,6 +56,7 @@ export function classifyApiError(status: number, bodyText: string, headers: Reco
     type: parsed.type,
     param: parsed.param,
     requestId: requestIdOf(headers),
+    gatewayForm: inGatewayForm(parsed),
   };
   const code = `${parsed.code ?? ''} ${parsed.type ?? ''}`.toLowerCase();
   const text = (parsed.html ? '' : (parsed.message ?? '')).toLowerCase();
@@ -172,6 +173,11 @@ const STATUS_TEXT: Record<number, () => string> = {
   502: () => l10n.t('a proxy could not reach the gateway'),
   503: () => l10n.t('the gateway is unavailable'),
   504: () => l10n.t('a proxy timed out waiting for the gateway'),
+  // Cloudflare's own statuses for an origin it could not reach, or that did not answer in time.
+  521: () => l10n.t('a proxy could not reach the gateway'),
+  522: () => l10n.t('a proxy timed out waiting for the gateway'),
+  523: () => l10n.t('a proxy could not reach the gateway'),
+  524: () => l10n.t('a proxy timed out waiting for the gateway'),
 };
 
 function humanMessage(status: number, parsed: ParsedErrorBody): string {

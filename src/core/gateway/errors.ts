@@ -86,9 +86,11 @@ export interface ApiErrorDetails {
   type?: string;
   param?: string;
   requestId?: string;
+  /** The body was in the gateway's own error form (errorBody.ts inGatewayForm), not a proxy's page or bare text. */
+  gatewayForm?: boolean;
 }
 
-/** The gateway answered with a non-success status. */
+/** The gateway (or something in front of it) answered with a non-success status. */
 export class ApiError extends GatewayError {
   readonly kind: GatewayErrorKind = 'api';
   readonly status: number;
@@ -96,6 +98,7 @@ export class ApiError extends GatewayError {
   readonly type?: string;
   readonly param?: string;
   readonly requestId?: string;
+  readonly gatewayForm: boolean;
 
   constructor(details: ApiErrorDetails) {
     super(details.message);
@@ -104,6 +107,7 @@ export class ApiError extends GatewayError {
     this.type = details.type;
     this.param = details.param;
     this.requestId = details.requestId;
+    this.gatewayForm = details.gatewayForm ?? false;
   }
 }
 

@@ -65,3 +65,27 @@ export function mayHaveReachedGateway(error: unknown): boolean {
   const code = errorCode(error);
   return !(code && NOT_SENT_CODES.has(code));
 }
+
+/** What an error answer to a paid request says of its money. */
+export type ErrorAnswerOutcome = 'not-charged' | 'may-have-been-charged';
+
+/**
+ * Statuses that say the request was refused, not acted on: invalid, not authorised, no funds or
+ * budget, unknown model, too large, too many requests and their like. Not 408 (a time limit ran
+ * out while it was under way) nor 424 (something it depended on failed), nor statuses of no
+ * standard (a proxy's 499, 460...).
+ */
+const REFUSAL_STATUSES = new Set([400, 401, 402, 403, 404, 405, 406, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 425, 426, 428, 429, 431, 451]);
+
+/**
+ * Whether an error answer to a paid request proves it was not charged (docs/money.md, "Status and
+ * outcome"). Before its body began to leave, the gateway had nothing to act on. After, only a
+ * refusal in the gateway's own form proves it, and a proxy's 407 (it forwards nothing until it has
+ * its credentials). Any 5xx says the gateway, or what stands in front of it, failed on the way,
+ * maybe after the gateway had begun; any other answer (a proxy's page, bare text, a 3xx) may come
+ * from something between that gave up while the gateway went on.
+ */
+export function errorAnswerOutcome(answer: { status: number; gatewayForm: boolean; bodyLeft: boolean }): ErrorAnswerOutcome {
+  if (!answer.bodyLeft || answer.status === 407) return 'not-charged';
+  return answer.gatewayForm && REFUSAL_STATUSES.has(answer.status) ? 'not-charged' : 'may-have-been-charged';
+}
