@@ -1,5 +1,6 @@
 // The MCP server's money rules where they used to break (issue 29): a paid answer still streaming
-// in when the client goes away, and calls that never left counted against the session allowance.
+// in when the client goes away, and calls that never left counted against the session allowance;
+// and (issue 40) a 5xx after the body left, which may have been charged.
 // The server runs as `node dist/mcp.js` under the SDK's Client, against the emulator.
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -8,6 +9,8 @@ import * as path from 'node:path';
 import { Agent, buildConnector } from 'undici';
 import { CatalogCache } from '../../src/core/gateway/catalogCache';
 import { ReservationRoseError } from '../../src/core/gateway/errors';
+import { HistoryStore } from '../../src/jobs/results/history';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { ImageTools } from '../../src/mcp/server/imageTools';
 import { PaidCallFailure } from '../../src/mcp/server/toolAnswers';
 import { caught, DEMO_KEYS, gatewaySuite, listFiles, paidRequests, removeDir, type RunningEmulator, startEmulator, tempDir, waitFor } from './support/gateway';
@@ -97,6 +100,59 @@ describe('MCP server: money on the way out, and calls never sent', function () {
       await client.close();
       emu = await startEmulator();
     }
+  });
+});
+
+describe('MCP server: a 500, 503 or 524 after the body left may have been charged', function () {
+  this.timeout(60_000);
+  const gw = gatewaySuite({ dir: 'gwi-mcp-unknown-' });
+
+  it('holds the cap, says "may have been charged" (never "Not charged"), and records a paid failure of unknown outcome; a refusal in the gateway\'s form gives the cap back', async () => {
+    const workspace = await fs.realpath(await tempDir('gwi-mcp-unknown-ws-'));
+    const journal = path.join(gw.dir, 'results.jsonl');
+    const { client } = await launch({
+      GATEWAY_IMAGES_BASE_URL: gw.emu.url,
+      GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
+      GATEWAY_IMAGES_WORKSPACE: workspace,
+      GATEWAY_IMAGES_RECOVERY_DIR: path.join(gw.dir, 'recovery'),
+      GATEWAY_IMAGES_RESULTS_JOURNAL: journal,
+      GATEWAY_IMAGES_EMBED_PROVENANCE: '0',
+      GATEWAY_IMAGES_MAX_COST_PER_SESSION: '40',
+    });
+    const generate = async (prompt: string) =>
+      (await client.callTool({ name: 'generate_image', arguments: { prompt, model: 'aurora-1', size: '64x64' } })) as ToolResult;
+    try {
+      // aurora-1 reserves 4 ₽ a call: each unknown outcome keeps its 4 ₽ out of the session's 40.
+      for (const [i, status] of [500, 503, 524].entries()) {
+        gw.emu.state.armFault({ fault: 'status', status });
+        const result = await generate(`unknown ${status}`);
+        const text = textOf(result);
+        assert.equal(result.isError, true);
+        assert.match(text, new RegExp(`HTTP ${status}`));
+        assert.match(text, /may have been charged/);
+        assert.doesNotMatch(text, /Not charged|Nothing was sent/);
+        assert.equal((result.structuredContent?.error as { outcomeUnknown: boolean }).outcomeUnknown, true);
+        assert.deepEqual(capOf(result), { spentThisSession: 4 * (i + 1), remainingThisSession: 40 - 4 * (i + 1), maxCostPerCall: 50, maxCostPerSession: 40 });
+      }
+      assert.equal(paidRequests(gw.emu).length, 3, 'nothing was resent');
+      // The gateway's own refusal, in its form: not charged, and the cap is as it was.
+      gw.emu.state.armFault({ fault: 'status', status: 400, body: '{"error":{"message":"Invalid size.","code":"invalid_value","param":"size"}}' });
+      const refused = await generate('refused');
+      assert.match(textOf(refused), /Not charged\./);
+      assert.equal(capOf(refused).spentThisSession, 12);
+    } finally {
+      await client.close();
+    }
+    const store = new HistoryStore(journal, { load: () => resultsCode });
+    const index = await store.index();
+    const entries = index.createdBetween(new Date(0), new Date(Date.now() + 60_000)).map((e) => index.find(e.id)!);
+    await store.close();
+    assert.deepEqual(
+      entries.map((e) => [e.request.prompt, e.outcomeUnknown, typeof e.failed]),
+      [500, 503, 524].map((status) => [`unknown ${status}`, true, 'string']),
+      'each is a paid failure of unknown outcome; the refusal is no result',
+    );
+    await removeDir(workspace);
   });
 });
 

@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { AccountModel } from '../../src/account/accountModel';
 import { GatewayError } from '../../src/core/gateway/errors';
+import { SpendingCap } from '../../src/core/money/spendingCap';
 import { HistoryStore } from '../../src/jobs/results/history';
 import { JobHistoryRecord } from '../../src/jobs/jobRecord';
 import type { PaidFailure } from '../../src/jobs/jobTypes';
@@ -126,4 +127,43 @@ describe('Unknown outcomes checked after their deadline', function () {
       await history.close();
     });
   }
+
+  it('a 524 from a proxy while the gateway went on and charged: the agents\' cap keeps the reservation, a paid failure is recorded, then "charge-seen" after the deadline', async () => {
+    const client = gw.newClient();
+    const account = new AccountModel(async () => client);
+    await account.refresh();
+    const history = new HistoryStore(path.join(gw.dir, 'results-524.jsonl'), { load: () => resultsCode });
+    const logs: string[] = [];
+    const checks = new OutcomeChecks({
+      history,
+      readingBefore: (time) => account.readingBefore(time),
+      readNow: async () => (await account.refresh(), account.readingBefore(Number.POSITIVE_INFINITY)),
+      deadlineMs: () => 300,
+      log: (message) => logs.push(message),
+    });
+    const cap = new SpendingCap(() => ({ maxCostPerCall: 50, maxCostPerSession: 100 }));
+    gw.emu.state.armFault({ fault: 'status-after-charge', status: 524 });
+    const rig = newService(client, gw.models, path.join(gw.dir, 'recovery-524'), { cap });
+    const record = new JobHistoryRecord(history, { request: { model: 'aurora-1', prompt: 'behind a proxy' }, model: 'aurora-1' });
+    const error = await caught(() =>
+      rig.service.run(
+        {
+          request: { model: 'aurora-1', prompt: 'behind a proxy', size: SMALL },
+          output: { directory: path.join(gw.dir, 'out-524'), pattern: '{slug}-{index}' },
+        },
+        { settleFailure: async (failure) => (await record.failed(failure), checks.watch(failure)) },
+      ),
+    );
+    assert.ok(error instanceof GatewayError && error.outcomeUnknown && !error.charged, String(error));
+    const reservation = gw.models.find((m) => m.id === 'aurora-1')!.max_price_per_image;
+    assert.equal(cap.status().spentThisSession, reservation, 'the whole reservation stays counted');
+    await waitFor(() => !!record.entryId);
+    assert.equal((await history.index()).find(record.entryId!)!.outcomeUnknown, true);
+    await waitFor(() => logs.length > 0, 10_000);
+    const checked = (await history.index()).find(record.entryId!)!.outcomeCheck!;
+    assert.equal(checked.verdict, 'charge-seen');
+    assert.equal(checked.keySpendRise, paidRequests(gw.emu)[0]!.chargedRub);
+    checks.dispose();
+    await history.close();
+  });
 });
