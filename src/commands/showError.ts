@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { formatRubles } from '../core/money/cost';
 import { AuthenticationError, GatewayError, NotConfiguredError, RateLimitedError, ValidationError } from '../core/gateway/errors';
+import { moneyTold } from '../core/gateway/moneyTold';
 import type { AccountSnapshot } from '../account/accountModel';
 import { type Services } from '../services';
 import { messageText } from '../core/common/markdownText';
@@ -54,11 +55,6 @@ export async function showError(
     if (choice) await runSetupAction(error.missing);
     return;
   }
-  // The money first: an answer that is no refusal (a proxy's 401 page, say) may have been charged.
-  if (error instanceof GatewayError && error.outcomeUnknown) {
-    await showOutcomeUnknown(services, error, retry, baseline);
-    return;
-  }
   if (error instanceof AuthenticationError) {
     const text =
       error.reason === 'expired'
@@ -66,6 +62,10 @@ export async function showError(
         : vscode.l10n.t('The gateway did not accept your API key: {0}', message);
     const choice = await vscode.window.showErrorMessage(text, vscode.l10n.t('Set API Key'));
     if (choice) await runSetupAction('apiKey');
+    return;
+  }
+  if (error instanceof GatewayError && moneyTold(error) !== 'the message') {
+    await showOutcomeUnknown(services, error, retry, baseline);
     return;
   }
   if (error instanceof GatewayError && error.kind === 'cancelled') {
@@ -128,14 +128,15 @@ async function showOutcomeUnknown(
           formatRubles(delta, services.locale),
         );
   // An answer that had begun to arrive is charged for: that much is known.
-  const text = error.charged
-    ? [error.message, vscode.l10n.t('The gateway charged for this request: its answer had begun to arrive.')].join(' ')
-    : [
-        error.message,
-        vscode.l10n.t('The request may have been charged.'),
-        balance,
-        vscode.l10n.t("It is checked again once the request's deadline has passed, and its history entry keeps what was learned."),
-      ].join(' ');
+  const text =
+    moneyTold(error) === 'charged'
+      ? [error.message, vscode.l10n.t('The gateway charged for this request: its answer had begun to arrive.')].join(' ')
+      : [
+          error.message,
+          vscode.l10n.t('The request may have been charged.'),
+          balance,
+          vscode.l10n.t("It is checked again once the request's deadline has passed, and its history entry keeps what was learned."),
+        ].join(' ');
   const recover = recoverAction(error);
   const again = !recover.length && retry ? [vscode.l10n.t('Send Again (Pays Again)…')] : [];
   const account = vscode.l10n.t('Show Account');

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type BatchLine, requestKey } from '../../src/core/requests/batchFile';
 import type { ImageModel } from '../../src/core/gateway/types';
+import { moneyTold } from '../../src/core/gateway/moneyTold';
 import { HistoryStore } from '../../src/jobs/results/history';
 import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { paintPng, prng } from '../../tools/emulator/png';
@@ -30,7 +31,7 @@ import {
   runPerson,
   topUpsFromOutside,
 } from './support/severalActors';
-import { type Actor, soakFigures, type SoakFigures, toldOfMoney } from './support/severalActorsFigures';
+import { type Actor, soakFigures, type SoakFigures } from './support/severalActorsFigures';
 
 const SEED = Number(process.env.GATEWAY_IMAGES_SOAK_SEED) || Date.now() % 2 ** 31;
 const INITIAL_BALANCE = 2_000;
@@ -272,7 +273,7 @@ function report(f: SoakFigures, x: ReportExtras): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
   const person = x.outcomes;
-  const told = person.flatMap((o) => (o.error ? [toldOfMoney(o.error) === 'the message' ? `"${o.error.kind}" message` : toldOfMoney(o.error)] : []));
+  const told = person.flatMap((o) => (o.error ? [moneyTold(o.error) === 'the message' ? `"${o.error.kind}" message` : moneyTold(o.error)] : []));
   const r = f.requests;
   return [
     `      soak with several actors: seed ${SEED} (GATEWAY_IMAGES_SOAK_SEED=${SEED} replays its plan), ${x.seconds.toFixed(1)} s`,

@@ -2,7 +2,7 @@
 // request's reservation, charge, fingerprint and image hashes), the files on disk, and a fresh read
 // of the shared results journal. Each figure lists what broke it, so a failure names the request.
 import { fromKopecks, toKopecks } from '../../../src/core/money/cost';
-import type { GatewayError } from '../../../src/core/gateway/errors';
+import { moneyTold } from '../../../src/core/gateway/moneyTold';
 import type { LineOutcome } from '../../../src/jobs/promptFiles/batch';
 import type { HistoryEntry } from '../../../src/jobs/results/history';
 import type { RecordedRequest } from '../../../tools/emulator/state';
@@ -12,17 +12,6 @@ export type Actor = 'person' | 'file' | 'agent';
 
 /** A message that says the request cost nothing or never left. */
 export const SAYS_NOTHING_CHARGED = /nothing was (charged|sent)|not charged|before the request was sent/i;
-
-/**
- * What the person is told of the money when a job fails, by the rule of commands/showError.ts read
- * through the error's fields only: an unknown outcome is told "charged" when its answer had begun
- * (`charged`), else "may have been charged"; any other failure shows its message as it is (`kind`
- * 'cancelled' as information, the others as errors).
- */
-export function toldOfMoney(error: GatewayError): 'charged' | 'may have been charged' | 'the message' {
-  if (error.outcomeUnknown) return error.charged ? 'charged' : 'may have been charged';
-  return 'the message';
-}
 
 export interface SoakRecord {
   /** The emulator's log of the generation and edit endpoints. */
@@ -185,7 +174,7 @@ function checkClaims(record: SoakRecord, figures: SoakFigures): void {
   };
   for (const { job, error } of record.person.filter((o) => o.error)) {
     claim(`person job ${job.id}`, job.request.prompt, error!.message);
-    if (held(job.request.prompt) && toldOfMoney(error!) === 'the message')
+    if (held(job.request.prompt) && moneyTold(error) === 'the message')
       figures.untold.push(`person job ${job.id}: ${error!.kind} "${error!.message}" says nothing of a possible charge`);
   }
   for (const line of record.fileLines.filter((l) => l.error && l.status !== 'skipped')) claim(`line ${line.line}`, line.prompt, line.error!);
