@@ -147,6 +147,59 @@ describe('A prompt-file run paused past its claim', function () {
     }
   });
 
+  it('a run killed with its requests in flight: a window of another workspace holds those lines as perhaps charged, and sends them only when told', async () => {
+    const root = path.join(gw.dir, 'killed');
+    const claimsDir = path.join(root, 'claims');
+    const promptFile = path.join(root, 'prompts.jsonl');
+    mkdirSync(claimsDir, { recursive: true });
+    writeFileSync(promptFile, '');
+    const windowOf = (name: string): PromptFileTask => {
+      const storage = path.join(root, `workspace-${name}`);
+      for (const sub of ['out', 'recovery', 'in-flight']) mkdirSync(path.join(storage, sub), { recursive: true });
+      return {
+        url: gw.emu.url,
+        key: DEMO_KEYS.unlimited,
+        recoveryDir: path.join(storage, 'recovery'),
+        inFlightDir: path.join(storage, 'in-flight'),
+        resultsFile: path.join(storage, 'results.jsonl'),
+        out: path.join(storage, 'out'),
+        claimsDir,
+        promptFile,
+        lines: [1, 2, 3].map(lineOf),
+        window: `window ${name}`,
+        concurrency: 1,
+        staleMs: STALE_MS,
+      };
+    };
+    gw.emu.state.armFault({ fault: 'latency', latencyMs: 60_000, times: 1 });
+    const before = paidRequests(gw.emu).length;
+    const runA = startFileRun(windowOf('A'));
+    const gone = runA.report.catch(() => undefined);
+    await waitFor(() => paidRequests(gw.emu).filter((r) => r.prompt !== undefined).length === before + 1, 30_000);
+    process.kill(runA.pid, 'SIGKILL');
+    await gone;
+    gw.emu.state.clearFaults();
+    const lock = path.join(
+      claimsDir,
+      readdirSync(claimsDir).find((n) => n.endsWith('.lock'))!,
+    );
+    await waitFor(() => Date.now() - statSync(lock).mtimeMs > STALE_MS + 500, 30_000);
+
+    const b = windowOf('B');
+    const fromB = await runFileAsCommand(b);
+    const first = fromB.lines.find((l) => l.line === 1)!;
+    assert.equal(first.status, 'outcome-unknown');
+    assert.match(first.error ?? '', /in flight in another window \(window A\) when that run stopped: it may have been charged/);
+    assert.deepEqual(
+      fromB.lines.filter((l) => l.line > 1).map((l) => l.status),
+      ['done', 'done'],
+    );
+    assert.equal(paidRequests(gw.emu).filter((r) => r.prompt === 'tile 1').length, 1, 'line 1 was not paid again');
+    const told = await runFileAsCommand({ ...b, resendInterrupted: true });
+    assert.equal(told.lines.find((l) => l.line === 1)!.status, 'done', 'sent again when told');
+    assert.equal(paidRequests(gw.emu).filter((r) => r.prompt === 'tile 1').length, 2);
+  });
+
   it('a claim lost where its refresh cannot see it stops the run at the next confirm: that line is marked in flight, not sent, then marked not charged; no later line is tried', async () => {
     const root = path.join(gw.dir, 'fence');
     for (const sub of ['out', 'recovery', 'in-flight', 'claims']) mkdirSync(path.join(root, sub), { recursive: true });

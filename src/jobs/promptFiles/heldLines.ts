@@ -123,7 +123,7 @@ function markedOutcome(base: Pick<LineOutcome, 'line' | 'prompt' | 'model'>, { m
       ...base,
       status: 'outcome-unknown',
       files: [],
-      error: l10n.t('its request was in flight in {0} when that run stopped: it may have been charged, so it was not sent again', mark.window),
+      error: l10n.t('its request was in flight in another window ({0}) when that run stopped: it may have been charged, so it was not sent again', mark.window),
     };
   const why = mark.error ?? '';
   return mark.outcomeUnknown
@@ -131,12 +131,12 @@ function markedOutcome(base: Pick<LineOutcome, 'line' | 'prompt' | 'model'>, { m
         ...base,
         status: 'outcome-unknown',
         files: [],
-        error: l10n.t('its last request, sent by {0}, may have been charged ({1}): not sent again', mark.window, why),
+        error: l10n.t('its last request, in another window ({0}), may have been charged ({1}): not sent again', mark.window, why),
       }
     : {
         ...base,
         status: 'failed',
         files: [],
-        error: l10n.t('its last request, sent by {0}, was charged and its images did not arrive ({1}): not sent again', mark.window, why),
+        error: l10n.t('its last request, in another window ({0}), was charged and its images did not arrive ({1}): not sent again', mark.window, why),
       };
 }

@@ -5,7 +5,7 @@
 // its outcome, or the refusal, over IPC.
 import { fork } from 'node:child_process';
 import type { BatchLine } from '../../../src/core/requests/batchFile';
-import { heldOutcome } from '../../../src/jobs/promptFiles/heldLines';
+import { heldOutcome, resendable } from '../../../src/jobs/promptFiles/heldLines';
 import { PromptFileClaims, RunInProgressError } from '../../../src/jobs/promptFiles/promptFileClaim';
 import { runPromptFile, type PromptFileOutcome } from '../../../src/jobs/promptFiles/promptFileRun';
 import { crashService, type CrashWorld } from './crashChild';
@@ -36,7 +36,7 @@ export function runFileAsCommand(task: PromptFileTask, claims = new PromptFileCl
     warn: () => undefined,
     prepare: async () => ({ lines: task.lines, output: { directory: task.out, pattern: '{slug}-line-{index}' }, concurrency: task.concurrency }),
     decideHeld: async (send, held) => {
-      const again = task.resendInterrupted ? held.filter((h) => h.entry) : [];
+      const again = task.resendInterrupted ? held.filter(resendable) : [];
       return { todo: [...send, ...again.map((h) => h.line)].sort((a, b) => a.line - b.line), kept: held.filter((h) => !again.includes(h)).map(heldOutcome) };
     },
     confirm: async (todo) => todo.map(() => Number.POSITIVE_INFINITY),
