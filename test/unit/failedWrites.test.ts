@@ -68,12 +68,12 @@ describe('a failed write leaves the file as it was and no temporary file (full t
       const dir = await mounts.mount(path.join(root, 'journal'), 1);
       const journal = new SharedJournal(path.join(dir, 'results.jsonl'));
       const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify({ put: { id: `result-${i}`, prompt: 'a lighthouse at dusk, watercolour' } }));
-      await journal.exclusive(() => journal.rewrite(lines.slice(0, 20)));
+      await journal.exclusive(async (lease) => journal.rewrite(lines.slice(0, 20), { lease, read: (await journal.read(true)).position }));
       const before = await readFile(journal.file, 'utf8');
       // Room for part of the new journal (16 KB of 29 KB): the one write of it comes back short.
       await leaveFree(dir, 16 * 1024);
       await assert.rejects(
-        journal.exclusive(() => journal.rewrite(lines)),
+        journal.exclusive(async (lease) => journal.rewrite(lines, { lease, read: (await journal.read(true)).position })),
         /ENOSPC/,
       );
       assert.equal(await readFile(journal.file, 'utf8'), before, 'the journal as it was');

@@ -1,13 +1,16 @@
 // One results journal, several writers: windows without a folder share one file, so may two windows
 // of a workspace, and a reloaded window writes beside its old extension host. Real processes append,
 // update and compact in a loop; a fresh reader then finds every result each of them wrote, in its last state.
+// And real pauses: a writer stopped (SIGSTOP) inside a compaction or an append past the lease's stale
+// time, while another takes the lock over and writes, loses no one's result when it goes on (SIGCONT).
 import * as assert from 'node:assert/strict';
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HistoryStore } from '../../src/jobs/results/history';
 import * as resultsCode from '../../src/jobs/results/resultsBundle';
-import { runWriter, type WriterReport } from './support/journalWriter';
+import { journalLine } from '../../src/jobs/results/resultsIndex';
+import { type PausedWriter, runWriter, type WriterReport } from './support/journalWriter';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'gi-writers-'))));
@@ -15,6 +18,64 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const store = (file: string) => new HistoryStore(file, { load: () => resultsCode });
 const request = { model: 'sketch-mini', prompt: 'a lighthouse' };
+
+/** The lease's stale time in the pause tests: short, and above proper-lockfile's floor of 2 s. */
+const STALE_MS = 2000;
+
+/**
+ * A journal another window wrote long enough to be compacted at the next change (1,010 lines, 10
+ * results in their last state): id → last cost.
+ */
+async function seedJournal(file: string): Promise<Record<string, number>> {
+  const lines: string[] = [];
+  const last: Record<string, number> = {};
+  for (let r = 0; r < 10; r++) {
+    const entry = {
+      id: `seeded-${r}`,
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, r)).toISOString(),
+      request,
+      model: 'sketch-mini',
+      files: [`/w/seeded-${r}.png`],
+    };
+    for (let state = 0; state <= 100; state++) lines.push(journalLine({ ...entry, costRub: state }));
+    last[entry.id] = 100;
+  }
+  await fs.writeFile(file, `${lines.join('\n')}\n`);
+  return last;
+}
+
+/** Every result each writer (and the seed) wrote, in its last state, once: what a fresh reader must find. */
+async function assertAllThere(file: string, seeded: Record<string, number>, reports: WriterReport[]): Promise<void> {
+  const seed: WriterReport = { name: 'seed', last: seeded, tornReports: 0, warnings: [] };
+  assert.deepEqual(await lost(file, [seed, ...reports]), [], 'results lost, or found in an older state');
+  const index = await store(file).index();
+  const written = [seed, ...reports].reduce((n, r) => n + Object.keys(r.last).length, 0);
+  assert.equal(index.size, written, 'each result once');
+  assert.equal(index.galleryCount, written, "each result's one file once in the gallery");
+}
+
+/**
+ * Runs `paused` to its pause point, stops it there (SIGSTOP), runs `others` to their end (they wait
+ * for its lease to go stale, take it over and write), then resumes it (SIGCONT) and waits for it.
+ */
+async function pausedWhileOthersWrite(paused: Parameters<typeof runWriter>[0], others: Parameters<typeof runWriter>[0][]): Promise<WriterReport[]> {
+  let reportsOfOthers: Promise<WriterReport[]> | undefined;
+  let stopped: PausedWriter | undefined;
+  const ofPaused = runWriter(paused, {
+    paused: (writer) => {
+      writer.stop();
+      stopped = writer;
+      reportsOfOthers = Promise.all(others.map((task) => runWriter(task)));
+      void reportsOfOthers.finally(() => writer.resume());
+    },
+  });
+  const first = await ofPaused.catch((error: unknown) => {
+    stopped?.resume();
+    throw error;
+  });
+  assert.ok(reportsOfOthers, `${paused.name} reached ${paused.pauseAt}`);
+  return [first, ...(await reportsOfOthers)];
+}
 
 /** Results a writer wrote that a fresh reader lacks, or holds in an older state. */
 async function lost(file: string, reports: WriterReport[]): Promise<string[]> {
@@ -62,10 +123,15 @@ describe('Results journal with several writers', function () {
     const names = ['A', 'B', 'C', 'D'];
     const reports = await Promise.all(
       names.map((name) =>
-        runWriter({ file, name, results: 5, updates: 1, agentJournal: agents, waitForGo: true }, (go) => {
-          gos.push(go);
-          if (gos.length === names.length) for (const start of gos) start();
-        }),
+        runWriter(
+          { file, name, results: 5, updates: 1, agentJournal: agents, waitForGo: true },
+          {
+            ready: (go) => {
+              gos.push(go);
+              if (gos.length === names.length) for (const start of gos) start();
+            },
+          },
+        ),
       ),
     );
     const lines = (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean);
@@ -127,6 +193,46 @@ describe('Results journal with several writers', function () {
       "no writer's open or catch-up cut another's line",
     );
     assert.deepEqual((await fs.readdir(dir)).sort(), ['results.jsonl'], 'no lock or temporary file is left');
+  });
+
+  it('a compaction stopped past the stale time before its last check, while another writer appends 12.50 ₽: it leaves the file as it is, 0 results lost', async () => {
+    const file = path.join(dir, 'results.jsonl');
+    const seeded = await seedJournal(file);
+    const [a, b] = await pausedWhileOthersWrite({ file, name: 'A', results: 1, updates: 0, cost: 1, staleMs: STALE_MS, pauseAt: 'compaction-written' }, [
+      { file, name: 'B', results: 1, updates: 0, cost: 12.5, staleMs: STALE_MS },
+    ]);
+    assert.ok(
+      a!.warnings.some((w) => /lock was taken over/.test(w)),
+      `A's lease was taken over while it was stopped: ${a!.warnings.join(' | ')}`,
+    );
+    await assertAllThere(file, seeded, [a!, b!]);
+    assert.equal((await store(file).index()).find(Object.keys(b!.last)[0]!)?.costRub, 12.5);
+  });
+
+  it('a compaction stopped past the stale time between its last check and its rename, while another writer appends two results: their lines are copied into the new file, 0 results lost', async () => {
+    const file = path.join(dir, 'results.jsonl');
+    const seeded = await seedJournal(file);
+    const [a, b] = await pausedWhileOthersWrite({ file, name: 'A', results: 1, updates: 0, cost: 1, staleMs: STALE_MS, pauseAt: 'compaction-checked' }, [
+      { file, name: 'B', results: 2, updates: 0, cost: 12.5, staleMs: STALE_MS },
+    ]);
+    assert.ok(
+      a!.warnings.some((w) => /lock was taken over/.test(w)),
+      `A's lease was taken over while it was stopped: ${a!.warnings.join(' | ')}`,
+    );
+    await assertAllThere(file, seeded, [a!, b!]);
+    const lines = (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean).length;
+    assert.ok(lines < 100, `A's compaction was renamed into place (${lines} lines)`);
+  });
+
+  it('an append stopped past the stale time after it opened the file, while another writer compacts: its line is written again into the new file, 0 results lost', async () => {
+    const file = path.join(dir, 'results.jsonl');
+    const seeded = await seedJournal(file);
+    const [b, a] = await pausedWhileOthersWrite({ file, name: 'B', results: 1, updates: 0, cost: 12.5, staleMs: STALE_MS, pauseAt: 'append-opened' }, [
+      { file, name: 'A', results: 1, updates: 0, cost: 1, staleMs: STALE_MS },
+    ]);
+    await assertAllThere(file, seeded, [a!, b!]);
+    const lines = (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean).length;
+    assert.ok(lines < 100, `A compacted the journal while B was stopped (${lines} lines)`);
   });
 
   it('opening while another process appends never cuts its line', async () => {

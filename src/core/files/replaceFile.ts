@@ -15,6 +15,11 @@ export interface ReplaceOptions {
    * for records that money depends on. Thumbnails and the like need not be.
    */
   durable: boolean;
+  /**
+   * The last check before the rename (the results journal confirms its lease and that the file is
+   * still the one it read): when it throws, nothing is replaced and the temporary file is removed.
+   */
+  beforeRename?: () => Promise<void>;
 }
 
 /**
@@ -22,7 +27,7 @@ export interface ReplaceOptions {
  * `handle.writeFile` (it carries on after a short write until the disk refuses with an error);
  * `handle.write` returns a short count without one. Returns what `write` returned.
  */
-export async function replaceFile<T>(file: string, write: (handle: fs.FileHandle) => Promise<T>, { durable }: ReplaceOptions): Promise<T> {
+export async function replaceFile<T>(file: string, write: (handle: fs.FileHandle) => Promise<T>, { durable, beforeRename }: ReplaceOptions): Promise<T> {
   const temporary = temporaryName(file);
   let handle: fs.FileHandle | undefined;
   try {
@@ -32,6 +37,7 @@ export async function replaceFile<T>(file: string, write: (handle: fs.FileHandle
     const closing = handle;
     handle = undefined;
     await closing.close();
+    await beforeRename?.();
     await fs.rename(temporary, file);
     if (durable) await syncFolder(path.dirname(file));
     return result;

@@ -3,12 +3,15 @@
 // an in-memory index (resultsIndex.ts) answers the gallery, regenerate, provenance, the batch
 // resume and the spend chart. Opened on first use, not at activation. No vscode import.
 import { randomUUID } from 'node:crypto';
-import { type FSWatcher, promises as fs, watch } from 'node:fs';
-import * as path from 'node:path';
+import { type FSWatcher, promises as fs } from 'node:fs';
+import * as l10n from '@vscode/l10n';
+import type { Lease } from '../../core/files/lease';
 import { Emitter, type Event } from '../../core/common/emitter';
 import { isRecord } from '../../core/common/json';
 import { finishedResults } from './agentJournal';
-import type { JournalContents, JournalPosition, SharedJournal } from './journalFile';
+import { watchFile } from './journalWatch';
+import { legacyResults, summaryOfLine, toSummary } from './resultLines';
+import type { JournalContents, JournalPosition, SharedJournal, SharedJournalOptions } from './journalFile';
 import type { GallerySplice, HistoryEntry, journalLine, ResultsIndex, ResultSummary } from './resultsIndex';
 
 /**
@@ -57,6 +60,8 @@ const WATCH_SETTLE_MS = 150;
 
 /** Compaction starts past this many lines, when they are more than twice the results. */
 const MIN_COMPACT_LINES = 1000;
+/** A change whose lease was lost before its line was written is made again under a new lease, this many times in all. */
+const COMMIT_TRIES = 3;
 
 type EntryChange = Partial<Omit<HistoryEntry, 'id' | 'createdAt'>>;
 
@@ -84,6 +89,8 @@ export class HistoryStore {
   private agentWatcher?: FSWatcher;
   /** Size and time of the agents' journal when its results were last taken (unchanged: nothing to read). */
   private agentStamp?: string;
+  /** The user was told that results cannot be written (once). */
+  private toldUnwritable = false;
 
   constructor(
     readonly file: string,
@@ -98,6 +105,13 @@ export class HistoryStore {
       watch?: boolean;
       /** The journal of the MCP server started by another agent (agentJournal.ts): its finished results are taken into this one. */
       agentJournal?: string;
+      /**
+       * Told once, the first time a result cannot be written (a full disk, a lock that cannot be had):
+       * a sentence for the user. Each failure also goes to `warn`, and the caller writes the result again later.
+       */
+      onUnwritable?: (message: string) => void;
+      /** The lease's stale time and the pause points (tests). */
+      journal?: Pick<SharedJournalOptions, 'staleMs' | 'pause'>;
     },
   ) {}
 
@@ -130,6 +144,15 @@ export class HistoryStore {
     return full;
   }
 
+  /**
+   * Writes a result whole under its own id: added when the journal does not have it yet, else its
+   * state replaced (what the journal holds and `entry` does not say is kept). A job's writes use it,
+   * so a write that failed, or that landed although it reported a failure, is made good by the next one.
+   */
+  async put(entry: HistoryEntry): Promise<void> {
+    await this.commit((index) => ({ ...index.find(entry.id), ...entry }));
+  }
+
   /** Changes a result (its files as they are saved, then its cost); unknown ids are ignored. */
   async update(id: string, change: EntryChange): Promise<void> {
     await this.commit((index) => {
@@ -159,42 +182,14 @@ export class HistoryStore {
 
   /**
    * Another process's change shows here without waiting for a read: the journal's folder is watched
-   * once the journal is open, and a change of the file is read (the gallery is told). Best effort: a
-   * folder that cannot be watched is read at the next read instead.
+   * once the journal is open, and a change of the file is read (the gallery is told), as is one of
+   * the agents' journal.
    */
   private watch(): void {
-    if (this.watcher || !this.options.watch) return;
-    const name = path.basename(this.file);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      this.watcher = watch(path.dirname(this.file), (_event, changed) => {
-        if (changed !== name || timer) return;
-        timer = setTimeout(() => {
-          timer = undefined;
-          void this.index().catch(() => undefined);
-        }, WATCH_SETTLE_MS);
-        timer.unref?.();
-      });
-      this.watcher.unref();
-      this.watcher.on('error', () => this.watcher?.close());
-    } catch {
-      // Not watchable here: reads catch up on their own.
-    }
-  }
-
-  /** The agents' journal's results show without waiting for a read, as another window's do. Best effort. */
-  private watchAgents(): void {
-    const file = this.options.agentJournal;
-    if (this.agentWatcher || !file || !this.options.watch) return;
-    try {
-      this.agentWatcher = watch(path.dirname(file), (_event, changed) => {
-        if (changed === path.basename(file)) void this.index().catch(() => undefined);
-      });
-      this.agentWatcher.unref();
-      this.agentWatcher.on('error', () => this.agentWatcher?.close());
-    } catch {
-      // No folder yet (no agent wrote): read at the next read.
-    }
+    if (!this.options.watch) return;
+    const read = () => void this.index().catch(() => undefined);
+    this.watcher ??= watchFile(this.file, read, WATCH_SETTLE_MS);
+    if (this.options.agentJournal) this.agentWatcher ??= watchFile(this.options.agentJournal, read);
   }
 
   /**
@@ -203,18 +198,44 @@ export class HistoryStore {
    */
   private commit(change: (index: ResultsIndex) => HistoryEntry | undefined): Promise<void> {
     return this.serially(async () => {
-      const index = await this.opened();
-      await this.journal!.exclusive(async () => {
-        await this.catchUp(index, true);
-        const entry = change(index);
-        if (!entry) return;
-        const line = this.code!.journalLine(entry);
-        this.position = await this.journal!.append(line);
-        this.lines++;
-        this.apply(index, line);
-        if (this.lines >= MIN_COMPACT_LINES && this.lines > 2 * index.size) await this.compact(index);
-      });
+      try {
+        const index = await this.opened();
+        for (let tries = 1; ; tries++) {
+          try {
+            await this.journal!.exclusive(async (lease) => {
+              await this.catchUp(index, true);
+              const entry = change(index);
+              if (!entry) return;
+              const line = this.code!.journalLine(entry);
+              // Still the holder: what was caught up with is all there is, and no one else writes now.
+              await lease?.confirm();
+              this.position = await this.journal!.append(line);
+              this.lines++;
+              this.apply(index, line);
+              if (this.lines >= MIN_COMPACT_LINES && this.lines > 2 * index.size) await this.compact(index, lease);
+            });
+            return;
+          } catch (error) {
+            if (!isLeaseLost(error) || tries === COMMIT_TRIES) throw error;
+          }
+        }
+      } catch (error) {
+        this.tellUnwritable(error);
+        throw error;
+      }
     });
+  }
+
+  /** The first failure to write a result is told to the user, plainly, once; every one goes to the log. */
+  private tellUnwritable(error: unknown): void {
+    this.options.warn?.(`Results journal ${this.file}: a change could not be written (${String(error)}).`);
+    if (this.toldUnwritable || !this.options.onUnwritable) return;
+    this.toldUnwritable = true;
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const why = error instanceof Error ? (code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message) : String(error);
+    this.options.onUnwritable(
+      l10n.t('The results of this workspace could not be written ({0}). Your images are saved; their results will be written when possible.', why),
+    );
   }
 
   /**
@@ -233,8 +254,9 @@ export class HistoryStore {
       if (stamp === this.agentStamp) return;
       const finished = finishedResults(await new this.code!.SharedJournal(file).read(false));
       if ([...finished.keys()].some((id) => !index.has(id)))
-        await this.journal!.exclusive(async () => {
+        await this.journal!.exclusive(async (lease) => {
           await this.catchUp(index, true);
+          await lease?.confirm();
           for (const [id, line] of finished) {
             if (index.has(id)) continue;
             this.position = await this.journal!.append(line);
@@ -281,14 +303,20 @@ export class HistoryStore {
     this.position = found.position;
   }
 
-  /** A rewrite with one line per result, atomically; every writer's results are in the index by now (under the lock). */
-  private async compact(index: ResultsIndex): Promise<void> {
+  /**
+   * A rewrite with one line per result, atomically; every writer's results are in the index by now
+   * (under the lease). Refused when the file is not the one the index holds, or another process is
+   * compacting: the journal stays as it is, and the next change tries again.
+   */
+  private async compact(index: ResultsIndex, lease: Lease | undefined): Promise<void> {
     try {
-      this.position = await this.journal!.rewrite(index.lines());
+      const written = await this.journal!.rewrite(index.lines(), { lease, read: this.position! });
+      if (typeof written === 'string') return;
+      this.position = written;
       this.lines = index.size;
     } catch (error) {
       // The line itself is written: the journal is only longer than it needs to be until next time.
-      this.options.warn?.(`Results journal: compaction failed (${String(error)}); tried again later.`);
+      this.options.warn?.(`Results journal: compaction left the journal as it was (${String(error)}); tried again later.`);
     }
   }
 
@@ -304,20 +332,23 @@ export class HistoryStore {
   private async open(): Promise<ResultsIndex> {
     const started = performance.now();
     const code = (this.code ??= this.options.load());
-    const journal = (this.journal ??= new code.SharedJournal(this.file, (error) =>
-      this.options.warn?.(`Results journal: the lock was taken over while held (${error.message}).`),
-    ));
+    const journal = (this.journal ??= new code.SharedJournal(this.file, {
+      ...this.options.journal,
+      onLost: (error) => this.options.warn?.(`Results journal: the lock was taken over while held (${error.message}).`),
+    }));
     const index = new code.ResultsIndex();
     // Under the lock: a torn last line is a crashed writer's, never one being written now.
-    const { contents, moved, linesRead } = await journal.exclusive(async () => {
+    const { contents, moved, linesRead } = await journal.exclusive(async (lease) => {
       let read = await journal.read(true);
       const linesRead = read.lines;
-      const moved = this.legacyLines(read.heads).map(code.journalLine);
+      const moved = legacyResults(this.options.legacy?.read(), read.heads).map(code.journalLine);
       // The old array is written (older results first) and synced before it is cleared: a crash in
       // between migrates again without duplicates (results keep their ids). Then the file is read as written.
       if (moved.length) {
         const kept = read.heads.map((head, i) => `${JSON.stringify(head)}\t${read.text.slice(read.tailStarts[i], read.tailEnds[i])}`);
-        await journal.rewrite([...moved, ...kept]);
+        const written = await journal.rewrite([...moved, ...kept], { lease, read: read.position });
+        // Another process changed the journal or compacts it: the opening is tried again at the next read.
+        if (typeof written === 'string') throw new Error(`the old history was not moved into ${this.file} (${written}); tried again at the next read`);
         read = { ...(await journal.read(true)), badLines: read.badLines, tornBytes: read.tornBytes };
       }
       return { contents: read, moved, linesRead };
@@ -342,7 +373,6 @@ export class HistoryStore {
     };
     this.options.onOpened?.(this.lastReport);
     this.watch();
-    this.watchAgents();
     return index;
   }
 
@@ -364,37 +394,7 @@ export class HistoryStore {
     this.position = contents.position;
     return summaries.length;
   }
-
-  /** The old workspace-state array's results (newest first there) not yet in the journal, oldest first. */
-  private legacyLines(journal: readonly unknown[]): HistoryEntry[] {
-    const old = this.options.legacy?.read();
-    if (!Array.isArray(old) || !old.length) return [];
-    const known = new Set(journal.map((head) => (isRecord(head) && isRecord(head.put) ? head.put.id : undefined)));
-    return old
-      .filter(
-        (e): e is HistoryEntry =>
-          isRecord(e) && !!toSummary(e) && isRecord(e.request) && isText(e.request.model) && isText(e.request.prompt) && !known.has(e.id as string),
-      )
-      .reverse();
-  }
 }
 
-/** The summary of a journal line, when the line holds a result (another writer's line is checked before the index takes it). */
-function summaryOfLine(line: string): ResultSummary | undefined {
-  const tab = line.indexOf('\t');
-  try {
-    const head: unknown = JSON.parse(tab < 0 ? line : line.slice(0, tab));
-    return isRecord(head) ? toSummary(head.put) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const isText = (value: unknown): value is string => typeof value === 'string';
-const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
-
-/** A result's summary read from disk, when it has the shape of one (else the line is skipped). */
-function toSummary(value: unknown): ResultSummary | undefined {
-  if (!isRecord(value) || !isText(value.id) || !isText(value.createdAt) || !isText(value.model) || !isTextList(value.files)) return undefined;
-  return value as unknown as ResultSummary;
-}
+/** LeaseLostError (core/files/lease.ts), known by its code: this file does not load the lease module. */
+const isLeaseLost = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'ELEASELOST';
