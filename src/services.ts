@@ -104,6 +104,8 @@ function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChan
         `Results journal ${r.file}: ${r.entries} results, ${r.lines} lines, ${r.migrated} moved from the old history, ${r.tornBytes} bytes of a torn last line and ${r.skippedLines} unreadable lines skipped, ${r.ms.toFixed(0)} ms`,
       ),
     warn: (message) => log.warn(message),
+    // Once per window: each job writes its result again at its end, and the next start writes what is still missing.
+    onUnwritable: (message) => void vscode.window.showWarningMessage(message),
     watch: true,
     agentJournal: agentJournalOf(vscode.workspace.workspaceFolders?.[0]),
   });

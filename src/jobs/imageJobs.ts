@@ -137,7 +137,15 @@ export class ImageJobService {
     };
     return runUnderRecord(inFlight, send, {
       settle: options.settle,
-      settleFailure: options.settleFailure && (() => (placing.paidFailure ? options.settleFailure!(placing.paidFailure) : Promise.resolve())),
+      // Noted in the record first: should the journal refuse it, the next start records it from there.
+      settleFailure:
+        options.settleFailure &&
+        (async () => {
+          const failure = placing.paidFailure;
+          if (!failure) return;
+          await inFlight?.fail(failure);
+          await options.settleFailure!(failure);
+        }),
     });
   }
 
@@ -152,21 +160,24 @@ export class ImageJobService {
     const hold = this.deps.cap?.reserve(estimate.reservation);
     emit({ type: 'sending', estimate, model });
     let sent: string | undefined;
+    /** The gateway and key the request went out with: a paid failure is recorded as that key's. */
+    let sentWith: string | undefined;
     let answered = false;
     const recovery: RecoveryContext = { job, staging: sink.staging, emit, date, ...(this.deps.resultsJournal ? { journal: this.deps.resultsJournal } : {}) };
     let meta: GenerationResponseMeta;
     try {
       meta = await this.send(api, job, references, sink, {
         signal: cancel.signal,
-        onSent: () => {
+        onSent: ({ identity }) => {
           sent = new Date().toISOString();
+          sentWith = identity;
           emit({ type: 'sent' });
         },
         onPaidAnswer: ({ requestId }) => {
           answered = true;
           cancel.paidAnswerArrived();
           recovery.requestId = requestId;
-          void inFlight?.note({ answeredAt: new Date().toISOString(), ...(requestId ? { requestId } : {}) });
+          void inFlight?.note({ answeredAt: new Date().toISOString(), ...(requestId ? { requestId } : {}), ...(sentWith ? { identity: sentWith } : {}) });
           placing.folder = makeFolder(job.output.directory);
           emit({ type: 'answered' });
         },
@@ -206,6 +217,7 @@ export class ImageJobService {
           ...(kept ? { recovered: kept } : {}),
           ...(recovery.requestId ? { requestId: recovery.requestId } : {}),
           ...(error instanceof GatewayError && error.keptAnswer?.costRub !== undefined ? { costRub: error.keptAnswer.costRub } : {}),
+          ...(sentWith ? { identity: sentWith } : {}),
         };
       }
       throw error;

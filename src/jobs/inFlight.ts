@@ -34,6 +34,8 @@ export interface InFlightRecord {
   answeredAt?: string;
   /** The gateway's id of the request, from its answer's headers. */
   requestId?: string;
+  /** The gateway and key it was sent with, noted with its answer. */
+  identity?: string;
   /** Files placed into the workspace so far. */
   placed?: string[];
   /**
@@ -41,6 +43,8 @@ export interface InFlightRecord {
    * it in the results journal: a crash in between leaves this, and the next start records it.
    */
   finished?: FinishedJob;
+  /** The job failed after it was paid for (or perhaps), noted just before its caller records that: a failure to record leaves this for the next start. */
+  failed?: FailedJob;
 }
 
 export interface FinishedJob {
@@ -50,17 +54,38 @@ export interface FinishedJob {
   balanceAfter?: number;
   /** Paid images that could not be placed: they wait in the recovery folder. */
   recovered?: { manifestPath: string; files: string[] };
+  /** The gateway and key it was paid with (the ledger compares it with that key's figures). */
+  identity?: string;
 }
 
-export type InFlightStart = Omit<InFlightRecord, 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'placed' | 'finished'>;
+/** What the results journal keeps of a paid failure (jobTypes.ts: PaidFailure; jobRecord.ts), kept here until it is recorded there. */
+export interface FailedJob extends FailureNote {
+  at: string;
+}
+
+/** The parts of a PaidFailure (jobTypes.ts) the record keeps. */
+export interface FailureNote {
+  model: string;
+  /** true: the gateway's success answer arrived; 'unknown': it may have charged. */
+  charged: true | 'unknown';
+  files: string[];
+  reason: string;
+  costRub?: number;
+  identity?: string;
+  recovered?: { manifestPath: string; files: string[]; answer?: string };
+}
+
+export type InFlightStart = Omit<InFlightRecord, 'startedAt' | 'pid' | 'answeredAt' | 'requestId' | 'identity' | 'placed' | 'finished' | 'failed'>;
 
 /** One job's record: changes are written one after another, each synced; `end` removes it. */
 export interface InFlightHandle {
   readonly record: InFlightRecord;
   /** Notes what happened (the request id, a placed file); a failure to write is ignored (the record stays as it was). */
-  note(change: Pick<InFlightRecord, 'answeredAt' | 'requestId'> | { placedFile: string }): Promise<void>;
+  note(change: Pick<InFlightRecord, 'answeredAt' | 'requestId' | 'identity'> | { placedFile: string }): Promise<void>;
   /** The job ended with this result, about to be recorded in the results journal: the record says so (synced). */
-  finish(result: Pick<JobResult, 'files' | 'model' | 'usage' | 'recovered'>): Promise<void>;
+  finish(result: Pick<JobResult, 'files' | 'model' | 'usage' | 'recovered' | 'identity'>): Promise<void>;
+  /** The job failed after it was paid for (or perhaps), about to be recorded as paid: the record says so (synced; a failure to write is ignored). */
+  fail(failure: FailureNote): Promise<void>;
   /** The record goes: the job failed, or its result is in the results journal. */
   end(): Promise<void>;
 }
@@ -90,7 +115,7 @@ export class InFlightJournal {
         else Object.assign(record, change);
         return write();
       },
-      finish: async ({ files, model, usage, recovered }) => {
+      finish: async ({ files, model, usage, recovered, identity }) => {
         record.placed = [...files];
         record.finished = {
           at: new Date().toISOString(),
@@ -98,6 +123,22 @@ export class InFlightJournal {
           ...(usage?.cost_rub !== undefined ? { costRub: usage.cost_rub } : {}),
           ...(usage?.balance !== undefined ? { balanceAfter: usage.balance } : {}),
           ...(recovered?.files.length ? { recovered: { manifestPath: recovered.manifestPath, files: [...recovered.files] } } : {}),
+          ...(identity ? { identity } : {}),
+        };
+        await write();
+      },
+      fail: async ({ model, charged, files, costRub, identity, reason, recovered }) => {
+        record.failed = {
+          at: new Date().toISOString(),
+          model,
+          charged,
+          files: [...files],
+          reason,
+          ...(costRub !== undefined ? { costRub } : {}),
+          ...(identity ? { identity } : {}),
+          ...(recovered
+            ? { recovered: { manifestPath: recovered.manifestPath, files: [...recovered.files], ...(recovered.answer ? { answer: recovered.answer } : {}) } }
+            : {}),
         };
         await write();
       },

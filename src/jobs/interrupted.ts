@@ -183,6 +183,7 @@ export async function recordInterrupted(history: HistoryStore, job: InterruptedJ
     // A second settling may find it charged after all (an image staged): then it is known.
     outcomeUnknown: job.charged ? undefined : true,
     ...(record.requestId ? { requestId: record.requestId } : {}),
+    ...(record.identity ? { identity: record.identity } : {}),
   });
 }
 
@@ -256,15 +257,38 @@ export async function recordFinished(history: HistoryStore, record: InFlightReco
     ...(finished.costRub !== undefined ? { costRub: finished.costRub } : {}),
     ...(finished.balanceAfter !== undefined ? { balanceAfter: finished.balanceAfter } : {}),
     ...(finished.recovered ? { recovered: finished.recovered } : {}),
+    ...(finished.identity ? { identity: finished.identity } : {}),
+    ...(record.requestId ? { requestId: record.requestId } : {}),
   });
 }
 
+/**
+ * A paid failure its process noted and could not record in the journal (a full disk, a lock not had
+ * in time): recorded now as paid (or perhaps paid), as the job would have (jobRecord.ts), unless the
+ * journal has it. Resolves to the entry written, if any.
+ */
+export async function recordFailed(history: HistoryStore, record: InFlightRecord): Promise<HistoryEntry | undefined> {
+  const failed = record.failed;
+  if (!failed || (await history.index()).findByJob(record.id)?.failed !== undefined) return undefined;
+  return putJobEntry(history, record, {
+    files: failed.files,
+    model: failed.model,
+    failed: failed.reason,
+    ...(failed.charged === 'unknown' ? { outcomeUnknown: true as const } : {}),
+    ...(failed.costRub !== undefined ? { costRub: failed.costRub } : {}),
+    ...(failed.identity ? { identity: failed.identity } : {}),
+    ...(failed.recovered ? { recovered: failed.recovered } : {}),
+    ...(record.requestId ? { requestId: record.requestId } : {}),
+  });
+}
+
+/** `finished`: the job had ended (with its result, or failed after it was paid): only its journal entry is made sure of. */
 export type SettledRecord = { kind: 'finished'; restored?: HistoryEntry } | { kind: 'interrupted'; job: InterruptedJob; entry: HistoryEntry };
 
-/** What the next start does with a record a dead process left: a finished job's history entry is made sure of, an interrupted job is settled and recorded. */
+/** What the next start does with a record a dead process left: an ended job's history entry is made sure of, an interrupted job is settled and recorded. */
 export async function settleRecord(history: HistoryStore, record: InFlightRecord, fallbackDir = FALLBACK_RECOVERY_DIR): Promise<SettledRecord> {
-  if (record.finished) {
-    const restored = await recordFinished(history, record);
+  if (record.finished || record.failed) {
+    const restored = record.finished ? await recordFinished(history, record) : await recordFailed(history, record);
     return { kind: 'finished', ...(restored ? { restored } : {}) };
   }
   const job = await settleInterrupted(record, fallbackDir);

@@ -1,7 +1,11 @@
 // How a job's outcome enters the results journal (history.ts): a result as its images are saved and
 // then with its cost, and a paid request that did not deliver its images (PaidFailure) as paid, with
 // where its images or its answer wait. The one way results are written (single jobs, prompt-file
-// lines, comparisons). No vscode import.
+// lines, comparisons). Each write stands alone and writes the entry whole, under one id: a write
+// that fails (a full disk, a lock not had in time) does not stop the next, and the job's last write
+// (finish or failed) writes what any earlier one missed; when that one fails too, the job's in-flight
+// record stays and the next start writes the result from it (interrupted.ts). No vscode import.
+import { randomUUID } from 'node:crypto';
 import type { HistoryEntry, HistoryStore } from './results/history';
 import type { PaidFailure } from './jobTypes';
 
@@ -32,9 +36,17 @@ type FinalState = Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId' | 'fai
  * paid request that failed.
  */
 export class JobHistoryRecord {
-  private entry?: HistoryEntry;
+  /** The entry's id in every write: a write that landed although it reported a failure is replaced by the next, never doubled. */
+  private readonly id = randomUUID();
+  /** Set by the first write tried (it may have landed). */
+  private createdAt?: string;
   private files: string[] = [];
   private recovered?: HistoryEntry['recovered'];
+  private final: FinalState = {};
+  /** A paid failure is written even without files. */
+  private paid = false;
+  /** The state the journal has for sure (the last write that landed): a write of the same state is not made again. */
+  private landed?: string;
   private queue: Promise<void> = Promise.resolve();
   private details: JobDetails;
 
@@ -47,7 +59,7 @@ export class JobHistoryRecord {
 
   /** The id of the journal entry, once the job has one. */
   get entryId(): string | undefined {
-    return this.entry?.id;
+    return this.landed === undefined ? undefined : this.id;
   }
 
   saved(file: string): Promise<void> {
@@ -60,14 +72,14 @@ export class JobHistoryRecord {
     this.files = [...result.files];
     this.recovered = result.recovered?.files.length ? { manifestPath: result.recovered.manifestPath, files: [...result.recovered.files] } : undefined;
     this.details = { ...this.details, model: result.model, request: withoutReferenceData(result.request ?? this.details.request) };
-    const final = {
+    this.final = {
       costRub: result.usage?.cost_rub,
       balanceAfter: result.usage?.balance,
       ...(result.jobId ? { jobId: result.jobId } : {}),
       ...(result.requestId ? { requestId: result.requestId } : {}),
       ...(result.identity ? { identity: result.identity } : {}),
     };
-    return this.write(final);
+    return this.write();
   }
 
   /** A paid request that failed: recorded as paid (or perhaps paid), with what it saved and what waits for Recover. */
@@ -75,17 +87,28 @@ export class JobHistoryRecord {
     this.files = [...new Set([...this.files, ...failure.files])];
     this.recovered = recoveredOf(failure);
     this.details = { ...this.details, model: failure.model, request: withoutReferenceData(failure.request) };
-    return this.write(failureState(failure), true);
+    this.final = failureState(failure);
+    this.paid = true;
+    return this.write();
   }
 
-  /** Writes one after another, so an early update never overtakes a later one. */
-  private write(final: FinalState = {}, always = false): Promise<void> {
-    this.queue = this.queue.then(async () => {
-      const state = { ...this.details, ...final, files: [...this.files], ...(this.recovered ? { recovered: this.recovered } : {}) };
-      if (this.entry) await this.store.update(this.entry.id, state);
-      else if (always || state.files.length || this.recovered) this.entry = await this.store.add(state);
+  /**
+   * Writes the entry whole, as it is when the write runs, after the writes asked before it (an early
+   * state never overtakes a later one). One that fails rejects for its caller and leaves the next to
+   * run: the next writes the whole state, so what this one missed lands then.
+   */
+  private write(): Promise<void> {
+    const run = this.queue.then(async () => {
+      const state = { ...this.details, ...this.final, files: [...this.files], ...(this.recovered ? { recovered: this.recovered } : {}) };
+      if (this.createdAt === undefined && !this.paid && !state.files.length && !this.recovered) return;
+      const text = JSON.stringify(state);
+      if (text === this.landed) return;
+      this.createdAt ??= new Date().toISOString();
+      await this.store.put({ ...state, id: this.id, createdAt: this.createdAt });
+      this.landed = text;
     });
-    return this.queue;
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 }
 
@@ -94,6 +117,7 @@ function failureState(failure: PaidFailure): FinalState {
   return {
     failed: failure.reason,
     jobId: failure.jobId,
+    ...(failure.identity ? { identity: failure.identity } : {}),
     ...(failure.charged === 'unknown' ? { outcomeUnknown: true as const } : {}),
     ...(failure.requestId ? { requestId: failure.requestId } : {}),
     ...(failure.costRub !== undefined ? { costRub: failure.costRub } : {}),

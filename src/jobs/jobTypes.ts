@@ -123,6 +123,8 @@ export interface PaidFailure {
   requestId?: string;
   /** What the kept answer says it cost. */
   costRub?: number;
+  /** The gateway and key it was sent with (core/gateway/identity.ts): the ledger compares it with that key's figures. */
+  identity?: string;
   /** When the request's body started to go out. */
   sentAt: string;
   /** When it failed. */

@@ -66,7 +66,8 @@ describe('JobHistoryRecord', () => {
     const [only] = everything(index);
     assert.deepEqual(only!.files, ['/w/a-1.png', '/w/a-2.png', '/w/a-3.png']);
     assert.equal(only!.costRub, 12.5);
-    assert.equal(changes, 3);
+    // The first write ran with both files known (each write writes the state as it is then): the second had nothing new to write.
+    assert.equal(changes, 2);
     await history.close();
     const again = store(journalFile());
     assert.deepEqual(everything(await again.index()), [only], 'the journal holds the last state after a restart');

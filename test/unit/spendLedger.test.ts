@@ -1,10 +1,17 @@
 // "Where the money went": the ledger's windows and sums (by who and by model, in kopecks), the
 // gateway's figures beside it, its Markdown (chart and table, theme colours), and the CSV export.
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { accountIdentity } from '../../src/core/gateway/identity';
+import { JobHistoryRecord, recordFailure, recordResult } from '../../src/jobs/jobRecord';
+import type { PaidFailure } from '../../src/jobs/jobTypes';
+import { HistoryStore } from '../../src/jobs/results/history';
+import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { originCsv, resultsCsv } from '../../src/jobs/results/resultsCsv';
 import type { HistoryEntry } from '../../src/jobs/results/resultsIndex';
 import { ledgerWindows, spendLedger } from '../../src/jobs/results/spendLedger';
 import { spendLedgerMarkdown } from '../../src/jobs/results/spendLedgerMarkdown';
+import { DEMO_KEYS, gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 const statsAt = new Date(Date.UTC(2026, 10, 20, 15, 0, 0));
 const hoursBefore = (hours: number) => new Date(statsAt.getTime() - hours * 3_600_000).toISOString();
@@ -87,6 +94,84 @@ describe('spend ledger (where the money went)', () => {
     const without = spendLedgerMarkdown(spendLedger([], new Date()), 'en');
     assert.match(without, /not read yet/);
     assert.match(without, /No results in the last 30 days/);
+  });
+});
+
+describe('the ledger adds up: paid failures are recorded with the key that paid', function () {
+  this.timeout(30_000);
+  const gw = gatewaySuite({ dir: 'gwi-ledger-', models: true });
+  const thisKey = () => accountIdentity(gw.emu.url, DEMO_KEYS.unlimited);
+  const lastMonth = async (history: HistoryStore) =>
+    (await history.index()).createdBetween(new Date(Date.now() - 30 * 86_400_000), new Date(Date.now() + 1000));
+
+  it('15 ₽ spent here, 10 in results and 5 in a paid failure, as the journal records them: spent elsewhere 0.00, not 5', async () => {
+    const history = new HistoryStore(path.join(gw.dir, 'results-15.jsonl'), { load: () => resultsCode });
+    const request = { model: 'aurora-1', prompt: 'a lighthouse' };
+    for (const [i, cost] of [6, 4].entries())
+      await recordResult(
+        history,
+        { request, model: 'aurora-1' },
+        { files: [`/w/r-${i}.png`], model: 'aurora-1', usage: { cost_rub: cost }, jobId: `job-${i}`, identity: thisKey() },
+      );
+    const failure: PaidFailure = {
+      jobId: 'job-failed',
+      request,
+      model: 'aurora-1',
+      charged: true,
+      files: [],
+      costRub: 5,
+      identity: thisKey(),
+      sentAt: new Date().toISOString(),
+      failedAt: new Date().toISOString(),
+      estimate: { expectedMin: 5, expectedMax: 5, reservation: 5 } as PaidFailure['estimate'],
+      reason: 'the answer could not be read',
+    };
+    await new JobHistoryRecord(history, { request, model: 'aurora-1' }).failed(failure);
+    const ledger = spendLedger(await lastMonth(history), new Date(), { ...stats(15, 15), at: new Date(Date.now() + 1000), identity: thisKey() });
+    assert.deepEqual(ledger.gateway, { today: { gateway: 15, recorded: 15, elsewhere: 0 }, month: { gateway: 15, recorded: 15, elsewhere: 0 } });
+    assert.equal(ledger.unkeyedResults, undefined, 'every entry says which key paid');
+    assert.match(
+      spendLedgerMarkdown(ledger, 'en'),
+      /\| Spent elsewhere: not recorded by this workspace \(other machines, other tools, other workspaces\) \| ₽0\.00 \| ₽0\.00 \|/,
+    );
+    await history.close();
+  });
+
+  it("real jobs against the emulator, a result and a paid failure whose answer could not be read: recorded here is the key's own figure, elsewhere 0.00", async () => {
+    const history = new HistoryStore(path.join(gw.dir, 'results-real.jsonl'), { load: () => resultsCode });
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery'));
+    const details = (prompt: string) => ({ request: { model: 'aurora-1', prompt }, model: 'aurora-1' });
+    const job = (prompt: string) => ({
+      request: { model: 'aurora-1', prompt, size: SMALL },
+      output: { directory: path.join(gw.dir, 'out'), pattern: '{slug}-{index}' },
+    });
+    await rig.service.run(job('a result'), { settle: (done) => recordResult(history, details('a result'), done) });
+    gw.emu.state.armFault({ fault: 'stray-character', imageIndex: 0 });
+    await assert.rejects(
+      rig.service.run(job('a paid failure'), { settleFailure: (failure) => recordFailure(history, details('a paid failure'), failure) }),
+      /not valid base64/,
+    );
+    const charged = paidRequests(gw.emu).map((r) => r.chargedRub);
+    assert.equal(charged.length, 2);
+    assert.ok(
+      charged.every((rub) => rub > 0),
+      `both were charged: ${charged.join(', ')}`,
+    );
+    const entries = await lastMonth(history);
+    assert.deepEqual(
+      entries.map((e) => [e.failed === undefined ? 'result' : 'paid failure', e.identity]),
+      [
+        ['result', thisKey()],
+        ['paid failure', thisKey()],
+      ],
+    );
+    const summary = await gw.client.stats();
+    const ledger = spendLedger(entries, new Date(), { summary, at: new Date(Date.now() + 1000), identity: thisKey() });
+    assert.equal(ledger.gateway!.month.gateway, summary.month_spend);
+    assert.equal(ledger.gateway!.month.recorded, summary.month_spend, "this workspace recorded all of the key's spend");
+    assert.equal(ledger.gateway!.month.elsewhere, 0);
+    assert.equal(ledger.gateway!.today.elsewhere, 0);
+    await history.close();
   });
 });
 

@@ -71,8 +71,11 @@ export interface CallOptions {
    * here on must not drop the answer.
    */
   onPaidAnswer?: (answer: { requestId?: string }) => void;
-  /** Paid calls: called when the body is first read, i.e. once connected and about to send it. Before that, nothing was sent. */
-  onSent?: () => void;
+  /**
+   * Paid calls: called when the body is first read, i.e. once connected and about to send it. Before
+   * that, nothing was sent. `identity`: the gateway and key it is sent with (a paid failure is that key's).
+   */
+  onSent?: (sent: { identity?: string }) => void;
 }
 
 const DEFAULT_PAID_TIMEOUT_MS = 10 * 60_000;
@@ -171,9 +174,10 @@ export class GatewayClient {
     // Set when undici first pulls the body, i.e. once connected and about to write it. Before that
     // nothing the gateway could act on has left: a cancel or a failure then is "not sent".
     let bodyStarted = false;
+    let sentWith: { identity?: string } = {};
     const body = trackFirstRead(payload.body, () => {
       bodyStarted = true;
-      options?.onSent?.();
+      options?.onSent?.(sentWith);
     });
     // What cannot be decoded of a paid answer is kept beside its images, never lost.
     const keeper = sink.createFile ? new AnswerKeeper(sink.createFile.bind(sink)) : undefined;
@@ -182,6 +186,7 @@ export class GatewayClient {
       const headers = await this.headers(true, { 'content-type': payload.contentType, 'content-length': String(payload.contentLength) }, options?.apiKey);
       deadline.throwIfAborted();
       const key = headers.authorization?.slice('Bearer '.length);
+      if (key) sentWith = { identity: accountIdentity(this.baseUrl, key) };
       const response = await request(this.url(path), {
         method: 'POST',
         headers,

@@ -2,7 +2,9 @@
 // by model, beside the gateway's figures of the key for the same windows. The spec does not say which
 // windows `today_spend` and `month_spend` cover; we take the UTC day up to the moment the figures were
 // read, and the 30 × 24 hours before it (docs/money.md, "Where the money went"). The difference is spend the
-// journal of this workspace did not record: other machines, tools, workspaces. Pure: no vscode import.
+// journal of this workspace did not record: other machines, tools, workspaces. What it recorded with the
+// key is every entry paid with it, results and paid failures alike (both carry the key's identity).
+// Pure: no vscode import.
 import { fromKopecks, toKopecks } from '../../core/money/cost';
 import type { StatsSummary } from '../../core/gateway/types';
 import { type OriginKey, originKey, type ResultOrigin } from './resultOrigin';
@@ -56,7 +58,7 @@ export interface SpendLedger {
   byModel: LedgerRow[];
   /** Only the periods the gateway reports: today and 30 days. */
   gateway?: { today: GatewayComparison; month: GatewayComparison };
-  /** Results of the last 30 days whose key is not known (older entries, paid failures): not in `gateway.recorded`. */
+  /** Entries of the last 30 days whose key is not known (written before entries said it): not in `gateway.recorded`. */
   unkeyedResults?: number;
 }
 
@@ -75,7 +77,7 @@ export function spendLedger(records: readonly LedgerRecord[], now: Date, stats?:
   const total = newRow('total');
   /** What this key spent of it (results paid with another key or gateway are not in the key's figures). */
   const ofKey = newRow('key');
-  /** Results whose key is not known (entries older than the key's record, paid failures): not compared. */
+  /** Entries whose key is not known (written before entries said which key paid): not compared. */
   const unkeyed = newRow('unkeyed');
   const byOrigin = new Map<OriginKey, LedgerRow>();
   const byModel = new Map<string, LedgerRow>();
