@@ -55,6 +55,11 @@ export async function showError(
     if (choice) await runSetupAction(error.missing);
     return;
   }
+  // The money first: an answer that is no refusal (a proxy's 401 page, say) may have been charged.
+  if (error instanceof GatewayError && moneyTold(error) !== 'the message') {
+    await showOutcomeUnknown(services, error, retry, baseline);
+    return;
+  }
   if (error instanceof AuthenticationError) {
     const text =
       error.reason === 'expired'
@@ -62,10 +67,6 @@ export async function showError(
         : vscode.l10n.t('The gateway did not accept your API key: {0}', message);
     const choice = await vscode.window.showErrorMessage(text, vscode.l10n.t('Set API Key'));
     if (choice) await runSetupAction('apiKey');
-    return;
-  }
-  if (error instanceof GatewayError && moneyTold(error) !== 'the message') {
-    await showOutcomeUnknown(services, error, retry, baseline);
     return;
   }
   if (error instanceof GatewayError && error.kind === 'cancelled') {
