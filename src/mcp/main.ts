@@ -3,10 +3,13 @@
 // variables (config.ts). The key and the proxy's credentials are read once, removed from the
 // environment (the key and GATEWAY_IMAGES_PROXY_AUTHORIZATION) and never written out.
 import { realpathSync } from 'node:fs';
+import * as os from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type * as GatewayBundle from '../core/gateway/gatewayBundle';
 import { ConfigError, connectionSecrets, ENV, type McpConfig, PROXY_VARIABLES, readConfig } from './server/config';
+import { isAgentJournal, secureAgentJournal } from '../jobs/results/agentJournal';
+import { boundJournal } from '../jobs/results/agentJournalBound';
 import { HistoryStore } from '../jobs/results/history';
 import { SharedJournal } from '../jobs/results/journalFile';
 import { journalLine, ResultsIndex } from '../jobs/results/resultsIndex';
@@ -17,6 +20,8 @@ declare const MCP_SERVER_VERSION: string | undefined;
 
 /** Beyond the request deadline, time for the last images to be placed before the server leaves. */
 const DRAIN_MARGIN_MS = 10_000;
+/** The agents' journal is checked against its bound at the start and after this many changes. */
+const BOUND_EVERY_CHANGES = 100;
 
 function log(line: string): void {
   process.stderr.write(`[gateway-images-mcp] ${line}\n`);
@@ -57,6 +62,16 @@ async function main(): Promise<void> {
   const journal = config.resultsJournal
     ? new HistoryStore(config.resultsJournal, { load: () => ({ SharedJournal, ResultsIndex, journalLine }), warn: (m) => log(redact(m)) })
     : undefined;
+  // The agents' file holds prompts: only its owner reads it, and it keeps only the newest results.
+  if (journal && isAgentJournal(journal.file, os.homedir())) {
+    // Private before its first line; cut (under its lock, which another server may hold a while) meanwhile.
+    await keepAgentJournal(journal.file, false);
+    void keepAgentJournal(journal.file, true);
+    let changes = 0;
+    journal.onDidChange(() => {
+      if (++changes % BOUND_EVERY_CHANGES === 0) void keepAgentJournal(journal.file, true);
+    });
+  }
   const tools = new ImageTools(config, () => client, { provenance, ...(journal ? { journal } : {}), warn: (m) => log(redact(m)) });
   let clientProtocol: string | undefined;
   const server = createMcpServer(tools, version, redact, () => clientProtocol, log);
@@ -117,3 +132,14 @@ main().catch((error: unknown) => {
   log(`cannot start: ${message}`);
   process.exit(2);
 });
+
+/** The agents' journal private (0600 in 0700 folders) and, with `bound`, within its bound (agentJournalBound.ts); a failure is logged and tried again later. */
+async function keepAgentJournal(file: string, bound: boolean): Promise<void> {
+  try {
+    await secureAgentJournal(file, os.homedir());
+    const dropped = bound ? await boundJournal(new SharedJournal(file)) : 0;
+    if (dropped) log(`agents' results journal ${file}: its ${dropped} oldest results were dropped, the newest kept`);
+  } catch (error) {
+    log(`agents' results journal ${file}: could not be made private or kept small (${String(error)}); tried again later`);
+  }
+}

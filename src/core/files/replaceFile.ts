@@ -31,7 +31,13 @@ export async function replaceFile<T>(file: string, write: (handle: fs.FileHandle
   const temporary = temporaryName(file);
   let handle: fs.FileHandle | undefined;
   try {
-    handle = await fs.open(temporary, 'wx');
+    // The new file keeps the permissions of the one it replaces (a journal kept 0600 stays 0600).
+    const mode = await fs.stat(file).then(
+      (s) => s.mode & 0o777,
+      () => undefined,
+    );
+    handle = await fs.open(temporary, 'wx', mode ?? 0o666);
+    if (mode !== undefined && process.platform !== 'win32') await handle.chmod(mode);
     const result = await write(handle);
     if (durable) await handle.datasync();
     const closing = handle;
