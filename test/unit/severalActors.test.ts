@@ -4,23 +4,40 @@
 // one prompt file started twice at the same moment by two processes; an agent's MCP session (the
 // real server process) under a session cap until the cap refuses; top-ups from outside; returned
 // reservations (requests the gateway holds and the client cancels). The person (this process) and
-// the prompt-file run (another) write one results journal. Then the invariants against the
-// emulator's own record, and the figures with the seed.
+// the prompt-file run (another) write one results journal. Two actors are paused past the stale time
+// of their lease (support/pausedActors.ts): the run that holds the prompt file's claim, which a run
+// from another workspace then takes over, and a journal writer inside its compaction, while another
+// window writes. Then the invariants against the emulator's own record, and the figures with the seed.
 //   GATEWAY_IMAGES_SOAK_SEED=1234  replay a run's plan (default: a new seed, printed)
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type BatchLine, requestKey } from '../../src/core/requests/batchFile';
 import type { ImageModel } from '../../src/core/gateway/types';
-import { moneyTold } from '../../src/core/gateway/moneyTold';
 import { HistoryStore } from '../../src/jobs/results/history';
 import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { paintPng, prng } from '../../tools/emulator/png';
+import type { RecordedRequest } from '../../tools/emulator/state';
 import { filesUnder, sha256 } from './support/chaos';
 import { type EmulatorProcess, startEmulatorProcess } from './support/emulatorProcess';
 import { DEMO_KEYS, newClient, removeDir, tempDir } from './support/gateway';
-import { type PromptFileTask, runFileInProcess } from './support/promptFileChild';
+import type { CompactionPause as PausePoint } from './support/compactingWriter';
+import { crashService } from './support/crashChild';
+import {
+  appendWhileCompactionPaused,
+  type ClaimPausePlan,
+  compactionLost,
+  endStarted,
+  longJournal,
+  pausedReport,
+  reachedAfterWaking,
+  sentAfterWaking,
+  SOAK_STALE_MS,
+  startFileRun,
+  takeOverPausedRun,
+} from './support/pausedActors';
 import {
   type CancelPoint,
   foldersOf,
@@ -29,9 +46,12 @@ import {
   RequestLogWatch,
   runMcpSession,
   runPerson,
+  runPersonJob,
   topUpsFromOutside,
 } from './support/severalActors';
-import { type Actor, soakFigures, type SoakFigures } from './support/severalActorsFigures';
+import { type Actor, type FileRun, soakFigures } from './support/severalActorsFigures';
+import { soakReport } from './support/severalActorsReport';
+import type { WatchedFileReport, WatchedFileTask } from './support/watchedFileRun';
 
 const SEED = Number(process.env.GATEWAY_IMAGES_SOAK_SEED) || Date.now() % 2 ** 31;
 const INITIAL_BALANCE = 2_000;
@@ -45,6 +65,9 @@ const AGENT_CALLS_AT_ONCE = 3;
 const FILE_LINES = 10;
 const SUBJECTS = ['a lighthouse at dusk', 'a red fox', 'a paper boat', 'a glass teapot', 'a mountain hut', 'a neon sign', 'an owl', 'a tram in rain'];
 const CANCEL_POINTS: CancelPoint[] = ['before-send', 'held', 'answer-began'];
+const COMPACTION_PAUSES: PausePoint[] = ['new file made', 'compaction-written', 'compaction-checked'];
+/** Lines of the compacted workspace's journal before the soak: its writer's next few changes cross the compaction's 1000. */
+const LONG_JOURNAL_LINES = 990;
 
 describe('Soak with several actors on one account', function () {
   this.timeout(180_000);
@@ -71,6 +94,7 @@ describe('Soak with several actors on one account', function () {
     const folders = foldersOf(root);
     for (const dir of [folders.workspace, folders.recovery, folders.inFlight, folders.claims, path.join(root, 'references')])
       mkdirSync(dir, { recursive: true });
+    for (const other of [folders.second, folders.third]) for (const dir of [other.workspace, other.inFlight]) mkdirSync(dir, { recursive: true });
     references = [0, 1].map((i) => {
       const file = path.join(root, 'references', `reference-${i + 1}.png`);
       writeFileSync(file, paintPng({ width: 48, height: 48, transparent: false, identity: `actors reference ${i}` }));
@@ -81,6 +105,7 @@ describe('Soak with several actors on one account', function () {
     await lookup.close();
   });
   after(async () => {
+    endStarted();
     await emu?.close();
     await removeDir(root);
   });
@@ -128,9 +153,20 @@ describe('Soak with several actors on one account', function () {
       .map((p) => p + 2)
       .sort((a, b) => a - b)
       .map((after) => ({ after, rub: Math.round((5 + random() * 50) * 100) / 100 }));
+    // Where the seed pauses: the claim holder (after how many of its requests, how the other workspace names the file, when it wakes), and the compacting writer.
+    const claimPlan: ClaimPausePlan = {
+      afterReached: 1 + Math.floor(random() * (FILE_LINES - 4)),
+      takerPath: random() < 0.5 ? 'a link in its folder' : 'the same path',
+      resume: random() < 0.5 ? 'after the taker ended' : { takerSent: 1 + Math.floor(random() * 2) },
+    };
+    const pauseAt = pick(COMPACTION_PAUSES);
+    const writerResults = 1 + Math.floor(random() * 3);
     const promptFile = path.join(workspace, 'prompts.jsonl');
     writeFileSync(promptFile, lines.map((l) => JSON.stringify(l.request)).join('\n') + '\n');
-    const task: PromptFileTask = {
+    const { second, third } = folders;
+    const linked = path.join(second.workspace, 'prompts.jsonl');
+    symlinkSync(promptFile, linked);
+    const task: WatchedFileTask = {
       url: emu.url,
       key: DEMO_KEYS.unlimited,
       recoveryDir: folders.recovery,
@@ -138,11 +174,33 @@ describe('Soak with several actors on one account', function () {
       resultsFile: folders.journal,
       out: path.join(workspace, 'prompts-out'),
       claimsDir: folders.claims,
+      claimStaleMs: SOAK_STALE_MS,
       promptFile,
       lines,
       window: 'window A',
       concurrency: 2,
     };
+    const takerTask: WatchedFileTask = {
+      ...task,
+      window: 'window C',
+      promptFile: claimPlan.takerPath === 'the same path' ? promptFile : linked,
+      resultsFile: second.journal,
+      inFlightDir: second.inFlight,
+      out: path.join(second.workspace, 'prompts-out'),
+    };
+    const earlier = { id: randomUUID(), costRub: LONG_JOURNAL_LINES / 100 };
+    mkdirSync(path.dirname(third.journal), { recursive: true });
+    longJournal(
+      third.journal,
+      {
+        id: earlier.id,
+        createdAt: new Date().toISOString(),
+        request: { model: 'sketch-mini', prompt: `writer ${SEED} earlier result` },
+        model: 'sketch-mini',
+        files: [],
+      },
+      LONG_JOURNAL_LINES,
+    );
     const agentEnv = {
       GATEWAY_IMAGES_BASE_URL: emu.url,
       GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
@@ -154,14 +212,43 @@ describe('Soak with several actors on one account', function () {
     };
 
     const person = await personWindow(emu, DEMO_KEYS.unlimited, root, models);
+    // Another window of the workspace whose journal is compacted: its own job service and journal (the same account and key).
+    const windowD = crashService({ ...task, inFlightDir: third.inFlight, resultsFile: third.journal, out: third.workspace });
+    const journalD = new HistoryStore(third.journal, { load: () => resultsCode, journal: { staleMs: SOAK_STALE_MS } });
+    const extraJob: PersonJob = {
+      id: PERSON_JOBS + 1,
+      request: {
+        model: pick(['aurora-1', 'sketch-mini']),
+        prompt: `person ${SEED} job ${PERSON_JOBS + 1} (another window, a compaction paused): ${pick(SUBJECTS)}`,
+        size: '64x64',
+        n: 1,
+      },
+      cancelAt: 'none',
+    };
+    const isFileRequest = (r: RecordedRequest) => r.prompt?.startsWith(`file ${SEED} `) === true;
     const requestLog = new RequestLogWatch(emu);
     const started = Date.now();
-    // All at once: two starts of the prompt file (two processes), the agent's session (the MCP server's process), the person, the top-ups.
-    const fileRuns = Promise.all([runFileInProcess(task), runFileInProcess({ ...task, window: 'window B' })]);
+    // All at once: two starts of the prompt file (two processes), the agent's session (the MCP server's process), the person, the top-ups;
+    // the start that runs is paused and taken over from another workspace; a writer paused in its compaction while window D records.
+    const starts = [startFileRun(task), startFileRun({ ...task, window: 'window B' })];
+    const claimPause = takeOverPausedRun({
+      starts,
+      takerTask,
+      plan: claimPlan,
+      emu,
+      requestLog,
+      isFileRequest,
+    });
+    const compactionPause = appendWhileCompactionPaused(
+      { file: third.journal, name: `writer ${SEED}`, results: writerResults, staleMs: SOAK_STALE_MS, pauseAt },
+      () => runPersonJob({ ...person, service: windowD.service, history: journalD, out: path.join(third.workspace, 'images') }, extraJob, requestLog),
+    );
     const agent = runMcpSession(agentEnv, (call) => agentArgs[call - 1]!, AGENT_CALLS_AT_ONCE, agentArgs.length);
     const personDone = runPerson(person, jobs, requestLog, 2);
     const topUps = topUpsFromOutside(emu, requestLog, topUpPlan);
-    const [runA, runB] = await fileRuns;
+    const claim = await claimPause;
+    const [runA, runB] = await Promise.all(starts.map((s) => s.report));
+    const compaction = await compactionPause;
     const session = await agent;
     const outcomes = await personDone;
     // Quiet: every paid request answered or dropped by its client (its reservation returned), then no more top-ups.
@@ -180,30 +267,43 @@ describe('Soak with several actors on one account', function () {
     await person.account.refresh();
     const accountBalance = person.account.snapshot.balance;
     await person.close();
+    await journalD.close();
+    await windowD.client.close();
 
-    const fresh = await new HistoryStore(folders.journal, { load: () => resultsCode }).index();
-    const journal = fresh.createdBetween(new Date(0), new Date('9999-12-31')).flatMap((s) => fresh.find(s.id) ?? []);
-    const files = [...(await filesUnder(workspace)), ...(await filesUnder(folders.recovery))];
+    const read = async (file: string) => {
+      const fresh = await new HistoryStore(file, { load: () => resultsCode }).index();
+      return fresh.createdBetween(new Date(0), new Date('9999-12-31')).flatMap((s) => fresh.find(s.id) ?? []);
+    };
+    const [journal, secondJournal, thirdJournal] = [await read(folders.journal), await read(second.journal), await read(third.journal)];
+    const files = (await Promise.all([workspace, second.workspace, third.workspace, folders.recovery].map(filesUnder))).flat();
     const onDisk = new Map<string, number>();
     for (const file of files.filter((f) => !f.endsWith('.json') && !f.endsWith('.part') && !f.endsWith('.jsonl'))) {
       const hash = sha256(await readFile(file));
       onDisk.set(hash, (onDisk.get(hash) ?? 0) + 1);
     }
-    const ran = [runA, runB].filter((r) => r.ok);
-    const refused = [runA, runB].flatMap((r) => (!r.ok && r.refused ? [r.refused] : []));
-    // The lines of each start that ran (one, unless the claim failed).
-    const ranLines = ran.flatMap((r) => (r.ok ? r.outcome.lines : []));
+    const ran = [runA!, runB!].filter((r) => r.ok);
+    const refused = [runA!, runB!].flatMap((r) => (!r.ok && r.refused ? [r.refused] : []));
+    const takerReport = await claim.taker.report;
+    const sentBy = (run: typeof claim.runner) => new Set(run.requests.filter((e) => e.event === 'sent').map((e) => e.prompt));
+    const linesOf = (report: WatchedFileReport) => (report.ok ? report.outcome.lines : []);
+    const fileRuns: FileRun[] = [
+      { window: claim.runner.window, lines: ran.flatMap(linesOf), journal, sent: sentBy(claim.runner) },
+      { window: claim.taker.window, lines: linesOf(takerReport), journal: secondJournal, sent: sentBy(claim.taker) },
+    ];
+    const writers = thirdJournal.filter((e) => e.request.prompt.startsWith(`writer ${SEED} `));
+    const compactionLosses = compactionLost(compaction.writer, earlier, compaction.appended.result?.jobId, thirdJournal);
     const requests = (await emu.get('requests')).filter((r) => r.paid);
+    const reachedAfter = reachedAfterWaking(claim, requests, isFileRequest);
     const figures = soakFigures({
       requests,
       actorOf: (prompt) => (['person', 'file', 'agent'] as Actor[]).find((actor) => prompt?.startsWith(`${actor} ${SEED} `)),
-      person: outcomes,
-      fileLines: ranLines,
+      person: [...outcomes, compaction.appended],
+      fileRuns,
       fileRefusal: refused[0]?.message,
       agent: session,
       agentFile: (relative) => path.join(workspace, relative),
       sessionCap: SESSION_CAP,
-      journal,
+      journal: [...journal, ...secondJournal, ...thirdJournal.filter((e) => !writers.includes(e))],
       onDisk,
       exists: existsSync,
       initialBalance: INITIAL_BALANCE,
@@ -213,26 +313,34 @@ describe('Soak with several actors on one account', function () {
     });
     const leftovers = files.filter((f) => f.endsWith('.part'));
     console.log(
-      report(figures, {
+      soakReport(figures, {
+        seed: SEED,
+        sessionCap: SESSION_CAP,
+        agentCallsAtOnce: AGENT_CALLS_AT_ONCE,
         seconds,
         outcomes,
-        lines: ranLines,
+        lines: fileRuns[0]!.lines,
         refused: refused.length,
         refusal: refused[0]?.message,
         topUps: madeTopUps,
         accountBalance,
         leftovers,
+        compactionLosses,
+        // The window's result lost to the compaction counts once (the figures count it too, as a person's result lost).
+        lost: figures.lost.filter((l) => !l.startsWith(`person job ${extraJob.id}:`)).length + compactionLosses.length,
+        paused: await pausedReport(claim, claimPlan, reachedAfter, compaction, pauseAt),
       }),
     );
 
     assert.deepEqual(
-      outcomes.flatMap((o) => (o.untyped ? [`job ${o.job.id}: ${o.untyped}`] : [])),
+      [...outcomes, compaction.appended].flatMap((o) => (o.untyped ? [`job ${o.job.id}: ${o.untyped}`] : [])),
       [],
       'every failure is a typed GatewayError',
     );
     assert.deepEqual(figures.paidTwice, [], 'no line or job paid twice');
     assert.deepEqual(figures.sentTwice, [], 'no line or job sent twice');
     assert.deepEqual(figures.lost, [], 'no result lost');
+    assert.deepEqual(compactionLosses, [], "no result lost to the writer's paused compaction");
     assert.deepEqual(leftovers, [], 'no partial file left');
     assert.deepEqual(figures.falseNothingCharged, [], 'no false "nothing was charged"');
     assert.deepEqual(figures.untold, [], 'a failure whose request the gateway held says it may have been charged');
@@ -242,6 +350,13 @@ describe('Soak with several actors on one account', function () {
     assert.equal(figures.ledger.emulator, figures.ledger.expected, 'the emulator: initial balance + top-ups − charges (every reservation returned or charged)');
     assert.deepEqual(figures.journal.mismatches, [], 'journal entries equal paid results');
     assert.ok(figures.journal.byPerson > 0 && figures.journal.byFile > 0, 'two processes wrote the journal');
+    // The paused run: taken over from another workspace, it sent nothing after it woke, and was told so.
+    assert.deepEqual(sentAfterWaking(claim), [], 'the run that lost its claim sent nothing after it woke');
+    assert.deepEqual(reachedAfter, [], 'the gateway got no request of it after it woke');
+    assert.ok(takerReport.ok, `the run from another workspace took the stale claim over: ${JSON.stringify(takerReport).slice(0, 2000)}`);
+    const runnerReport = await claim.runner.report;
+    assert.ok(runnerReport.ok && runnerReport.outcome.takenOver, `the paused run was told it was taken over: ${JSON.stringify(runnerReport).slice(0, 2000)}`);
+    assert.ok(compaction.appended.result, `window D's job ran while the writer was paused: ${compaction.appended.error?.message}`);
     // The soak really did what it says.
     assert.equal(ran.length, 1, `one run of the prompt file sent its lines: ${JSON.stringify([runA, runB]).slice(0, 2000)}`);
     assert.equal(refused.length, 1, 'the other start was refused');
@@ -255,38 +370,3 @@ describe('Soak with several actors on one account', function () {
     assert.ok(madeTopUps.length > 0, 'the account was topped up from outside');
   });
 });
-
-interface ReportExtras {
-  seconds: number;
-  outcomes: Awaited<ReturnType<typeof runPerson>>;
-  lines: { status: string }[];
-  refused: number;
-  refusal?: string;
-  topUps: number[];
-  accountBalance?: number;
-  leftovers: string[];
-}
-
-function report(f: SoakFigures, x: ReportExtras): string {
-  const tally = (items: string[]) =>
-    Object.entries(items.reduce<Record<string, number>>((t, k) => ({ ...t, [k]: (t[k] ?? 0) + 1 }), {}))
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-  const person = x.outcomes;
-  const told = person.flatMap((o) => (o.error ? [moneyTold(o.error) === 'the message' ? `"${o.error.kind}" message` : moneyTold(o.error)] : []));
-  const r = f.requests;
-  return [
-    `      soak with several actors: seed ${SEED} (GATEWAY_IMAGES_SOAK_SEED=${SEED} replays its plan), ${x.seconds.toFixed(1)} s`,
-    `      person: ${person.length} jobs (${person.filter((o) => o.result).length} ok, ${person.filter((o) => o.error).length} failed); cancels: ${tally(person.flatMap((o) => (o.cancelled ? [o.cancelled] : []))) || 'none'}; told: ${tally(told) || 'nothing'}`,
-    `      prompt file (${x.lines.length} lines, started twice at once): ${x.refused} start refused${x.refusal ? ` (${/ in this or another window\./.test(x.refusal) ? 'without naming the run: its owner record was not written yet' : 'naming the run'})` : ''}; lines ${tally(x.lines.map((l) => l.status))}`,
-    `      agent: ${f.agent.calls} generate_image calls, ${AGENT_CALLS_AT_ONCE} at a time, under a session cap of ${SESSION_CAP}; refused by the session cap: ${f.agent.refused ? 'yes' : 'no'}`,
-    `      gateway: reached/charged/returned: person ${r.person.reached}/${r.person.charged}/${r.person.returned}, file ${r.file.reached}/${r.file.charged}/${r.file.returned}, agent ${r.agent.reached}/${r.agent.charged}/${r.agent.returned}; uploads cut before it read them: ${f.cutUploads}; top-ups from outside: ${x.topUps.length} (${x.topUps.join(' + ') || '0'} RUB)`,
-    `      paid twice: ${f.paidTwice.length} (sent twice: ${f.sentTwice.length}; fingerprints: ${f.fingerprints.file} lines, ${f.fingerprints.person} person jobs)`,
-    `      results lost: ${f.lost.length} (${f.keptImages} of ${f.deliveredImages} delivered paid images on disk byte-equal, ${f.deliveredToGoneClient} sent to a job cancelled before its answer and told "may have been charged"; ${x.leftovers.length} partial files)`,
-    `      false "nothing was charged": ${f.falseNothingCharged.length} of ${f.claims} such messages; failures held by the gateway but not told of a possible charge: ${f.untold.length}`,
-    `      session cap: ${f.agent.charged} charged by the gateway (at most ${f.agent.peak} charged and held at one moment), ${f.agent.spentByServer} counted by the server, of ${SESSION_CAP} (least left shown: ${f.agent.minRemaining}); over the cap: ${f.agent.overCap.length}`,
-    `      balance: account model after a refresh ${x.accountBalance} / emulator ${f.ledger.emulator} / initial + top-ups − charges ${f.ledger.expected}`,
-    `      journal: ${f.journal.entries} entries (${f.journal.byPerson} by the person's process, ${f.journal.byFile} by the prompt file's) = ${f.journal.results} results + ${f.journal.paidFailures} paid failures + ${f.journal.unknown} unknown outcomes; mismatches with the gateway's paid requests: ${f.journal.mismatches.length}`,
-    `      outcome checks after the deadline: ${f.outcomeChecks.checked} of ${f.outcomeChecks.unknown} unknown outcomes checked, ${f.outcomeChecks.chargeSeen} "charge-seen" (${f.outcomeChecks.chargeSeenUncharged} of them for a request the gateway did not charge: other actors move the key's spend)`,
-  ].join('\n');
-}

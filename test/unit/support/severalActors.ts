@@ -1,9 +1,9 @@
 // The actors of the soak with several actors (test/unit/severalActors.test.ts), on one emulator
 // account: a person's window (the job service, account model, results journal and outcome checks
 // composed as src/services.ts composes them, each job recorded as commands/jobRunner.ts records it),
-// an agent through the real MCP server process, and top-ups from outside. The prompt file's two runs
-// are processes of their own (promptFileChild.ts). Cancels and top-ups wait on the emulator's request
-// log (a state), never on time.
+// an agent through the real MCP server process, and top-ups from outside. The prompt file's runs are
+// processes of their own (watchedFileRun.ts); the actors paused past a lease's stale time are in
+// pausedActors.ts. Cancels and top-ups wait on the emulator's request log (a state), never on time.
 import * as path from 'node:path';
 import { AccountModel } from '../../../src/account/accountModel';
 import { GatewayClient } from '../../../src/core/gateway/client';
@@ -86,9 +86,23 @@ export interface SoakFolders {
   workspaceStorage: string;
 }
 
-export const foldersOf = (root: string): SoakFolders & { recovery: string; journal: string; inFlight: string; claims: string } => {
+/** A workspace of the same user: its folder, its results journal and in-flight records. */
+export interface OtherWorkspace {
+  workspace: string;
+  journal: string;
+  inFlight: string;
+}
+
+export const foldersOf = (
+  root: string,
+): SoakFolders & { recovery: string; journal: string; inFlight: string; claims: string; second: OtherWorkspace; third: OtherWorkspace } => {
   const storage = path.join(root, 'global-storage');
   const workspaceStorage = path.join(root, 'workspace-storage');
+  const other = (n: number): OtherWorkspace => ({
+    workspace: path.join(root, `workspace-${n}`),
+    journal: path.join(root, `workspace-storage-${n}`, 'results.jsonl'),
+    inFlight: path.join(root, `workspace-storage-${n}`, 'in-flight'),
+  });
   return {
     workspace: path.join(root, 'workspace'),
     storage,
@@ -97,6 +111,9 @@ export const foldersOf = (root: string): SoakFolders & { recovery: string; journ
     claims: path.join(storage, 'prompt-file-runs'),
     journal: path.join(workspaceStorage, 'results.jsonl'),
     inFlight: path.join(workspaceStorage, 'in-flight'),
+    // A window of another workspace that holds the prompt file too; and a workspace whose journal a writer compacts.
+    second: other(2),
+    third: other(3),
   };
 };
 

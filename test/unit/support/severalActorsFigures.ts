@@ -1,6 +1,6 @@
 // The invariants of the soak with several actors, read against the emulator's own record (each paid
-// request's reservation, charge, fingerprint and image hashes), the files on disk, and a fresh read
-// of the shared results journal. Each figure lists what broke it, so a failure names the request.
+// request's reservation, charge, fingerprint and image hashes), the files on disk, and fresh reads
+// of the results journals. Each figure lists what broke it, so a failure names the request.
 import { fromKopecks, toKopecks } from '../../../src/core/money/cost';
 import { moneyTold } from '../../../src/core/gateway/moneyTold';
 import type { LineOutcome } from '../../../src/jobs/promptFiles/batch';
@@ -18,15 +18,19 @@ export interface SoakRecord {
   requests: RecordedRequest[];
   actorOf: (prompt: string | undefined) => Actor | undefined;
   person: PersonOutcome[];
-  /** The outcome of each line, of every start that ran (one: the other is refused). */
-  fileLines: LineOutcome[];
+  /**
+   * Each start of the prompt file that ran (one of the two started at once, then the run that took its
+   * claim over from another workspace): its lines' outcomes, a fresh read of the results journal it
+   * wrote, and the prompts of the requests it began to send (by its own account).
+   */
+  fileRuns: FileRun[];
   /** The refused start's message. */
   fileRefusal?: string;
   agent: McpSession;
   /** Workspace-relative paths of the agent's files resolve against this. */
   agentFile: (relative: string) => string;
   sessionCap: number;
-  /** A fresh read of the shared results journal. */
+  /** A fresh read of every results journal the actors wrote (each workspace's), the results of no request aside. */
   journal: HistoryEntry[];
   /** SHA-256 of every image file in the workspace and the recovery folder, with how many files have it. */
   onDisk: Map<string, number>;
@@ -35,6 +39,13 @@ export interface SoakRecord {
   topUps: number[];
   emulatorBalance: number;
   accountBalance?: number;
+}
+
+export interface FileRun {
+  window: string;
+  lines: LineOutcome[];
+  journal: HistoryEntry[];
+  sent: ReadonlySet<string>;
 }
 
 export interface SoakFigures {
@@ -135,7 +146,6 @@ function countKeptImages(record: SoakRecord, figures: SoakFigures): void {
 /** Every result a process reported is on disk and in a fresh read of the journal. */
 function checkReported(record: SoakRecord, figures: SoakFigures): void {
   const byJob = new Map(record.journal.flatMap((e) => (e.jobId ? [[e.jobId, e] as const] : [])));
-  const byFile = new Map(record.journal.flatMap((e) => e.files.map((f) => [f, e] as const)));
   for (const { job, result, paidFailure } of record.person) {
     const name = `person job ${job.id}`;
     if (result) {
@@ -148,10 +158,14 @@ function checkReported(record: SoakRecord, figures: SoakFigures): void {
     }
     if (paidFailure && !byJob.get(paidFailure.jobId)?.failed) figures.lost.push(`${name}: its paid failure (job ${paidFailure.jobId}) is not in the journal`);
   }
-  for (const line of record.fileLines.filter((l) => l.status === 'done')) {
-    for (const file of line.files) {
-      if (!record.exists(file)) figures.lost.push(`line ${line.line}: ${file} is gone`);
-      if (byFile.get(file)?.batch?.line !== line.line) figures.lost.push(`line ${line.line}: ${file} is not in the journal as its result`);
+  // Each run's results are in the journal of its own workspace.
+  for (const run of record.fileRuns) {
+    const byFile = new Map(run.journal.flatMap((e) => e.files.map((f) => [f, e] as const)));
+    for (const line of run.lines.filter((l) => l.status === 'done')) {
+      for (const file of line.files) {
+        if (!record.exists(file)) figures.lost.push(`${run.window} line ${line.line}: ${file} is gone`);
+        if (byFile.get(file)?.batch?.line !== line.line) figures.lost.push(`${run.window} line ${line.line}: ${file} is not in its journal as its result`);
+      }
     }
   }
   for (const call of record.agent.calls.filter((c) => !c.isError)) {
@@ -167,17 +181,22 @@ function checkReported(record: SoakRecord, figures: SoakFigures): void {
  */
 function checkClaims(record: SoakRecord, figures: SoakFigures): void {
   const held = (prompt: string) => record.requests.some((r) => r.prompt === prompt && !(r.status >= 400));
-  const claim = (who: string, prompt: string, text: string) => {
+  const claim = (who: string, prompt: string, text: string, sentByOthers = false) => {
     if (!SAYS_NOTHING_CHARGED.test(text)) return;
     figures.claims++;
-    if (held(prompt)) figures.falseNothingCharged.push(`${who}: "${text.split('\n')[0]}", yet the gateway had its request`);
+    if (held(prompt) && !sentByOthers) figures.falseNothingCharged.push(`${who}: "${text.split('\n')[0]}", yet the gateway had its request`);
   };
   for (const { job, error } of record.person.filter((o) => o.error)) {
     claim(`person job ${job.id}`, job.request.prompt, error!.message);
     if (held(job.request.prompt) && moneyTold(error) === 'the message')
       figures.untold.push(`person job ${job.id}: ${error!.kind} "${error!.message}" says nothing of a possible charge`);
   }
-  for (const line of record.fileLines.filter((l) => l.error && l.status !== 'skipped')) claim(`line ${line.line}`, line.prompt, line.error!);
+  // A line's request the gateway had is this run's unless another run, and not this one, says it sent it.
+  for (const run of record.fileRuns) {
+    const others = (prompt: string) => !run.sent.has(prompt) && record.fileRuns.some((r) => r !== run && r.sent.has(prompt));
+    for (const line of run.lines.filter((l) => l.error && l.status !== 'skipped'))
+      claim(`${run.window} line ${line.line}`, line.prompt, line.error!, others(line.prompt));
+  }
   for (const call of record.agent.calls.filter((c) => c.isError)) claim(`agent ${call.prompt}`, call.prompt, call.text);
   // The refused start said it sent nothing: then no line went twice.
   if (record.fileRefusal) {
@@ -245,7 +264,7 @@ function journalFigures(record: SoakRecord): SoakFigures['journal'] {
   const writers = record.requests.filter((r) => r.reservedRub > 0 && ['person', 'file'].includes(record.actorOf(r.prompt) ?? ''));
   const toldUnknown = new Set([
     ...record.person.filter((o) => o.error?.outcomeUnknown).map((o) => o.job.request.prompt),
-    ...record.fileLines.filter((l) => l.status === 'outcome-unknown').map((l) => l.prompt),
+    ...record.fileRuns.flatMap((run) => run.lines.filter((l) => l.status === 'outcome-unknown').map((l) => l.prompt)),
   ]);
   const mismatches: string[] = [];
   const entriesOf = (prompt: string | undefined) => record.journal.filter((e) => e.request.prompt === prompt);
