@@ -19,6 +19,7 @@ import { readSettings } from './host/settings';
 import type { ConfirmRequest } from './jobs/jobTypes';
 import { type OutcomeChecks, outcomeChecksFor } from './jobs/outcomeCheck';
 import type { PromptFileClaims } from './jobs/promptFiles/promptFileClaim';
+import { messageText } from './core/common/markdownText';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -105,7 +106,7 @@ function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChan
       ),
     warn: (message) => log.warn(message),
     // Once per window: each job writes its result again at its end, and the next start writes what is still missing.
-    onUnwritable: (message) => void vscode.window.showWarningMessage(message),
+    onUnwritable: (message) => void vscode.window.showWarningMessage(messageText(message)),
     watch: true,
     agentJournal: agentJournalOf(vscode.workspace.workspaceFolders?.[0]),
   });

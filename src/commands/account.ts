@@ -10,6 +10,7 @@ import { modelDetail } from './pickers';
 import type * as AccountPageModule from './accountPage';
 import type * as FindResultsModule from './findResults';
 import { runCommandBody, showError } from './showError';
+import { messageText } from '../core/common/markdownText';
 
 let accountPage: typeof AccountPageModule | undefined;
 /** Loads dist/accountPage.js (the page and its spend chart) when the page is first shown; esbuild leaves this require alone. */
@@ -120,7 +121,7 @@ async function browseModels(services: Services): Promise<void> {
       const go = vscode.l10n.t('Generate with {0}', image.id);
       const edit = canEdit(image) ? vscode.l10n.t('Edit an image') : undefined;
       const choice = await vscode.window.showInformationMessage(
-        `${image.id}: ${formatRubleRange(image.min_price_per_image, image.max_price_per_image, services.locale)} ${vscode.l10n.t('per image')}`,
+        messageText(`${image.id}: ${formatRubleRange(image.min_price_per_image, image.max_price_per_image, services.locale)} ${vscode.l10n.t('per image')}`),
         ...[go, edit].filter((x): x is string => !!x),
       );
       if (choice === go) await vscode.commands.executeCommand('gatewayImages.generate');

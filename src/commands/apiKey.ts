@@ -5,6 +5,7 @@ import { NotConfiguredError, ValidationError } from '../core/gateway/errors';
 import { readSettings } from '../host/settings';
 import { type Services } from '../services';
 import { showError } from './showError';
+import { messageText } from '../core/common/markdownText';
 
 export function registerApiKeyCommands(services: Services): vscode.Disposable {
   return vscode.Disposable.from(
@@ -32,7 +33,7 @@ async function setApiKey(services: Services, argument?: unknown): Promise<SetKey
     await services.keys.set(key);
     // Another key: the old key's figures go at once (secrets.onDidChange follows, for other windows).
     void services.account.switchIdentity().catch(() => undefined);
-    void vscode.window.showInformationMessage(vscode.l10n.t('API key saved. Signed in as {0}.', user.email));
+    void vscode.window.showInformationMessage(messageText(vscode.l10n.t('API key saved. Signed in as {0}.', user.email)));
     return { email: user.email };
   } catch (error) {
     void showError(services, error);

@@ -14,6 +14,7 @@ import { resolveOutputFolder } from './outputFolder';
 import { pickModel } from './pickers';
 import { runCommandBody } from './showError';
 import { askStyle } from './styles';
+import { messageText } from '../core/common/markdownText';
 
 export type { BatchArgs, BatchResult } from './batchRun';
 
@@ -66,7 +67,7 @@ async function prepareLines(
     styled = await styleLines(services, file, lines, model.id);
   }
   lines = styled.lines;
-  if (interactive) for (const note of styled.notes) void vscode.window.showInformationMessage(note);
+  if (interactive) for (const note of styled.notes) void vscode.window.showInformationMessage(messageText(note));
   issues = [...issues, ...styled.issues, ...validateBatch(lines, models)];
   if (issues.length) {
     throw new ValidationError(

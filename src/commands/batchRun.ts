@@ -16,6 +16,7 @@ import { describeLineStyles } from './batchStyles';
 import { decideHeldLines } from './batchHeldLines';
 import { confirmRun, refuseUnaffordable } from './confirmRun';
 import { FILE_NAME_PATTERN_DEFAULT } from './generate';
+import { messageText } from '../core/common/markdownText';
 
 export interface BatchArgs {
   /** Path or file URI of the .txt / .jsonl prompt file. */
@@ -136,7 +137,7 @@ export async function runPromptFileCommand(services: Services, run: PromptFileRu
       skipped.length,
       name,
     );
-    void vscode.window.showInformationMessage(`${allDone} ${skippedSummary(skipped)}`);
+    void vscode.window.showInformationMessage(messageText(`${allDone} ${skippedSummary(skipped)}`));
   } else {
     void presentBatch(services, name, result);
   }

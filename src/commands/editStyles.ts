@@ -10,6 +10,7 @@ import { type Services } from '../services';
 import { showError } from './showError';
 import { starterStylesCode } from './starterStylesChunk';
 import { stylesCode, stylesRoot } from './styles';
+import { messageText } from '../core/common/markdownText';
 
 /** The schema's address in package.json: `gateway-images-schema://schemas/styles.schema.json`. */
 export const SCHEMA_SCHEME = 'gateway-images-schema';
@@ -116,7 +117,7 @@ export async function saveStyle(definition: StyleDefinition, suggested = '', giv
   await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
   const open = vscode.l10n.t('Edit Styles');
   void vscode.window
-    .showInformationMessage(vscode.l10n.t('Saved style "{0}" in {1}.', name, STYLES_FILE), open)
+    .showInformationMessage(messageText(vscode.l10n.t('Saved style "{0}" in {1}.', name, STYLES_FILE)), open)
     .then((choice) => (choice ? vscode.window.showTextDocument(uri, { preview: false }) : undefined));
   return name;
 }

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type * as InterruptedModule from '../jobs/interrupted';
 import { type Services } from '../services';
+import { messageText } from '../core/common/markdownText';
 
 type InterruptedJob = InterruptedModule.InterruptedJob;
 let interrupted: typeof InterruptedModule | undefined;
@@ -51,7 +52,7 @@ async function tell(services: Services, jobs: InterruptedJob[]): Promise<void> {
   const { text, waiting } = load().describeInterrupted(jobs, change?.after.balance, services.locale);
   const recover = vscode.l10n.t('Recover Unsaved Images');
   const log = vscode.l10n.t('Show Log');
-  const choice = await vscode.window.showWarningMessage(text, ...(waiting ? [recover] : []), log);
+  const choice = await vscode.window.showWarningMessage(messageText(text), ...(waiting ? [recover] : []), log);
   if (choice === recover) await vscode.commands.executeCommand('gatewayImages.recoverImages');
   else if (choice === log) services.log.show(true);
 }

@@ -12,6 +12,7 @@ import { markOnboarding } from '../host/onboarding';
 import { readSettings } from '../host/settings';
 import type { ErrorActions } from './showError';
 import { trPlural } from '../core/common/plural';
+import { messageText } from '../core/common/markdownText';
 
 export interface RunOptions {
   title: string;
@@ -147,7 +148,7 @@ function reportProgress(services: Services, progress: vscode.Progress<{ message?
     case 'notice':
       // Told at once and not in the way: the request goes on (inputs normalised, a budget that looks short).
       services.log.info(event.message);
-      void vscode.window.showInformationMessage(event.message);
+      void vscode.window.showInformationMessage(messageText(event.message));
       break;
     case 'cancel-after-charge':
       services.log.info('Cancel came after the gateway had answered (and charged): the images are received and saved whole.');
@@ -182,7 +183,7 @@ async function presentResult(services: Services, result: JobResult, files: vscod
       )
       .then((choice) => choice && vscode.commands.executeCommand('gatewayImages.recoverImages'));
   }
-  if (result.opaque?.length) void vscode.window.showWarningMessage(opaqueMessage(result.model, result.opaque));
+  if (result.opaque?.length) void vscode.window.showWarningMessage(messageText(opaqueMessage(result.model, result.opaque)));
   const first = files[0];
   if (!first) return;
   const cost = result.usage?.cost_rub !== undefined ? formatRubles(result.usage.cost_rub, locale) : vscode.l10n.t('unknown');
@@ -200,7 +201,7 @@ async function presentResult(services: Services, result: JobResult, files: vscod
   const editor = vscode.window.activeTextEditor;
   const markdownEditor = options.offerMarkdownLink !== false && editor?.document.languageId === 'markdown' ? editor : undefined;
   if (markdownEditor) actions.push(vscode.l10n.t('Insert Markdown Link'));
-  const choice = await vscode.window.showInformationMessage(message, ...actions);
+  const choice = await vscode.window.showInformationMessage(messageText(message), ...actions);
   if (!choice) return;
   if (choice === actions[0]) await vscode.commands.executeCommand('revealFileInOS', files[0]);
   else if (choice === actions[1]) await vscode.commands.executeCommand('revealInExplorer', files[0]);

@@ -11,6 +11,7 @@ import { type Services } from '../services';
 import { isRecord } from '../core/common/json';
 import type { StyleRecord } from '../core/requests/styleFile';
 import { stylesRoot } from './styles';
+import { messageText } from '../core/common/markdownText';
 
 export interface ImageRecord {
   request: GenerationRequest;
@@ -50,7 +51,7 @@ async function prefillFrom(
   const record = await readImageRecord(services, uri.fsPath);
   if (!record) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('{0} has no generation record: it has no provenance data and is not in this workspace’s history.', path.basename(uri.fsPath)),
+      messageText(vscode.l10n.t('{0} has no generation record: it has no provenance data and is not in this workspace’s history.', path.basename(uri.fsPath))),
     );
     return undefined;
   }

@@ -15,6 +15,7 @@ import { type Services } from '../services';
 import { resolveOutputFolder } from './outputFolder';
 import { trPlural } from '../core/common/plural';
 import { shownAddress } from '../core/answers/shownAddress';
+import { messageText } from '../core/common/markdownText';
 
 export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   const waiting = await listWaiting(services);
@@ -50,7 +51,7 @@ export async function recoverImages(services: Services): Promise<WaitingJob[]> {
   }
   if (job.files.every((f) => f.kind === 'url')) {
     // Nothing here to move yet: the images still wait at their addresses.
-    if ((await vscode.window.showWarningMessage(note, vscode.l10n.t('Remove…'))) !== undefined) await removeFiles(job);
+    if ((await vscode.window.showWarningMessage(messageText(note), vscode.l10n.t('Remove…'))) !== undefined) await removeFiles(job);
     return listWaiting(services);
   }
   const count = job.files.filter((f) => f.kind !== 'answer' && f.kind !== 'url').length;
@@ -66,7 +67,13 @@ export async function recoverImages(services: Services): Promise<WaitingJob[]> {
         job.intendedDirectory,
       )
     : trPlural(count, { one: 'Where should the {0} image go?', other: 'Where should these {0} images go?' }, count);
-  const choice = await vscode.window.showInformationMessage([question, note].filter(Boolean).join(' '), moveToWorkspace, moveElsewhere, reveal, remove);
+  const choice = await vscode.window.showInformationMessage(
+    messageText([question, note].filter(Boolean).join(' ')),
+    moveToWorkspace,
+    moveElsewhere,
+    reveal,
+    remove,
+  );
   const first = job.files[0];
   if (choice === reveal) {
     if (first) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(first.path));
@@ -176,13 +183,13 @@ async function moveFiles(services: Services, job: WaitingJob, directory: string)
     const where = vscode.workspace.asRelativePath(directory);
     const text = trPlural(images.length, { one: 'Moved {0} image to {1}.', other: 'Moved {0} images to {1}.' }, images.length, where);
     const raw = answers.map((file) => vscode.l10n.t('What the gateway sent is there too, as it came: {0}.', path.basename(file)));
-    void vscode.window.showInformationMessage([text, ...raw].join(' '));
+    void vscode.window.showInformationMessage(messageText([text, ...raw].join(' ')));
     const first = images[0] ?? answers[0];
     if (first) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(first));
   } catch (error) {
     // The manifest stays: whatever was not moved is still listed next time.
     void vscode.window.showErrorMessage(
-      vscode.l10n.t('Could not move the images ({0}). They stay in the recovery folder.', error instanceof Error ? error.message : String(error)),
+      messageText(vscode.l10n.t('Could not move the images ({0}). They stay in the recovery folder.', error instanceof Error ? error.message : String(error))),
     );
   }
 }

@@ -11,6 +11,7 @@ import type * as StylesModules from '../jobs/stylesBundle';
 import { type Services } from '../services';
 import { starterStylesCode } from './starterStylesChunk';
 import { workspaceFolderFor } from './outputFolder';
+import { messageText } from '../core/common/markdownText';
 
 export type StylesCode = typeof StylesModules;
 
@@ -72,7 +73,7 @@ export async function applyStyle(services: Services, style: string | undefined, 
 
 /** Says the notes of a styled request (style references not sent, output ignored...) without waiting. */
 export function showStyleNotes(styled: StyledRequest): void {
-  for (const note of styled.notes) void vscode.window.showInformationMessage(note);
+  for (const note of styled.notes) void vscode.window.showInformationMessage(messageText(note));
 }
 
 /** The style's values with `extends` applied, for the steps that follow the Style step (its model first). */

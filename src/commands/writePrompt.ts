@@ -9,6 +9,7 @@ import { CancelledError, ValidationError } from '../core/gateway/errors';
 import { cleanWrittenPrompt, promptInstruction, type PromptSource } from '../core/requests/promptWriting';
 import { SECTION } from '../host/settings';
 import { type Services } from '../services';
+import { messageText } from '../core/common/markdownText';
 
 export type WritePromptMode = 'ask' | 'always' | 'never';
 const LAST_LANGUAGE_MODEL_KEY = 'gatewayImages.lastLanguageModel';
@@ -71,7 +72,7 @@ function fallBack(services: Services, request: PromptRequest, reason: string): W
     ? vscode.l10n.t('{0}, so the selected text is the prompt.', reason)
     : vscode.l10n.t('{0}, so you write the prompt yourself.', reason);
   services.log.info(why);
-  void vscode.window.showInformationMessage(why);
+  void vscode.window.showInformationMessage(messageText(why));
   return { prompt: request.plainText, fallback: why };
 }
 

@@ -10,6 +10,7 @@ import { type ComparisonView, type CompareFromWebviewMessage } from './comparePr
 import { comparisonFeed, type ComparisonState } from '../jobs/comparisonFeed';
 import { checkReference } from './files';
 import { formArgs } from './view';
+import { messageText } from '../core/common/markdownText';
 
 export function toComparisonView(state: ComparisonState, src: (file: string) => string, locale: string): ComparisonView {
   return {
@@ -35,7 +36,7 @@ export async function handleCompareMessage(services: Services, message: CompareF
       return;
     case 'useModel':
       await useModel(services, message.model);
-      void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now the default model for the next run.', message.model));
+      void vscode.window.showInformationMessage(messageText(vscode.l10n.t('{0} is now the default model for the next run.', message.model)));
       return;
     case 'compare':
       try {

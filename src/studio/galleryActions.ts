@@ -7,6 +7,7 @@ import { summarizeError } from '../core/gateway/errors';
 import type { GenerationRequest } from '../core/gateway/types';
 import type { Services } from '../services';
 import type { GalleryActionMessage } from './protocol';
+import { messageText } from '../core/common/markdownText';
 
 /** What the panel does for an action that goes back to the page. */
 export interface GalleryActionTarget {
@@ -69,7 +70,9 @@ async function deleteResult(services: Services, file: string): Promise<void> {
     await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true });
   } catch (error) {
     if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message));
+      void vscode.window.showErrorMessage(
+        messageText(vscode.l10n.t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message)),
+      );
       return;
     }
   }
