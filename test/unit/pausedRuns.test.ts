@@ -10,7 +10,7 @@ import type { LineOutcome } from '../../src/jobs/promptFiles/batch';
 import { holderFileOf } from '../../src/core/files/lease';
 import { type LineMark, LineMarks } from '../../src/jobs/promptFiles/lineMarks';
 import { DEMO_KEYS, gatewaySuite, paidRequests, SMALL, waitFor } from './support/gateway';
-import { type PromptFileReport, type PromptFileTask, runFileAsCommand, startFileRun } from './support/promptFileChild';
+import { promptFileWorld, type PromptFileReport, type PromptFileTask, runFileAsCommand, startFileRun } from './support/promptFileChild';
 
 /** Short, so that the test waits seconds, not the lease's 10 s; every process of the test uses it. */
 const STALE_MS = 3000;
@@ -201,23 +201,7 @@ describe('A prompt-file run paused past its claim', function () {
   });
 
   it('a claim lost where its refresh cannot see it stops the run at the next confirm: that line is marked in flight, not sent, then marked not charged; no later line is tried', async () => {
-    const root = path.join(gw.dir, 'fence');
-    for (const sub of ['out', 'recovery', 'in-flight', 'claims']) mkdirSync(path.join(root, sub), { recursive: true });
-    const task: PromptFileTask = {
-      url: gw.emu.url,
-      key: DEMO_KEYS.unlimited,
-      recoveryDir: path.join(root, 'recovery'),
-      inFlightDir: path.join(root, 'in-flight'),
-      resultsFile: path.join(root, 'results.jsonl'),
-      out: path.join(root, 'out'),
-      claimsDir: path.join(root, 'claims'),
-      promptFile: path.join(root, 'prompts.jsonl'),
-      lines: [1, 2, 3].map(lineOf),
-      window: 'window A',
-      concurrency: 1,
-      staleMs: STALE_MS,
-    };
-    writeFileSync(task.promptFile, '');
+    const task = promptFileWorld(path.join(gw.dir, 'fence'), { url: gw.emu.url, key: DEMO_KEYS.unlimited }, [1, 2, 3].map(lineOf), { staleMs: STALE_MS });
     gw.emu.state.armFault({ fault: 'latency', latencyMs: 800, times: 1 });
     const running = runFileAsCommand(task);
     const before = paidRequests(gw.emu).length;

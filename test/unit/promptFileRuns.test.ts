@@ -2,7 +2,7 @@
 // file is claimed across processes for the whole run, each line is checked against the results journal
 // right before it is sent, and a line that was paid for without its images is held, not paid again.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type BatchLine, requestKey } from '../../src/core/requests/batchFile';
 import { planResume } from '../../src/jobs/promptFiles/batch';
@@ -12,7 +12,7 @@ import { PromptFileClaims, RunInProgressError } from '../../src/jobs/promptFiles
 import { listRecoverable, moveRecoverable } from '../../src/core/files/recoveryFolder';
 import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { caught, gatewaySuite, paidRequests, SMALL, waitFor } from './support/gateway';
-import { type PromptFileTask, runFileAsCommand, runFileInProcess } from './support/promptFileChild';
+import { promptFileWorld, type PromptFileTask, runFileAsCommand, runFileInProcess } from './support/promptFileChild';
 import { fork } from 'node:child_process';
 
 const lineOf = (line: number, prompt: string, extra: Record<string, unknown> = {}): BatchLine => {
@@ -27,23 +27,12 @@ describe('Prompt files with several runs at once', function () {
   let n = 0;
 
   beforeEach(() => {
-    const root = path.join(gw.dir, `w${++n}`);
-    for (const sub of ['out', 'recovery', 'in-flight', 'claims']) mkdirSync(path.join(root, sub), { recursive: true });
-    const promptFile = path.join(root, 'prompts.jsonl');
-    writeFileSync(promptFile, '');
-    world = {
-      url: gw.emu.url,
-      key: gw.emu.keys.unlimited,
-      recoveryDir: path.join(root, 'recovery'),
-      inFlightDir: path.join(root, 'in-flight'),
-      resultsFile: path.join(root, 'results.jsonl'),
-      out: path.join(root, 'out'),
-      claimsDir: path.join(root, 'claims'),
-      promptFile,
-      lines: Array.from({ length: 6 }, (_, i) => lineOf(i + 1, `tile ${i + 1}`)),
-      window: 'window A',
-      concurrency: 2,
-    };
+    world = promptFileWorld(
+      path.join(gw.dir, `w${++n}`),
+      { url: gw.emu.url, key: gw.emu.keys.unlimited },
+      Array.from({ length: 6 }, (_, i) => lineOf(i + 1, `tile ${i + 1}`)),
+      { concurrency: 2 },
+    );
   });
 
   it('started twice at once by two processes: one run sends each line once, the other is refused at once and names it', async () => {

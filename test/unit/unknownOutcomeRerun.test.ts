@@ -3,13 +3,12 @@
 // run holds the line instead of paying for it again. The run is the real one (promptFileRun.ts, as
 // Generate Images from File runs it by arguments) against the emulator.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type BatchLine, requestKey } from '../../src/core/requests/batchFile';
 import { HistoryStore } from '../../src/jobs/results/history';
 import * as resultsCode from '../../src/jobs/results/resultsBundle';
 import { gatewaySuite, paidRequests, SMALL } from './support/gateway';
-import { type PromptFileTask, runFileAsCommand } from './support/promptFileChild';
+import { promptFileWorld, runFileAsCommand } from './support/promptFileChild';
 
 const lineOf = (line: number, prompt: string): BatchLine => {
   const request = { model: 'sketch-mini', prompt, size: SMALL };
@@ -22,23 +21,10 @@ describe('A prompt-file line answered 5xx after its body left', function () {
 
   for (const status of [500, 503, 524]) {
     it(`${status}: recorded as a paid failure of unknown outcome, held by the next run, sent again only when told`, async () => {
-      const root = path.join(gw.dir, `s${status}`);
-      for (const sub of ['out', 'recovery', 'in-flight', 'claims']) mkdirSync(path.join(root, sub), { recursive: true });
-      const promptFile = path.join(root, 'prompts.jsonl');
-      writeFileSync(promptFile, '');
-      const world: PromptFileTask = {
-        url: gw.emu.url,
-        key: gw.emu.keys.unlimited,
-        recoveryDir: path.join(root, 'recovery'),
-        inFlightDir: path.join(root, 'in-flight'),
-        resultsFile: path.join(root, 'results.jsonl'),
-        out: path.join(root, 'out'),
-        claimsDir: path.join(root, 'claims'),
-        promptFile,
-        lines: [lineOf(1, 'a lighthouse'), lineOf(2, 'a harbour')],
-        window: 'window A',
-        concurrency: 1,
-      };
+      const world = promptFileWorld(path.join(gw.dir, `s${status}`), { url: gw.emu.url, key: gw.emu.keys.unlimited }, [
+        lineOf(1, 'a lighthouse'),
+        lineOf(2, 'a harbour'),
+      ]);
       // A proxy's page for the first paid request, once the emulator has read its body.
       gw.emu.state.armFault({ fault: 'status', status });
       const first = await runFileAsCommand(world);
@@ -49,7 +35,7 @@ describe('A prompt-file line answered 5xx after its body left', function () {
       assert.equal(paidRequests(gw.emu)[0]!.status, status);
 
       const history = new HistoryStore(world.resultsFile, { load: () => resultsCode });
-      const [entry] = (await history.index()).findBatch({ file: promptFile, line: 1, key: world.lines[0]!.key });
+      const [entry] = (await history.index()).findBatch({ file: world.promptFile, line: 1, key: world.lines[0]!.key });
       await history.close();
       assert.ok(entry, 'line 1 is in the journal');
       assert.equal(entry.outcomeUnknown, true);

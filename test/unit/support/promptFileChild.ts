@@ -4,6 +4,8 @@
 // emulator. Started with fork() by the tests of several runs at once and of paused runs; it reports
 // its outcome, or the refusal, over IPC.
 import { fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import type { BatchLine } from '../../../src/core/requests/batchFile';
 import { heldOutcome, resendable } from '../../../src/jobs/promptFiles/heldLines';
 import { PromptFileClaims, RunInProgressError } from '../../../src/jobs/promptFiles/promptFileClaim';
@@ -22,6 +24,29 @@ export interface PromptFileTask extends CrashWorld {
 }
 
 export type PromptFileReport = { ok: true; outcome: PromptFileOutcome } | { ok: false; refused?: { message: string; window?: string }; error?: string };
+
+/**
+ * A window's folders under `root` (output, recovery, in-flight records, claims, its results journal)
+ * and an empty prompt file there, as a task for `lines`; `rest` sets the window, concurrency and more.
+ */
+export function promptFileWorld(root: string, gateway: { url: string; key: string }, lines: BatchLine[], rest: Partial<PromptFileTask> = {}): PromptFileTask {
+  for (const sub of ['out', 'recovery', 'in-flight', 'claims']) mkdirSync(path.join(root, sub), { recursive: true });
+  const promptFile = path.join(root, 'prompts.jsonl');
+  writeFileSync(promptFile, '');
+  return {
+    ...gateway,
+    recoveryDir: path.join(root, 'recovery'),
+    inFlightDir: path.join(root, 'in-flight'),
+    resultsFile: path.join(root, 'results.jsonl'),
+    out: path.join(root, 'out'),
+    claimsDir: path.join(root, 'claims'),
+    promptFile,
+    lines,
+    window: 'window A',
+    concurrency: 1,
+    ...rest,
+  };
+}
 
 /** The run as the command makes it, without its UI: held lines go only with `resendInterrupted`, the cost needs no confirmation. */
 export function runFileAsCommand(task: PromptFileTask, claims = new PromptFileClaims(task.claimsDir, undefined, task.staleMs)): Promise<PromptFileOutcome> {
