@@ -155,7 +155,7 @@ describe('Several at once: one account, one prompt file, one journal', function 
       `where its answer waits: ${held.files.join(', ')}`,
     );
     assert.strictEqual((await paidRequests()).length, before, 'nothing sent again without being told');
-    assert.match(fs.readFileSync(again.report.fsPath, 'utf8'), /-answer\.json\]\(/);
+    assert.match(fs.readFileSync(again.report.fsPath, 'utf8'), /\]\([^)]*-answer\.json\)/, 'the report links to where its answer waits');
     const told = await vscode.commands.executeCommand<BatchResultJson>('gatewayImages.generateFromFile', {
       file,
       outputDirectory: dir,
