@@ -90,7 +90,8 @@ export async function searchScenario(ctx: BenchContext): Promise<ScenarioReport>
         !e.model.includes('lumen') ||
         !e.who.includes('mcp') ||
         e.cost === undefined ||
-        e.cost > 20
+        // `cost:<20` is strict: a result of 20 ₽ is not found.
+        e.cost >= 20
       )
         continue;
       for (const f of e.files) found.push({ file: f, r: e.r });
