@@ -114,12 +114,11 @@ describe('Gateway client rebuilt on settings change', function () {
     assert.strictEqual((await extension.refreshAccount()).balance, 4321.5);
 
     await setting('requestTimeoutSeconds', 1);
-    const started = Date.now();
     const error = await rejectionOf(extension.generate({ model: 'local-1', prompt: 'Never answered' }));
-    const took = Date.now() - started;
     assert.strictEqual(local.paid, 1, 'the generation did not reach the local gateway');
-    assert.ok(took < 15_000, `took ${took} ms: the old 600 s timeout is still in force`);
-    assert.ok(/time/i.test(`${error.kind} ${error.message}`), `${error.kind}: ${error.message}`);
+    // The deadline that was applied, not how long the call took (a busy machine makes any clock bound flaky).
+    assert.strictEqual(error.kind, 'timeout', `${error.kind}: ${error.message}`);
+    assert.strictEqual((error as { timeoutMs?: number }).timeoutMs, 1000, `the old 600 s timeout is still in force: ${error.message}`);
   });
 
   it('a client taken before a settings change still sends: a job that took it (then wrote its in-flight record) is not refused as "closed"', async () => {
