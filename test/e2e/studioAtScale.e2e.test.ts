@@ -183,7 +183,7 @@ describe('Image Studio at 5,000 results (e2e)', () => {
         const screen = await readScreen(frame);
         return settled(screen) && screen;
       },
-      30_000,
+      90_000,
       'the first screen of cards with their thumbnails',
     );
     assert.strictEqual(top.cards[0]?.prompt, `Result ${RESULTS - 1}`, 'the first card is the newest result');
@@ -210,7 +210,8 @@ describe('Image Studio at 5,000 results (e2e)', () => {
           const s = await readScreen(frame);
           return settled(s) && s;
         },
-        30_000,
+        // Generous: the thumbnails are made by a worker, slower beside CI's other lanes (30 s was not enough once).
+        90_000,
         `the cards at ${target} px to show their thumbnails`,
       );
       mostCards = Math.max(mostCards, screen.cards.length);

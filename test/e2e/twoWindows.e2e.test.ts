@@ -45,8 +45,10 @@ describe('Two windows of one workspace (e2e)', () => {
     const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ prompt: `two windows ${i + 1}`, model: 'aurora-1', size: '64x64' }));
     fs.writeFileSync(file, lines.join('\n'));
     const paid = () => emulator.state.requests.filter((r) => r.paid && r.prompt?.startsWith('two windows')).length;
-    // The first window runs the file by arguments, the gateway taking 1.5 s per line.
-    emulator.state.armFault({ fault: 'latency', latencyMs: 1500, times: -1 });
+    // The first window runs the file by arguments, the gateway holding each line 25 s: its run must
+    // still hold the claim when the second window's start comes, after Quick Open and the palette,
+    // which took longer than the whole run (1.5 s a line) in a loaded CI run.
+    emulator.state.armFault({ fault: 'latency', latencyMs: 25_000, times: -1 });
     const run = opened().command<{ done: number }>('gatewayImages.generateFromFile', { file, concurrency: 2 });
     await waitFor(() => paid() > 0, 20_000, 'the first window to send a line');
 
@@ -58,6 +60,8 @@ describe('Two windows of one workspace (e2e)', () => {
     )!;
     assert.match(refusal, /in the window of "workspace", by a command with arguments/);
     assert.match(refusal, /Nothing was sent by this start/);
+    // The lines not sent yet go at once.
+    emulator.state.clearFaults();
     const result = await run;
     emulator.state.clearFaults();
     assert.strictEqual(result.done, 6);
