@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as lockfile from 'proper-lockfile';
+import { fileIdentity } from './fileIdentity';
 
 /** A lease whose holder stopped refreshing it this long is taken over (it died, or hangs). */
 export const LEASE_STALE_MS = 10_000;
@@ -89,7 +90,7 @@ export async function takeLease(target: string, options: LeaseOptions): Promise<
   let made: string;
   try {
     // The folder this process made: a takeover removes it and makes another (another inode, birth time).
-    made = folderIdentity(await fs.stat(lockPath));
+    made = fileIdentity(await fs.stat(lockPath));
     // Written in place, not replaced atomically (a third of a lease's cost): only this holder compares
     // the file with its own token, and anything else there, torn or another holder's, means not ours.
     await fs.writeFile(holderFileOf(lockPath), token);
@@ -105,7 +106,7 @@ export async function takeLease(target: string, options: LeaseOptions): Promise<
     } catch (error) {
       return { why: `its folder is gone (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
     }
-    if (folderIdentity(stat) !== made) return { why: 'another process took it over' };
+    if (fileIdentity(stat) !== made) return { why: 'another process took it over' };
     const holder = await fs.readFile(holderFileOf(lockPath), 'utf8').catch(() => undefined);
     if (holder !== token) return { why: 'another process took it over (the holder token is not this one)' };
     return { stat };
@@ -133,8 +134,4 @@ export async function takeLease(target: string, options: LeaseOptions): Promise<
       await release().catch(() => fs.rmdir(lockPath).catch(() => undefined));
     },
   };
-}
-
-function folderIdentity(stat: { dev: number; ino: number; birthtimeMs: number }): string {
-  return `${stat.dev}:${stat.ino}:${stat.birthtimeMs}`;
 }

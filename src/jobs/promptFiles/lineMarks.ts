@@ -9,7 +9,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isRecord } from '../../core/common/json';
+import { fileIdentity } from '../../core/files/fileIdentity';
 import { replaceFileWith, syncFolder } from '../../core/files/replaceFile';
+import { processAlive } from '../inFlight';
 
 export type LineState = 'in-flight' | 'done' | 'paid-without-images' | 'not-charged';
 
@@ -86,7 +88,7 @@ export class LineMarks {
     }
     try {
       const stat = await handle.stat();
-      const identity = `${stat.dev}:${stat.ino}:${stat.birthtimeMs}`;
+      const identity = fileIdentity(stat);
       // Replaced by a compaction (another file), or cut: read from the start.
       if (!this.cache || this.cache.identity !== identity || stat.size < this.cache.offset) this.cache = { identity, offset: 0, marks: new Map() };
       const cache = this.cache;
@@ -164,17 +166,7 @@ export function isLive(mark: LineMark, ownRun: string, now = Date.now()): boolea
   if (mark.state !== 'in-flight' || mark.run === ownRun) return false;
   if (now - Date.parse(mark.at) > LIVE_IN_FLIGHT_MS) return false;
   if (mark.pid === process.pid) return runsHere.has(mark.run);
-  return processLives(mark.pid);
-}
-
-function processLives(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it lives, as another user's process.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processAlive(mark.pid);
 }
 
 const STATES: readonly string[] = ['in-flight', 'done', 'paid-without-images', 'not-charged'] satisfies LineState[];

@@ -14,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { type Lease, type LeaseLostError, takeLease } from '../../core/files/lease';
 import { replaceFile } from '../../core/files/replaceFile';
+import { fileIdentity } from '../../core/files/fileIdentity';
 import { claimCompaction } from './compactionClaim';
 import { completeLines, isWholeLine, type JournalContents, parseText, subjectOf } from './journalText';
 
@@ -98,7 +99,7 @@ export class SharedJournal {
     const opened = await openExisting(this.file, repair);
     if (!opened) return { ...parseText(''), lines: 0, tornBytes: 0, position: { identity: NO_FILE, offset: 0 } };
     try {
-      const identity = identityOf(await opened.stat());
+      const identity = fileIdentity(await opened.stat());
       let bytes: Buffer = await opened.readFile();
       const { end, tornBytes, fixed } = repair ? await this.repairTail(opened, bytes, 0) : { end: bytes.lastIndexOf(NEWLINE) + 1, tornBytes: 0, fixed: bytes };
       bytes = fixed;
@@ -119,7 +120,7 @@ export class SharedJournal {
     if (!opened) return position.identity === NO_FILE ? { lines: [], position, tornBytes: 0 } : 'replaced';
     try {
       const stat = await opened.stat();
-      const identity = identityOf(stat);
+      const identity = fileIdentity(stat);
       const from = position.identity === NO_FILE ? 0 : position.offset;
       if ((position.identity !== NO_FILE && identity !== position.identity) || stat.size < from) return 'replaced';
       if (stat.size === from) return { lines: [], position: { identity, offset: from }, tornBytes: 0 };
@@ -204,7 +205,7 @@ export class SharedJournal {
       await handle.writeFile(`${line}\n`);
       await handle.datasync();
       const stat = await handle.stat();
-      return { identity: identityOf(stat), offset: stat.size };
+      return { identity: fileIdentity(stat), offset: stat.size };
     } finally {
       await handle.close();
     }
@@ -212,7 +213,7 @@ export class SharedJournal {
 
   private async isAtPath(identity: string): Promise<boolean> {
     const stat = await fs.stat(this.file).catch(() => undefined);
-    return stat !== undefined && identityOf(stat) === identity;
+    return stat !== undefined && fileIdentity(stat) === identity;
   }
 
   /**
@@ -288,15 +289,10 @@ export class SharedJournal {
   }
 }
 
-/** A file is the same file while its device, inode and birth time are (an inode number alone may come back). */
-function identityOf(stat: { dev: number; ino: number; birthtimeMs: number }): string {
-  return `${stat.dev}:${stat.ino}:${stat.birthtimeMs}`;
-}
-
 /** Whether the file found (its stat, absent when there is none) is the one read, whole and no longer. */
 function sameAsRead(stat: { dev: number; ino: number; birthtimeMs: number; size: number } | undefined, read: JournalPosition): boolean {
   if (!stat) return read.identity === NO_FILE;
-  return identityOf(stat) === read.identity && stat.size === read.offset;
+  return fileIdentity(stat) === read.identity && stat.size === read.offset;
 }
 
 /** writeFile, not write: it carries on after a short write (a disk that fills) until it fails with ENOSPC. */
@@ -311,7 +307,7 @@ async function writeLines(handle: fs.FileHandle, lines: Iterable<string>): Promi
   }
   await handle.writeFile(chunk);
   const stat = await handle.stat();
-  return { identity: identityOf(stat), offset: stat.size };
+  return { identity: fileIdentity(stat), offset: stat.size };
 }
 
 async function bytesAfter(handle: fs.FileHandle, from: number, size: number): Promise<Buffer> {
