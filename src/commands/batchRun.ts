@@ -189,7 +189,7 @@ async function presentBatch(services: Services, name: string, result: BatchResul
   const recover = vscode.l10n.t('Recover Images');
   const show =
     result.failed || result.outcomeUnknown || recovered || result.takenOver ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  const choice = await show([result.takenOver, message, recoveredNote].filter(Boolean).join(' '), open, ...(recovered ? [recover] : []));
+  const choice = await show(messageText([result.takenOver, message, recoveredNote].filter(Boolean).join(' ')), open, ...(recovered ? [recover] : []));
   if (choice === open) await vscode.commands.executeCommand('markdown.showPreview', result.report);
   else if (choice === recover) await vscode.commands.executeCommand('gatewayImages.recoverImages');
 }
