@@ -162,6 +162,18 @@ describe('npm run demo, as the README says (e2e)', function () {
     const dir = path.join(printed.workspace, 'generated-images');
     const files = fs.readdirSync(dir).filter((n) => n.endsWith('.png'));
     assert.equal(files.length, 1, `files: ${files.join(', ')}`);
+    // The image opened in its preview (openAfterGenerate, as a user has it), a webview that takes the
+    // keyboard focus once it has loaded: a palette opened before that closes as the focus moves (seen
+    // on a loaded machine). So the palette waits for the preview to have loaded and taken the focus.
+    await page.locator('.tabs-container .tab.active', { hasText: files[0]! }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('iframe.webview.ready').first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: { activeElement: { tagName: string } | null } }).document.activeElement?.tagName === 'IFRAME',
+      undefined,
+      {
+        timeout: 30_000,
+      },
+    );
     await runCommand(page, 'View: Show Explorer');
     const tree = page.locator('.explorer-folders-view');
     const file = tree.getByText(files[0]!, { exact: true });
