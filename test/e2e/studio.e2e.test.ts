@@ -101,10 +101,10 @@ describe('Image Studio (e2e)', () => {
       async () => `the paid request; the form shows ${await formState(frame)}`,
     );
     await frame.locator('#cancel:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });
-    const started = Date.now();
     await frame.locator('#cancel').click();
-    await frame.locator('#status.error').waitFor({ state: 'visible', timeout: 10_000 });
-    assert.ok(Date.now() - started < 10_000);
+    // Ended by the cancel, not by the answer's 60 s latency: the status says so well before it (a wait,
+    // not a clock bound: a busy machine must not fail it), and the emulator sees the connection drop.
+    await frame.locator('#status.error').waitFor({ state: 'visible', timeout: 30_000 });
     assert.match((await frame.locator('#status').textContent()) ?? '', /cancel/i);
     await waitFor(() => request.clientAborted, 10_000, 'the emulator to see the connection drop');
     await frame.locator('#generate:not([disabled])').waitFor({ state: 'visible', timeout: 10_000 });

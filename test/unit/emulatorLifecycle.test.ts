@@ -51,9 +51,10 @@ describe('gateway emulator', function () {
         body: '{}',
       }).catch((e: unknown) => e);
       await waitFor(() => other.state.requests.length === 1);
-      const t0 = Date.now();
+      // Ended, not waited for (slow-headers holds its answer 60 s, past the test's timeout): the request
+      // fails with a broken connection, where a close() that let it finish would give it the 504 that
+      // the fault sends when its wait ends. Not a clock bound: a busy machine must not fail it.
       await other.close();
-      assert.ok(Date.now() - t0 < 2000);
       assert.ok((await pending) instanceof Error);
     });
 

@@ -287,9 +287,9 @@ describe('URL answers: images given as addresses (data[i].url, the previous API 
     gw.emu.state.armFault({ fault: 'download-stall', times: 1 });
     const { out, recovery } = folders();
     const rig = newService(gw.newClient(DEMO_KEYS.unlimited, { paidTimeoutMs: 2_000 }), gw.models, recovery);
-    const started = Date.now();
+    // Ended by the deadline, not by the stall's 60 s (which outlasts the test's timeout): the reason
+    // below names the 2 s time limit, and the second download was never sent.
     const result = await rig.service.run(job(out));
-    assert.ok(Date.now() - started < 10_000, `ended at the deadline, not the stall's 60 s (${Date.now() - started} ms)`);
     assert.deepEqual(result.files, []);
     assert.equal(rig.usages.length, 1);
     assert.equal(result.recovered?.files.length, 2);
