@@ -152,6 +152,7 @@ function report(ctx: BenchContext, imageMiB: number, runs: Record<Kind, WorkerRe
     value: `${gapRatio.toFixed(2)} (${extension.gap.toFixed(0)} / ${limit.gap.toFixed(0)} ms)`,
     target: `≤ ${TARGET_CONCURRENT_LOOP_GAP_RATIO}`,
     pass: gapRatio <= TARGET_CONCURRENT_LOOP_GAP_RATIO,
+    time: true,
   });
   targets.push({
     name: `${JOBS} concurrent jobs:   info: max event-loop delay`,

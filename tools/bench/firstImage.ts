@@ -167,6 +167,7 @@ export async function firstImageScenario(ctx: BenchContext): Promise<ScenarioRep
       value: `${ratio.toFixed(2)} (median of ${pairs.length} pairs)`,
       target: `≤ ${TARGET_FIRST_IMAGE_RATIO}`,
       pass: ratio <= TARGET_FIRST_IMAGE_RATIO,
+      time: true,
     });
     targets.push({
       name: `first image of ${IMAGES}:   info: extension − limit`,

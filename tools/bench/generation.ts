@@ -198,6 +198,7 @@ export function olderReport({ big, huge, uploads }: OlderRows, runs: number, lin
         value: (ext.wallMs / limit.wallMs).toFixed(2),
         target: `≤ ${TARGET_WALL_RATIO}`,
         pass: ext.wallMs <= TARGET_WALL_RATIO * limit.wallMs,
+        time: true,
       });
       targets.push({
         name: `[${tag}] extension peak RSS − limit peak RSS`,
@@ -211,6 +212,7 @@ export function olderReport({ big, huge, uploads }: OlderRows, runs: number, lin
         value: `${gapRatio.toFixed(2)} (${ext.rawLoopMaxMs.toFixed(0)} / ${limit.rawLoopMaxMs.toFixed(0)} ms)`,
         target: `≤ ${TARGET_LOOP_GAP_RATIO}`,
         pass: gapRatio <= TARGET_LOOP_GAP_RATIO,
+        time: true,
       });
       targets.push({
         name: `[${tag}]   info: max event-loop delay`,

@@ -7,7 +7,14 @@ export interface BenchTarget {
   name: string;
   value: string;
   target: string;
+  /** undefined: information, or a row not asked for (its value says which); false also when a row asked for was not measured. */
   pass: boolean | undefined;
+  /**
+   * A speed target (a ratio to a baseline of the same run, or the catalog's milliseconds): `--quick`
+   * prints its verdict in brackets and does not judge it, since its small sizes and single run are not
+   * what the bound was chosen for. Memory, size and correctness targets are judged in every mode.
+   */
+  time?: true;
 }
 
 export interface BenchContext {
