@@ -169,9 +169,9 @@ describe('account identity', function () {
     it('still unknown after the bounded wait: no figures, so the request is sent and the gateway decides', async () => {
       const account = new AccountModel(provider);
       held = new Set([DEMO_KEYS.lowBudget]);
-      const started = Date.now();
+      // The 150 ms wait ended it, not the account's answer: that answer is held until release() below,
+      // so a wait without its bound would never return. (No clock bound: a busy machine must not fail it.)
       const funds = await account.currentFunds(60_000, 150);
-      assert.ok(Date.now() - started < 1000);
       assert.deepEqual(funds, {});
       release();
     });

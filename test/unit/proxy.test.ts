@@ -224,10 +224,11 @@ describe('proxy support (createDispatcher)', function () {
   it("applies the request deadline through the proxy (not undici's 300 s default)", async () => {
     emu.state.armFault({ fault: 'latency', latencyMs: 3_000 });
     const client = clientVia({ proxy: proxy.url, timeoutMs: 400 });
-    const started = Date.now();
     const error = await caught<GatewayError>(() => client.generate({ model: 'aurora-1', prompt: 'slow', size: SMALL }, new MemorySink()));
+    // The dispatcher's 400 ms deadline was applied, not how long the call took (a clock bound fails on a
+    // busy machine): the answer comes after 3 s and the client's own deadline is 15 s, so only a deadline
+    // under 3 s applied through the proxy makes this call time out; with undici's default it succeeds.
     assert.ok(error instanceof TimeoutError, `${(error as Error).name}: ${(error as Error).message}`);
-    assert.ok(Date.now() - started < 2_500, `took ${Date.now() - started} ms`);
     assert.equal(error.outcomeUnknown, true);
     assert.equal(proxy.count(), 1);
   });
