@@ -3,7 +3,33 @@
 // studio, chat, mcp), then the composition root (extension.ts, services.ts). See src/core/README.md.
 // The webview app (media/) speaks to the host only through the studio's shared protocol.
 /** The studio modules that the webview app shares with the host: messages and their checks. */
-const SHARED_PROTOCOL = '^src/studio/(protocol|formProtocol|compareProtocol|styleProtocol|promptProtocol|protocolValidation|galleryList)[.]ts$';
+const SHARED_PROTOCOL = '^src/studio/protocol/[^/]+[.]ts$|^src/studio/gallery/galleryList[.]ts$';
+const COMMAND_ROOMS = ['common', 'styles', 'images', 'promptFiles', 'results', 'account'];
+const STUDIO_ROOMS = ['protocol', 'model', 'gallery', 'compare', 'panel'];
+
+/** A room of src/commands imports, of the other rooms, only those named (its README's "May import"). */
+function commandsRoom(room, mayImport, holds) {
+  const others = COMMAND_ROOMS.filter((other) => other !== room && !mayImport.includes(other));
+  return {
+    name: `commands-${room}-room`,
+    severity: 'error',
+    comment: `commands/${room}/ (${holds}) imports of the other command rooms only ${mayImport.join(', ') || 'none'} (src/commands/${room}/README.md).`,
+    from: { path: `^src/commands/${room}/` },
+    to: { path: `^src/commands/(${others.join('|')})/` },
+  };
+}
+
+/** A room of src/studio imports, of the other studio rooms, only those named. */
+function studioRoom(room, mayImport, holds) {
+  const others = STUDIO_ROOMS.filter((other) => other !== room && !mayImport.includes(other));
+  return {
+    name: `studio-${room}-room`,
+    severity: 'error',
+    comment: `studio/${room}/ (${holds}) imports of the other studio rooms only ${mayImport.join(', ')} (src/studio/${room}/README.md).`,
+    from: { path: `^src/studio/${room}/` },
+    to: { path: `^src/studio/(${others.join('|')})/` },
+  };
+}
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -25,8 +51,9 @@ module.exports = {
       to: { path: '^(vscode$|src/(host|jobs|commands|studio|mcp|chat|account)/|src/(extension|services)[.]ts$)' },
     },
     // The rooms of src/core, as their READMEs say ("May import"). At the bottom common/, then the
-    // gateway's contract (types, errors, the catalog, the deadline, what a paid call needs); money/,
-    // requests/, answers/ and files/ build on those; the client (gateway/client.ts) composes them.
+    // gateway's contract (gateway/: types, errors, the catalog, deadlines, what a paid call needs and
+    // writes into); images/, money/, answers/, files/ and requests/ build on it; client/ composes
+    // them all at the top, and nothing below imports it.
     {
       name: 'core-common-is-the-bottom',
       severity: 'error',
@@ -45,10 +72,23 @@ module.exports = {
       name: 'core-gateway-room',
       severity: 'error',
       comment:
-        'Of the other rooms, only the client and its chunk entry use answers/, files/ and requests/ (src/core/gateway/README.md); ' +
-        "paidCall.ts names the answers' sink type.",
-      from: { path: '^src/core/gateway/', pathNot: '^src/core/gateway/(client|gatewayBundle)[.]ts$' },
-      to: { path: '^src/core/(answers|files|money|requests)/', dependencyTypesNot: ['type-only'] },
+        'gateway/ is the contract below the rooms that decode, store and build: it uses only common/, not even their types (src/core/gateway/README.md).',
+      from: { path: '^src/core/gateway/' },
+      to: { path: '^src/core/', pathNot: '^src/core/(gateway|common)/' },
+    },
+    {
+      name: 'core-client-on-top',
+      severity: 'error',
+      comment: 'client/ composes every room of core; no room of core imports it (src/core/client/README.md).',
+      from: { path: '^src/core/', pathNot: '^src/core/client/' },
+      to: { path: '^src/core/client/' },
+    },
+    {
+      name: 'core-images-room',
+      severity: 'error',
+      comment: "images/ uses only common/ and the contract's types and errors (src/core/images/README.md).",
+      from: { path: '^src/core/images/' },
+      to: { path: '^src/core/', pathNot: `^src/core/(images|common)/|^src/core/gateway/(types|errors)[.]ts$` },
     },
     {
       name: 'core-money-room',
@@ -68,29 +108,54 @@ module.exports = {
       name: 'core-answers-room',
       severity: 'error',
       comment:
-        'answers/ uses common/, the contract (types, errors, deadline, paidCall) and files/imageSniff.ts; never the client, which uses it (src/core/answers/README.md).',
+        'answers/ uses common/, images/ and the contract (types, errors, deadline, paidCall, imageSink); never files/ or the client (src/core/answers/README.md).',
       from: { path: '^src/core/answers/' },
       to: {
         path: '^src/core/',
-        pathNot: `^src/core/(answers|common)/|^src/core/gateway/(types|errors|deadline|paidCall)[.]ts$|^src/core/files/imageSniff[.]ts$`,
+        pathNot: `^src/core/(answers|common|images)/|^src/core/gateway/(types|errors|deadline|paidCall|imageSink)[.]ts$`,
       },
     },
     {
       name: 'core-files-room',
       severity: 'error',
-      comment:
-        "files/ uses common/, the contract's types and errors, and answers/ (sinks, kept and salvaged answers); " +
-        "the recovery folder names the client's type only (src/core/files/README.md).",
+      comment: "files/ uses common/, images/, answers/ (kept and salvaged answers) and the contract's types, errors and image sink (src/core/files/README.md).",
       from: { path: '^src/core/files/' },
-      to: { path: '^src/core/', pathNot: `^src/core/(files|common|answers)/|^src/core/gateway/(types|errors|client)[.]ts$` },
+      to: { path: '^src/core/', pathNot: `^src/core/(files|common|answers|images)/|^src/core/gateway/(types|errors|imageSink)[.]ts$` },
+    },
+    // The rooms of src/commands (src/commands/README.md), from the bottom: common/, then styles/,
+    // then images/ (generate, edit, compare), then prompt files, results and the account.
+    {
+      name: 'commands-in-rooms',
+      severity: 'error',
+      comment: 'Every command lives in a room of src/commands; a file directly in src/commands belongs in one (src/commands/README.md).',
+      from: {},
+      to: { path: '^src/commands/[^/]+$' },
+    },
+    commandsRoom('common', [], 'what every command uses: errors shown, arguments, output folders, cost confirmations'),
+    commandsRoom('styles', ['common'], 'project and starter styles'),
+    commandsRoom('images', ['common', 'styles'], 'generate, edit and compare, and the prompt written for a selection'),
+    commandsRoom('promptFiles', ['common', 'styles', 'images'], 'Generate Images from File'),
+    commandsRoom('results', ['common', 'styles'], 'results, provenance and recovery'),
+    commandsRoom('account', ['common', 'images', 'results'], 'the key and the account page'),
+    // The rooms of src/studio (src/studio/README.md), from the bottom: protocol/ (shared with the
+    // webview app), model/ (what the panel shows), gallery/ and compare/, then panel/ on top.
+    {
+      name: 'studio-in-rooms',
+      severity: 'error',
+      comment: 'Every studio module lives in a room of src/studio (src/studio/README.md).',
+      from: {},
+      to: { path: '^src/studio/[^/]+$' },
     },
     {
-      name: 'core-files-client-type-only',
+      name: 'studio-protocol-room',
       severity: 'error',
-      comment: 'files/ may name the GatewayClient type (the recovery folder downloads again through one), never load the client.',
-      from: { path: '^src/core/files/' },
-      to: { path: '^src/core/gateway/client[.]ts$', dependencyTypesNot: ['type-only'] },
+      comment: 'protocol/ is shared with the webview app: it imports nothing of src but core/common, and never vscode (src/studio/protocol/README.md).',
+      from: { path: '^src/studio/protocol/' },
+      to: { path: '^(vscode$|src/)', pathNot: '^src/(studio/protocol|core/common)/' },
     },
+    studioRoom('model', ['protocol'], 'what the panel shows, computed from the host'),
+    studioRoom('gallery', ['protocol', 'model'], "the gallery's feed and actions"),
+    studioRoom('compare', ['protocol', 'model'], 'the comparison grid'),
     {
       name: 'features-not-studio',
       severity: 'error',

@@ -151,24 +151,24 @@ const contexts = await Promise.all([
   nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
-  nodeBundle('studioHost', 'src/studio/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js', './starterStyles.js']),
+  nodeBundle('studioHost', 'src/studio/panel/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js', './starterStyles.js']),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/common/plural.ts'),
-  nodeBundle('gateway', 'src/core/gateway/gatewayBundle.ts'),
+  nodeBundle('gateway', 'src/core/client/gatewayBundle.ts'),
   // The results journal's code, loaded when the history is first read (not at activation).
   nodeBundle('results', 'src/jobs/results/resultsBundle.ts'),
   // Generate Images from File's code (claim, plan, confirmation, run, report), loaded when a prompt file is first run.
-  nodeBundle('promptFiles', 'src/commands/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
+  nodeBundle('promptFiles', 'src/commands/promptFiles/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
   // The prompt written by the editor's language model (Generate Image for Selection), loaded when first used.
-  nodeBundle('writePrompt', 'src/commands/writePrompt.ts'),
+  nodeBundle('writePrompt', 'src/commands/images/writePrompt.ts'),
   // "Save as Project Style…" of a built-in starter style, loaded when first used.
-  nodeBundle('starterStyles', 'src/commands/saveStarterStyle.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
+  nodeBundle('starterStyles', 'src/commands/styles/saveStarterStyle.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
   // Recover Unsaved Images (listing, reading kept answers again, moving), loaded when the command first runs.
-  nodeBundle('recover', 'src/commands/recover.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
+  nodeBundle('recover', 'src/commands/results/recover.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   // The Account and Usage page and its spend chart, loaded when the page is first shown.
-  nodeBundle('accountPage', 'src/commands/accountPage.ts'),
+  nodeBundle('accountPage', 'src/commands/account/accountPage.ts'),
   // Find Image Results… (the palette's search over the results journal), loaded when first used.
-  nodeBundle('findResults', 'src/commands/findResults.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
+  nodeBundle('findResults', 'src/commands/results/findResults.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   // Project styles (reading, resolving, their schema), loaded when a style is first used.
   nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.

@@ -1,8 +1,8 @@
 // The comparison grid: one card per model with its images, actual cost, time and its own error;
 // Cancel stops all; "Use this model" makes the winner the default. The "Compare models…" button
 // sends the form's prompt, options and references; the host asks which models.
-import type { ComparisonView, CompareEntryView } from '../../src/studio/compareProtocol';
-import type { FormValues } from '../../src/studio/protocol';
+import type { ComparisonView, CompareEntryView } from '../../src/studio/protocol/compareProtocol';
+import type { FormValues } from '../../src/studio/protocol/protocol';
 import { el, replaceChildren } from './dom';
 import { post, request, t } from './host';
 

@@ -10,8 +10,8 @@ import {
   type FormValues,
   type ModelInfo,
   type ReferenceView,
-} from '../../src/studio/protocol';
-import type { StylesView } from '../../src/studio/styleProtocol';
+} from '../../src/studio/protocol/protocol';
+import type { StylesView } from '../../src/studio/protocol/styleProtocol';
 import { append, el, replaceChildren } from './dom';
 import { FormActions } from './formActions';
 import { FormEvaluation } from './formEvaluation';

@@ -1,6 +1,6 @@
 // The form's round-trip with the host: each edit asks again (after a short pause), only the answer
 // to the latest question counts, and Generate pressed in between waits for that answer.
-import type { EvaluationMessage, FormInteraction, FormValues } from '../../src/studio/protocol';
+import type { EvaluationMessage, FormInteraction, FormValues } from '../../src/studio/protocol/protocol';
 import { request, t } from './host';
 
 export class FormEvaluation {

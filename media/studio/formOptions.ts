@@ -1,6 +1,6 @@
 // The form's option fields: the count, the lists the chosen model offers (resolution, aspect ratio,
 // background, quality, format) and the free-text ones (size, seed, compression).
-import type { FormField, FormValues, ModelInfo, StyleField } from '../../src/studio/protocol';
+import type { FormField, FormValues, ModelInfo, StyleField } from '../../src/studio/protocol/protocol';
 import { el, fillSelect } from './dom';
 import { t } from './host';
 

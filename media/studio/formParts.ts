@@ -1,7 +1,7 @@
 // Pieces of the form that only render what they are given: the model's summary line, its
 // provider parameters, the estimate, the account line and the reference thumbnails. The form
 // (form.ts) keeps the state and decides when they are redrawn.
-import type { AccountView, EstimateView, ModelInfo, ReferenceView } from '../../src/studio/protocol';
+import type { AccountView, EstimateView, ModelInfo, ReferenceView } from '../../src/studio/protocol/protocol';
 import { el, replaceChildren } from './dom';
 import { t, tn } from './host';
 

@@ -1,7 +1,7 @@
 // The form's side of styles: the picker, which fields the person set themselves (a style does not
 // overwrite them), and what the chosen style adds around the prompt and to the references.
-import { type EvaluationMessage, type FormField, type FormValues, STYLE_FIELDS, type StyleField } from '../../src/studio/protocol';
-import type { StylesView } from '../../src/studio/styleProtocol';
+import { type EvaluationMessage, type FormField, type FormValues, STYLE_FIELDS, type StyleField } from '../../src/studio/protocol/protocol';
+import type { StylesView } from '../../src/studio/protocol/styleProtocol';
 import { el } from './dom';
 import { t } from './host';
 import { applyStyleValues, markFromStyle, StyleControls, userFields } from './styleControls';

@@ -2,9 +2,9 @@
 // with a small cached thumbnail (asked for once the card is shown, never the full image). The list
 // is filled page by page as it is scrolled to, and host changes arrive as splices. The actions are
 // carried out by the host on files its journal knows.
-import type { GalleryAction, GalleryChangedMessage, GalleryItem, GalleryPageView, ThumbnailMessage } from '../../src/studio/protocol';
-import { LIMITS } from '../../src/studio/protocol';
-import { GalleryList } from '../../src/studio/galleryList';
+import type { GalleryAction, GalleryChangedMessage, GalleryItem, GalleryPageView, ThumbnailMessage } from '../../src/studio/protocol/protocol';
+import { LIMITS } from '../../src/studio/protocol/protocol';
+import { GalleryList } from '../../src/studio/gallery/galleryList';
 import { el } from './dom';
 import { post, request, t } from './host';
 

@@ -1,6 +1,6 @@
 // The page's link to the extension host: typed posting, request ids, state and strings.
-import type { FormInteraction, FormValues, FromWebviewMessage, StudioStrings } from '../../src/studio/protocol';
-import { parseFormInteraction, parseFormValues } from '../../src/studio/protocolValidation';
+import type { FormInteraction, FormValues, FromWebviewMessage, StudioStrings } from '../../src/studio/protocol/protocol';
+import { parseFormInteraction, parseFormValues } from '../../src/studio/protocol/protocolValidation';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

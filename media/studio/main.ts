@@ -1,6 +1,6 @@
 // Image Studio page: asks the host for its first state (`ready`), then reacts to its messages.
 // Untrusted text (prompts, model names, errors) only ever goes into textContent, value or alt.
-import type { ToWebviewMessage } from '../../src/studio/protocol';
+import type { ToWebviewMessage } from '../../src/studio/protocol/protocol';
 import { replaceChildren } from './dom';
 import { loadForm, request, setStrings, t, tn } from './host';
 import { StudioForm } from './form';

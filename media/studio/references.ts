@@ -1,7 +1,7 @@
 // References from outside the form: files dropped from the Explorer (text/uri-list; VS Code hands
 // Explorer drags to webviews while Shift is held), image files dropped from the OS, and pasted
 // images. Pasted/dropped bytes go to the host once, as base64, in one pasteImage message.
-import { LIMITS, PASTE_MEDIA_TYPES, type PasteMediaType } from '../../src/studio/protocol';
+import { LIMITS, PASTE_MEDIA_TYPES, type PasteMediaType } from '../../src/studio/protocol/protocol';
 import { request, t } from './host';
 
 const MAX_BYTES = 25 * 1024 * 1024;

@@ -1,8 +1,8 @@
 // The studio's style picker: the project's styles (.gateway-images/styles.json), what the chosen one
 // sets, and the buttons "Save as Style…" and "Edit Styles". The form (form.ts) fills its fields from
 // the chosen style and keeps what the person changes; the host resolves the request.
-import { type FormValues, STYLE_FIELDS, type StyleField } from '../../src/studio/protocol';
-import type { StylesView, StyleView } from '../../src/studio/styleProtocol';
+import { type FormValues, STYLE_FIELDS, type StyleField } from '../../src/studio/protocol/protocol';
+import type { StylesView, StyleView } from '../../src/studio/protocol/styleProtocol';
 import { el, replaceChildren } from './dom';
 import { post, request, t } from './host';
 

@@ -9,11 +9,11 @@ import { NotConfiguredError, summarizeError, ValidationError } from '../core/gat
 import { SpendingCap } from '../core/money/spendingCap';
 import { type ImageModel } from '../core/gateway/types';
 import { readAgentCaps } from '../host/settings';
-import { type GenerateArgs, styleInputOf, toGenerateArgs } from '../commands/commandArgs';
-import { describeOptions } from '../commands/confirmCost';
-import { generate } from '../commands/generate';
-import { opaqueMessage } from '../commands/jobRunner';
-import { applyStyle, styledJob, styleValues } from '../commands/styles';
+import { type GenerateArgs, styleInputOf, toGenerateArgs } from '../commands/common/commandArgs';
+import { describeOptions } from '../commands/common/confirmCost';
+import { generate } from '../commands/images/generate';
+import { opaqueMessage } from '../commands/images/jobRunner';
+import { applyStyle, styledJob, styleValues } from '../commands/styles/styles';
 import { type Services } from '../services';
 import { trPlural } from '../core/common/plural';
 import { markdownText } from '../core/common/markdownText';

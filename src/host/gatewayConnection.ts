@@ -2,10 +2,10 @@
 // base URL, timeout or proxy settings change, closed on dispose. A client replaced by a settings
 // change stays open: a job may hold it between its confirmation and its request.
 import * as vscode from 'vscode';
-import type { GatewayClient } from '../core/gateway/client';
+import type { GatewayClient } from '../core/client/client';
 import { NotConfiguredError } from '../core/gateway/errors';
 import { accountIdentity } from '../core/gateway/identity';
-import type * as GatewayBundle from '../core/gateway/gatewayBundle';
+import type * as GatewayBundle from '../core/client/gatewayBundle';
 import type { ConnectionSettings, ProxySettings } from '../core/gateway/proxy';
 import { logRequest } from './log';
 import { type ApiKeyStore } from './secrets';

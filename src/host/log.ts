@@ -1,7 +1,7 @@
 // The "Gateway Images" log. Requests are logged with method, path, status, duration and request
 // id. The key and the Authorization header are never passed here.
 import * as vscode from 'vscode';
-import type { RequestLogEntry } from '../core/gateway/client';
+import type { RequestLogEntry } from '../core/client/client';
 
 export function createLog(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('Gateway Images', { log: true });

@@ -20,7 +20,7 @@ export const USER_ONLY_SETTINGS = [
   'writePromptWithLanguageModel',
 ] as const;
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];
-/** The user-only settings that are amounts or durations (writePromptWithLanguageModel is read by commands/writePrompt.ts). */
+/** The user-only settings that are amounts or durations (writePromptWithLanguageModel is read by commands/images/writePrompt.ts). */
 type UserOnlyNumber = Exclude<UserOnlySetting, 'writePromptWithLanguageModel'>;
 
 /**

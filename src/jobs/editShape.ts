@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { isPixelSize, nearestAspectRatio } from '../core/requests/aspectRatio';
 import * as l10n from '@vscode/l10n';
-import { readImageHeaderFile } from '../core/files/imageHeader';
+import { readImageHeaderFile } from '../core/images/imageHeader';
 import { type GenerationRequest, type ImageModel } from '../core/gateway/types';
 
 export interface AspectDefault {

@@ -3,11 +3,11 @@
 // No vscode import: the UI is reached through the ports in JobDeps.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { CallOptions } from '../core/gateway/client';
+import type { CallOptions } from '../core/client/client';
 import { cannotAfford, checkAffordable, type CostEstimate, estimateCost, formatRubles, toKopecks } from '../core/money/cost';
 import { ApiError, CancelledError, GatewayError, InsufficientFundsError, ReservationRoseError, ValidationError } from '../core/gateway/errors';
-import type { ImageSink } from '../core/answers/generationStream';
-import { filesWithoutAlpha } from '../core/files/imageHeader';
+import type { ImageSink } from '../core/gateway/imageSink';
+import { filesWithoutAlpha } from '../core/images/imageHeader';
 import { stoppedByProxy } from '../core/gateway/networkErrors';
 import { extensionOf, linkWithoutOverwrite, makeFolder, removeEmptyFolders, type StagedImage, StagingSink } from '../core/files/imageStore';
 import { expandFileNamePattern } from '../core/files/naming';

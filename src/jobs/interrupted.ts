@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { formatRubles } from '../core/money/cost';
-import { extensionForMediaType, readImageHead, sniffImage } from '../core/files/imageSniff';
+import { extensionForMediaType, readImageHead, sniffImage } from '../core/images/imageSniff';
 import { FALLBACK_RECOVERY_DIR, syncFile } from '../core/files/imageStore';
 import { expandFileNamePattern } from '../core/files/naming';
 import { trPlural } from '../core/common/plural';

@@ -3,9 +3,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ValidationError } from '../core/gateway/errors';
-import type { ImageSink } from '../core/answers/generationStream';
+import type { ImageSink } from '../core/gateway/imageSink';
 import * as l10n from '@vscode/l10n';
-import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/files/imageSniff';
+import { EDITABLE_MEDIA_TYPES, readImageHead, sniffImage } from '../core/images/imageSniff';
 import type { StagedImage, StagingSink } from '../core/files/imageStore';
 import type { ReferenceFile } from '../core/requests/requestBodies';
 import type { JobEvent } from './jobTypes';

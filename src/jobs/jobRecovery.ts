@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../core/gateway/errors';
-import { extensionForMediaType } from '../core/files/imageSniff';
+import { extensionForMediaType } from '../core/images/imageSniff';
 import { extensionOf, type StagedImage, type StagingSink } from '../core/files/imageStore';
 import { expandFileNamePattern } from '../core/files/naming';
 import { trPlural } from '../core/common/plural';

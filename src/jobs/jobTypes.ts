@@ -1,9 +1,9 @@
 // What the image job service (imageJobs.ts) takes, reports and returns, and the ports it reaches
 // the UI and the gateway through. No vscode import.
-import type { CallOptions } from '../core/gateway/client';
+import type { CallOptions } from '../core/client/client';
 import type { CostEstimate, FundsSnapshot } from '../core/money/cost';
 import type { FundsScope, GatewayError } from '../core/gateway/errors';
-import type { ImageSink } from '../core/answers/generationStream';
+import type { ImageSink } from '../core/gateway/imageSink';
 import type { ReferenceFile } from '../core/requests/requestBodies';
 import type { SpendingCap } from '../core/money/spendingCap';
 import type { StyleRecord } from '../core/requests/styleFile';

@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type * as GatewayBundle from '../core/gateway/gatewayBundle';
+import type * as GatewayBundle from '../core/client/gatewayBundle';
 import { ConfigError, connectionSecrets, ENV, type McpConfig, PROXY_VARIABLES, readConfig } from './server/config';
 import { isAgentJournal, secureAgentJournal } from '../jobs/results/agentJournal';
 import { boundJournal } from '../jobs/results/agentJournalBound';

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { GenerateArgs } from '../../src/commands/commandArgs';
+import type { GenerateArgs } from '../../src/commands/common/commandArgs';
 import {
   captureOnFailure,
   clickNotificationButton,

@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { readImageHeaderFile } from '../../src/core/files/imageHeader';
+import { readImageHeaderFile } from '../../src/core/images/imageHeader';
 import { paintPng } from '../../tools/emulator/png';
 import { closeAllEditors, prepareSuite, workspaceRoot } from './support';
 

@@ -1,4 +1,4 @@
-// The studio page is untrusted: every path or URI it names goes through src/studio/files.ts, which
+// The studio page is untrusted: every path or URI it names goes through src/studio/model/files.ts, which
 // must confine it to the workspace folders (after resolving symlinks). Inside VS Code, because the
 // roots are the real workspace folders.
 import * as assert from 'assert';
@@ -6,13 +6,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { checkReference, insideRoots, pathOfDroppedUri, savePastedImage } from '../../src/studio/files';
+import { checkReference, insideRoots, pathOfDroppedUri, savePastedImage } from '../../src/studio/model/files';
 import { workspaceRoot } from './support';
 
 /** A valid 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
-describe('Studio file confinement (studio/files.ts)', function () {
+describe('Studio file confinement (studio/model/files.ts)', function () {
   this.timeout(30_000);
   let inside: string;
   let outside: string;

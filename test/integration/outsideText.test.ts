@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { AccountSnapshot } from '../../src/account/accountModel';
-import { renderAccount } from '../../src/commands/accountPage';
+import { renderAccount } from '../../src/commands/account/accountPage';
 import type { LineOutcome } from '../../src/jobs/promptFiles/batch';
 import { batchReport } from '../../src/jobs/promptFiles/batchReport';
 import { admin, api, closeAllEditors, prepareSuite, useKey, waitUntil } from './support';

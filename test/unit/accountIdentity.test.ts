@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { type AccountApi, type AccountConnection, AccountModel } from '../../src/account/accountModel';
-import { GatewayClient } from '../../src/core/gateway/client';
+import { GatewayClient } from '../../src/core/client/client';
 import { CannotAffordError, InsufficientFundsError } from '../../src/core/gateway/errors';
 import { accountIdentity, keyFingerprint } from '../../src/core/gateway/identity';
 import type { ImageModel } from '../../src/core/gateway/types';

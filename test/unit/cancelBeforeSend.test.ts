@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import * as path from 'node:path';
 import { Agent, buildConnector } from 'undici';
-import { GatewayClient } from '../../src/core/gateway/client';
+import { GatewayClient } from '../../src/core/client/client';
 import { CancelledError } from '../../src/core/gateway/errors';
 import { caught, DEMO_KEYS, gatewaySuite, listFiles, MemorySink, newService, paidRequests, SMALL, waitFor } from './support/gateway';
 

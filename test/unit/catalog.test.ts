@@ -1,6 +1,6 @@
 // Catalog normalisation: every plausible envelope and id field, directly and through the client.
 import * as assert from 'node:assert/strict';
-import type { GatewayClient } from '../../src/core/gateway/client';
+import type { GatewayClient } from '../../src/core/client/client';
 import { canEdit, entryId, extractEntries, extractGroups, parseImageModels, toImageModel } from '../../src/core/gateway/catalog';
 import { localServer, type LocalServer, newClient } from './support/gateway';
 

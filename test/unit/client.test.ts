@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { GatewayClient } from '../../src/core/gateway/client';
+import { GatewayClient } from '../../src/core/client/client';
 import { ValidationError } from '../../src/core/gateway/errors';
 import type { ReferenceFile } from '../../src/core/requests/requestBodies';
 import { CATALOG_GROUPS } from '../../src/core/gateway/types';

@@ -6,7 +6,7 @@ import { estimateCost } from '../../src/core/money/cost';
 import type { ImageModel } from '../../src/core/gateway/types';
 import { type CompareEntry, eligibleModels, runComparison } from '../../src/jobs/compare';
 import { ComparisonFeed } from '../../src/jobs/comparisonFeed';
-import { parseFromWebviewMessage } from '../../src/studio/protocolValidation';
+import { parseFromWebviewMessage } from '../../src/studio/protocol/protocolValidation';
 import { gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';
 
 describe('compare models', () => {

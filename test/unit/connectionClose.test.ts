@@ -8,8 +8,8 @@
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayClient } from '../../src/core/gateway/client';
-import type { ImageSink, ImageWriter } from '../../src/core/answers/generationStream';
+import { GatewayClient } from '../../src/core/client/client';
+import type { ImageSink, ImageWriter } from '../../src/core/gateway/imageSink';
 import { paddedPngParts, paintPng } from '../../tools/emulator/png';
 import { DEMO_KEYS, type LocalServer, localServer } from './support/gateway';
 

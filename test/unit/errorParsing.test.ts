@@ -1,7 +1,7 @@
 // Error answers in every plausible form: parsed into a typed error with a readable sentence, never a throw.
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { GatewayClient } from '../../src/core/gateway/client';
+import type { GatewayClient } from '../../src/core/client/client';
 import {
   ApiError,
   AuthenticationError,

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
-import type { GatewayClientConfig } from '../../src/core/gateway/client';
+import type { GatewayClientConfig } from '../../src/core/client/client';
 import {
   ConnectionError,
   GatewayError,

@@ -2,7 +2,8 @@
 // the memory it holds while answers of hundreds of megabytes stream through it.
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
-import { decodeGenerationStream, type ImageSink } from '../../src/core/answers/generationStream';
+import type { ImageSink } from '../../src/core/gateway/imageSink';
+import { decodeGenerationStream } from '../../src/core/answers/generationStream';
 import { CancelledError } from '../../src/core/gateway/errors';
 import { prng } from '../../tools/emulator/png';
 import { buildBody, chunked, RecordingSink } from './support/generationBodies';

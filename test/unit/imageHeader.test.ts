@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { imageHeaderOf, readImageHeaderFile } from '../../src/core/files/imageHeader';
+import { imageHeaderOf, readImageHeaderFile } from '../../src/core/images/imageHeader';
 import { encodePng, paintPng, pngChunk } from '../../tools/emulator/png';
 
 const FIXTURES = join(__dirname, '../../../test/fixtures/images');

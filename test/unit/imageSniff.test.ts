@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EDITABLE_MEDIA_TYPES, extensionForMediaType, readImageHead, sniffImage, SNIFF_HEAD_BYTES } from '../../src/core/files/imageSniff';
+import { EDITABLE_MEDIA_TYPES, extensionForMediaType, readImageHead, sniffImage, SNIFF_HEAD_BYTES } from '../../src/core/images/imageSniff';
 
 const bytes = (...parts: (number[] | string)[]): Buffer => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 

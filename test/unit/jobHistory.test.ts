@@ -10,7 +10,7 @@ import { journalLine, type ResultsIndex } from '../../src/jobs/results/resultsIn
 import { HistoryStore, type HistoryEntry, type LegacyHistory, type ResultsOpenReport } from '../../src/jobs/results/history';
 import { JobHistoryRecord } from '../../src/jobs/jobRecord';
 import * as resultsCode from '../../src/jobs/results/resultsBundle';
-import { GalleryList } from '../../src/studio/galleryList';
+import { GalleryList } from '../../src/studio/gallery/galleryList';
 
 const request = { model: 'aurora-1', prompt: 'a fox' };
 const details = { request, model: 'aurora-1' };

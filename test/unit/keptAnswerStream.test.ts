@@ -7,7 +7,7 @@ import * as crypto from 'node:crypto';
 import { open, readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ResponseFormatError } from '../../src/core/gateway/errors';
-import type { ImageSink, ImageWriter } from '../../src/core/answers/generationStream';
+import type { ImageSink, ImageWriter } from '../../src/core/gateway/imageSink';
 import { AnswerKeeper } from '../../src/core/answers/keptAnswer';
 import { decodePaidAnswer } from '../../src/core/answers/paidAnswer';
 import { prng } from '../../tools/emulator/png';

@@ -84,7 +84,7 @@ describe('l10n: runtime messages (l10n bundle)', () => {
     for (const sample of [
       'Gateway Images has no API key yet. Click to set it.', // statusBar: t = vscode.l10n.t
       'API key saved. Signed in as {0}.', // vscode.l10n.t(...)
-      'Image Studio', // studio/strings.ts
+      'Image Studio', // studio/model/strings.ts
       'Choose a model: "model" is required.', // core/requests/validation.ts: l10n.t() of @vscode/l10n
       'The gateway answered HTTP {0}: {1}.', // core/gateway/errorParsing.ts
       'Not sent: the cost was not confirmed.', // jobs/imageJobs.ts
@@ -131,7 +131,7 @@ describe('l10n: l10n.t() of @vscode/l10n in the pure modules', () => {
 
   it("errors about the gateway's answer and about command arguments are translated, and name the field", async () => {
     const { decodeGenerationStream } = await import('../../src/core/answers/generationStream');
-    const { toGenerateArgs } = await import('../../src/commands/commandArgs');
+    const { toGenerateArgs } = await import('../../src/commands/common/commandArgs');
     const sink = { open: () => ({ write: () => undefined, close: async () => undefined, abort: async () => undefined }) };
     const failure = async (body: string) => {
       async function* chunks() {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
-import { decodeGenerationStream, type ImageSink } from '../../src/core/answers/generationStream';
+import type { ImageSink } from '../../src/core/gateway/imageSink';
+import { decodeGenerationStream } from '../../src/core/answers/generationStream';
 import { TurnBudget } from '../../src/core/common/loopTurn';
 
 /** Counts check phases: each one is the end of an event-loop turn. */

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CertificateError } from '../../src/core/gateway/networkErrors';
-import { GatewayClient } from '../../src/core/gateway/client';
+import { GatewayClient } from '../../src/core/client/client';
 import { createDispatcher } from '../../src/core/gateway/proxy';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';
 import { makePrivateCa, type PrivateCa, startTlsFront, systemStoreNamespace, type TlsFront } from '../support/privateCa';
@@ -17,7 +17,7 @@ import { caught, DEMO_KEYS, MemorySink, paidRequests, type RunningEmulator, SMAL
 
 /** Runs a balance read and a generation in a new Node process (NODE_EXTRA_CA_CERTS is read at start-up). */
 const CHILD = `
-const { GatewayClient } = require(${JSON.stringify(path.join(__dirname, '../../src/core/gateway/client.js'))});
+const { GatewayClient } = require(${JSON.stringify(path.join(__dirname, '../../src/core/client/client.js'))});
 const { createDispatcher } = require(${JSON.stringify(path.join(__dirname, '../../src/core/gateway/proxy.js'))});
 const [url, key, system] = process.argv.slice(2);
 const sink = { open: async () => ({ write: async () => {}, close: async () => {}, abort: async () => {} }) };

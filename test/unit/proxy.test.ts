@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { GatewayClient } from '../../src/core/gateway/client';
+import { GatewayClient } from '../../src/core/client/client';
 import { ConnectionError, GatewayError, TimeoutError, ValidationError } from '../../src/core/gateway/errors';
 import { createDispatcher, type ProxySettings, resolveProxy } from '../../src/core/gateway/proxy';
 import { type ForwardProxy, startForwardProxy } from '../support/forwardProxy';

@@ -1,13 +1,13 @@
-// The studio's blank-form rule (src/studio/view.ts): no errors before the person has touched the
+// The studio's blank-form rule (src/studio/model/view.ts): no errors before the person has touched the
 // form, a neutral hint instead; a field's errors once it was edited; all once Generate was pressed.
 // The page keeps the interaction in its webview state, so the same holds after a reload (the
 // saved record is checked by parseFormInteraction like any message).
 import * as assert from 'node:assert/strict';
 import type { AccountSnapshot } from '../../src/account/accountModel';
 import { parseImageModels } from '../../src/core/gateway/catalog';
-import { type FormInteraction, type FormValues } from '../../src/studio/protocol';
-import { parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocolValidation';
-import { evaluateForm, visibleIssues } from '../../src/studio/view';
+import { type FormInteraction, type FormValues } from '../../src/studio/protocol/protocol';
+import { parseFormInteraction, parseFromWebviewMessage } from '../../src/studio/protocol/protocolValidation';
+import { evaluateForm, visibleIssues } from '../../src/studio/model/view';
 import { CATALOG } from '../../tools/emulator/catalog';
 
 const models = parseImageModels(CATALOG);

@@ -1,10 +1,10 @@
-// The studio page's HTML (src/studio/pageHtml.ts): a strict CSP, and the script and stylesheet
+// The studio page's HTML (src/studio/panel/pageHtml.ts): a strict CSP, and the script and stylesheet
 // inline under the page's nonce, so the page starts without fetching through VS Code's webview
 // service worker. Checked against the bundle and stylesheet as built.
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { studioPageHtml, type StudioPageParts } from '../../src/studio/pageHtml';
+import { studioPageHtml, type StudioPageParts } from '../../src/studio/panel/pageHtml';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const parts: StudioPageParts = {

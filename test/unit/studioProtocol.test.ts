@@ -1,8 +1,8 @@
 // The host checks every message of the Image Studio page with parseFromWebviewMessage: valid
 // messages pass unchanged, anything else (unknown type, wrong shape, oversized) is rejected.
 import * as assert from 'assert';
-import { type FormValues, type FromWebviewMessage, LIMITS } from '../../src/studio/protocol';
-import { parseFromWebviewMessage, describeRejected } from '../../src/studio/protocolValidation';
+import { type FormValues, type FromWebviewMessage, LIMITS } from '../../src/studio/protocol/protocol';
+import { parseFromWebviewMessage, describeRejected } from '../../src/studio/protocol/protocolValidation';
 
 const form: FormValues = {
   model: 'aurora-1',

@@ -1,4 +1,4 @@
-// src/studio/view.ts at the trust boundary: what the (untrusted) page sends as a form becomes a
+// src/studio/model/view.ts at the trust boundary: what the (untrusted) page sends as a form becomes a
 // request (toRequest) and an evaluation (evaluateForm: issues and the estimate against the funds).
 // Models are written here, not taken from the emulator's catalog.
 import * as assert from 'node:assert/strict';
@@ -6,9 +6,9 @@ import * as path from 'node:path';
 import type { AccountSnapshot } from '../../src/account/accountModel';
 import { formatRubles } from '../../src/core/money/cost';
 import type { ImageModel } from '../../src/core/gateway/types';
-import type { FormValues } from '../../src/studio/protocol';
-import { foldersOutside } from '../../src/studio/shownFolders';
-import { evaluateForm, toFormValues, toRequest } from '../../src/studio/view';
+import type { FormValues } from '../../src/studio/protocol/protocol';
+import { foldersOutside } from '../../src/studio/model/shownFolders';
+import { evaluateForm, toFormValues, toRequest } from '../../src/studio/model/view';
 
 const model: ImageModel = {
   id: 'test-model',

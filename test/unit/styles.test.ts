@@ -17,8 +17,8 @@ import {
 } from '../../src/core/requests/styleFile';
 import { stylesSchema } from '../../src/core/requests/styleSchema';
 import { joinPrompt, resolveStyledRequest } from '../../src/jobs/styledRequest';
-import { styleInputOf } from '../../src/commands/commandArgs';
-import { formArgs, toFormValues } from '../../src/studio/view';
+import { styleInputOf } from '../../src/commands/common/commandArgs';
+import { formArgs, toFormValues } from '../../src/studio/model/view';
 import { testModel } from './support/models';
 
 const FIXTURE_PNG = path.resolve(__dirname, '../../../test/fixtures/images/python.png');

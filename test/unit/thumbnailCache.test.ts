@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fs, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { imageHeaderOf } from '../../src/core/files/imageHeader';
+import { imageHeaderOf } from '../../src/core/images/imageHeader';
 import { pngThumbnail } from '../../src/core/files/pngThumbnail';
 import { ThumbnailCache } from '../../src/core/files/thumbnailCache';
 import { ThumbnailWorker } from '../../src/core/files/thumbnailWorker';

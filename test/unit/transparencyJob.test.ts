@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { ValidationError } from '../../src/core/gateway/errors';
-import { readImageHeaderFile } from '../../src/core/files/imageHeader';
+import { readImageHeaderFile } from '../../src/core/images/imageHeader';
 import type { GenerationRequest } from '../../src/core/gateway/types';
 import type { ImageApi } from '../../src/jobs/jobTypes';
 import { caught, gatewaySuite, newService, paidRequests, SMALL } from './support/gateway';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { CatalogCache } from '../../src/core/gateway/catalogCache';
-import type { GatewayClient } from '../../src/core/gateway/client';
+import type { GatewayClient } from '../../src/core/client/client';
 import { parseImageModels } from '../../src/core/gateway/catalog';
 import type { ImageModel } from '../../src/core/gateway/types';
 import { buildITXtChunk, IEND_CHUNK, readPngTextChunk } from '../../src/core/files/pngText';

@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { GatewayClient } from '../../src/core/gateway/client';
+import { GatewayClient } from '../../src/core/client/client';
 import { concurrentLimitRow, concurrentRow } from './concurrent';
 import { firstImageExtensionRow, firstImageLimitRow } from './firstImage';
 import { byIndexSuffix, catalogRow, extensionRow, fetchModels, jobService, limitRow, naiveRow, sha256AsSent } from './generationRows';

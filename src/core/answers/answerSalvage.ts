@@ -4,7 +4,7 @@
 // may be hundreds of MB. Pure: no vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { type ImageKind, readImageHead, SNIFF_HEAD_BYTES, sniffImage } from '../files/imageSniff';
+import { type ImageKind, readImageHead, SNIFF_HEAD_BYTES, sniffImage } from '../images/imageSniff';
 
 export interface SalvagedImage {
   path: string;

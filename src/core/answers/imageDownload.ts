@@ -14,8 +14,8 @@
 // Pure: no vscode import.
 import { type Dispatcher, request } from 'undici';
 import * as l10n from '@vscode/l10n';
-import type { ImageSink, ImageWriter } from './generationStream';
-import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } from '../files/imageSniff';
+import type { ImageSink, ImageWriter } from '../gateway/imageSink';
+import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } from '../images/imageSniff';
 import { errorCode } from '../gateway/deadline';
 import { guardSink, SinkFailure } from '../gateway/paidCall';
 import type { GenerationResponseMeta } from '../gateway/types';

@@ -6,8 +6,8 @@
 // Pure: no vscode import.
 import type { promises as fs } from 'node:fs';
 import { promises as fsp } from 'node:fs';
-import type { ImageSink } from './generationStream';
-import { extensionForMediaType, readImageHead } from '../files/imageSniff';
+import type { ImageSink } from '../gateway/imageSink';
+import { extensionForMediaType, readImageHead } from '../images/imageSniff';
 
 /** Kept in memory up to this much; beyond it the kept bytes go to a file as they arrive. */
 const IN_MEMORY_BYTES = 256 * 1024;

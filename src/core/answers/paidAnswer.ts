@@ -5,9 +5,10 @@
 // for is lost, however large the answer.
 // Pure: no vscode import.
 import { ResponseFormatError } from '../gateway/errors';
-import { decodeGenerationStream, type ImageSink } from './generationStream';
+import type { ImageSink } from '../gateway/imageSink';
+import { decodeGenerationStream } from './generationStream';
 import * as l10n from '@vscode/l10n';
-import { sniffImage } from '../files/imageSniff';
+import { sniffImage } from '../images/imageSniff';
 import type { GenerationResponseMeta } from '../gateway/types';
 
 /** After a failure, the rest of the answer is read (to keep it whole) until it ends or stalls this long. */

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type ImageSink, type ImageWriter } from '../answers/generationStream';
-import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
+import type { ImageSink, ImageWriter } from '../gateway/imageSink';
+import { extensionForMediaType, type ImageKind, SNIFF_HEAD_BYTES, sniffImage } from '../images/imageSniff';
 import { withCollisionSuffix } from './naming';
 import { checkPngEnds, IEND_CHUNK } from './pngText';
 

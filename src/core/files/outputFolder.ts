@@ -5,7 +5,7 @@
 // - a folder outside the workspace is named only by the person: their own settings, or an absolute
 //   command argument (whose caller runs with their rights). The workspace's settings, its styles and
 //   agents are confined to the workspace.
-// No vscode import: the host adapter (commands/outputFolder.ts) supplies folders and settings.
+// No vscode import: the host adapter (commands/common/outputFolder.ts) supplies folders and settings.
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';

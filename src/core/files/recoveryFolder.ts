@@ -8,8 +8,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { salvageAnswer } from '../answers/answerSalvage';
-import type { GatewayClient } from '../gateway/client';
-import { extensionForMediaType, readImageHead, sniffImage } from './imageSniff';
+import { extensionForMediaType, type ImageKind, readImageHead, sniffImage } from '../images/imageSniff';
+import type { ImageSink } from '../gateway/imageSink';
 import { placeWithoutOverwrite, StagingSink } from './imageStore';
 import { answerExtension } from '../answers/keptAnswer';
 import { type RecoveryFile, type RecoveryManifest, type WaitingDownload, writeRecoveryManifest } from './recoveryManifest';
@@ -117,9 +117,14 @@ export async function readAnswersAgain(job: WaitingJob, dir: string): Promise<{ 
  * of the job; the others keep their address with the new reason. The manifest records it. Returns
  * the job as it now is, how many arrived, and why the others did not.
  */
+/** What downloadAgain needs of the client (GatewayClient.downloadImage), named here so files/ stays below the client. */
+export interface ImageDownloader {
+  downloadImage(address: string, sink: ImageSink, index: number, options?: { mediaType?: string; signal?: AbortSignal }): Promise<ImageKind>;
+}
+
 export async function downloadAgain(
   job: WaitingJob,
-  client: Pick<GatewayClient, 'downloadImage'>,
+  client: ImageDownloader,
   signal?: AbortSignal,
 ): Promise<{ job: WaitingJob; downloaded: number; failures: string[] }> {
   const files: WaitingFile[] = [];

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { readImageHeaderFile } from './imageHeader';
+import { readImageHeaderFile } from '../images/imageHeader';
 import { replaceFileWith } from './replaceFile';
 import { ThumbnailWorker } from './thumbnailWorker';
 

@@ -2,7 +2,7 @@
 // its IEND chunk, JPEG with its end marker, WebP at its RIFF length, GIF with its trailer, SVG with </svg>). What a
 // crash leaves behind is judged by this, not by its name alone. Pure: no vscode import.
 import { promises as fs } from 'node:fs';
-import { SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
+import { SNIFF_HEAD_BYTES, sniffImage } from '../images/imageSniff';
 import { IEND_CHUNK } from './pngText';
 
 const TAIL_BYTES = 16;

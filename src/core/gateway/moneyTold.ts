@@ -1,4 +1,4 @@
-// What a person is told of the money when a job fails: the rule that commands/showError.ts shows
+// What a person is told of the money when a job fails: the rule that commands/common/showError.ts shows
 // by, kept pure so that the several-actors soak runs the same rule on every failure it sees.
 import { GatewayError } from './errors';
 

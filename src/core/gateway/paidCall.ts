@@ -2,7 +2,7 @@
 // gateway, and the caller's sink failures kept apart from network failures. Pure: no vscode import.
 import { ValidationError } from './errors';
 import { errorCode } from './deadline';
-import type { ImageSink } from '../answers/generationStream';
+import type { ImageSink } from './imageSink';
 
 /** Errors raised before any byte reached the gateway: nothing can have been charged. */
 const NOT_SENT_CODES = new Set([

@@ -2,7 +2,7 @@
 // whole Markdown/HTML document, the document's kind, the project style when one is chosen) and the
 // cleaning of its answer into one prompt (no quotes, no "Prompt:" label, no code fence, a length
 // limit). The gateway sets no prompt length (its spec shows none), so the limit is ours. Pure: no
-// vscode import; the host side (commands/writePrompt.ts) sends the messages and streams the answer.
+// vscode import; the host side (commands/images/writePrompt.ts) sends the messages and streams the answer.
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../gateway/errors';
 

@@ -6,7 +6,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import decodeJpeg, { init as initJpeg } from '@jsquash/jpeg/decode.js';
 import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
-import { imageHeaderOf } from '../../core/files/imageHeader';
+import { imageHeaderOf } from '../../core/images/imageHeader';
 import { pngThumbnail, rgbaImage, thumbnail } from '../../core/files/pngThumbnail';
 
 export const PREVIEW_SIDE = 128;

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { AccountModel } from '../../../src/account/accountModel';
-import type { GatewayClient } from '../../../src/core/gateway/client';
+import type { GatewayClient } from '../../../src/core/client/client';
 import type { RecoveryManifest } from '../../../src/core/files/recoveryManifest';
 import type { ImageModel } from '../../../src/core/gateway/types';
 import { ImageJobService } from '../../../src/jobs/imageJobs';

@@ -5,7 +5,7 @@
 //   parent: const child = startCrashChild(config); await child.until((m) => m.type === 'sent'); child.kill()
 import { fork } from 'node:child_process';
 import type { BatchLine } from '../../../src/core/requests/batchFile';
-import { GatewayClient } from '../../../src/core/gateway/client';
+import { GatewayClient } from '../../../src/core/client/client';
 import type { GenerationRequest } from '../../../src/core/gateway/types';
 import { runBatch } from '../../../src/jobs/promptFiles/batch';
 import { HistoryStore } from '../../../src/jobs/results/history';

@@ -1,7 +1,8 @@
 // Generation response bodies for the streaming decoder's tests (generationStream*.test.ts): bodies
 // built in every layout a gateway may use, fed in chunks of any size, decoded into recording sinks.
 import * as assert from 'node:assert/strict';
-import { decodeGenerationStream, type ImageSink, type ImageWriter } from '../../../src/core/answers/generationStream';
+import type { ImageSink, ImageWriter } from '../../../src/core/gateway/imageSink';
+import { decodeGenerationStream } from '../../../src/core/answers/generationStream';
 import { ResponseFormatError } from '../../../src/core/gateway/errors';
 import type { GenerationResponseMeta } from '../../../src/core/gateway/types';
 import { prng } from '../../../tools/emulator/png';

@@ -1,12 +1,12 @@
 // The actors of the soak with several actors (test/unit/severalActors.test.ts), on one emulator
 // account: a person's window (the job service, account model, results journal and outcome checks
-// composed as src/services.ts composes them, each job recorded as commands/jobRunner.ts records it),
+// composed as src/services.ts composes them, each job recorded as commands/images/jobRunner.ts records it),
 // an agent through the real MCP server process, and top-ups from outside. The prompt file's runs are
 // processes of their own (watchedFileRun.ts); the actors paused past a lease's stale time are in
 // pausedActors.ts. Cancels and top-ups wait on the emulator's request log (a state), never on time.
 import * as path from 'node:path';
 import { AccountModel } from '../../../src/account/accountModel';
-import { GatewayClient } from '../../../src/core/gateway/client';
+import { GatewayClient } from '../../../src/core/client/client';
 import { GatewayError } from '../../../src/core/gateway/errors';
 import type { GenerationRequest, ImageModel } from '../../../src/core/gateway/types';
 import { HistoryStore } from '../../../src/jobs/results/history';
@@ -206,7 +206,7 @@ export interface PersonOutcome {
 }
 
 /**
- * One job as Generate Image runs it (commands/jobRunner.ts): each saved image joins the journal at
+ * One job as Generate Image runs it (commands/images/jobRunner.ts): each saved image joins the journal at
  * once, the result is settled into the journal before the in-flight record goes, a paid request
  * without its images is recorded as paid and its unknown outcome checked after the deadline. The
  * cancel lands where the job says: at its 'sending' event, once the emulator holds its request (it

@@ -2,7 +2,7 @@
 // product's HTTP client from out/. Forked by test/unit/undiciMend.test.ts, as the crash tests fork
 // their children: it loads the client and reports over IPC.
 import * as path from 'node:path';
-import '../../../src/core/gateway/client';
+import '../../../src/core/client/client';
 
 /** file → outcome ('mended', …) of each undici file the hook passed through; empty when no hook was preloaded. */
 export function undiciMendOutcomes(): [string, string][] {

@@ -1,0 +1,103 @@
+// Edit Image with AI: from the explorer (one or several images), the image preview's title bar,
+// the palette, or without prompts from arguments. Results are saved next to the first source.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { canEdit } from '../../core/gateway/catalog';
+import { ValidationError } from '../../core/gateway/errors';
+import { readPathSetting, readSettings } from '../../host/settings';
+import { aspectDefaultFor, withAspectDefault } from '../../jobs/editShape';
+import { type Services } from '../../services';
+import { type EditArgs, isArgsObject, styleInputOf, toGenerateArgs } from '../common/commandArgs';
+import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
+import { resolveEditOutputFolder } from '../common/outputFolder';
+import { askPrompt, pickModel, reviewOptions } from './pickers';
+import { runCommandBody } from '../common/showError';
+import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/styles';
+import { trPlural } from '../../core/common/plural';
+
+export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
+const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'];
+
+export function registerEditImage(services: Services): vscode.Disposable {
+  return vscode.commands.registerCommand('gatewayImages.editImage', (first?: unknown, selected?: unknown) => editImageCommand(services, first, selected));
+}
+
+export async function editImageCommand(services: Services, first?: unknown, selected?: unknown): Promise<CommandResult | undefined> {
+  if (isArgsObject(first)) return runCommandBody(services, true, (errorActions) => editImage(services, toEditArgs(first), false, { errorActions }));
+  return runCommandBody(services, false, async (errorActions) => {
+    const images = await imagesFromInvocation(first, selected);
+    return images.length ? editImage(services, await askEditArgs(services, images), true, { errorActions }) : undefined;
+  });
+}
+
+/**
+ * Runs an edit; shared by the command, the public API and the studio. The sources are the first
+ * references (a style's follow); results go next to the first source unless the style names a folder.
+ */
+export async function editImage(services: Services, args: EditArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
+  const images = args.images.map(toFilePath);
+  const source = images[0];
+  if (source === undefined) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
+  const sourceUri = vscode.Uri.file(source);
+  const { images: _images, ...rest } = args;
+  const styled = await applyStyle(services, args.style, { ...styleInputOf(rest), references: images }, sourceUri);
+  if (interactive) showStyleNotes(styled);
+  const directory = await resolveEditOutputFolder(source, args.outputDirectory, styled.output.directory);
+  const pattern = styled.output.pattern ?? readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, sourceUri).value;
+  // No aspect ratio chosen (nor by the style): keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
+  const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === styled.request.model);
+  const job = styledJob(styled, { directory, pattern, sourceName: path.basename(source, path.extname(source)) }, readSettings().editTransport);
+  job.request = await withAspectDefault(job.request, model, source);
+  return runJobCommand(services, job, {
+    title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), styled.request.model),
+    interactive,
+    openBeside: sourceUri,
+    forceConfirm: styled.confirm,
+    origin: { kind: 'edit' },
+    ...extra,
+  });
+}
+
+function toEditArgs(args: Record<string, unknown>): EditArgs {
+  const images = args.images;
+  if (!Array.isArray(images)) throw new ValidationError('images', vscode.l10n.t('"images" must be a list of image files (Uri or path).'));
+  return { ...toGenerateArgs(args), images };
+}
+
+function toFilePath(value: unknown): string {
+  if (value instanceof vscode.Uri) return value.fsPath;
+  if (typeof value === 'string') return value.startsWith('file:') ? vscode.Uri.parse(value).fsPath : value;
+  if (typeof value === 'object' && value && 'fsPath' in value && typeof value.fsPath === 'string') return value.fsPath;
+  throw new ValidationError('images', vscode.l10n.t('"images" must contain Uri objects or file paths.'));
+}
+
+/** The explorer passes (clicked, allSelected); the editor title passes the open image; the palette nothing. */
+async function imagesFromInvocation(first?: unknown, selected?: unknown): Promise<vscode.Uri[]> {
+  if (Array.isArray(selected) && selected.length && selected.every((u) => u instanceof vscode.Uri)) return selected;
+  if (first instanceof vscode.Uri) return [first];
+  const picked = await vscode.window.showOpenDialog({
+    canSelectMany: true,
+    filters: { [vscode.l10n.t('Images')]: IMAGE_EXTENSIONS },
+    openLabel: vscode.l10n.t('Edit'),
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  return picked ?? [];
+}
+
+async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<EditArgs> {
+  await services.connection.assertReady();
+  const count = images.length;
+  const first = images[0];
+  if (!first) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
+  const title =
+    count === 1
+      ? vscode.l10n.t('Edit {0}', path.basename(first.fsPath))
+      : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
+  const style = await askStyle(services, title, first);
+  const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title, style);
+  const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
+  const aspectDefault = await aspectDefaultFor(model, first.fsPath);
+  const references = images.map((u) => u.fsPath);
+  const options = await reviewOptions(services, model, { prompt, style, references }, title, aspectDefault);
+  return { ...options, model: model.id, prompt, images, ...(style ? { style } : {}) };
+}
