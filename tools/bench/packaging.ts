@@ -84,8 +84,10 @@ export function prepareActivation(log: (line: string) => void): { note: string }
     return { note: `not measured: ${setup} needs Debian or Ubuntu` };
   }
   if (missing.length) {
-    const command = `sudo apt-get install -y ${missing.join(' ')} && ${setup}`;
-    log(`bench: ${what}, nor are the Debian packages ${missing.join(', ')}. Run this once, then the bench again:\n  ${command}`);
+    const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
+    const command = `${sudo}apt-get install -y ${missing.join(' ')} && ${setup}`;
+    const packages = `${missing.length === 1 ? 'is the Debian package' : 'are the Debian packages'} ${missing.join(', ')}`;
+    log(`bench: ${what}, nor ${packages}. Run this once, then the bench again:\n  ${command}`);
     log('bench: the bench goes on without it; the activate() row will read "not measured" (add --no-activation to skip it).');
     return { note: `not measured: run ${command}` };
   }
