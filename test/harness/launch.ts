@@ -19,6 +19,7 @@ import {
   checkExtensionBuilt,
   CHROMIUM_ARGS,
   codeServerFlags,
+  disableExtensionsInPage,
   enableSmokeTestDriverInPage,
   installExtensionCopy,
   writeJson,
@@ -67,7 +68,31 @@ export interface LaunchOptions {
    * (e.g. `unshare --mount … sh -c '…; exec "$@"' sh`: a private mount namespace for one run).
    */
   wrapCommand?: string[];
+  /**
+   * VS Code's built-in extensions that are off in the window, as after a person disabled them in
+   * the Extensions view (their ids). Default: UNUSED_BUILTIN_EXTENSIONS; `[]` runs them all.
+   */
+  disabledBuiltinExtensions?: readonly string[];
 }
+
+/**
+ * Built-in extensions that no test uses, off in every test window: each costs CPU beside the tests
+ * on a 2-core machine. TypeScript and JavaScript start a tsserver (10-12 % of a core each) for any
+ * .js, .ts or .jsonc file opened; Git, its base and GitHub activate on start-up and run git on the
+ * workspace; Emmet activates on any language; merge conflicts, the debugger's auto-attach and npm
+ * on start-up or on a package.json. Markdown and JSON stay on: the integration tests render
+ * Markdown (markdown.api.render) and check the styles file against its schema.
+ */
+export const UNUSED_BUILTIN_EXTENSIONS: readonly string[] = [
+  'vscode.typescript-language-features',
+  'vscode.git',
+  'vscode.git-base',
+  'vscode.github',
+  'vscode.emmet',
+  'vscode.merge-conflict',
+  'vscode.debug-auto-launch',
+  'vscode.npm',
+];
 
 export interface Workbench {
   /** The one temp dir holding home, user data, extensions, workspace copy and browser profile. */
@@ -276,6 +301,14 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     });
 
     recordPageEvents(page, context, logLines);
+
+    // The built-in extensions that are off: recorded where the workbench keeps a person's choice
+    // (its global state in the page's IndexedDB, on the server's origin) before the workbench loads.
+    const disabled = options.disabledBuiltinExtensions ?? UNUSED_BUILTIN_EXTENSIONS;
+    if (disabled.length) {
+      await page.goto(`${serverUrl}/healthz`, { timeout: 60_000 });
+      await page.evaluate(disableExtensionsInPage(disabled));
+    }
 
     const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
     const payload: [string, string][] = installExtension ? [] : [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];

@@ -70,6 +70,29 @@ export function enableSmokeTestDriverInPage(): void {
   };
 }
 
+/**
+ * A script for the page, on the workbench's origin before the workbench loads: writes the
+ * extensions `ids` as disabled into the workbench's global state (IndexedDB
+ * `vscode-web-state-db-global`, key `extensionsIdentifiers/disabled`), where VS Code keeps the
+ * extensions a person disabled in the Extensions view. The run's browser profile is new, so nothing
+ * else is there yet.
+ */
+export function disableExtensionsInPage(ids: readonly string[]): string {
+  const value = JSON.stringify(JSON.stringify(ids.map((id) => ({ id }))));
+  return `new Promise((resolve, reject) => {
+    const open = indexedDB.open('vscode-web-state-db-global');
+    open.onupgradeneeded = () => open.result.createObjectStore('ItemTable');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('ItemTable', 'readwrite');
+      tx.objectStore('ItemTable').put(${value}, 'extensionsIdentifiers/disabled');
+      tx.oncomplete = () => { db.close(); resolve(true); };
+      tx.onerror = () => reject(tx.error);
+    };
+  })`;
+}
+
 /** What the .vsix holds of the extension (see .vscodeignore), copied from the working tree. */
 const INSTALLED_ENTRIES = ['package.json', 'dist', 'media', 'l10n', 'images', 'README.md', 'CHANGELOG.md', 'LICENSE'];
 
