@@ -1,8 +1,8 @@
-// The test chain of `npm test`, after the build, lint and format check: every layer, each a child
-// process, in two lanes side by side (the VS Code layers keep a 2-core machine only about 60 % busy:
-// they wait on windows, timers and the emulator). The unit tests' Debian package (openssl) comes
-// first, alone: a unit test must find it there, not half installed. Then the first lane runs the
-// unit tests, integration on both VS Codes and crash, its output as it comes; the second installs
+// The test chain of `npm test`, after the build: every layer, each a child process, in two lanes
+// side by side (the VS Code layers keep a 2-core machine only about 60 % busy: they wait on
+// windows, timers and the emulator). The unit tests' Debian package (openssl) comes first, alone: a
+// unit test must find it there, not half installed. Then the first lane runs lint and the format
+// check, the unit tests, integration on both VS Codes and crash, its output as it comes; the second installs
 // the other Debian packages and the two code-servers (downloads, disk, a few native modules), then
 // runs the e2e layers and the Russian and untrusted integration suites, each one's output in
 // test-results/<file>.log, printed whole once it ended. A VS Code layer waits for the setup. A
@@ -23,6 +23,8 @@ export interface Layer {
   run: string;
   /** A layer that runs no tests (setup): reported by its seconds and exit code only. */
   untested?: boolean;
+  /** A check that runs no tests either (lint, format): reported as a setup is, but no layer waits for it. */
+  check?: boolean;
   /** Runs in the second lane, beside the first; its output goes to test-results/<beside> and is printed once it ended. */
   beside?: string;
   /** Runs with nothing beside it: every layer before it has ended, none after it has started. */
@@ -34,6 +36,9 @@ export interface Layer {
 export const LAYERS: readonly Layer[] = [
   { name: 'Debian packages of the unit tests', run: 'npm run setup:vscode -- --unit-packages', untested: true, alone: true },
   { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
+  // The checks that ran before the lanes: in the first lane, beside the setup, which waits on downloads.
+  { name: 'lint (eslint, dependency rules)', run: 'npm run lint', check: true },
+  { name: 'format check (prettier)', run: 'npm run format:check', check: true },
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
   { name: 'integration, VS Code 1.139.1', run: 'npm run test:integration:current', needsVscode: true },
@@ -87,7 +92,8 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
       `\n::: ${layer.name} ${code === 0 ? 'ended' : `failed (exit ${code})`}; ${layer.untested ? 'the end of ' : ''}its output (${path.relative(REPO_ROOT, log)}):\n${shown}\n`,
     );
   }
-  if (layer.untested) return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
+  if (layer.untested || layer.check)
+    return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
   // Its own runs: layers beside it write to the same file meanwhile.
   const runs = readSummaries(summaryFile).filter((r) => r.layer === layer.name);
   const sum = (key: 'passed' | 'failed' | 'pending') => runs.reduce((total, r) => total + r[key], 0);

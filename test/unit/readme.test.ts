@@ -37,9 +37,9 @@ const EXERCISED_BY: Record<string, string> = {
   'npm run bench': 'test/e2e/readmeCommands.e2e.test.ts',
   'npm run l10n': 'test/unit/readme.test.ts',
   'npm run compile-tests': 'package.json', // a step of `npm test`
-  'npm run lint': 'package.json', // a step of `npm test`
+  'npm run lint': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run lint:layers': 'package.json', // a step of `npm run lint`
-  'npm run format:check': 'package.json', // a step of `npm test`
+  'npm run format:check': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run format': 'test/unit/readme.test.ts',
   'npm run setup:vscode': 'test/harness/testAll.ts', // a layer of `npm test`
   'npm run test:unit': 'test/harness/testAll.ts', // a layer of `npm test`

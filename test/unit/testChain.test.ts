@@ -1,7 +1,8 @@
 // The order of `npm test`'s layers (test/harness/testAll.ts), with a runner that ends each layer when
 // the test says so: the unit tests' Debian package first, alone; then the setup (the other packages
-// and the code-servers) with the unit tests beside it, not after them (on a fresh clone that was a
-// minute and a half of waiting); the VS Code layers once the setup has ended well, in two lanes.
+// and the code-servers) with lint, the format check and the unit tests beside it, not after them (on
+// a fresh clone that was a minute and a half of waiting); the VS Code layers once the setup has
+// ended well, in two lanes.
 import * as assert from 'node:assert/strict';
 import { type Layer, type LayerResult, LAYERS, runLayers } from '../harness/testAll';
 
@@ -35,6 +36,7 @@ function heldRunner() {
 
 const UNIT_PACKAGES = LAYERS[0]!.name;
 const SETUP = LAYERS.find((l) => l.untested && l.beside)!.name;
+const CHECKS = LAYERS.filter((l) => l.check).map((l) => l.name);
 const VSCODE_LAYERS = LAYERS.filter((l) => l.needsVscode).map((l) => l.name);
 const FIRST_LANE = LAYERS.filter((l) => !l.alone && !l.beside && l.needsVscode).map((l) => l.name);
 const SECOND_LANE = LAYERS.filter((l) => !l.alone && l.beside && l.needsVscode).map((l) => l.name);
@@ -48,8 +50,11 @@ describe('npm test: the order of the layers', () => {
     assert.deepEqual(runner.events, [`start ${UNIT_PACKAGES}`], "nothing beside the unit tests' Debian packages");
     await runner.end(UNIT_PACKAGES);
     await runner.started(SETUP);
+    await runner.started(CHECKS[0]!);
+    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, `start ${CHECKS[0]}`].sort());
+    // Lint and the format check, then the unit tests, in the first lane beside the setup.
+    for (const check of CHECKS) await runner.end(check);
     await runner.started('unit');
-    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, 'start unit'].sort());
     // The unit tests end first: the VS Code layers still wait for the setup.
     await runner.end('unit');
     await runner.settle();
@@ -84,9 +89,29 @@ describe('npm test: the order of the layers', () => {
     const chain = runLayers(LAYERS, runner.run);
     await runner.end(UNIT_PACKAGES);
     await runner.end(SETUP, 1);
+    for (const check of CHECKS) await runner.end(check);
     await runner.end('unit');
     const results = await chain;
-    assert.deepEqual(runner.events.filter((e) => e.startsWith('start')).sort(), [`start ${UNIT_PACKAGES}`, `start ${SETUP}`, 'start unit'].sort());
+    assert.deepEqual(
+      runner.events.filter((e) => e.startsWith('start')).sort(),
+      [`start ${UNIT_PACKAGES}`, `start ${SETUP}`, ...CHECKS.map((c) => `start ${c}`), 'start unit'].sort(),
+    );
     for (const name of VSCODE_LAYERS) assert.deepEqual(results.find((r) => r.name === name)?.note, 'not run: setup failed');
+  });
+
+  it('a failed check (lint, format) is reported, and holds back no layer: the unit tests and every VS Code layer still run', async () => {
+    assert.deepEqual(CHECKS, ['lint (eslint, dependency rules)', 'format check (prettier)']);
+    const runner = heldRunner();
+    const chain = runLayers(LAYERS, runner.run);
+    await runner.end(UNIT_PACKAGES);
+    for (const check of CHECKS) await runner.end(check, 1);
+    await runner.end('unit');
+    await runner.end(SETUP);
+    for (const name of [...FIRST_LANE, ...SECOND_LANE]) await runner.end(name);
+    const results = await chain;
+    assert.deepEqual(
+      results.filter((r) => r.failed).map((r) => r.name),
+      CHECKS,
+    );
   });
 });
