@@ -6,7 +6,7 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import type { EmulatorHandle } from '../harness/emulator';
 import { setTimeout as sleep } from 'timers/promises';
-import { launchWorkbench, type LaunchOptions, UNUSED_BUILTIN_EXTENSIONS, type Workbench } from '../harness/launch';
+import { launchWorkbench, type LaunchOptions, type Workbench } from '../harness/launch';
 import { freePort } from '../harness/processes';
 import { readManifest, REPO_ROOT, RESULTS_DIR } from '../harness/paths';
 import { readToasts } from './notifications';
@@ -44,12 +44,9 @@ export interface OpenWorkbenchOptions {
   extensions?: string[];
   /** Starts code-server through this command (LaunchOptions.wrapCommand). */
   wrapCommand?: string[];
-  /** Built-in extensions off in the window (LaunchOptions.disabledBuiltinExtensions). Default: E2E_UNUSED_BUILTIN_EXTENSIONS; `[]` runs them all. */
+  /** Built-in extensions off in the window (LaunchOptions.disabledBuiltinExtensions). Default: UNUSED_BUILTIN_EXTENSIONS; `[]` runs them all. */
   disabledBuiltinExtensions?: readonly string[];
 }
-
-/** The built-in extensions off in e2e windows: those of every test window, and Markdown's (no e2e test renders Markdown). */
-export const E2E_UNUSED_BUILTIN_EXTENSIONS: readonly string[] = [...UNUSED_BUILTIN_EXTENSIONS, 'vscode.markdown-language-features'];
 
 export type { McpDefinitionJson, OpenedWorkbench } from './openedWorkbench';
 
@@ -154,7 +151,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions = {}): Promise
     locale: options.locale,
     extensions: [CONTROL_FIXTURE, ...(options.extensions ?? [])],
     ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
-    disabledBuiltinExtensions: options.disabledBuiltinExtensions ?? E2E_UNUSED_BUILTIN_EXTENSIONS,
+    ...(options.disabledBuiltinExtensions ? { disabledBuiltinExtensions: options.disabledBuiltinExtensions } : {}),
     // Kept in workbench.logLines (saved on failure); printed only when verbose.
     onLog: (line) => {
       if (options.verbose ?? process.env.GATEWAY_IMAGES_TEST_VERBOSE === '1') process.stdout.write(`[workbench] ${line}\n`);

@@ -80,8 +80,9 @@ export interface LaunchOptions {
  * on a 2-core machine. TypeScript and JavaScript start a tsserver (10-12 % of a core each) for any
  * .js, .ts or .jsonc file opened; Git, its base and GitHub activate on start-up and run git on the
  * workspace; Emmet activates on any language; merge conflicts, the debugger's auto-attach and npm
- * on start-up or on a package.json. Markdown and JSON stay on: the integration tests render
- * Markdown (markdown.api.render) and check the styles file against its schema.
+ * on start-up or on a package.json. Markdown and JSON stay on: the extension opens Account and
+ * Usage and a prompt-file run's report in Markdown's preview, the integration tests render Markdown
+ * (markdown.api.render), and the styles file is checked against its schema. Both start only when used.
  */
 export const UNUSED_BUILTIN_EXTENSIONS: readonly string[] = [
   'vscode.typescript-language-features',
