@@ -30,11 +30,14 @@ export async function readToasts(page: Page): Promise<string[]> {
     .evaluateAll((els: El[]) => els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.length > 0));
 }
 
+/** How long the centre may take to open or close beside a loaded CI run (10 s was not enough once, just after a reload). */
+const CENTRE_WAIT_MS = 30_000;
+
 /** Opens the Notifications centre (the toasts showing move there) and waits until it shows. */
 async function openCentre(win: NotificationWindow): Promise<void> {
   if (win.command) await win.command('notifications.showList');
   else await win.page.locator('#workbench\\.parts\\.statusbar [id="status.notifications"] a').first().click();
-  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'visible', timeout: 10_000 });
+  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'visible', timeout: CENTRE_WAIT_MS });
 }
 
 async function closeCentre(win: NotificationWindow): Promise<void> {
@@ -42,7 +45,7 @@ async function closeCentre(win: NotificationWindow): Promise<void> {
   // Its Hide button, not Escape: Escape goes where the focus is, and after a generation that is often
   // the image's preview (a webview's frame), where it does not reach the centre (seen in the demo's test).
   else await win.page.locator(`${CENTRE}.visible .notifications-center-header .codicon-notifications-hide`).first().click();
-  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'hidden', timeout: 10_000 });
+  await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'hidden', timeout: CENTRE_WAIT_MS });
 }
 
 /** The messages in the Notifications centre, newest first: opens it, reads it and closes it. */

@@ -140,7 +140,10 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 describe('Image Studio at 5,000 results (e2e)', () => {
   const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
-  it('shows the first page (its time printed) and scrolls to the end with bounded cards and heap', async () => {
+  it('shows the first page (its time printed) and scrolls to the end with bounded cards and heap', async function () {
+    // Its waits (the first screen, then each tenth of the scroll with its thumbnails, up to 90 s each)
+    // add up past mocha's default 120 s beside a loaded CI run; the test waits, it does not time.
+    this.timeout(900_000);
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
     // The reloaded window reads the journal on its first use: when the studio asks for its first page.
