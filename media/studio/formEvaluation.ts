@@ -3,6 +3,9 @@
 import type { EvaluationMessage, FormInteraction, FormValues } from '../../src/studio/protocol/protocol';
 import { request, t } from './host';
 
+/** No request has this id (they count from 1). */
+const NOT_ASKED = 0;
+
 export class FormEvaluation {
   /** The host's issues with the form, the first of which keeps Generate off. */
   issues: string[] = [];
@@ -28,6 +31,10 @@ export class FormEvaluation {
     this.pending = true;
     // The estimate and the issues are being checked again: assistive technology (and a test) can tell.
     this.estimate.setAttribute('aria-busy', 'true');
+    // No answer counts until this question is asked: one to an older question arriving within the
+    // pause would otherwise pass for current, and a press then would be judged by a form before
+    // the edit (and lost, when that form had issues the edit removed).
+    this.requestId = NOT_ASKED;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.requestId = request({ type: 'evaluate', ...this.question() });

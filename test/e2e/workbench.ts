@@ -232,12 +232,21 @@ export async function prepareTest(opened: OpenedWorkbench, state: TestState): Pr
   if (state.key === null) await opened.command('gatewayImages.clearApiKey');
   else await opened.command('gatewayImages.setApiKey', emulator.keys[state.key]);
   if (!state.keepEditors) await opened.command('workbench.action.closeAllEditors');
-  await opened.command('notifications.clearAll');
-  // A progress notification outlives clearAll (VS Code shows one for at least 800 ms): the test starts
-  // once it has gone, so no toast of the set-up closes under the test's own (and shifts them down).
+  // A progress notification outlives clearAll (VS Code shows one for at least 800 ms), and an earlier
+  // test's last toast ("Saved 1 image…") may arrive after its files did, so after a clearAll: the
+  // test starts once none is left, clearing again each second, so no toast of the set-up closes under
+  // the test's own (and shifts them down).
+  let lastClear = 0;
   await waitFor(
-    async () => (await readToasts(page)).length === 0,
-    10_000,
+    async () => {
+      if ((await readToasts(page)).length === 0) return true;
+      if (Date.now() - lastClear >= 1000) {
+        await opened.command('notifications.clearAll');
+        lastClear = Date.now();
+      }
+      return false;
+    },
+    30_000,
     async () => `the set-up's toasts to close: ${JSON.stringify(await readToasts(page))}`,
   );
 }
