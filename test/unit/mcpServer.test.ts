@@ -271,7 +271,10 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
     const listed = (await call('list_styles', {})).structuredContent as { builtIn?: boolean; file?: string; styles?: { name: string }[] };
     assert.equal(listed.builtIn, true);
     assert.equal(listed.file, 'built-in styles');
-    assert.ok(listed.styles?.some((s) => s.name === 'Sketch'), JSON.stringify(listed.styles));
+    assert.ok(
+      listed.styles?.some((s) => s.name === 'Sketch'),
+      JSON.stringify(listed.styles),
+    );
     const { tools } = await client.listTools();
     const validator = new AjvJsonSchemaValidator();
     const check = new Map(tools.map((t) => [t.name, validator.getValidator(t.outputSchema as JsonSchemaType)]));

@@ -160,7 +160,10 @@ describe('MCP server: project styles', function () {
       const { file, builtIn, styles } = listed.structuredContent as { file: string; builtIn?: boolean; styles: { name: string }[] };
       assert.equal(builtIn, true);
       assert.equal(file, 'built-in styles');
-      assert.ok(styles.some((s) => s.name === 'Sketch'), textOf(listed));
+      assert.ok(
+        styles.some((s) => s.name === 'Sketch'),
+        textOf(listed),
+      );
       assert.match(textOf(listed), /no styles file/);
       const estimate = await call(client, 'estimate_cost', { prompt: 'A kite', style: 'Sketch' });
       assert.equal(estimate.isError, undefined, textOf(estimate));
