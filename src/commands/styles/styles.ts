@@ -114,9 +114,9 @@ export async function reviewStyleNames(services: Services, model: string, uri?: 
 }
 
 /**
- * The review's Style row: no style, or one on offer for the model, `current` first; a built-in
- * style has a button that saves it into the project (the list then shows the project's styles).
- * Undefined when dismissed: the review goes on unchanged.
+ * The review's Style row: no style, or one on offer for the model, `current` (else the last style
+ * used) active; a built-in style has a button that saves it into the project (the list then shows
+ * the project's styles). Undefined when dismissed: the review goes on unchanged.
  */
 export async function chooseStyle(
   services: Services,
@@ -128,8 +128,11 @@ export async function chooseStyle(
   for (;;) {
     const source = await loadStylesOrStarters(services, uri, true, model);
     if (!source) return { style: undefined };
-    const names = stylesCode().stylesForModel(source, model);
-    const answer = await pickStyle(services, title, source, names, current, vscode.l10n.t('only the options of the review'));
+    const code = stylesCode();
+    const names = code.stylesForModel(source, model);
+    // Without a style yet, the last one used in this workspace is the active row (still "No style" until picked).
+    const start = current ?? code.preselectedStyle(services.context.workspaceState.get<string>(LAST_STYLE_KEY), source);
+    const answer = await pickStyle(services, title, source, names, start, vscode.l10n.t('only the options of the review'));
     if (!answer) return undefined;
     // A style written wrongly is taken: the review says why it cannot be sent. A file that cannot be read is said here.
     if (answer.error && answer.style === undefined) {
