@@ -173,7 +173,7 @@ async function resolveArgs(services: Services, input: GenerateImageInput): Promi
   if (typeof input !== 'object' || input === null) throw new ValidationError('prompt', vscode.l10n.t('The tool input must be an object with a "prompt".'));
   const given = typeof input.model === 'string' && input.model.trim() ? input.model.trim() : undefined;
   // Without a model: the style's, else the default.
-  const styleModel = !given && typeof input.style === 'string' ? (await styleValues(input.style))?.model : undefined;
+  const styleModel = !given && typeof input.style === 'string' ? (await styleValues(input.style, undefined, services))?.model : undefined;
   const model = given ?? (styleModel ? '' : await defaultModel(services));
   return toGenerateArgs({ ...input, model, prompt: typeof input.prompt === 'string' ? input.prompt.trim() : input.prompt });
 }

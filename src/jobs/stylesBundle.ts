@@ -6,3 +6,4 @@ export { parseStyles, readStyles, resolveStyle, styleNames, withStyle } from '..
 export { stylesSchema } from '../core/requests/styleSchema';
 export { resolveStyledRequest } from './styledRequest';
 export { isStarterSource, starterSource, starterStyles } from '../core/requests/starterStyles';
+export { asksStyleFirst, optionsAfterStyleChange, preselectedStyle, stylesForModel, stylesOnOffer } from '../core/requests/styleOffer';

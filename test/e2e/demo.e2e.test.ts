@@ -12,7 +12,7 @@ import { CHROMIUM_ARGS } from '../harness/workbenchConfig';
 import { CHROMIUM } from '../harness/paths';
 import { copyRepo } from '../support/repoCopy';
 import { portIsFree, type ProcessInfo, processTree, survivors } from './processes';
-import { passStyleStep, pickQuickItem, readStatusBar, runCommand, screenshot, waitForNotification } from './workbench';
+import { pickQuickItem, readStatusBar, runCommand, screenshot, waitForNotification } from './workbench';
 import { setTimeout as sleep } from 'timers/promises';
 
 /** A new user's shell: no test, npm, mocha or enclosing VS Code variables. */
@@ -149,7 +149,6 @@ describe('npm run demo, as the README says (e2e)', function () {
     assert.ok(page && printed, 'the workbench is not open');
     const t0 = Date.now();
     await runCommand(page, 'Gateway Images: Generate Image');
-    await passStyleStep(page);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'aurora-1' }).first().waitFor({ timeout: 30_000 });
     await page.keyboard.type('aurora-1', { delay: 30 });
     await pickQuickItem(page, 'aurora-1', 30_000);

@@ -9,17 +9,18 @@ import {
   chooseFromExplorerMenu,
   clickNotificationButton,
   type OpenedWorkbench,
-  passStyleStep,
   pickQuickItem,
   prepareTest,
   readStatusBar,
   readToasts,
   runCommand,
   screenshot,
+  readQuickItems,
   typeInQuickInput,
   waitFor,
   waitForFilteredQuickItems,
   waitForNotification,
+  waitForQuickItems,
   waitForToastButtons,
 } from './workbench';
 import { useWorkbench } from './useWorkbench';
@@ -53,10 +54,9 @@ async function setKeyFromPalette(page: Page, key: string): Promise<void> {
   await typeInQuickInput(page, key, { submit: true });
 }
 
-/** The palette flow: model, prompt, then the first item of the review list sends. */
+/** The palette flow in a project without styles: model, prompt, then the first item of the review list sends. */
 async function generateFromPalette(page: Page, model: string, prompt: string, capture: () => Promise<void> = async () => undefined): Promise<void> {
   await runCommand(page, 'Gateway Images: Generate Image');
-  await passStyleStep(page);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: model }).first().waitFor({ timeout: 30_000 });
   await typeInQuickInput(page, model);
   await waitForFilteredQuickItems(page, model);
@@ -130,6 +130,57 @@ describe('Generate and edit from the UI (e2e)', () => {
     assert.strictEqual(paidWithPrompt(opened(), prompt).length, 1, 'one paid request');
     await waitForStatus(page, (t) => t !== before && t.startsWith('₽'));
     await screenshot(page, 'generate-saved');
+  });
+
+  it('a first generation in a project without styles takes 3 steps: Model, Prompt, Review (the style a row of the review)', async () => {
+    await prepareTest(opened(), { key: 'budget' });
+    const { page, workspace } = opened();
+    // A project without a styles file: the built-in styles are on offer, but in the review only.
+    fs.rmSync(path.join(workspace, '.gateway-images', 'styles.json'), { force: true });
+    const dir = path.join(workspace, 'generated-images');
+    const filesBefore = imagesIn(dir);
+    const prompt = 'Three steps to a lighthouse';
+    const steps: string[] = [];
+    await runCommand(page, 'Gateway Images: Generate Image');
+
+    // Step 1, the first picker the command shows: the model, not a Style step.
+    await page.locator('.quick-input-widget .quick-input-box input[placeholder*="Choose a model"]').waitFor({ state: 'visible', timeout: 30_000 });
+    const first = await waitForQuickItems(page, (items) => items.some((i) => i.label === 'aurora-1'), 'the models', 30_000);
+    assert.ok(
+      !first.some((i) => /No style|built-in/.test(`${i.label} ${i.description}`)),
+      `a Style step came first: ${JSON.stringify(first.map((i) => i.label))}`,
+    );
+    steps.push('Model');
+    await typeInQuickInput(page, 'aurora-1');
+    await waitForFilteredQuickItems(page, 'aurora-1');
+    await pickQuickItem(page, 'aurora-1', 30_000);
+
+    // Step 2: the prompt.
+    await waitForInputBox(page, 'A lighthouse on a cliff');
+    steps.push('Prompt');
+    await page.locator('.quick-input-widget .quick-input-box input').fill(prompt);
+    await page.keyboard.press('Enter');
+
+    // Step 3: the review, with the style as one of its rows, set to "No style".
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Send (reserve' }).first().waitFor({ timeout: 15_000 });
+    const review = await readQuickItems(page);
+    const styleRow = review.find((i) => i.label === 'Style');
+    assert.ok(styleRow, `no Style row in the review: ${JSON.stringify(review.map((i) => i.label))}`);
+    assert.match(styleRow.description, /^No style/);
+    for (const row of ['Number of images', 'Resolution'])
+      assert.ok(
+        review.some((i) => i.label === row),
+        `no ${row} row`,
+      );
+    steps.push('Review');
+    await pickQuickItem(page, /Send \(reserve/);
+
+    // Sent after the third step: no fourth picker, one paid request with the prompt as typed.
+    await waitFor(() => imagesIn(dir).length > filesBefore.length, 30_000, 'the generated file');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5_000 });
+    assert.deepStrictEqual(steps, ['Model', 'Prompt', 'Review']);
+    const sent = paidWithPrompt(opened(), prompt);
+    assert.strictEqual(sent.length, 1, 'one paid request, with no style words around the prompt');
   });
 
   it('Cancel on the progress notification leaves no file and charges nothing; the message claims no more than is known', async () => {

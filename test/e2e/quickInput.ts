@@ -132,14 +132,6 @@ export async function clickQuickItem(page: Page, label: string | RegExp, timeout
   await row.click({ timeout: timeoutMs });
 }
 
-/** The Style step of Generate Image, which offers the built-in styles while the workspace has no styles file: "No style" (`noStyle` in another language). */
-export async function passStyleStep(page: Page, noStyle: RegExp = /No style/): Promise<void> {
-  await clickQuickItem(page, noStyle, 30_000);
-  // A built-in style's row names its model too: the next step is known by the Style step's rows
-  // being gone, or a model typed now would go into the Style step's input and be lost with it.
-  await waitForQuickItems(page, (items) => items.length > 0 && !items.some((i) => noStyle.test(i.label)), 'the step after the Style step', 30_000);
-}
-
 /** Runs a command from the palette by its title as shown there ("Gateway Images: Generate Image"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await openCommandPalette(page);

@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { FIXTURE_WORKSPACE } from '../harness/paths';
-import { passStyleStep, pickQuickItem, prepareTest, readStatusBar, runCommand, typeInQuickInput, waitFor } from './workbench';
+import { pickQuickItem, prepareTest, readStatusBar, runCommand, typeInQuickInput, waitFor } from './workbench';
 import { useWorkbench } from './useWorkbench';
 
 const images = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.png')) : []);
@@ -19,7 +19,6 @@ async function waitForNewImage(dir: string, before: string[]): Promise<string> {
 
 async function generate(page: Page, prompt: string): Promise<void> {
   await runCommand(page, 'Gateway Images: Generate Image');
-  await passStyleStep(page);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sketch-mini' }).first().waitFor({ timeout: 30_000 });
   await typeInQuickInput(page, 'sketch-mini');
   await pickQuickItem(page, 'sketch-mini', 30_000);

@@ -13,7 +13,6 @@ import {
   clickQuickItem,
   chooseFromExplorerMenu,
   extensionId,
-  passStyleStep,
   pickQuickItem,
   prepareTest,
   runCommand,
@@ -179,10 +178,9 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
     const filesBefore = imagesIn(dir);
     await completes('generate', before, async () => {
       await clickStepButton(page, 'generate', 'Generate Image');
-      await passStyleStep(page);
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'sketch-mini' }).first().waitFor({ timeout: 30_000 });
-      await typeInQuickInput(page, 'sketch-mini');
-      await pickQuickItem(page, 'sketch-mini', 30_000);
+      // No styles file: the model is the first step (issue 42). The first picker of a command run
+      // from the walkthrough can lose the focus to the step while it opens: a click reaches the row.
+      await clickQuickItem(page, 'sketch-mini', 30_000);
       await answerInputBox(page, 'A lighthouse on a cliff', 'A first image');
       await pickQuickItem(page, /Send \(reserve/, 15_000);
       await waitFor(() => imagesIn(dir).length === filesBefore.length + 1, 30_000, 'the generated file');
@@ -273,6 +271,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
     await clickStepButton(page, 'statusBar', 'Open the Account Menu');
     await stays('Open the Account Menu', 'Refresh Balance');
     await clickStepButton(page, 'generate', 'Generate Image');
-    await stays('Generate Image', 'No style');
+    // Its first picker is the model's: no Style step without a styles file (issue 42).
+    await stays('Generate Image', 'sketch-mini');
   });
 });

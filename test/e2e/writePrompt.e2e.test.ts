@@ -1,6 +1,6 @@
 // A prompt written by the editor's language model, as a person sees it: a paragraph of the README
-// selected in a Markdown editor, Generate Image for Selection from the palette, the Style step,
-// the model, "Write the prompt with Test Writer", and the review step with the proposed prompt
+// selected in a Markdown editor, Generate Image for Selection from the palette (no Style step: the
+// workspace has no styles file), the model, "Write the prompt with Test Writer", and the review step with the proposed prompt
 // and the reservation, then the image. The language model is the fixture test/fixtures/lm-provider
 // (its answer is set by the test: no real model is reachable here). The provider API is stable
 // from VS Code 1.104: on 1.100.3 the palette test is skipped, and the studio's button falls back
@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { REPO_ROOT } from '../harness/paths';
 import { openStudio } from './studioPage';
-import { passStyleStep, pickQuickItem, prepareTest, readToasts, runCommand, waitFor, waitForNotification } from './workbench';
+import { pickQuickItem, prepareTest, readToasts, runCommand, waitFor, waitForNotification } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { savePicture } from './pictures';
 
@@ -67,7 +67,6 @@ describe('Prompt written by a language model (e2e)', () => {
       .catch(() => undefined);
     await openParagraph('about.md');
     await runCommand(page, 'Gateway Images: Generate Image for Selection');
-    await passStyleStep(page);
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'aurora-1' }).first().waitFor({ timeout: 30_000 });
     await pickQuickItem(page, 'aurora-1', 30_000);
     await pickQuickItem(page, /Write the prompt with Test Writer/, 30_000);

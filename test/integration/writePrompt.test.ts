@@ -78,7 +78,6 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     await openArticle('cover.md');
     let review: vscode.QuickPickItem[] = [];
     ui = driveUi([
-      pickLabel('No style'),
       pickLabel('sketch-mini'),
       pickLabel('Test Writer'),
       pickLabel('Prompt', (items) => (review = items)),
@@ -105,7 +104,7 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     if (fixture) await fixture.setAvailable(false);
     await openArticle('nomodel.md');
     let review: vscode.QuickPickItem[] = [];
-    ui = driveUi([pickLabel('No style'), pickLabel('sketch-mini'), { pick: isSend, see: (items) => (review = items) }]);
+    ui = driveUi([pickLabel('sketch-mini'), { pick: isSend, see: (items) => (review = items) }]);
     await run();
     assert.deepStrictEqual(ui.left, [], ui.messages.join('\n'));
     assert.strictEqual(await lastPaidPrompt(), PARAGRAPH);
@@ -121,7 +120,7 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     if (fixture) await fixture.setAvailable(false);
     const editor = await openArticle('noselection.md');
     editor.selection = new vscode.Selection(0, 0, 0, 0);
-    ui = driveUi([pickLabel('No style'), pickLabel('sketch-mini'), { input: () => 'a harbour at night' }, { pick: isSend }]);
+    ui = driveUi([pickLabel('sketch-mini'), { input: () => 'a harbour at night' }, { pick: isSend }]);
     await run();
     assert.deepStrictEqual(ui.left, [], ui.messages.join('\n'));
     assert.strictEqual(await lastPaidPrompt(), 'a harbour at night');
@@ -135,7 +134,7 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     const cancelledBefore = fixture.state.cancelled;
     await openArticle('cancel.md');
     const requestsBefore = (await admin<{ requests: unknown[] }>('GET', 'requests')).requests.length;
-    ui = driveUi([pickLabel('No style'), pickLabel('sketch-mini')]);
+    ui = driveUi([pickLabel('sketch-mini')]);
     const started = new Promise<void>((resolve) => fixture!.onDidStartRequest(() => resolve()));
     const command = run();
     const cancel = await ui.progress;
@@ -161,7 +160,7 @@ describe('Prompt written by a language model (Generate Image for Selection)', fu
     fixture.state.mode = 'refuse';
     await openArticle('refused.md');
     const paidBefore = (await paidRequests()).length;
-    ui = driveUi([pickLabel('No style'), pickLabel('sketch-mini'), { pick: isSend }]);
+    ui = driveUi([pickLabel('sketch-mini'), { pick: isSend }]);
     await run();
     assert.strictEqual((await paidRequests()).length, paidBefore + 1);
     assert.strictEqual(await lastPaidPrompt(), PARAGRAPH);

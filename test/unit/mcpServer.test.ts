@@ -267,8 +267,14 @@ describe('MCP server (dist/mcp.js over stdio, SDK client, emulator)', function (
   });
 
   it("every answer of this session carries structuredContent that matches its tool's outputSchema (JSON Schema, ajv)", async () => {
-    // A workspace without styles: list_styles answers with none.
-    assert.deepEqual((await call('list_styles', {})).structuredContent?.styles, []);
+    // A workspace without a styles file: list_styles answers with the built-in starter styles (issue 42).
+    const listed = (await call('list_styles', {})).structuredContent as { builtIn?: boolean; file?: string; styles?: { name: string }[] };
+    assert.equal(listed.builtIn, true);
+    assert.equal(listed.file, 'built-in styles');
+    assert.ok(
+      listed.styles?.some((s) => s.name === 'Sketch'),
+      JSON.stringify(listed.styles),
+    );
     const { tools } = await client.listTools();
     const validator = new AjvJsonSchemaValidator();
     const check = new Map(tools.map((t) => [t.name, validator.getValidator(t.outputSchema as JsonSchemaType)]));

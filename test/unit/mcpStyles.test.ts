@@ -146,6 +146,37 @@ describe('MCP server: project styles', function () {
     assert.equal(paidRequests(emu).length, before);
   });
 
+  it('without a styles file: list_styles gives the built-in starter styles, and one applies by name (issue 42)', async () => {
+    const bare = await fs.realpath(await tempDir('gwi-mcp-nostyles-'));
+    try {
+      const { client } = await launch({
+        GATEWAY_IMAGES_BASE_URL: emu.url,
+        GATEWAY_IMAGES_API_KEY: DEMO_KEYS.unlimited,
+        GATEWAY_IMAGES_WORKSPACE: bare,
+        GATEWAY_IMAGES_RECOVERY_DIR: recovery,
+      });
+      clients.push(client);
+      const listed = await call(client, 'list_styles', {});
+      const { file, builtIn, styles } = listed.structuredContent as { file: string; builtIn?: boolean; styles: { name: string }[] };
+      assert.equal(builtIn, true);
+      assert.equal(file, 'built-in styles');
+      assert.ok(
+        styles.some((s) => s.name === 'Sketch'),
+        textOf(listed),
+      );
+      assert.match(textOf(listed), /no styles file/);
+      const estimate = await call(client, 'estimate_cost', { prompt: 'A kite', style: 'Sketch' });
+      assert.equal(estimate.isError, undefined, textOf(estimate));
+      assert.match(JSON.stringify(estimate.structuredContent), /A kite, loose pencil sketch/);
+    } finally {
+      await removeDir(bare);
+    }
+    // With a styles file, a starter's name is no style: the project's are never replaced.
+    const client = await start(true);
+    const refused = await call(client, 'estimate_cost', { prompt: 'x', style: 'Sketch' });
+    assert.match((refused.structuredContent?.error as { message: string }).message, /has no style "Sketch"; its styles: base, retouch, broken/);
+  });
+
   it("the answers with styles match their tools' outputSchema (JSON Schema, ajv)", async () => {
     const client = await start(true);
     const { tools } = await client.listTools();

@@ -21,7 +21,7 @@ import { confirmRun, describeStyledRun, refuseUnaffordable } from '../common/con
 import { resolveEditOutputFolder, resolveOutputFolder } from '../common/outputFolder';
 import { askPrompt, modelDetail } from './pickers';
 import { runCommandBody } from '../common/showError';
-import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/styles';
+import { applyStyle, askStyle, chooseStyle, showStyleNotes, styledJob } from '../styles/styles';
 
 export const COMPARE_FILE_NAME_PATTERN = '{model}-{slug}-{index}';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -50,21 +50,43 @@ export function compareModelsCommand(services: Services, args?: unknown): Promis
   return runCommandBody(services, false, async () => {
     await services.connection.assertReady();
     const title = vscode.l10n.t('Compare Models');
-    const style = await askStyle(services, title);
+    const asked = await askStyle(services, title);
     const prompt = await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour'));
-    const models = await pickCompareModels(services, prompt, {}, 0, style);
+    // Without a Style step (no project styles), the models' list has a Style button: the built-in styles.
+    let style = asked;
+    let models: string[] | typeof STYLE_CHOSEN;
+    while ((models = await pickCompareModels(services, prompt, {}, 0, style, asked === undefined)) === STYLE_CHOSEN) {
+      const chosen = await chooseStyle(services, title, style);
+      if (chosen) style = chosen.style;
+    }
     return compareModels(services, { prompt, models, ...(style ? { style } : {}) }, true);
   });
 }
 
-/** A multi-select of the models that accept the request (with the style's options, when one is given); 2 to 6 must be picked. */
+/** What the models' list answers when its Style button is pressed. */
+const STYLE_CHOSEN = Symbol('style');
+
+/**
+ * A multi-select of the models that accept the request (with the style's options, when one is
+ * given); 2 to 6 must be picked. With `styleButton`, a title button to choose the style instead.
+ */
+export async function pickCompareModels(services: Services, prompt: string, options: CompareOptions, referenceCount: number, style?: string): Promise<string[]>;
+export async function pickCompareModels(
+  services: Services,
+  prompt: string,
+  options: CompareOptions,
+  referenceCount: number,
+  style: string | undefined,
+  styleButton: boolean,
+): Promise<string[] | typeof STYLE_CHOSEN>;
 export async function pickCompareModels(
   services: Services,
   prompt: string,
   options: CompareOptions,
   referenceCount: number,
   style?: string,
-): Promise<string[]> {
+  styleButton = false,
+): Promise<string[] | typeof STYLE_CHOSEN> {
   const { model: _model, prompt: _prompt, ...styledOptions } = (await applyStyle(services, style, { prompt, options })).request;
   const eligible = eligibleModels(await services.catalog.get(), prompt, styledOptions, referenceCount);
   if (eligible.length < MIN_COMPARE_MODELS) {
@@ -80,17 +102,26 @@ export async function pickCompareModels(
       ),
     );
   }
+  const button: vscode.QuickInputButton = {
+    iconPath: new vscode.ThemeIcon('symbol-color'),
+    tooltip: vscode.l10n.t('Style: {0} (choose another)', style ?? vscode.l10n.t('No style')),
+  };
   for (;;) {
-    const picked = await vscode.window.showQuickPick(
-      eligible.map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model })),
-      {
-        title: vscode.l10n.t('Compare Models'),
-        placeHolder: vscode.l10n.t('Pick 2 to 6 models that accept this request'),
-        canPickMany: true,
-        ignoreFocusOut: true,
-        matchOnDescription: true,
-      },
-    );
+    const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { model: ImageModel }>();
+    quickPick.title = style ? `${vscode.l10n.t('Compare Models')} — ${vscode.l10n.t('style {0}', style)}` : vscode.l10n.t('Compare Models');
+    quickPick.placeholder = vscode.l10n.t('Pick 2 to 6 models that accept this request');
+    quickPick.canSelectMany = true;
+    quickPick.ignoreFocusOut = true;
+    quickPick.matchOnDescription = true;
+    quickPick.items = eligible.map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model }));
+    if (styleButton) quickPick.buttons = [button];
+    const picked = await new Promise<readonly { model: ImageModel }[] | typeof STYLE_CHOSEN | undefined>((resolve) => {
+      quickPick.onDidAccept(() => resolve(quickPick.selectedItems));
+      quickPick.onDidTriggerButton(() => resolve(STYLE_CHOSEN));
+      quickPick.onDidHide(() => resolve(undefined));
+      quickPick.show();
+    }).finally(() => quickPick.dispose());
+    if (picked === STYLE_CHOSEN) return picked;
     if (!picked) throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
     if (picked.length >= MIN_COMPARE_MODELS && picked.length <= MAX_COMPARE_MODELS) return picked.map((p) => p.model.id);
     void vscode.window.showWarningMessage(vscode.l10n.t('Pick from 2 to 6 models; {0} were picked.', picked.length));

@@ -10,7 +10,7 @@ import { type Services } from '../../services';
 import { type EditArgs, isArgsObject, styleInputOf, toGenerateArgs } from '../common/commandArgs';
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
 import { resolveEditOutputFolder } from '../common/outputFolder';
-import { askPrompt, pickModel, reviewOptions } from './pickers';
+import { askPrompt, pickModel, reviewRequest } from './pickers';
 import { runCommandBody } from '../common/showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/styles';
 import { trPlural } from '../../core/common/plural';
@@ -93,11 +93,11 @@ async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<Ed
     count === 1
       ? vscode.l10n.t('Edit {0}', path.basename(first.fsPath))
       : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
-  const style = await askStyle(services, title, first);
-  const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title, style);
+  const asked = await askStyle(services, title, first);
+  const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title, asked);
   const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
   const aspectDefault = await aspectDefaultFor(model, first.fsPath);
   const references = images.map((u) => u.fsPath);
-  const options = await reviewOptions(services, model, { prompt, style, references }, title, aspectDefault);
+  const { options, style } = await reviewRequest(services, model, { prompt, style: asked, references, styleUri: first }, title, aspectDefault);
   return { ...options, model: model.id, prompt, images, ...(style ? { style } : {}) };
 }

@@ -5,7 +5,7 @@ import { type GenerateArgs, isArgsObject, styleInputOf, toGenerateArgs } from '.
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
 import { readPathSetting, readSettings } from '../../host/settings';
 import { resolveOutputFolder, workspaceFolderFor } from '../common/outputFolder';
-import { askPrompt, pickModel, reviewOptions } from './pickers';
+import { askPrompt, pickModel, reviewRequest } from './pickers';
 import { runCommandBody } from '../common/showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/styles';
 
@@ -39,14 +39,15 @@ export async function generate(services: Services, args: GenerateArgs, interacti
   });
 }
 
+/** Model, prompt, review (with a Style row); a Style step comes first only where the project has styles. */
 async function askGenerateArgs(services: Services): Promise<GenerateArgs> {
   await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image');
-  const style = await askStyle(services, title, undefined, true);
-  const model = await pickModel(services, (m) => m.supports_generation, title, style);
+  const asked = await askStyle(services, title);
+  const model = await pickModel(services, (m) => m.supports_generation, title, asked);
   const editor = vscode.window.activeTextEditor;
   const selection = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
   const prompt = await askPrompt(title, selection.trim(), vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour'));
-  const options = await reviewOptions(services, model, { prompt, style }, title);
+  const { options, style } = await reviewRequest(services, model, { prompt, style: asked }, title);
   return { ...options, model: model.id, prompt, ...(style ? { style } : {}) };
 }

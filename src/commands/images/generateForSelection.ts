@@ -101,25 +101,25 @@ function argsWithSelection(args: Record<string, unknown>, selected: string): Gen
 }
 
 /**
- * Style, model, then the prompt: written by the editor's language model from the selection (or the
+ * Style (only where the project has styles), model, then the prompt: written by the editor's language model from the selection (or the
  * whole document when nothing is selected) when the setting and the person allow it, else the
  * selection; then the review, where the prompt can be edited beside the estimate.
  */
 async function askArgs(services: Services, document: vscode.TextDocument, selected: string): Promise<GenerateArgs> {
   await services.connection.assertReady();
   const title = vscode.l10n.t('Generate Image for Selection');
-  const style = await askStyle(services, title, undefined, true);
-  const model = await pickModel(services, (m) => m.supports_generation, title, style);
+  const asked = await askStyle(services, title);
+  const model = await pickModel(services, (m) => m.supports_generation, title, asked);
   const source = {
     text: selected || document.getText(),
     wholeDocument: !selected,
     kind: sourceKindOf(document.languageId),
-    style: await styleHint(services, style),
+    style: await styleHint(services, asked),
   };
   const written = source.text.trim() ? await writePromptCode().proposePrompt(services, { source, plainText: selected, title }) : { prompt: '' };
   const proposed = written.prompt || (await askPrompt(title, '', vscode.l10n.t('A lighthouse on a cliff at dawn, watercolour')));
   const note = written.writtenBy ? vscode.l10n.t('written by {0}; choose to edit', written.writtenBy) : written.fallback;
-  const { options, prompt } = await reviewRequest(services, model, { prompt: proposed, style, editablePrompt: true, promptNote: note }, title);
+  const { options, prompt, style } = await reviewRequest(services, model, { prompt: proposed, style: asked, editablePrompt: true, promptNote: note }, title);
   return { ...options, model: model.id, prompt, ...(style ? { style } : {}) };
 }
 

@@ -1,6 +1,7 @@
-// The multi-step quick pick: style, model, prompt, then a review list of options offered only from
-// the model's own lists, with the final prompt and the estimate shown before anything is sent.
-// Choices are remembered per model (not those made under a style, which decides them).
+// The multi-step quick pick: model, prompt (a Style step first only where the project has styles),
+// then a review list of the style and the options offered only from the model's own lists, with the
+// final prompt and the estimate shown before anything is sent. Choices are remembered per model
+// (not those made under a style, which decides them).
 import * as vscode from 'vscode';
 import { canEdit } from '../../core/gateway/catalog';
 import { estimateCost, formatRubleRange, formatRubles } from '../../core/money/cost';
@@ -11,7 +12,7 @@ import { type AspectDefault, leavesAspectOpen } from '../../jobs/editShape';
 import type { OptionOverrides, StyledRequest } from '../../jobs/styledRequest';
 import { type Services } from '../../services';
 import { trPlural } from '../../core/common/plural';
-import { applyStyle, styleValues } from '../styles/styles';
+import { applyStyle, chooseStyle, reviewStyleNames, stylesCode, styleValues } from '../styles/styles';
 
 const CHOICES_KEY = 'gatewayImages.choices';
 const LAST_MODEL_KEY = 'gatewayImages.lastModel';
@@ -106,7 +107,7 @@ async function rememberOptions(services: Services, model: ImageModel, options: O
   await services.context.globalState.update(CHOICES_KEY, { ...all, [model.id]: options });
 }
 
-type OptionItem = vscode.QuickPickItem & { action: 'send' | 'show' | 'prompt' | keyof Options };
+type OptionItem = vscode.QuickPickItem & { action: 'send' | 'show' | 'prompt' | 'style' | keyof Options };
 
 /** What the review starts from: the prompt, the style it is made with, the caller's own references (edit sources). */
 export interface ReviewBase {
@@ -117,48 +118,54 @@ export interface ReviewBase {
   editablePrompt?: boolean;
   /** Where the prompt came from, or why the selection is the prompt: shown on the prompt's line. */
   promptNote?: string;
+  /** The file whose workspace folder's styles apply (edits: the first source); default: the active editor's. */
+  styleUri?: vscode.Uri;
+}
+
+/** What the review ends with: the person's own choices over the style, the prompt as accepted, the style. */
+export interface Reviewed {
+  options: OptionOverrides;
+  prompt: string;
+  style?: string;
 }
 
 /**
- * The review step: the final prompt (with the style's words), every option with its value and
- * where it comes from; choosing one changes it; the first item sends. Returns the person's own
- * choices over the style (`null`: a style's value cleared to the model's default).
+ * The review step: the final prompt (with the style's words), the style and every option with its
+ * value and where it comes from; choosing one changes it and comes back; the first item sends.
+ * Returns the person's own choices over the style (`null`: a style's value cleared to the model's
+ * default), the prompt as accepted (edited here when `editablePrompt`) and the style.
  */
-export async function reviewOptions(
+export async function reviewRequest(
   services: Services,
   model: ImageModel,
   base: ReviewBase,
   title: string,
   /** Edits: the ratio that keeps the source's shape; it replaces a remembered ratio and says why. */
   aspectDefault?: AspectDefault,
-): Promise<OptionOverrides> {
-  return (await reviewRequest(services, model, base, title, aspectDefault)).options;
-}
-
-/** The review step, with the prompt as the person accepted it (edited there when `editablePrompt`). */
-export async function reviewRequest(
-  services: Services,
-  model: ImageModel,
-  base: ReviewBase,
-  title: string,
-  aspectDefault?: AspectDefault,
-): Promise<{ options: OptionOverrides; prompt: string }> {
-  let options: OptionOverrides = base.style ? {} : rememberedOptions(services, model);
+): Promise<Reviewed> {
+  let style = base.style;
+  let options: OptionOverrides = style ? {} : rememberedOptions(services, model);
   let prompt = base.prompt;
+  /** The options chosen in this review: they stay when the style changes. */
+  const chosenHere = new Set<keyof Options>();
   const resolve = async (): Promise<{ styled?: StyledRequest; problem?: string }> => {
     try {
-      return { styled: await applyStyle(services, base.style, { prompt, model: model.id, options, references: base.references }) };
+      return { styled: await applyStyle(services, style, { prompt, model: model.id, options, references: base.references }, base.styleUri) };
     } catch (error) {
       if (error instanceof ValidationError) return { problem: error.message };
       throw error;
     }
   };
-  let { styled, problem } = await resolve();
-  // No ratio chosen (nor by the style): keep the shape of the source.
-  if (aspectDefault && options.size === undefined && options.aspect_ratio === undefined && (!styled || leavesAspectOpen(styled.request))) {
+  /** No ratio chosen (nor by the style): keep the shape of the source. */
+  const keepShape = async (resolved: { styled?: StyledRequest; problem?: string }) => {
+    const { styled } = resolved;
+    if (!aspectDefault || options.size !== undefined || options.aspect_ratio !== undefined || (styled && !leavesAspectOpen(styled.request))) return resolved;
     options = { ...options, aspect_ratio: aspectDefault.ratio };
-    ({ styled, problem } = await resolve());
-  }
+    return resolve();
+  };
+  // The row shows only when there is a style to offer (the project's, or a starter this model makes).
+  const styleRow = base.style !== undefined || (await reviewStyleNames(services, model.id, base.styleUri).catch(() => [])).length > 0;
+  let { styled, problem } = await keepShape(await resolve());
   for (;;) {
     const full: GenerationRequest = styled?.request ?? { ...ownValues(options), model: model.id, prompt };
     const fromStyle = styled?.fromStyle ?? [];
@@ -171,7 +178,7 @@ export async function reviewRequest(
         label,
         full[field] as string | number | undefined,
         field,
-        fromStyle.includes(field) ? [vscode.l10n.t('style {0}', base.style!), note].filter(Boolean).join(' · ') : note,
+        fromStyle.includes(field) ? [vscode.l10n.t('style {0}', style!), note].filter(Boolean).join(' · ') : note,
       );
     const items: OptionItem[] = [
       {
@@ -189,7 +196,15 @@ export async function reviewRequest(
         action: 'prompt',
       });
     }
-    if (base.style) items.push(...styleItems(base.style, full.prompt, styled));
+    if (styleRow) {
+      items.push({
+        label: vscode.l10n.t('Style'),
+        description: style ?? vscode.l10n.t('No style'),
+        detail: style ? undefined : vscode.l10n.t('choose to give the image a look: words around the prompt and options'),
+        action: 'style',
+      });
+    }
+    if (style) items.push(...styleItems(style, full.prompt, styled));
     items.push(item(vscode.l10n.t('Number of images'), 'n'));
     if (model.supported_resolutions.length) items.push(item(vscode.l10n.t('Resolution'), 'resolution'));
     if (model.supported_aspect_ratios.length) {
@@ -210,15 +225,24 @@ export async function reviewRequest(
     });
     if (!picked) cancelled();
     if (picked.action === 'send' && !blocked) {
-      if (!base.style) await rememberOptions(services, model, ownValues(options));
-      return { options, prompt };
+      if (!style) await rememberOptions(services, model, ownValues(options));
+      return { options, prompt, ...(style ? { style } : {}) };
     }
-    if (picked.action === 'prompt') {
+    if (picked.action === 'style') {
+      const chosen = await chooseStyle(services, title, style, model.id, base.styleUri);
+      if (chosen && chosen.style !== style) {
+        style = chosen.style;
+        options = stylesCode().optionsAfterStyleChange(options, chosenHere, style !== undefined, rememberedOptions(services, model));
+        ({ styled, problem } = await keepShape(await resolve()));
+      }
+    } else if (picked.action === 'prompt') {
       prompt = await askPrompt(title, prompt, '');
       ({ styled, problem } = await resolve());
     } else if (picked.action !== 'send' && picked.action !== 'show') {
       const styleValue = fromStyle.includes(picked.action) ? (full[picked.action] as string | number | undefined) : undefined;
+      const before = options;
       options = await changeOption(model, options, picked.action, styleValue);
+      if (options !== before) chosenHere.add(picked.action);
       ({ styled, problem } = await resolve());
     }
   }

@@ -8,7 +8,7 @@ import type { StylesSource } from '../../core/requests/styleFile';
 import type { ImageModel } from '../../core/gateway/types';
 import type { StyledRequest } from '../../jobs/styledRequest';
 import { type Services } from '../../services';
-import { loadStyles, stylesCode } from '../styles/styles';
+import { loadStylesOrStarters, stylesCode } from '../styles/styles';
 
 export interface StyledLines {
   lines: BatchLine[];
@@ -23,7 +23,8 @@ export interface StyledLines {
 export async function styleLines(services: Services, file: vscode.Uri, lines: readonly BatchLine[], fallbackModel?: string): Promise<StyledLines> {
   const { resolveStyledRequest } = stylesCode();
   const { requestKey } = services.results();
-  const source: StylesSource | undefined = lines.some((l) => l.style) ? await loadStyles(file) : undefined;
+  // Without a styles file, a line may name a built-in starter style (made with the run's model when it can).
+  const source: StylesSource | undefined = lines.some((l) => l.style) ? await loadStylesOrStarters(services, file, true, fallbackModel) : undefined;
   let models: readonly ImageModel[] = await services.catalog.get();
   let refreshed = false;
   const resolve = async (line: BatchLine, model: string): Promise<StyledRequest> => {

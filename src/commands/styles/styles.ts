@@ -1,5 +1,5 @@
 // Project styles in VS Code: the workspace folder whose styles apply, the "Style" step of the
-// pickers (the last style remembered per workspace), and a style applied to a command's values
+// pickers and the review's Style row (the last style remembered per workspace), and a style applied to a command's values
 // through the one resolution (jobs/styledRequest.ts, loaded from dist/styles.js on first use).
 import * as vscode from 'vscode';
 import { CancelledError, ValidationError } from '../../core/gateway/errors';
@@ -39,16 +39,22 @@ export async function loadStyles(uri?: vscode.Uri): Promise<StylesSource | undef
 
 /**
  * The project's styles, or, when the project has no styles file, the built-in starter styles that
- * the catalog can make (core/requests/starterStyles.ts): built-in styles never stand beside a project's.
+ * the catalog can make (core/requests/styleOffer.ts): built-in styles never stand beside a project's.
+ * A starter is made with `preferredModel` (the model chosen) when that model can make it.
  */
-export async function loadStylesOrStarters(services: Services, uri?: vscode.Uri, fetchCatalog = true): Promise<StylesSource | undefined> {
+export async function loadStylesOrStarters(
+  services: Services,
+  uri?: vscode.Uri,
+  fetchCatalog = true,
+  preferredModel?: string,
+): Promise<StylesSource | undefined> {
   const project = await loadStyles(uri);
   if (project) return project;
   const cached = services.catalog.peek();
   // The studio draws from the cached catalog and again when it changes: it never fetches here.
   const models = cached.length || !fetchCatalog ? cached : await services.catalog.get().catch(() => []);
-  const starters = stylesCode().starterSource(stylesRoot(uri) ?? '', models);
-  return starters.styles.size ? starters : undefined;
+  const code = stylesCode();
+  return code.stylesOnOffer(undefined, () => code.starterSource(stylesRoot(uri) ?? '', models, preferredModel || undefined));
 }
 
 /**
@@ -57,7 +63,7 @@ export async function loadStylesOrStarters(services: Services, uri?: vscode.Uri,
  */
 export async function applyStyle(services: Services, style: string | undefined, input: StyleInput, uri?: vscode.Uri): Promise<StyledRequest> {
   const { resolveStyledRequest } = stylesCode();
-  const source = style ? await loadStylesOrStarters(services, uri) : undefined;
+  const source = style ? await loadStylesOrStarters(services, uri, true, input.model) : undefined;
   // Without a style nothing is checked against the catalog here: the job does that.
   const models = style ? await services.catalog.get() : [];
   let styled: StyledRequest;
@@ -86,32 +92,77 @@ export async function styleValues(name: string | undefined, uri?: vscode.Uri, se
 type StyleItem = vscode.QuickPickItem & { style?: string; error?: ValidationError };
 
 /**
- * The "Style" step: no style, or one of the workspace's styles (the last one used first); without a
- * styles file and with `offerStarters` (the generation commands: the starters pick their models by
- * what generation needs), the built-in starter styles, each with a button that saves it into the project.
- * Skipped, as no style, when there is neither. A style written wrongly is refused when picked.
+ * The "Style" step, before the model: only where the project's styles file has styles (or a problem
+ * to show); the last style used in this workspace first. Without, no step (undefined): the review
+ * offers the style in a row (`chooseStyle`), built-in starters included. A style written wrongly is
+ * refused when picked.
  */
-export async function askStyle(services: Services, title: string, uri?: vscode.Uri, offerStarters = false): Promise<string | undefined> {
+export async function askStyle(services: Services, title: string, uri?: vscode.Uri): Promise<string | undefined> {
+  const code = stylesCode();
+  const source = await loadStyles(uri);
+  if (!code.asksStyleFirst(source)) return undefined;
+  const current = code.preselectedStyle(services.context.workspaceState.get<string>(LAST_STYLE_KEY), source);
+  const answer = await pickStyle(services, title, source!, code.styleNames(source!), current, vscode.l10n.t('only what you choose next'));
+  if (!answer) throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
+  if (answer.error) throw answer.error;
+  return answer.style;
+}
+
+/** The styles a review's Style row offers for the model (project styles, else the starters it makes); none: no row. */
+export async function reviewStyleNames(services: Services, model: string, uri?: vscode.Uri): Promise<string[]> {
+  return stylesCode().stylesForModel(await loadStylesOrStarters(services, uri, true, model), model);
+}
+
+/**
+ * The review's Style row: no style, or one on offer for the model, `current` (else the last style
+ * used) active; a built-in style has a button that saves it into the project (the list then shows
+ * the project's styles). Undefined when dismissed: the review goes on unchanged.
+ */
+export async function chooseStyle(
+  services: Services,
+  title: string,
+  current: string | undefined,
+  model?: string,
+  uri?: vscode.Uri,
+): Promise<{ style?: string } | undefined> {
   for (;;) {
-    const source = offerStarters ? await loadStylesOrStarters(services, uri) : await loadStyles(uri);
-    if (!source) return undefined;
-    const answer = await pickStyle(services, title, source);
-    if (answer.save === undefined) return answer.style;
-    // Saved into the project: the step shows the project's styles from now on.
-    await starterStylesCode().saveStarterStyle(services, { style: answer.save });
+    const source = await loadStylesOrStarters(services, uri, true, model);
+    if (!source) return { style: undefined };
+    const code = stylesCode();
+    const names = code.stylesForModel(source, model);
+    // Without a style yet, the last one used in this workspace is the active row (still "No style" until picked).
+    const start = current ?? code.preselectedStyle(services.context.workspaceState.get<string>(LAST_STYLE_KEY), source);
+    const answer = await pickStyle(services, title, source, names, start, vscode.l10n.t('only the options of the review'));
+    if (!answer) return undefined;
+    // A style written wrongly is taken: the review says why it cannot be sent. A file that cannot be read is said here.
+    if (answer.error && answer.style === undefined) {
+      void vscode.window.showErrorMessage(messageText(answer.error.message));
+      continue;
+    }
+    if (answer.save === undefined) return { style: answer.style };
+    // Saved into the project: the list shows the project's styles from now on.
+    const saved = await starterStylesCode().saveStarterStyle(services, { style: answer.save });
+    if (saved !== undefined) current = saved;
   }
 }
 
 const SAVE_BUTTON = (): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon('save'), tooltip: vscode.l10n.t('Save as Project Style…') });
 
-async function pickStyle(services: Services, title: string, source: StylesSource): Promise<{ style?: string; save?: string }> {
-  const builtIn = stylesCode().isStarterSource(source);
-  const last = services.context.workspaceState.get<string>(LAST_STYLE_KEY);
+/** A quick pick of "No style" and `names` of the source, `current` active; undefined when dismissed. */
+async function pickStyle(
+  services: Services,
+  title: string,
+  source: StylesSource,
+  names: readonly string[],
+  current: string | undefined,
+  noStyleNote: string,
+): Promise<{ style?: string; save?: string; error?: ValidationError } | undefined> {
   const code = stylesCode();
-  const items: StyleItem[] = [{ label: `$(circle-slash) ${vscode.l10n.t('No style')}`, description: vscode.l10n.t('only what you choose next') }];
+  const builtIn = code.isStarterSource(source);
+  const items: StyleItem[] = [{ label: `$(circle-slash) ${vscode.l10n.t('No style')}`, description: noStyleNote }];
   // A file that cannot be read as styles is shown (picking it says why), and "No style" still works.
   if (source.fileError) items.push({ label: `$(error) ${source.file}`, detail: source.fileError.message, error: source.fileError });
-  for (const name of code.styleNames(source)) {
+  for (const name of names) {
     const broken = source.broken.get(name);
     try {
       if (broken) throw broken;
@@ -129,7 +180,7 @@ async function pickStyle(services: Services, title: string, source: StylesSource
       items.push({ label: `$(error) ${name}`, detail: problem.message, style: name, error: problem });
     }
   }
-  const active = items.find((item) => item.style !== undefined && item.style === last);
+  const active = items.find((item) => item.style === current && !item.error) ?? items[0];
   const quickPick = vscode.window.createQuickPick<StyleItem>();
   quickPick.title = title;
   quickPick.placeholder = builtIn
@@ -145,9 +196,10 @@ async function pickStyle(services: Services, title: string, source: StylesSource
     quickPick.onDidHide(() => resolve(undefined));
     quickPick.show();
   }).finally(() => quickPick.dispose());
-  if (!picked) throw new CancelledError(vscode.l10n.t('Cancelled: nothing was sent.'));
+  if (!picked) return undefined;
   if ('save' in picked) return { save: picked.save };
-  if (picked.error) throw picked.error;
+  if (picked.error) return { style: picked.style, error: picked.error };
+  // The last style used in this workspace is picked first next time.
   await services.context.workspaceState.update(LAST_STYLE_KEY, picked.style ?? '');
   return { style: picked.style };
 }

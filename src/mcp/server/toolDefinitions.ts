@@ -89,7 +89,7 @@ const options = {
     .optional(),
 };
 const style = text(
-  'A project style from .gateway-images/styles.json (see list_styles): its words go around the prompt, and its model, options, reference images and output folder apply where the call gives none.',
+  "A style of list_styles (the project's .gateway-images/styles.json, or a built-in one while there is no such file): its words go around the prompt, and its model, options, reference images and output folder apply where the call gives none.",
 );
 const prompt = text('What the image should show (for edits: the change to make). Any language.');
 const outputDirectory = text(
@@ -178,7 +178,8 @@ const styleValues = z.looseObject({
   fileNamePattern: z.string().optional(),
 });
 export const listStylesOutput = z.strictObject({
-  file: z.string().describe('The styles file, relative to the workspace folder.').optional(),
+  file: z.string().describe('The styles file, relative to the workspace folder ("built-in styles" for the built-in ones).').optional(),
+  builtIn: z.boolean().describe('True when the workspace has no styles file and the built-in starter styles are listed instead.').optional(),
   styles: z
     .array(
       z.strictObject({
@@ -258,7 +259,7 @@ export const TOOLS = {
   list_styles: {
     title: 'List project styles',
     description:
-      "Lists the project's styles (.gateway-images/styles.json in the workspace): named presets of prompt words, model, options, reference images and output folder that give every image of the project one look. Pass a style's name as `style` to estimate_cost, generate_image or edit_image. Free.",
+      "Lists the project's styles (.gateway-images/styles.json in the workspace): named presets of prompt words, model, options, reference images and output folder that give every image of the project one look. While the workspace has no styles file, lists the built-in starter styles instead (builtIn: true). Pass a style's name as `style` to estimate_cost, generate_image or edit_image. Free.",
     inputSchema: toolInput(listStylesInput),
     outputSchema: listStylesOutput,
     annotations: readOnly,
