@@ -142,6 +142,7 @@ const contexts = await Promise.all([
     './interrupted.js',
     './promptFiles.js',
     './accountPage.js',
+    './moneyAlertCheck.js',
     './findResults.js',
     './writePrompt.js',
     './starterStyles.js',
@@ -167,6 +168,8 @@ const contexts = await Promise.all([
   nodeBundle('recover', 'src/commands/results/recover.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   // The Account and Usage page and its spend chart, loaded when the page is first shown.
   nodeBundle('accountPage', 'src/commands/account/accountPage.ts'),
+  // The money alerts' check (the rules, the told records, the notification), loaded on the first check after a refresh.
+  nodeBundle('moneyAlertCheck', 'src/commands/account/moneyAlertCheck.ts'),
   // Find Image Results… (the palette's search over the results journal), loaded when first used.
   nodeBundle('findResults', 'src/commands/results/findResults.ts', ['vscode', './gateway.js', './results.js', './styles.js']),
   // Project styles (reading, resolving, their schema), loaded when a style is first used.

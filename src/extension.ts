@@ -6,6 +6,7 @@ import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
 import { registerChatTool } from './chat/generateImageTool';
 import { registerAccountCommands } from './commands/account/account';
 import { registerApiKeyCommands } from './commands/account/apiKey';
+import { registerMoneyAlerts } from './commands/account/moneyAlerts';
 import { type BatchArgs, type BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/promptFiles/promptFiles';
 import { type EditArgs, type GenerateArgs } from './commands/common/commandArgs';
 import { type CompareArgs, compareModelsCommand, type CompareResult, registerCompareModels } from './commands/images/compareModels';
@@ -77,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerGenerate(services),
     registerEditImage(services),
     registerAccountCommands(services),
+    registerMoneyAlerts(services),
     registerRecover(services),
     registerInterruptedJobs(services),
     registerStudio(services),

@@ -1,5 +1,6 @@
 // Typed access to the extension's settings, aware of Workspace Trust and of what only the user may set.
 import * as vscode from 'vscode';
+import { type AlertSettings, cleanThresholds } from '../core/money/alerts';
 import type { CapLimits } from '../core/money/spendingCap';
 import type { EditTransport } from '../jobs/jobTypes';
 
@@ -7,7 +8,7 @@ export const SECTION = 'gatewayImages';
 
 /**
  * Settings that guard the user's money (scope `application` in package.json): what a confirmation,
- * a warning, a request's deadline or the agents' caps allow; and whether the user's text goes to a
+ * a warning (the money alerts too), a request's deadline or the agents' caps allow; and whether the user's text goes to a
  * language model provider. A cloned repository must not change them, so only the user's own value
  * counts, the same in every window (see docs/configuration.md).
  */
@@ -18,10 +19,13 @@ export const USER_ONLY_SETTINGS = [
   'mcp.maxCostPerCall',
   'mcp.maxCostPerSession',
   'writePromptWithLanguageModel',
+  'alerts.budgetThresholds',
+  'alerts.runwayDays',
+  'alerts.dailySpend',
 ] as const;
 export type UserOnlySetting = (typeof USER_ONLY_SETTINGS)[number];
 /** The user-only settings that are amounts or durations (writePromptWithLanguageModel is read by commands/images/writePrompt.ts). */
-type UserOnlyNumber = Exclude<UserOnlySetting, 'writePromptWithLanguageModel'>;
+type UserOnlyNumber = Exclude<UserOnlySetting, 'writePromptWithLanguageModel' | 'alerts.budgetThresholds'>;
 
 /**
  * A setting only the user may set: the value in the user's settings, else the default. A
@@ -37,6 +41,18 @@ export function readUserSetting(name: UserOnlyNumber): number {
 /** The spending caps of agents (the MCP server, the chat tool): only the user's values. */
 export function readAgentCaps(): CapLimits {
   return { maxCostPerCall: readUserSetting('mcp.maxCostPerCall'), maxCostPerSession: readUserSetting('mcp.maxCostPerSession') };
+}
+
+/** The money alerts (core/money/alerts.ts): only the user's values. */
+export function readAlertSettings(): AlertSettings {
+  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>('alerts.budgetThresholds');
+  const value = inspected?.globalValue;
+  const thresholds = Array.isArray(value) ? value : Array.isArray(inspected?.defaultValue) ? inspected.defaultValue : [];
+  return {
+    budgetThresholds: cleanThresholds(thresholds as unknown[]),
+    runwayDays: readUserSetting('alerts.runwayDays'),
+    dailySpend: readUserSetting('alerts.dailySpend'),
+  };
 }
 
 export interface ExtensionSettings {

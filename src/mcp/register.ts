@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { summarizeError } from '../core/gateway/errors';
 import { readConnectionSettings } from '../host/gatewayConnection';
-import { readAgentCaps, readPathSetting, readSettings } from '../host/settings';
+import { readAgentCaps, readAlertSettings, readPathSetting, readSettings } from '../host/settings';
 import type { Services } from '../services';
 import { connectionEnvironment, ENV } from './server/config';
 import { registerMcpSetupCommand } from './setupCommand';
@@ -179,6 +179,7 @@ function createProvider(services: Services, serverPath: string, Definition: McpD
 function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: number, folder: vscode.WorkspaceFolder): Record<string, string> {
   const output = readPathSetting('outputDirectory', 'generated-images', folder.uri);
   const caps = readAgentCaps();
+  const alerts = readAlertSettings();
   const env: Record<string, string> = {
     // VS Code's own executable runs scripts as plain Node with this (ignored by Node itself).
     ELECTRON_RUN_AS_NODE: '1',
@@ -187,6 +188,10 @@ function serverEnvironment(services: Services, baseUrl: string, timeoutSeconds: 
     [ENV.maxCostPerCall]: String(caps.maxCostPerCall),
     [ENV.maxCostPerSession]: String(caps.maxCostPerSession),
     [ENV.timeoutSeconds]: String(timeoutSeconds),
+    // The same money alerts as the window's: get_account carries those in force.
+    [ENV.alertBudgetThresholds]: alerts.budgetThresholds.length ? alerts.budgetThresholds.join(',') : 'none',
+    [ENV.alertRunwayDays]: String(alerts.runwayDays),
+    [ENV.alertDailySpend]: String(alerts.dailySpend),
     // The extension's recovery folder: "Recover Unsaved Images" finds what the server could not place.
     [ENV.recoveryDir]: services.recoveryDir,
     // The window's results journal: the server's results show in the gallery and the spend ledger, under MCP with the client's name.

@@ -195,6 +195,10 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       'security.workspace.trust.enabled': options.workspaceTrust === true,
       // With trust on: no start-up trust dialog; the window opens in Restricted Mode.
       ...(options.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.untrustedFiles': 'open' } : {}),
+      // The money alerts (on by default for people) would add warnings to tests of other things whenever
+      // their key's budget or balance crosses a line; the alerts' own tests turn them on.
+      'gatewayImages.alerts.budgetThresholds': [],
+      'gatewayImages.alerts.runwayDays': 0,
     };
     if (options.emulator !== false) {
       emulator = await startSuiteEmulator();

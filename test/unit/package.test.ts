@@ -145,6 +145,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/promptFiles.js',
       'extension/dist/recover.js',
       'extension/dist/accountPage.js',
+      'extension/dist/moneyAlertCheck.js',
       'extension/dist/findResults.js',
       'extension/dist/writePrompt.js',
       'extension/dist/starterStyles.js',
@@ -201,6 +202,7 @@ describe('packaging: the .vsix', function () {
       'starterStyles.js',
       'mcp.js',
       'plural.js',
+      'moneyAlertCheck.js',
     ]);
     for (const name of [...usesL10nPackage, 'promptFiles.js', 'recover.js', 'accountPage.js']) {
       const code = read(name);

@@ -4,6 +4,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ConnectionSettings } from '../../core/gateway/proxy';
+import { type AlertSettings, cleanThresholds, DEFAULT_ALERT_SETTINGS } from '../../core/money/alerts';
 import { agentJournalFile } from '../../jobs/results/agentJournal';
 
 export const ENV = {
@@ -17,6 +18,10 @@ export const ENV = {
   recoveryDir: 'GATEWAY_IMAGES_RECOVERY_DIR',
   resultsJournal: 'GATEWAY_IMAGES_RESULTS_JOURNAL',
   workspaceTrusted: 'GATEWAY_IMAGES_WORKSPACE_TRUSTED',
+  // The money alerts get_account carries (gatewayImages.alerts.*).
+  alertBudgetThresholds: 'GATEWAY_IMAGES_ALERT_BUDGET_THRESHOLDS',
+  alertRunwayDays: 'GATEWAY_IMAGES_ALERT_RUNWAY_DAYS',
+  alertDailySpend: 'GATEWAY_IMAGES_ALERT_DAILY_SPEND',
   // The connection, as VS Code's `http.*` settings give it to the extension (see connectionEnvironment).
   proxyAuthorization: 'GATEWAY_IMAGES_PROXY_AUTHORIZATION',
   noProxy: 'GATEWAY_IMAGES_NO_PROXY',
@@ -48,6 +53,8 @@ export interface McpConfig {
   resultsJournal?: string;
   /** False when VS Code has not trusted the workspace: its styles are read, but never send on their own (default true). */
   workspaceTrusted?: boolean;
+  /** The money alerts get_account carries (default: the settings' defaults). */
+  alerts?: AlertSettings;
   /** Proxy and certificate settings beyond HTTPS_PROXY/HTTP_PROXY/NO_PROXY (default: the extension's defaults). */
   connection?: ConnectionSettings;
 }
@@ -85,7 +92,30 @@ export function readConfig(env: NodeJS.ProcessEnv, cwd: string, realpath: (p: st
     recoveryDir: text(ENV.recoveryDir) ?? path.join(os.homedir(), '.gateway-images', 'recovery'),
     resultsJournal: path.resolve(cwd, text(ENV.resultsJournal) ?? agentJournalFile(workspaceRoot, os.homedir())),
     workspaceTrusted: text(ENV.workspaceTrusted) !== '0',
+    alerts: readAlerts(env),
     connection: readConnection(env),
+  };
+}
+
+/** The alerts' settings: percents separated by commas ("none" or "off": no budget alerts), days and rubles (0: off). */
+export function readAlerts(env: NodeJS.ProcessEnv): AlertSettings {
+  const raw = env[ENV.alertBudgetThresholds]?.trim();
+  let budgetThresholds = DEFAULT_ALERT_SETTINGS.budgetThresholds;
+  if (raw && ['none', 'off', '[]'].includes(raw.toLowerCase())) budgetThresholds = [];
+  else if (raw) {
+    const values = raw
+      .replace(/^\[|\]$/g, '')
+      .split(/[,;\s]+/)
+      .filter(Boolean)
+      .map(Number);
+    if (!values.every((v) => Number.isFinite(v) && v > 0 && v <= 100))
+      throw new ConfigError(ENV.alertBudgetThresholds, `must be percents from 1 to 100 separated by commas, or "none"; got "${raw}".`);
+    budgetThresholds = cleanThresholds(values);
+  }
+  return {
+    budgetThresholds,
+    runwayDays: rubles(env, ENV.alertRunwayDays, DEFAULT_ALERT_SETTINGS.runwayDays),
+    dailySpend: rubles(env, ENV.alertDailySpend, DEFAULT_ALERT_SETTINGS.dailySpend),
   };
 }
 

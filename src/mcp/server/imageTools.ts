@@ -8,6 +8,7 @@ import { CatalogCache } from '../../core/gateway/catalogCache';
 import type { FundsSnapshot } from '../../core/money/cost';
 import { CancelledError, NotConfiguredError, ValidationError } from '../../core/gateway/errors';
 import { SpendingCap } from '../../core/money/spendingCap';
+import { DEFAULT_ALERT_SETTINGS } from '../../core/money/alerts';
 import { type BalanceRecord, type ImageModel, type KeyRecord, type StatsSummary } from '../../core/gateway/types';
 import type { HistoryStore } from '../../jobs/results/history';
 import { ImageJobService } from '../../jobs/imageJobs';
@@ -17,7 +18,21 @@ import type { ImageApi, ImageJob, JobResult, PaidFailure } from '../../jobs/jobT
 import type { McpConfig } from './config';
 import { PREVIEW_SIDE, previewOf } from './preview';
 import { WorkspaceStyles } from './styleTools';
-import { accountLines, type CallContext, capLine, imageLines, mimeTypeOf, modelLine, PaidCallFailure, range, rub, type ToolAnswer } from './toolAnswers';
+import { accountIdentity } from '../../core/gateway/identity';
+import { weekSpendOf, weekWindow } from '../../core/money/alerts';
+import {
+  accountLines,
+  accountWarnings,
+  type CallContext,
+  capLine,
+  imageLines,
+  mimeTypeOf,
+  modelLine,
+  PaidCallFailure,
+  range,
+  rub,
+  type ToolAnswer,
+} from './toolAnswers';
 import type {
   AccountAnswer,
   EditArgs,
@@ -288,9 +303,26 @@ export class ImageTools {
     const api = this.paidApi();
     const [balance, key, stats] = await Promise.all([api.balance(), api.key(), api.stats()]);
     this.funds = { balance: balance.balance, budget: balance.budget ?? key.budget?.remaining };
-    const lines = accountLines(balance, key, stats);
+    const now = new Date();
+    const settings = this.config.alerts ?? DEFAULT_ALERT_SETTINGS;
+    const weekSpend = settings.runwayDays > 0 ? await this.weekSpend(now) : undefined;
+    const warnings = accountWarnings(settings, { balance, key, stats }, now, weekSpend);
+    const lines = accountLines(balance, key, stats, warnings);
     // Copies: the records' own types have no index signature; the answer's schema lets a gateway's extra fields through.
-    return this.answer(lines.join('\n'), { balance: { ...balance }, key: { ...key }, stats: { ...stats } });
+    return this.answer(lines.join('\n'), { balance: { ...balance }, key: { ...key }, stats: { ...stats }, warnings });
+  }
+
+  /** This key's known spend of the last 7 days in the results journal (this week's pace); undefined without one. */
+  private async weekSpend(now: Date): Promise<number | undefined> {
+    const journal = this.options.journal;
+    if (!journal || !this.config.apiKey) return undefined;
+    try {
+      const { from, to } = weekWindow(now);
+      return weekSpendOf((await journal.index()).createdBetween(from, to), accountIdentity(this.config.baseUrl, this.config.apiKey), now);
+    } catch (error) {
+      this.options.warn?.(`get_account: the results journal could not be read for this week's spend: ${String(error)}`);
+      return undefined;
+    }
   }
 
   /** Every answer carries the session allowance. */

@@ -2,6 +2,7 @@
 // the plain English of their text (models, account, saved images, the spending cap). Pure: no vscode import.
 import * as path from 'node:path';
 import { canEdit } from '../../core/gateway/catalog';
+import { type AlertFacts, type AlertSettings, describeAlert, evaluateAlerts, type MoneyAlert } from '../../core/money/alerts';
 import { type CostEstimate, formatRubles } from '../../core/money/cost';
 import type { CapStatus } from '../../core/money/spendingCap';
 import type { BalanceRecord, ImageModel, KeyRecord, StatsSummary } from '../../core/gateway/types';
@@ -57,8 +58,36 @@ export function modelLine(m: ImageModel): string {
   );
 }
 
-/** The account tool's text: balance, the key's budget and expiry, spending today and over 30 days. */
-export function accountLines(balance: BalanceRecord, key: KeyRecord, stats: StatsSummary): string[] {
+/** A money alert in force, as get_account gives it: its kind, the sentence, and its figures. */
+export type AccountWarning = MoneyAlert & { message: string };
+
+/**
+ * The money alerts in force now, by the same rules as the window's notifications (core/money/alerts.ts),
+ * each time get_account is called: an agent is told while they hold, not once.
+ */
+export function accountWarnings(
+  settings: AlertSettings,
+  records: { balance: BalanceRecord; key: KeyRecord; stats: StatsSummary },
+  now: Date,
+  weekSpend?: number,
+): AccountWarning[] {
+  const { balance, key, stats } = records;
+  const remaining = balance.budget ?? key.budget?.remaining;
+  const facts: AlertFacts = {
+    now,
+    balance: balance.balance,
+    ...(key.budget && typeof remaining === 'number'
+      ? { budget: { remaining, initial: key.budget.initial, ...(key.budget.reset_at ? { resetAt: key.budget.reset_at } : {}) } }
+      : {}),
+    avgDailySpend: stats.avg_daily_spend,
+    todaySpend: stats.today_spend,
+    ...(weekSpend !== undefined ? { weekSpend } : {}),
+  };
+  return evaluateAlerts(settings, facts).inForce.map((alert) => ({ ...alert, message: describeAlert(alert, 'en') }));
+}
+
+/** The account tool's text: balance, the key's budget and expiry, spending today and over 30 days, and the warnings in force. */
+export function accountLines(balance: BalanceRecord, key: KeyRecord, stats: StatsSummary, warnings: readonly AccountWarning[] = []): string[] {
   const lines = [`Balance ${rub(balance.balance)}.`];
   if (key.budget) {
     const reset = key.budget.reset_interval ? `, resets ${key.budget.reset_interval}${key.budget.reset_at ? ` on ${key.budget.reset_at}` : ''}` : '';
@@ -69,6 +98,8 @@ export function accountLines(balance: BalanceRecord, key: KeyRecord, stats: Stat
     `Today: ${rub(stats.today_spend)} in ${stats.today_requests} request(s); 30 days: ${rub(stats.month_spend)} in ${stats.month_requests}, ${rub(stats.avg_daily_spend)} a day on average.`,
   );
   if (stats.top_model_by_spend) lines.push(`Top model by spend: ${stats.top_model_by_spend}.`);
+  for (const warning of warnings) lines.push(`WARNING: ${warning.message}`);
+  if (warnings.length) lines.push('The money is about to run out: tell the user and make no more paid calls unless they say so.');
   return lines;
 }
 

@@ -233,6 +233,18 @@ export const accountOutput = z.strictObject({
   stats: z
     .looseObject({ today_spend: z.number(), today_requests: z.number(), month_spend: z.number(), month_requests: z.number(), avg_daily_spend: z.number() })
     .optional(),
+  warnings: z
+    .array(
+      z
+        .looseObject({ kind: z.enum(['budget', 'runway', 'dailySpend']), message: z.string() })
+        .describe(
+          'budget: threshold, usedPercent, spent, initial, remaining, resetAt; runway: days, daysLeft, balance, pace (rubles a day), paceOver (week or month); dailySpend: limit, todaySpend.',
+        ),
+    )
+    .describe(
+      "The user's money alerts in force now (the key's budget past a threshold, the balance lasting under the user's days, today's spend past the user's daily amount). Not empty: tell the user, and make no more paid calls unless they say so.",
+    )
+    .optional(),
   error: error.optional(),
   spendingCap,
 });
@@ -290,7 +302,8 @@ export const TOOLS = {
   },
   get_account: {
     title: 'Account, budget and usage',
-    description: "Balance, the key's budget and expiry, usage statistics, and the spending cap of this session. Free.",
+    description:
+      "Balance, the key's budget and expiry, usage statistics, the spending cap of this session, and `warnings`: the user's money alerts in force now (budget nearly spent, balance running out, today's spend past the user's amount). With warnings, tell the user and make no more paid calls unless they say so. Free.",
     inputSchema: toolInput({}),
     outputSchema: accountOutput,
     annotations: readOnly,
