@@ -45,7 +45,12 @@ export async function readQuickItems(page: Page, maxItems = 200): Promise<QuickI
     const total = rows[0]?.setSize ?? 0;
     if (total > 0 && seen.size >= total) break;
     stale = seen.size === before ? stale + 1 : 0;
-    for (let i = 0; i < Math.max(1, rows.length - 1); i++) await page.keyboard.press('ArrowDown');
+    // Down a page at most, and never past the last row: ArrowDown there wraps to the first, and the
+    // rows passed on the way are rendered and dropped again between two reads (a list one row longer
+    // than the view lost its last row).
+    const focused = rows.find((r) => r.focused)?.index ?? rows[0]?.index ?? 0;
+    const presses = total > 0 ? Math.min(rows.length - 1, total - 1 - focused) : rows.length - 1;
+    for (let i = 0; i < Math.max(1, presses); i++) await page.keyboard.press('ArrowDown');
   }
   return [...seen.values()].sort((a, b) => a.index - b.index);
 }
