@@ -22,7 +22,9 @@ function languageService(): ts.LanguageService {
   const config = ts.parseJsonConfigFileContent(configFile.config, ts.sys, ROOT);
   const host: ts.LanguageServiceHost = {
     getCompilationSettings: () => config.options,
-    getScriptFileNames: () => config.fileNames,
+    // The product's files only: a reference from a test does not count, and searching the tests
+    // for references (half the program) doubled the time.
+    getScriptFileNames: () => config.fileNames.filter((file) => path.relative(ROOT, file).startsWith(`src${path.sep}`)),
     getScriptVersion: () => '1',
     getScriptSnapshot: (file) => {
       const text = ts.sys.readFile(file);
