@@ -147,12 +147,20 @@ const contexts = await Promise.all([
     './writePrompt.js',
     './starterStyles.js',
     './recover.js',
+    './compareModels.js',
   ]),
   nodeBundle('errors', 'src/core/gateway/errors.ts'),
   nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
-  nodeBundle('studioHost', 'src/studio/panel/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js', './starterStyles.js']),
+  nodeBundle('studioHost', 'src/studio/panel/studioPanel.ts', [
+    'vscode',
+    './gateway.js',
+    './results.js',
+    './styles.js',
+    './writePrompt.js',
+    './starterStyles.js',
+  ]),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/common/plural.ts'),
   nodeBundle('gateway', 'src/core/client/gatewayBundle.ts'),
@@ -160,6 +168,15 @@ const contexts = await Promise.all([
   nodeBundle('results', 'src/jobs/results/resultsBundle.ts'),
   // Generate Images from File's code (claim, plan, confirmation, run, report), loaded when a prompt file is first run.
   nodeBundle('promptFiles', 'src/commands/promptFiles/batchFromFile.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js']),
+  // Compare Models… (the models' list, the combined estimate, the run), loaded when the command first runs.
+  nodeBundle('compareModels', 'src/commands/images/compareModels.ts', [
+    'vscode',
+    './gateway.js',
+    './results.js',
+    './styles.js',
+    './starterStyles.js',
+    './writePrompt.js',
+  ]),
   // The prompt written by the editor's language model (Generate Image for Selection), loaded when first used.
   nodeBundle('writePrompt', 'src/commands/images/writePrompt.ts'),
   // "Save as Project Style…" of a built-in starter style, loaded when first used.

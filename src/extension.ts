@@ -9,7 +9,8 @@ import { registerApiKeyCommands } from './commands/account/apiKey';
 import { registerMoneyAlerts } from './commands/account/moneyAlerts';
 import { type BatchArgs, type BatchResult, generateFromFileCommand, registerBatchFromFile } from './commands/promptFiles/promptFiles';
 import { type EditArgs, type GenerateArgs } from './commands/common/commandArgs';
-import { type CompareArgs, compareModelsCommand, type CompareResult, registerCompareModels } from './commands/images/compareModels';
+import { compareCode, registerCompareModels } from './commands/images/compareCommand';
+import type { CompareArgs, CompareResult } from './commands/images/compareModels';
 import { confirmCost } from './commands/common/confirmCost';
 import { editImageCommand, registerEditImage } from './commands/images/editImage';
 import { generateCommand, registerGenerate } from './commands/images/generate';
@@ -101,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     generate: async (args) => (await generateCommand(services, args))!,
     editImage: async (args) => (await editImageCommand(services, args))!,
     generateFromFile: async (args) => (await generateFromFileCommand(services, args))!,
-    compareModels: async (args) => (await compareModelsCommand(services, args))!,
+    compareModels: async (args) => (await compareCode().compareModelsCommand(services, args))!,
     get account() {
       return services.account.snapshot;
     },

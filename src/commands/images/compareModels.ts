@@ -41,10 +41,6 @@ export interface CompareResult {
   files: vscode.Uri[];
 }
 
-export function registerCompareModels(services: Services): vscode.Disposable {
-  return vscode.commands.registerCommand('gatewayImages.compareModels', (args?: unknown) => compareModelsCommand(services, args));
-}
-
 export function compareModelsCommand(services: Services, args?: unknown): Promise<CompareResult | undefined> {
   if (isArgsObject(args)) return runCommandBody(services, true, () => compareModels(services, toCompareArgs(args), false));
   return runCommandBody(services, false, async () => {
