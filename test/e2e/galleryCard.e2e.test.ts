@@ -11,7 +11,8 @@ import { useWorkbench } from './useWorkbench';
 
 const ICON_BUTTONS = ['Open', 'Use as Reference', 'Insert Markdown Link', 'More actions'];
 const MENU_ITEMS = ['Reveal in Explorer', 'Copy Path', 'Regenerate…', 'Delete…'];
-const FILLED = 'The form was filled from a previous result';
+/** The status after Regenerate… (with or without a style). */
+const FILLED = /The form was filled from/;
 
 /** What has the keyboard focus in the studio: a card ("card 1"), or a control by its name. */
 function focused(frame: Frame): Promise<string> {
