@@ -5,10 +5,10 @@
 import type { GalleryAction, GalleryChangedMessage, GalleryItem, GalleryPageView, ThumbnailMessage } from '../../src/studio/protocol/protocol';
 import { LIMITS } from '../../src/studio/protocol/protocol';
 import { GalleryList } from '../../src/studio/gallery/galleryList';
+import { buildCardActions } from './cardActions';
 import { el } from './dom';
 import { post, request, t } from './host';
 
-const ACTIONS: GalleryAction[] = ['open', 'reveal', 'copyPath', 'insertLink', 'useAsReference', 'regenerate', 'delete'];
 const MIN_CARD_WIDTH = 220;
 const GAP = 16;
 /** Rows drawn above and below the screen, so a scroll shows cards already drawn. */
@@ -212,22 +212,25 @@ export function buildGallery(): Gallery {
 }
 
 function card(item: GalleryItem, thumbnail: ThumbnailState | undefined): HTMLElement {
-  const buttons = ACTIONS.map((action) => {
-    const button = el('button', { type: 'button', class: `secondary small action-${action}`, 'data-action': action }, [t(action)]);
-    button.addEventListener('click', () => request({ type: 'galleryAction', action, entryId: item.entryId, file: item.file }));
-    return button;
-  });
+  const run = (action: GalleryAction) => request({ type: 'galleryAction', action, entryId: item.entryId, file: item.file });
+  const thumb = el('div', { class: 'thumb', title: t('openHint') });
+  // The image opens on a double click, or on Enter while the card itself has the focus.
+  thumb.addEventListener('dblclick', () => run('open'));
   // Dragged into a Markdown or HTML editor (with Shift), the editor's drop providers insert an image link.
-  const li = el('li', { class: 'card', draggable: 'true' }, [
-    el('div', { class: 'thumb' }),
+  const li = el('li', { class: 'card', draggable: 'true', tabindex: '0', 'aria-keyshortcuts': 'Enter' }, [
+    thumb,
     el('p', { class: 'prompt' }),
-    el('p', { class: 'description details' }),
-    el('div', { class: 'card-actions', role: 'group' }, buttons),
+    el('div', { class: 'card-footer' }, [el('p', { class: 'description details' }), buildCardActions(run)]),
   ]);
   li.dataset.file = item.file;
   li.dataset.entryId = item.entryId;
   updateCard(li, item);
   if (thumbnail) setThumbnail(li, thumbnail);
+  li.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || event.target !== li) return;
+    event.preventDefault();
+    run('open');
+  });
   li.addEventListener('dragstart', (event) => {
     event.dataTransfer?.setData('text/uri-list', li.dataset.uri ?? '');
     event.dataTransfer?.setData('text/plain', item.file);
@@ -243,8 +246,11 @@ function updateCard(li: HTMLElement, item: GalleryItem): void {
     prompt.textContent = item.prompt;
     prompt.title = item.name;
   }
-  const detailsLine = li.querySelector('.details');
-  if (detailsLine) detailsLine.textContent = details;
+  const detailsLine = li.querySelector<HTMLElement>('.details');
+  if (detailsLine) {
+    detailsLine.textContent = details;
+    detailsLine.title = details;
+  }
   li.querySelector('.card-actions')?.setAttribute('aria-label', t('actionsFor', item.name));
   li.dataset.uri = item.uri;
   li.title = item.prompt;

@@ -5,7 +5,7 @@
 // own with spend from commands, the studio and another machine on the same key, Account and Usage
 // with "Where the money went" is photographed in the dark and light themes (docs/ when asked).
 import * as assert from 'assert';
-import { generateCard, newestPrompt, openStudio, waitForResults } from './studioPage';
+import { cardButton, generateCard, newestPrompt, openStudio, waitForResults } from './studioPage';
 import {
   prepareTest,
   readNotificationCentre,
@@ -67,7 +67,7 @@ describe('Find results and where the money went (e2e)', () => {
     await frame.locator('#gallery-filter').fill(QUERY);
     await waitForResults(frame, 1, 20_000);
     assert.strictEqual(await newestPrompt(frame), 'A lighthouse in fog');
-    await frame.locator('#gallery li.card[aria-posinset="1"] .action-open').click();
+    await cardButton(frame, 'Open').click();
     await opensTab(`result-${MATCH}.png`);
 
     // The filter is the workspace's, not the panel's: a studio opened anew after the reload shows it.

@@ -4,7 +4,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { formState, generateCard, generateFrom, newestPrompt, openStudio, resultCount, STUDIO_TITLE as TITLE, waitForResults } from './studioPage';
+import { cardButton, formState, generateCard, generateFrom, newestPrompt, openStudio, resultCount, STUDIO_TITLE as TITLE, waitForResults } from './studioPage';
 import { prepareTest, runCommand, waitFor, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { shootInBothThemes } from './pictures';
@@ -137,8 +137,7 @@ describe('Image Studio (e2e)', () => {
     await generateCard(frame, 'A card that keeps the focus');
     const { journal, result } = await generatedResult(opened());
     const results = await resultCount(frame);
-    const reveal = frame.locator('#gallery li.card[aria-posinset="1"] .action-reveal');
-    await reveal.focus();
+    await cardButton(frame, 'Use as Reference').focus();
     const focused = () =>
       frame.evaluate(() => {
         type Element = { tagName: string; dataset: Record<string, string | undefined>; closest(selector: string): Element | null };
@@ -146,7 +145,7 @@ describe('Image Studio (e2e)', () => {
         return `${active?.closest('li')?.dataset.file ?? '(no card)'} ${active?.dataset.action ?? active?.tagName}`;
       });
     const before = await focused();
-    assert.match(before, / reveal$/);
+    assert.match(before, / useAsReference$/);
     // Another window compacts: it writes the journal anew, with one result of its own, and renames
     // it over this one. This window reads the replaced file whole, and its gallery starts over.
     const replacement = `${journal}.other-window`;

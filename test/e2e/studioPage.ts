@@ -33,8 +33,20 @@ export async function resultCount(frame: Frame): Promise<number> {
   return Number(await frame.locator('#gallery').getAttribute('data-total'));
 }
 
-/** The prompt of the newest result: the first card in the gallery's order (the top of an unscrolled gallery). */
-export const newestPrompt = (frame: Frame) => frame.locator('#gallery li.card[aria-posinset="1"] .prompt').textContent({ timeout: 10_000 });
+/** The newest result's card: the first in the gallery's order (the top of an unscrolled gallery). */
+export const newestCard = (frame: Frame) => frame.locator('#gallery li.card[aria-posinset="1"]');
+
+/** The prompt of the newest result. */
+export const newestPrompt = (frame: Frame) => newestCard(frame).locator('.prompt').textContent({ timeout: 10_000 });
+
+/** A card's action by its accessible name: an icon button ('Open', 'Use as Reference', 'Insert Markdown Link', 'More actions'). */
+export const cardButton = (frame: Frame, name: string) => newestCard(frame).getByRole('button', { name, exact: true });
+
+/** Clicks an action of the newest card's More actions menu ('Reveal in Explorer', 'Copy Path', 'Regenerate…', 'Delete…'). */
+export async function clickCardMenuItem(frame: Frame, name: string): Promise<void> {
+  await cardButton(frame, 'More actions').click();
+  await newestCard(frame).getByRole('menuitem', { name, exact: true }).click();
+}
 
 export async function generateFrom(frame: Frame, prompt: string): Promise<void> {
   await frame.locator('#prompt').fill(prompt);

@@ -113,6 +113,8 @@ export function studioStrings(): StudioStrings {
     regenerate: vscode.l10n.t('Regenerate…'),
     delete: vscode.l10n.t('Delete…'),
     actionsFor: vscode.l10n.t('Actions for {0}'),
+    moreActions: vscode.l10n.t('More actions'),
+    openHint: vscode.l10n.t('Double-click or press Enter to open'),
     pasteTooLarge: vscode.l10n.t('The pasted image is larger than 25 MB.'),
     pasteUnsupported: vscode.l10n.t('Only PNG, JPEG and WebP images can be used as references.'),
     loading: vscode.l10n.t('Loading…'),
