@@ -74,11 +74,12 @@ describe('Studio gallery card actions (e2e)', () => {
     assert.strictEqual((await references.first().locator('.name').textContent())?.trim(), file);
 
     // The menu holds the other actions; Regenerate… fills the form and closes it.
+    // (The prompt is emptied first: focus leaving an open menu closes it, as in VS Code's menus.)
+    await frame.locator('#prompt').fill('');
     await more.click();
     assert.strictEqual(await more.getAttribute('aria-expanded'), 'true');
     const menu = newestCard(frame).getByRole('menu', { name: 'More actions' });
     assert.deepStrictEqual(await menu.getByRole('menuitem').allTextContents(), MENU_ITEMS);
-    await frame.locator('#prompt').fill('');
     await menu.getByRole('menuitem', { name: 'Regenerate…', exact: true }).click();
     await promptFilled(frame, prompt);
     assert.strictEqual(await menu.count(), 0, 'the menu stayed open after its action');
@@ -152,7 +153,7 @@ describe('Studio gallery card actions (e2e)', () => {
     await menu.waitFor({ state: 'detached', timeout: 5_000 });
     assert.strictEqual(await more.getAttribute('aria-expanded'), 'false');
 
-    // Space opens it; Enter on Regenerate… carries it out (the prompt comes back) and gives the focus back to the button.
+    // Space opens it; Enter on Regenerate… carries it out: the prompt comes back, and the focus goes to it (to edit it before Generate).
     await frame.locator('#prompt').fill('');
     await more.focus();
     await page.keyboard.press('Space');
@@ -162,8 +163,9 @@ describe('Studio gallery card actions (e2e)', () => {
     await waitForFocus(frame, 'Regenerate…');
     await page.keyboard.press('Enter');
     await promptFilled(frame, prompt);
-    await waitForFocus(frame, 'More actions');
+    await frame.locator('#prompt:focus').waitFor({ state: 'attached', timeout: 10_000 });
     assert.strictEqual(await menu.count(), 0);
+    assert.strictEqual(await more.getAttribute('aria-expanded'), 'false');
 
     // Enter on a focused icon button carries it out: Open.
     await cardButton(frame, 'Open').press('Enter');
