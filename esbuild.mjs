@@ -147,12 +147,20 @@ const contexts = await Promise.all([
     './writePrompt.js',
     './starterStyles.js',
     './recover.js',
+    './imagePreview.js',
   ]),
   nodeBundle('errors', 'src/core/gateway/errors.ts'),
   nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
   nodeBundle('onboarding', 'src/host/onboarding.ts'),
   // The Image Studio's host side (its panel, messages, gallery feed), loaded when the studio first opens.
-  nodeBundle('studioHost', 'src/studio/panel/studioPanel.ts', ['vscode', './gateway.js', './results.js', './styles.js', './writePrompt.js', './starterStyles.js']),
+  nodeBundle('studioHost', 'src/studio/panel/studioPanel.ts', [
+    'vscode',
+    './gateway.js',
+    './results.js',
+    './styles.js',
+    './writePrompt.js',
+    './starterStyles.js',
+  ]),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/common/plural.ts'),
   nodeBundle('gateway', 'src/core/client/gatewayBundle.ts'),
@@ -176,6 +184,8 @@ const contexts = await Promise.all([
   nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.
   nodeBundle('interrupted', 'src/jobs/interrupted.ts'),
+  // The chat tools' previews of their results (JPEG and WebP decoders in WASM), loaded on the first result.
+  nodeBundle('imagePreview', 'src/core/files/imagePreview.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
   nodeBundle('thumbnails', 'src/core/files/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
@@ -192,7 +202,7 @@ const contexts = await Promise.all([
   }),
 ]);
 
-/** dist/mcp.js's previews of JPEG and WebP results (src/mcp/server/preview.ts) load these next to it. */
+/** The previews of JPEG and WebP results (src/core/files/imagePreview.ts: dist/mcp.js, dist/imagePreview.js) load these next to them. */
 const require = createRequire(import.meta.url);
 await mkdir('dist', { recursive: true });
 for (const wasm of ['@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm', '@jsquash/webp/codec/dec/webp_dec.wasm']) {
