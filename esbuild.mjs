@@ -148,6 +148,7 @@ const contexts = await Promise.all([
     './starterStyles.js',
     './recover.js',
     './imagePreview.js',
+    './chatToolCode.js',
   ]),
   nodeBundle('errors', 'src/core/gateway/errors.ts'),
   nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
@@ -184,6 +185,8 @@ const contexts = await Promise.all([
   nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.
   nodeBundle('interrupted', 'src/jobs/interrupted.ts'),
+  // The chat tools' code (confirmations, runs, results), loaded when an agent first uses one.
+  nodeBundle('chatToolCode', 'src/chat/toolCode.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js', './imagePreview.js']),
   // The chat tools' previews of their results (JPEG and WebP decoders in WASM), loaded on the first result.
   nodeBundle('imagePreview', 'src/core/files/imagePreview.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).

@@ -1,36 +1,42 @@
 // The chat tools of package.json `languageModelTools`: gatewayImages_generateImage and
-// gatewayImages_editImage, registered together so that they share the agents' session cap.
+// gatewayImages_editImage. Registered at activation; their code (toolCode.ts, dist/chatToolCode.js)
+// loads when an agent first uses one, so the activation bundle stays small.
 import * as vscode from 'vscode';
 import { summarizeError } from '../core/gateway/errors';
-import { SpendingCap } from '../core/money/spendingCap';
-import { readAgentCaps } from '../host/settings';
 import { type Services } from '../services';
-import { createEditImageTool, EDIT_IMAGE_TOOL, type EditImageInput } from './editImageTool';
-import { createGenerateImageTool, GENERATE_IMAGE_TOOL, type GenerateImageInput } from './generateImageTool';
+import type * as ToolCodeModule from './toolCode';
 
-/** The confirmations of both tools as the test harness reads them (VS Code shows them in a dialog). */
+export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
+export const EDIT_IMAGE_TOOL = 'gatewayImages_editImage';
+
+/** A tool's confirmation as the test harness reads it (VS Code shows it in a dialog). */
 export type PrepareChatTool = (tool: string, input: unknown) => Promise<vscode.PreparedToolInvocation | null | undefined>;
+
+type ChatTools = ReturnType<typeof ToolCodeModule.createChatTools>;
 
 /** Registers both chat tools; `prepare` runs a tool's confirmation without invoking it (tests). */
 export function registerChatTools(services: Services): { disposable: vscode.Disposable; prepare: PrepareChatTool } {
-  // "Always Allow" skips the confirmations: the agents' caps bound the spending, one session cap for both tools.
-  const cap = new SpendingCap(readAgentCaps, services.locale);
-  const generateTool = createGenerateImageTool(services, cap);
-  const editTool = createEditImageTool(services, cap);
+  let tools: ChatTools | undefined;
+  const load = (): ChatTools => {
+    // Esbuild leaves this require alone: dist/chatToolCode.js, next to dist/extension.js.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    tools ??= (require('./chatToolCode.js') as typeof ToolCodeModule).createChatTools(services);
+    return tools;
+  };
+  const lazy = (which: keyof ChatTools): vscode.LanguageModelTool<object> => ({
+    prepareInvocation: (options, token) => load()[which].prepareInvocation?.(options as never, token),
+    invoke: (options, token) => load()[which].invoke(options as never, token),
+  });
+  const byName: Record<string, keyof ChatTools> = { [GENERATE_IMAGE_TOOL]: 'generate', [EDIT_IMAGE_TOOL]: 'edit' };
   const none = new vscode.CancellationTokenSource().token;
   const prepare: PrepareChatTool = async (tool, input) => {
-    const options = { input } as vscode.LanguageModelToolInvocationPrepareOptions<never>;
-    if (tool === GENERATE_IMAGE_TOOL) return generateTool.prepareInvocation?.(options, none);
-    if (tool === EDIT_IMAGE_TOOL) return editTool.prepareInvocation?.(options, none);
-    return undefined;
+    const which = byName[tool];
+    return which && load()[which].prepareInvocation?.({ input } as never, none);
   };
   const disposables: vscode.Disposable[] = [];
-  for (const [name, tool] of [
-    [GENERATE_IMAGE_TOOL, generateTool],
-    [EDIT_IMAGE_TOOL, editTool],
-  ] as const) {
+  for (const [name, which] of Object.entries(byName)) {
     try {
-      disposables.push(vscode.lm.registerTool<GenerateImageInput | EditImageInput>(name, tool));
+      disposables.push(vscode.lm.registerTool(name, lazy(which)));
     } catch (error) {
       // A host without language model tools must not fail the whole activation.
       services.log.warn(`The chat tool ${name} could not be registered: ${summarizeError(error).message}`);

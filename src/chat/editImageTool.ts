@@ -16,8 +16,6 @@ import { markdownText } from '../core/common/markdownText';
 import { ConfirmedReservations, confirmationMessage, describeFailure, toolResult } from './toolParts';
 import { byPrice, type GenerateImageInput, keyOf, LAST_MODEL_KEY } from './generateImageTool';
 
-export const EDIT_IMAGE_TOOL = 'gatewayImages_editImage';
-
 /** The tool's input (package.json `languageModelTools[].inputSchema`): the generation's fields and the images. */
 export interface EditImageInput extends GenerateImageInput {
   /** Workspace-relative paths (or file URIs inside the workspace) of the images to edit; the first is the source. */

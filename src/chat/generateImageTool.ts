@@ -14,7 +14,6 @@ import { trPlural } from '../core/common/plural';
 import { markdownText } from '../core/common/markdownText';
 import { ConfirmedReservations, confirmationMessage, describeFailure, toolResult } from './toolParts';
 
-export const GENERATE_IMAGE_TOOL = 'gatewayImages_generateImage';
 export const LAST_MODEL_KEY = 'gatewayImages.lastModel';
 
 /** The tool's input (package.json `languageModelTools[].inputSchema`). */
