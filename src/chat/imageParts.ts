@@ -11,8 +11,13 @@ type ImagePart = (data: Uint8Array, mimeType: string) => unknown;
 
 /** LanguageModelDataPart.image of this VS Code, or undefined where the API has no data parts (1.100). */
 export function imagePartFactory(): ImagePart | undefined {
-  const dataPart = (vscode as unknown as { LanguageModelDataPart?: { image?: ImagePart } }).LanguageModelDataPart;
-  return typeof dataPart?.image === 'function' ? dataPart.image.bind(dataPart) : undefined;
+  try {
+    const dataPart = (vscode as unknown as { LanguageModelDataPart?: { image?: ImagePart } }).LanguageModelDataPart;
+    return typeof dataPart?.image === 'function' ? dataPart.image.bind(dataPart) : undefined;
+  } catch {
+    // A host that guards the name (a proposed API there): no data parts.
+    return undefined;
+  }
 }
 
 let previewCode: typeof ImagePreviewModule | undefined;
