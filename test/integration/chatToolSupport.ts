@@ -1,5 +1,5 @@
 // What the chat tools' tests read from a tool's result: its text, and the image parts VS Code
-// 1.104+ carries (LanguageModelDataPart); VS Code 1.100 has no data parts, the text alone.
+// carries where its API has LanguageModelDataPart; VS Code 1.100 has none, the text alone.
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { imageHeaderOf } from '../../src/core/images/imageHeader';
