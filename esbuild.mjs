@@ -148,6 +148,8 @@ const contexts = await Promise.all([
     './starterStyles.js',
     './recover.js',
     './compareModels.js',
+    './imagePreview.js',
+    './chatToolCode.js',
   ]),
   nodeBundle('errors', 'src/core/gateway/errors.ts'),
   nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
@@ -193,6 +195,10 @@ const contexts = await Promise.all([
   nodeBundle('styles', 'src/jobs/stylesBundle.ts'),
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.
   nodeBundle('interrupted', 'src/jobs/interrupted.ts'),
+  // The chat tools' code (confirmations, runs, results), loaded when an agent first uses one.
+  nodeBundle('chatToolCode', 'src/chat/toolCode.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js', './imagePreview.js']),
+  // The chat tools' previews of their results (JPEG and WebP decoders in WASM), loaded on the first result.
+  nodeBundle('imagePreview', 'src/core/files/imagePreview.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
   nodeBundle('thumbnails', 'src/core/files/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
@@ -209,7 +215,7 @@ const contexts = await Promise.all([
   }),
 ]);
 
-/** dist/mcp.js's previews of JPEG and WebP results (src/mcp/server/preview.ts) load these next to it. */
+/** The previews of JPEG and WebP results (src/core/files/imagePreview.ts: dist/mcp.js, dist/imagePreview.js) load these next to them. */
 const require = createRequire(import.meta.url);
 await mkdir('dist', { recursive: true });
 for (const wasm of ['@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm', '@jsquash/webp/codec/dec/webp_dec.wasm']) {

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { type AccountSnapshot } from './account/accountModel';
 import { AccountStatusBar, scheduleAccountRefresh } from './account/statusBar';
-import { registerChatTool } from './chat/generateImageTool';
+import { type PrepareChatTool, registerChatTools } from './chat/chatTools';
 import { registerAccountCommands } from './commands/account/account';
 import { registerApiKeyCommands } from './commands/account/apiKey';
 import { registerMoneyAlerts } from './commands/account/moneyAlerts';
@@ -47,7 +47,7 @@ export interface GatewayImagesApi {
    * the results journal's file, reading it again as a restart would, the gateway client, and the MCP
    * definitions as VS Code starts them (with the key: never in an installed extension).
    */
-  readonly testing?: ReturnType<typeof resultsForTests> & { mcpResolvedDefinitions: McpServerOffer['resolvedDefinitions'] };
+  readonly testing?: ReturnType<typeof resultsForTests> & { mcpResolvedDefinitions: McpServerOffer['resolvedDefinitions']; prepareChatTool: PrepareChatTool };
 }
 
 /**
@@ -69,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
   const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));
   const mcp = registerMcpServer(services);
+  const chatTools = registerChatTools(services);
 
   context.subscriptions.push(
     accountChanged,
@@ -85,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     registerStudio(services),
     registerGenerateForSelection(services),
     registerProvenance(services, (request, references, style) => openStudioWith(services, request, references, style)),
-    registerChatTool(services),
+    chatTools.disposable,
     registerBatchFromFile(services),
     registerCompareModels(services),
     registerStyles(services),
@@ -109,7 +110,13 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
     onDidChangeAccount: accountChanged.event,
     refreshAccount: () => services.account.refresh(),
     ...(underTestHarness(context)
-      ? { testing: { ...resultsForTests(context, services.history, services.connection), mcpResolvedDefinitions: mcp.resolvedDefinitions } }
+      ? {
+          testing: {
+            ...resultsForTests(context, services.history, services.connection),
+            mcpResolvedDefinitions: mcp.resolvedDefinitions,
+            prepareChatTool: chatTools.prepare,
+          },
+        }
       : {}),
   };
 }

@@ -7,12 +7,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { admin, api, closeAllEditors, emulator, paidRequests, workspaceRoot, prepareSuite, waitUntil } from './support';
+import { assertPreviews, HAS_DATA_PARTS, NO_DATA_PARTS_REASON, textOf } from './chatToolSupport';
 
 const TOOL = 'gatewayImages_generateImage';
 
 async function invoke(input: Record<string, unknown>): Promise<string> {
-  const result = await vscode.lm.invokeTool(TOOL, { input, toolInvocationToken: undefined });
-  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('\n');
+  return textOf(await vscode.lm.invokeTool(TOOL, { input, toolInvocationToken: undefined }));
 }
 
 /** Workspace-relative paths listed as "- path" lines in the tool's answer. */
@@ -63,6 +63,19 @@ describe('Chat tool gatewayImages_generateImage', function () {
     const charged = paid.at(-1)!.chargedRub;
     assert.ok(charged >= 5 && charged <= 8, `charged ${charged}`);
     assert.ok(!text.includes(emulator().keys.unlimited), 'the answer contains the key');
+  });
+
+  it('the result carries previews of the images (LanguageModelDataPart, PNG or JPEG, at most about 1 MP) where VS Code has data parts; text alone on 1.100', async () => {
+    if (!HAS_DATA_PARTS) console.log(`      (image parts not expected: ${NO_DATA_PARTS_REASON})`);
+    const result = await vscode.lm.invokeTool(TOOL, {
+      input: { prompt: 'A lighthouse, preview', model: 'aurora-1', n: 2, seed: 12 },
+      toolInvocationToken: undefined,
+    });
+    const text = textOf(result);
+    // The text stays whole beside the images.
+    assert.match(text, /Generated 2 images with aurora-1\. Cost .+, balance after .+\./, text);
+    assert.strictEqual(listedPaths(text).length, 2, text);
+    await assertPreviews(result, 2);
   });
 
   it('without a model uses the remembered model, else the cheapest that generates (sketch-mini here)', async () => {

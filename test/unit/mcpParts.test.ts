@@ -11,7 +11,7 @@ import { pngThumbnail } from '../../src/core/files/pngThumbnail';
 import { type ConfigError, readConfig } from '../../src/mcp/server/config';
 import { SpendingCap } from '../../src/core/money/spendingCap';
 import { mcpClientSnippet } from '../../src/mcp/snippets';
-import { previewOf } from '../../src/mcp/server/preview';
+import { previewOf } from '../../src/core/files/imagePreview';
 import { TOOLS } from '../../src/mcp/server/toolDefinitions';
 import { findImageModel } from '../../tools/emulator';
 import { renderImage } from '../../tools/emulator/render';

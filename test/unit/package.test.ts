@@ -146,6 +146,8 @@ describe('packaging: the .vsix', function () {
       'extension/dist/recover.js',
       'extension/dist/accountPage.js',
       'extension/dist/moneyAlertCheck.js',
+      'extension/dist/chatToolCode.js',
+      'extension/dist/imagePreview.js',
       'extension/dist/findResults.js',
       'extension/dist/writePrompt.js',
       'extension/dist/starterStyles.js',
@@ -203,8 +205,9 @@ describe('packaging: the .vsix', function () {
       'mcp.js',
       'plural.js',
       'moneyAlertCheck.js',
+      'chatToolCode.js',
     ]);
-    for (const name of [...usesL10nPackage, 'promptFiles.js', 'recover.js', 'accountPage.js']) {
+    for (const name of [...usesL10nPackage, 'promptFiles.js', 'recover.js', 'accountPage.js', 'imagePreview.js']) {
       const code = read(name);
       if (usesL10nPackage.has(name)) assert.match(code, /require\(["']\.\/l10n\.js["']\)/, `${name} does not require ./l10n.js`);
       assert.doesNotMatch(code, /contents\.bundle/, `${name} inlines a copy of @vscode/l10n`);

@@ -6,6 +6,8 @@ import { canEdit } from '../../core/gateway/catalog';
 import { ValidationError } from '../../core/gateway/errors';
 import { readPathSetting, readSettings } from '../../host/settings';
 import { aspectDefaultFor, withAspectDefault } from '../../jobs/editShape';
+import type { ImageJob } from '../../jobs/jobTypes';
+import type { StyledRequest } from '../../jobs/styledRequest';
 import { type Services } from '../../services';
 import { type EditArgs, isArgsObject, styleInputOf, toGenerateArgs } from '../common/commandArgs';
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
@@ -31,23 +33,12 @@ export async function editImageCommand(services: Services, first?: unknown, sele
 }
 
 /**
- * Runs an edit; shared by the command, the public API and the studio. The sources are the first
- * references (a style's follow); results go next to the first source unless the style names a folder.
+ * Runs an edit; shared by the command, the public API, the studio and the chat tool. The sources are
+ * the first references (a style's follow); results go next to the first source unless the style names a folder.
  */
 export async function editImage(services: Services, args: EditArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
-  const images = args.images.map(toFilePath);
-  const source = images[0];
-  if (source === undefined) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
-  const sourceUri = vscode.Uri.file(source);
-  const { images: _images, ...rest } = args;
-  const styled = await applyStyle(services, args.style, { ...styleInputOf(rest), references: images }, sourceUri);
+  const { job, styled, source, sourceUri } = await editJobOf(services, args);
   if (interactive) showStyleNotes(styled);
-  const directory = await resolveEditOutputFolder(source, args.outputDirectory, styled.output.directory);
-  const pattern = styled.output.pattern ?? readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, sourceUri).value;
-  // No aspect ratio chosen (nor by the style): keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
-  const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === styled.request.model);
-  const job = styledJob(styled, { directory, pattern, sourceName: path.basename(source, path.extname(source)) }, readSettings().editTransport);
-  job.request = await withAspectDefault(job.request, model, source);
   return runJobCommand(services, job, {
     title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), styled.request.model),
     interactive,
@@ -56,6 +47,23 @@ export async function editImage(services: Services, args: EditArgs, interactive:
     origin: { kind: 'edit' },
     ...extra,
   });
+}
+
+/** The job an edit would run (the style applied, the folder decided, the source's shape kept); sends nothing. */
+export async function editJobOf(services: Services, args: EditArgs): Promise<{ job: ImageJob; styled: StyledRequest; source: string; sourceUri: vscode.Uri }> {
+  const images = args.images.map(toFilePath);
+  const source = images[0];
+  if (source === undefined) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
+  const sourceUri = vscode.Uri.file(source);
+  const { images: _images, ...rest } = args;
+  const styled = await applyStyle(services, args.style, { ...styleInputOf(rest), references: images }, sourceUri);
+  const directory = await resolveEditOutputFolder(source, args.outputDirectory, styled.output.directory);
+  const pattern = styled.output.pattern ?? readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, sourceUri).value;
+  // No aspect ratio chosen (nor by the style): keep the source's shape (the model's nearest ratio). An unknown model is left to validation.
+  const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === styled.request.model);
+  const job = styledJob(styled, { directory, pattern, sourceName: path.basename(source, path.extname(source)) }, readSettings().editTransport);
+  job.request = await withAspectDefault(job.request, model, source);
+  return { job, styled, source, sourceUri };
 }
 
 function toEditArgs(args: Record<string, unknown>): EditArgs {

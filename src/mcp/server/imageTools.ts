@@ -16,7 +16,7 @@ import { JobHistoryRecord } from '../../jobs/jobRecord';
 import { settleBy } from '../../jobs/settle';
 import type { ImageApi, ImageJob, JobResult, PaidFailure } from '../../jobs/jobTypes';
 import type { McpConfig } from './config';
-import { PREVIEW_SIDE, previewOf } from './preview';
+import { PREVIEW_SIDE, previewOf } from '../../core/files/imagePreview';
 import { WorkspaceStyles } from './styleTools';
 import { accountIdentity } from '../../core/gateway/identity';
 import { weekSpendOf, weekWindow } from '../../core/money/alerts';
