@@ -23,7 +23,8 @@ async function confirmation(input: Record<string, unknown>): Promise<{ title: st
   const text = (value: string | vscode.MarkdownString | undefined) =>
     (typeof value === 'string' ? value : (value?.value ?? ''))
       .replace(/\\([^\sA-Za-z0-9])/g, '$1') // appendText's backslash escapes
-      .replace(/&#(x?)([0-9a-f]+);/gi, (_, hex: string, code: string) => String.fromCodePoint(parseInt(code, hex ? 16 : 10)));
+      .replace(/&#(x?)([0-9a-f]+);/gi, (_, hex: string, code: string) => String.fromCodePoint(parseInt(code, hex ? 16 : 10)))
+      .replace(/&nbsp;/g, ' '); // appendText keeps runs of spaces as &nbsp; (VS Code 1.139 does so for every space)
   return {
     title: prepared?.confirmationMessages?.title ?? '',
     message: text(prepared?.confirmationMessages?.message),
