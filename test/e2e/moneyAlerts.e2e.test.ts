@@ -5,7 +5,8 @@ import * as assert from 'assert';
 import { setTimeout as sleep } from 'timers/promises';
 import type { Page } from 'playwright-core';
 import type { El } from './dom';
-import { clickNotificationButton, prepareTest, readNotificationCentre, waitForNotification, webviewFrame } from './workbench';
+import { pictureTargets } from './pictures';
+import { clickNotificationButton, prepareTest, readNotificationCentre, setColorTheme, waitForNotification, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
 
 /** A key of this suite only: 1,000 ₽ monthly budget, like the emulator's `budget` key. */
@@ -61,6 +62,19 @@ describe('Money alerts (e2e)', () => {
     }
     const centre = await readNotificationCentre(opened());
     assert.deepEqual(centre.filter((text) => /of its budget/.test(text)).length, 1, `told more than once, or not at all: ${JSON.stringify(centre)}`);
+
+    // The README's pictures of the alert, in the Notifications centre, in both themes (docs/ when asked).
+    for (const [theme, name] of [
+      ['Dark Modern', 'money-alert-dark.png'],
+      ['Light Modern', 'money-alert-light.png'],
+    ] as const) {
+      await setColorTheme(opened(), theme);
+      await command('notifications.showList');
+      const list = page.locator('.notifications-center');
+      await list.locator('.notification-list-item', { hasText: NINETY }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      for (const target of pictureTargets(name)) await list.screenshot({ path: target });
+      await command('notifications.hideList');
+    }
 
     // Show Account opens the Account and Usage page with the key's budget.
     await clickNotificationButton(opened(), NINETY, 'Show Account', 30_000);
