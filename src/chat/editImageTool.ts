@@ -13,7 +13,7 @@ import { styleValues } from '../commands/styles/styles';
 import { type Services } from '../services';
 import { trPlural } from '../core/common/plural';
 import { markdownText } from '../core/common/markdownText';
-import { ConfirmedReservations, confirmationMessage, describeFailure, toolResult } from './toolParts';
+import { ConfirmedReservations, confirmationMessage, invokeImageTool } from './toolParts';
 import { byPrice, type GenerateImageInput, keyOf, LAST_MODEL_KEY } from './generateImageTool';
 
 /** The tool's input (package.json `languageModelTools[].inputSchema`): the generation's fields and the images. */
@@ -45,21 +45,15 @@ export function createEditImageTool(services: Services, cap: SpendingCap): vscod
       }
     },
 
-    async invoke({ input }, token) {
-      const controller = new AbortController();
-      const subscription = token.onCancellationRequested(() => controller.abort());
-      try {
-        const args = await resolveEditArgs(services, input);
-        const reservation = confirmed.take(keyOf(args));
-        const jobs = services.jobs.withDeps({ confirmAbove: () => reservation, cap });
-        const result = await editImage({ ...services, jobs }, args, false, { signal: controller.signal, origin: { kind: 'chat' } });
-        return await toolResult(services, result, 'edit');
-      } catch (error) {
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(describeFailure(error, 'edit'))]);
-      } finally {
-        subscription.dispose();
-      }
-    },
+    invoke: ({ input }, token) =>
+      invokeImageTool(services, token, {
+        kind: 'edit',
+        confirmed,
+        cap,
+        resolve: () => resolveEditArgs(services, input),
+        keyOf,
+        run: (withCap, args, extra) => editImage(withCap, args, false, extra),
+      }),
   };
 }
 

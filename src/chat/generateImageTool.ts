@@ -12,7 +12,7 @@ import { applyStyle, styledJob, styleValues } from '../commands/styles/styles';
 import { type Services } from '../services';
 import { trPlural } from '../core/common/plural';
 import { markdownText } from '../core/common/markdownText';
-import { ConfirmedReservations, confirmationMessage, describeFailure, toolResult } from './toolParts';
+import { ConfirmedReservations, confirmationMessage, invokeImageTool } from './toolParts';
 
 export const LAST_MODEL_KEY = 'gatewayImages.lastModel';
 
@@ -58,22 +58,16 @@ export function createGenerateImageTool(services: Services, cap: SpendingCap): v
       }
     },
 
-    async invoke({ input }, token) {
-      const controller = new AbortController();
-      const subscription = token.onCancellationRequested(() => controller.abort());
-      try {
-        const args = await resolveArgs(services, input);
+    invoke: ({ input }, token) =>
+      invokeImageTool(services, token, {
+        kind: 'generate',
         // Confirmed here: the job asks only above that reservation; nothing confirmed: it always asks.
-        const reservation = confirmed.take(keyOf(args));
-        const jobs = services.jobs.withDeps({ confirmAbove: () => reservation, cap });
-        const result = await generate({ ...services, jobs }, args, false, { signal: controller.signal, origin: { kind: 'chat' } });
-        return await toolResult(services, result, 'generate');
-      } catch (error) {
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(describeFailure(error, 'generate'))]);
-      } finally {
-        subscription.dispose();
-      }
-    },
+        confirmed,
+        cap,
+        resolve: () => resolveArgs(services, input),
+        keyOf,
+        run: (withCap, args, extra) => generate(withCap, args, false, extra),
+      }),
   };
 }
 

@@ -8,7 +8,8 @@ import { type CostEstimate, formatRubleRange, formatRubles } from '../core/money
 import { NotConfiguredError, summarizeError, ValidationError } from '../core/gateway/errors';
 import { type ImageModel } from '../core/gateway/types';
 import { describeOptions } from '../commands/common/confirmCost';
-import { type CommandResult, opaqueMessage } from '../commands/images/jobRunner';
+import { type CommandResult, opaqueMessage, type RunExtras } from '../commands/images/jobRunner';
+import type { SpendingCap } from '../core/money/spendingCap';
 import type { StyledRequest } from '../jobs/styledRequest';
 import { type Services } from '../services';
 import { trPlural } from '../core/common/plural';
@@ -34,6 +35,38 @@ export class ConfirmedReservations {
     const reservation = this.byKey.get(key);
     this.byKey.delete(key);
     return reservation ?? -1;
+  }
+}
+
+/**
+ * invoke() of a chat tool: the input resolved again, the job run with the reservation confirmed in
+ * prepareInvocation (it asks only above that) and the agents' cap, cancelled with the chat; a
+ * failure is a sentence for the model, never a thrown error.
+ */
+export async function invokeImageTool<Args>(
+  services: Services,
+  token: vscode.CancellationToken,
+  call: {
+    kind: ToolKind;
+    confirmed: ConfirmedReservations;
+    cap: SpendingCap;
+    resolve: () => Promise<Args>;
+    keyOf: (args: Args) => string;
+    run: (services: Services, args: Args, extra: RunExtras) => Promise<CommandResult>;
+  },
+): Promise<vscode.LanguageModelToolResult> {
+  const controller = new AbortController();
+  const subscription = token.onCancellationRequested(() => controller.abort());
+  try {
+    const args = await call.resolve();
+    const reservation = call.confirmed.take(call.keyOf(args));
+    const jobs = services.jobs.withDeps({ confirmAbove: () => reservation, cap: call.cap });
+    const result = await call.run({ ...services, jobs }, args, { signal: controller.signal, origin: { kind: 'chat' } });
+    return await toolResult(services, result, call.kind);
+  } catch (error) {
+    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(describeFailure(error, call.kind))]);
+  } finally {
+    subscription.dispose();
   }
 }
 

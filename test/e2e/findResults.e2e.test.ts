@@ -14,6 +14,7 @@ import {
   runCommand,
   typeInQuickInput,
   waitFor,
+  waitForActiveTab,
   waitForQuickItems,
   webviewFrame,
 } from './workbench';
@@ -42,12 +43,7 @@ describe('Find results and where the money went (e2e)', () => {
   const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
   /** Waits until the active editor tab is the file. */
-  const opensTab = (name: string) =>
-    waitFor(
-      async () => ((await opened().page.locator('.tabs-container .tab.active .label-name').first().textContent()) ?? '').includes(name) || undefined,
-      20_000,
-      `${name} to open in the editor`,
-    );
+  const opensTab = (name: string) => waitForActiveTab(opened().page, name);
 
   it('searches 5,000 results by prompt words and model from the palette and the gallery, opens the match, and keeps the filter across a reload', async function () {
     this.timeout(240_000);

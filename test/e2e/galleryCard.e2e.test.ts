@@ -6,7 +6,7 @@ import * as assert from 'assert';
 import * as path from 'path';
 import type { Frame } from 'playwright-core';
 import { cardButton, clickCardMenuItem, generateCard, newestCard, openStudio } from './studioPage';
-import { prepareTest, waitFor } from './workbench';
+import { prepareTest, waitFor, waitForActiveTab } from './workbench';
 import { useWorkbench } from './useWorkbench';
 
 const ICON_BUTTONS = ['Open', 'Use as Reference', 'Insert Markdown Link', 'More actions'];
@@ -31,12 +31,7 @@ describe('Studio gallery card actions (e2e)', () => {
   const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
 
   /** Waits until the active editor tab is the file. */
-  const opensTab = (name: string) =>
-    waitFor(
-      async () => ((await opened().page.locator('.tabs-container .tab.active .label-name').first().textContent()) ?? '').includes(name) || undefined,
-      20_000,
-      `${name} to open in the editor`,
-    );
+  const opensTab = (name: string) => waitForActiveTab(opened().page, name);
 
   /** The newest card's image file name. */
   const newestFile = async (frame: Frame) => path.basename((await newestCard(frame).getAttribute('data-file')) ?? '');

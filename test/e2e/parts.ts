@@ -130,3 +130,12 @@ export async function setColorTheme(opened: OpenedWorkbench, label: 'Dark Modern
   await waitFor(async () => (await isLight()) === light, 15_000, `the workbench to switch to ${label}`);
   await waitForWebviewTheme(opened.page, light);
 }
+
+/** Waits until the active editor tab shows `name` (a file opened from a card, a search, a link). */
+export async function waitForActiveTab(page: Page, name: string, timeoutMs = 20_000): Promise<void> {
+  await waitFor(
+    async () => ((await page.locator('.tabs-container .tab.active .label-name').first().textContent()) ?? '').includes(name) || undefined,
+    timeoutMs,
+    `${name} to open in the editor`,
+  );
+}
