@@ -1,10 +1,11 @@
 // A gallery card's actions in the real workbench, by mouse and by keyboard: three icon buttons
 // named for screen readers and with tooltips, a More actions menu (the menu button pattern), and
-// the image opened by a double click or by Enter on the card. axe-core is not among the project's
-// packages: the last test checks the gallery's names and roles itself.
+// the image opened by a double click or by Enter on the card. The gallery's names and roles are
+// checked by hand, and the whole studio (form, gallery, open menu) by axe-core.
 import * as assert from 'assert';
 import * as path from 'path';
 import type { Frame } from 'playwright-core';
+import { seriousAxeFindings } from './axe';
 import { cardButton, clickCardMenuItem, generateCard, newestCard, openStudio } from './studioPage';
 import { prepareTest, waitFor, waitForActiveTab } from './workbench';
 import { useWorkbench } from './useWorkbench';
@@ -175,7 +176,7 @@ describe('Studio gallery card actions (e2e)', () => {
     await opensTab(file);
   });
 
-  it('names every gallery control for screen readers (axe-core is not installed: checked here)', async () => {
+  it('names every gallery control for screen readers', async () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
     const frame = await openStudio(page);
@@ -210,6 +211,18 @@ describe('Studio gallery card actions (e2e)', () => {
       return found;
     });
     assert.deepStrictEqual(problems, []);
+    await page.keyboard.press('Escape');
+  });
+
+  it('axe-core finds nothing serious or critical in the studio: the form, the gallery, an open More actions menu', async () => {
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page } = opened();
+    const frame = await openStudio(page);
+    if ((await frame.locator('#gallery li.card').count()) === 0) await generateCard(frame, 'A card for axe');
+    assert.deepStrictEqual(await seriousAxeFindings(frame), [], 'the studio with its gallery');
+    await cardButton(frame, 'More actions').click();
+    await newestCard(frame).getByRole('menu', { name: 'More actions' }).waitFor({ state: 'visible', timeout: 5_000 });
+    assert.deepStrictEqual(await seriousAxeFindings(frame), [], 'the studio with a card’s menu open');
     await page.keyboard.press('Escape');
   });
 });
