@@ -1,20 +1,24 @@
 #!/usr/bin/env node
-// The step of `npm run l10n` after `l10n-dev export` (@vscode/l10n-dev), which writes
-// l10n/bundle.l10n.json from every `l10n.t('…')` and `vscode.l10n.t('…')` call in src/. It does
-// what l10n-dev does not:
+// `npm run l10n`'s extraction: l10n/bundle.l10n.json from every `l10n.t('…')` and `vscode.l10n.t('…')`
+// call in src/, found by @vscode/l10n-dev (getL10nJson, what `vscode-l10n-dev export` runs), and what
+// l10n-dev does not do:
 //   1. Counted messages, `trPlural(count, { one, other }, …)` and `pluralTable({ one, other })` of
 //      src/core/common/plural.ts, are not l10n.t calls, so l10n-dev cannot see them. Their keys are added
 //      here: `one`, `other`, and `other` marked ` [few]` and ` [many]` (see pluralKey()).
 //   2. The keys are sorted and the file ends with a newline: the bundle then does not depend on the
-//      order in which l10n-dev's glob lists the files, and diffs stay small.
+//      order in which the files are listed, and diffs stay small.
 //   3. l10n-dev skips, without a word, an l10n.t call whose message is not a string literal (it can
 //      never be translated). Such calls are reported and fail, except a forwarding call marked
 //      `// l10n-forward` on its line or the line above.
+//   4. l10n-dev's answer is kept by the hash of the sources (and its version) in the temporary folder:
+//      its tree-sitter queries take 10 s of CPU and more, and the unit tests ask twice for the same tree
+//      (the bundle check and `npm run l10n` in a copy). Other sources, another hash.
 //
-//   node scripts/l10n-plurals.mjs          complete l10n/bundle.l10n.json in place
-//   node scripts/l10n-plurals.mjs --json   print {messages, problems} of a fresh extraction
-//                                          (l10n-dev's getL10nJson + these keys); write nothing
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+//   node scripts/l10n-plurals.mjs          write l10n/bundle.l10n.json
+//   node scripts/l10n-plurals.mjs --json   print {messages, problems} of the extraction; write nothing
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -95,17 +99,37 @@ export function complete(bundle, pluralKeys) {
   );
 }
 
+/** l10n-dev's messages of the sources (getL10nJson), from the cache when these very sources were read before. */
+export async function exportedMessages(files = sourceFiles()) {
+  const sources = files.map((f) => ({ name: path.relative(ROOT, f).split(path.sep).join('/'), extension: path.extname(f), contents: readFileSync(f, 'utf8') }));
+  const { version } = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', '@vscode', 'l10n-dev', 'package.json'), 'utf8'));
+  const hash = createHash('sha256').update(`l10n-dev ${version}\0`);
+  for (const source of sources) hash.update(`${source.name}\0${source.contents}\0`);
+  const dir = path.join(tmpdir(), `gateway-images-l10n-${userInfo().uid}`);
+  const cached = path.join(dir, `${hash.digest('hex')}.json`);
+  try {
+    return JSON.parse(readFileSync(cached, 'utf8'));
+  } catch {
+    // Not there (or torn): extract.
+  }
+  const { getL10nJson } = await import('@vscode/l10n-dev');
+  const exported = await getL10nJson(sources.map(({ extension, contents }) => ({ extension, contents })));
+  mkdirSync(dir, { recursive: true });
+  const partial = `${cached}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify(exported));
+  renameSync(partial, cached);
+  return exported;
+}
+
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
   const { keys, problems } = scanAll();
+  const bundle = complete(await exportedMessages(), keys);
   if (process.argv.includes('--json')) {
-    const { getL10nJson } = await import('@vscode/l10n-dev');
-    const exported = await getL10nJson(sourceFiles().map((f) => ({ extension: path.extname(f), contents: readFileSync(f, 'utf8') })));
-    process.stdout.write(`${JSON.stringify({ messages: Object.keys(complete(exported, keys)), problems }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ messages: Object.keys(bundle), problems }, null, 2)}\n`);
   } else {
-    const bundle = complete(JSON.parse(readFileSync(BUNDLE, 'utf8')), keys);
     writeFileSync(BUNDLE, `${JSON.stringify(bundle, null, 2)}\n`);
-    console.log(`l10n/bundle.l10n.json: ${Object.keys(bundle).length} messages (${keys.length} plural keys added to what l10n-dev exported)`);
+    console.log(`l10n/bundle.l10n.json: ${Object.keys(bundle).length} messages (${keys.length} of them plural keys)`);
     for (const p of problems) console.error(`error: ${p}`);
     if (problems.length) process.exitCode = 1;
   }
