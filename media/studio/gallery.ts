@@ -63,20 +63,21 @@ export function buildGallery(): Gallery {
   let thumbnailTimer: ReturnType<typeof setTimeout> | undefined;
 
   /**
-   * Asks for the thumbnails of the cards drawn now that have none yet. The host drops what an
-   * earlier request has not made yet, so cards scrolled away are asked for again when drawn again.
+   * Asks for the thumbnails of the cards drawn now that have none yet. A request replaces the
+   * host's earlier one (what it has not made yet is dropped, so that cards scrolled past are not
+   * made first): each request carries every drawn card still without its thumbnail, and goes when
+   * one of them was not asked for yet. A card asked for once and still drawn was otherwise left
+   * blank for good when a newer request dropped it (seen at 5,000 results under load).
    */
   const askThumbnails = () => {
-    const drawn = new Set([...cards.values()].map((element) => element.dataset.file));
-    for (const file of asked) if (!drawn.has(file)) asked.delete(file);
-    const items: { entryId: string; file: string }[] = [];
-    for (const element of cards.values()) {
-      const { entryId = '', file = '' } = element.dataset;
-      if (thumbnails.has(file) || asked.has(file) || items.length >= LIMITS.thumbnails) continue;
-      asked.add(file);
-      items.push({ entryId, file });
-    }
-    if (items.length) request({ type: 'thumbnails', items });
+    const drawn = [...cards.values()];
+    const drawnFiles = new Set(drawn.map((element) => element.dataset.file));
+    for (const file of asked) if (!drawnFiles.has(file)) asked.delete(file);
+    const needed = drawn.filter((element) => element.dataset.thumbnail !== 'shown' && !thumbnails.has(element.dataset.file ?? ''));
+    if (!needed.some((element) => !asked.has(element.dataset.file ?? ''))) return;
+    const items = needed.slice(0, LIMITS.thumbnails).map(({ dataset: { entryId = '', file = '' } }) => ({ entryId, file }));
+    for (const { file } of items) asked.add(file);
+    request({ type: 'thumbnails', items });
   };
   const layout = () => {
     const width = ul.clientWidth || MIN_CARD_WIDTH;
@@ -261,6 +262,8 @@ function updateCard(li: HTMLElement, item: GalleryItem): void {
 function setThumbnail(li: HTMLElement, state: ThumbnailState): void {
   const box = li.querySelector('.thumb');
   if (!box) return;
+  // Shown on this card: not asked for again while it is drawn, even once the page's cache let it go.
+  li.dataset.thumbnail = 'shown';
   if (state.src) {
     const image = el('img', { src: state.src, decoding: 'async' });
     image.alt = li.title;
