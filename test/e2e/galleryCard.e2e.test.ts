@@ -7,7 +7,7 @@ import * as path from 'path';
 import type { Frame } from 'playwright-core';
 import { seriousAxeFindings } from './axe';
 import { cardButton, clickCardMenuItem, generateCard, newestCard, openStudio } from './studioPage';
-import { prepareTest, waitFor, waitForActiveTab } from './workbench';
+import { prepareTest, setColorTheme, waitFor, waitForActiveTab } from './workbench';
 import { useWorkbench } from './useWorkbench';
 
 const ICON_BUTTONS = ['Open', 'Use as Reference', 'Insert Markdown Link', 'More actions'];
@@ -214,15 +214,19 @@ describe('Studio gallery card actions (e2e)', () => {
     await page.keyboard.press('Escape');
   });
 
-  it('axe-core finds nothing serious or critical in the studio: the form, the gallery, an open More actions menu', async () => {
+  it('axe-core finds nothing serious or critical in the studio, in the dark and light themes: the form, the gallery, an open More actions menu', async () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
-    const frame = await openStudio(page);
+    let frame = await openStudio(page);
     if ((await frame.locator('#gallery li.card').count()) === 0) await generateCard(frame, 'A card for axe');
-    assert.deepStrictEqual(await seriousAxeFindings(frame), [], 'the studio with its gallery');
-    await cardButton(frame, 'More actions').click();
-    await newestCard(frame).getByRole('menu', { name: 'More actions' }).waitFor({ state: 'visible', timeout: 5_000 });
-    assert.deepStrictEqual(await seriousAxeFindings(frame), [], 'the studio with a card’s menu open');
-    await page.keyboard.press('Escape');
+    for (const theme of ['Dark Modern', 'Light Modern'] as const) {
+      await setColorTheme(opened(), theme);
+      frame = await openStudio(page);
+      assert.deepStrictEqual(await seriousAxeFindings(frame), [], `the studio with its gallery (${theme})`);
+      await cardButton(frame, 'More actions').click();
+      await newestCard(frame).getByRole('menu', { name: 'More actions' }).waitFor({ state: 'visible', timeout: 5_000 });
+      assert.deepStrictEqual(await seriousAxeFindings(frame), [], `the studio with a card’s menu open (${theme})`);
+      await page.keyboard.press('Escape');
+    }
   });
 });
