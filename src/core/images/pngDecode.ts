@@ -58,7 +58,12 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
     if (w > 0 && h > 0) expected += h * (1 + Math.ceil((w * bitsPerPixel) / 8));
   }
   // One IDAT buffer at a time: the joined compressed bytes are freed once inflated.
-  const filtered = inflateSync(idat.length === 1 ? idat[0]! : Buffer.concat(idat), { maxOutputLength: expected });
+  let filtered: Buffer;
+  try {
+    filtered = inflateSync(idat.length === 1 ? idat[0]! : Buffer.concat(idat), { maxOutputLength: expected });
+  } catch {
+    throw corrupt('damaged pixel data');
+  }
   if (filtered.length < expected) throw corrupt('too little pixel data');
   const out = new Uint8Array(width * height * 4);
   const bpp = Math.max(1, bitsPerPixel >> 3);

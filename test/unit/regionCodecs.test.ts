@@ -1,0 +1,321 @@
+// core/images/codecs.ts and pngDecode.ts: whole images to RGBA and back for region edits. PNGs of
+// every colour type and bit depth, interlaced or not (written here by a small encoder), JPEG and WebP
+// (Squoosh's encoders, as tools/emulator/formats.ts), and the refusals: SVG, GIF, animated PNG and
+// WebP, oversized and damaged images.
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { decodeImage, encodePng } from '../../src/core/images/codecs';
+import { ImageRefused, type RgbaImage } from '../../src/core/images/pixels';
+import { encodeJpeg, encodeWebp, noise } from '../support/regionImages';
+
+const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/images');
+
+function chunk(type: string, data: Uint8Array): Buffer {
+  const out = Buffer.alloc(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.write(type, 4, 'latin1');
+  out.set(data, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+  return out;
+}
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+];
+
+/** A PNG of raw samples (`samples(x, y)` → one value per channel at `depth`), filter 0, optionally Adam7. */
+function writePng(o: {
+  width: number;
+  height: number;
+  depth: number;
+  colorType: number;
+  interlaced?: boolean;
+  samples: (x: number, y: number) => number[];
+  extra?: Buffer[];
+  /** Row filters 0–4 in turn (filter 0 on every row when absent). */
+  cycleFilters?: boolean;
+}): Buffer {
+  const passes = o.interlaced ? ADAM7 : [[0, 0, 1, 1]];
+  const rows: number[] = [];
+  const bpp = Math.max(1, ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[o.colorType] ?? 1) * (o.depth / 8));
+  let filterTurn = 0;
+  let previous: number[] | undefined;
+  for (const [x0, y0, dx, dy] of passes as number[][]) {
+    for (let y = y0!; y < o.height; y += dy!) {
+      const bits: number[] = [];
+      for (let x = x0!; x < o.width; x += dx!) for (const v of o.samples(x, y)) bits.push(v);
+      if (!bits.length) continue;
+      const raw: number[] = [];
+      if (o.depth === 16) for (const v of bits) raw.push(v >> 8, v & 0xff);
+      else if (o.depth === 8) raw.push(...bits);
+      else {
+        const perByte = 8 / o.depth;
+        for (let i = 0; i < bits.length; i += perByte) {
+          let byte = 0;
+          for (let k = 0; k < perByte; k++) byte |= (bits[i + k] ?? 0) << (8 - o.depth * (k + 1));
+          raw.push(byte);
+        }
+      }
+      const filter = o.cycleFilters ? filterTurn++ % 5 : 0;
+      rows.push(filter, ...filterRow(filter, raw, y === y0 ? undefined : previous, bpp));
+      previous = raw;
+    }
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(o.width, 0);
+  ihdr.writeUInt32BE(o.height, 4);
+  ihdr.set([o.depth, o.colorType, 0, 0, o.interlaced ? 1 : 0], 8);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), ...(o.extra ?? []), chunk('IDAT', deflateSync(Buffer.from(rows))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** One row filtered as an encoder would (the reverse of what the decoder undoes). */
+function filterRow(filter: number, raw: number[], previous: number[] | undefined, bpp: number): number[] {
+  return raw.map((value, x) => {
+    const a = x >= bpp ? raw[x - bpp]! : 0;
+    const b = previous ? previous[x]! : 0;
+    const c = previous && x >= bpp ? previous[x - bpp]! : 0;
+    const p = a + b - c;
+    const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+    const predictor = [0, a, b, (a + b) >> 1, paeth][filter]!;
+    return (value - predictor) & 0xff;
+  });
+}
+
+function pixelAt(image: RgbaImage, x: number, y: number): number[] {
+  const p = (y * image.width + x) * 4;
+  return Array.from(image.data.subarray(p, p + 4));
+}
+
+async function refusal(bytes: Uint8Array): Promise<ImageRefused> {
+  try {
+    await decodeImage(bytes);
+  } catch (error) {
+    assert.ok(error instanceof ImageRefused, `not an ImageRefused: ${String(error)}`);
+    return error;
+  }
+  assert.fail('decoded, not refused');
+}
+
+describe('Region edit codecs: PNG, JPEG and WebP to RGBA and back', () => {
+  it('encodePng is lossless: decodeImage gives the same bytes back, at odd sizes too', async () => {
+    for (const [w, h] of [
+      [1, 1],
+      [7, 5],
+      [33, 17],
+      [128, 3],
+    ] as const) {
+      const image = noise(w, h, w * 31 + h);
+      const decoded = await decodeImage(encodePng(image));
+      assert.equal(decoded.mediaType, 'image/png');
+      assert.equal(decoded.width, w);
+      assert.equal(decoded.height, h);
+      assert.deepEqual(Buffer.from(decoded.data), Buffer.from(image.data), `${w}×${h}`);
+    }
+  });
+
+  it('encodePng refuses data of the wrong length', () => {
+    assert.throws(() => encodePng({ width: 2, height: 2, data: new Uint8Array(15) }), RangeError);
+  });
+
+  it('reads every PNG colour type and bit depth, interlaced or not, with tRNS', async () => {
+    const width = 13;
+    const height = 11;
+    for (const interlaced of [false, true]) {
+      for (const depth of [1, 2, 4, 8, 16]) {
+        const max = (1 << depth) - 1;
+        const grey = (x: number, y: number) => (x * 5 + y * 3) % (max + 1);
+        const to8 = (v: number) => Math.round((v * 255) / max);
+        const png = writePng({ width, height, depth, colorType: 0, interlaced, samples: (x, y) => [grey(x, y)] });
+        const image = await decodeImage(png);
+        for (const [x, y] of [
+          [0, 0],
+          [12, 10],
+          [5, 7],
+          [3, 1],
+        ] as const) {
+          const g = to8(grey(x, y));
+          assert.deepEqual(pixelAt(image, x, y), [g, g, g, 255], `grey ${depth}-bit ${interlaced ? 'Adam7' : ''} at ${x},${y}`);
+        }
+        if (depth <= 8) {
+          // Palette: index → colour, with tRNS alpha for the first entries.
+          const entries = max + 1;
+          const plte = Buffer.alloc(entries * 3);
+          for (let i = 0; i < entries; i++) plte.set([i, 255 - i, (i * 7) & 0xff], i * 3);
+          const trns = Buffer.from([0, 100]);
+          const indexed = writePng({
+            width,
+            height,
+            depth,
+            colorType: 3,
+            interlaced,
+            samples: (x, y) => [grey(x, y)],
+            extra: [chunk('PLTE', plte), chunk('tRNS', trns)],
+          });
+          const decoded = await decodeImage(indexed);
+          for (const [x, y] of [
+            [0, 0],
+            [12, 10],
+            [5, 7],
+            [1, 0],
+          ] as const) {
+            const i = grey(x, y);
+            assert.deepEqual(pixelAt(decoded, x, y), [i, 255 - i, (i * 7) & 0xff, i < 2 ? trns[i]! : 255], `palette ${depth}-bit at ${x},${y}`);
+          }
+        }
+        if (depth >= 8) {
+          const v = (x: number, y: number, c: number) => ((x * 37 + y * 91 + c * 53) * (depth === 16 ? 257 : 1)) % (max + 1);
+          const c8 = (n: number) => (depth === 16 ? Math.floor((n * 255 + 32767) / 65535) : n);
+          const rgba = await decodeImage(writePng({ width, height, depth, colorType: 6, interlaced, samples: (x, y) => [0, 1, 2, 3].map((c) => v(x, y, c)) }));
+          const rgb = await decodeImage(writePng({ width, height, depth, colorType: 2, interlaced, samples: (x, y) => [0, 1, 2].map((c) => v(x, y, c)) }));
+          const greyAlpha = await decodeImage(writePng({ width, height, depth, colorType: 4, interlaced, samples: (x, y) => [v(x, y, 0), v(x, y, 3)] }));
+          for (const [x, y] of [
+            [0, 0],
+            [12, 10],
+            [6, 3],
+          ] as const) {
+            const at = (c: number) => c8(v(x, y, c));
+            assert.deepEqual(pixelAt(rgba, x, y), [at(0), at(1), at(2), at(3)], `RGBA ${depth}-bit`);
+            assert.deepEqual(pixelAt(rgb, x, y), [at(0), at(1), at(2), 255], `RGB ${depth}-bit`);
+            assert.deepEqual(pixelAt(greyAlpha, x, y), [at(0), at(0), at(0), at(3)], `grey+alpha ${depth}-bit`);
+          }
+        }
+      }
+    }
+  });
+
+  it('a tRNS colour key makes that grey or RGB value transparent', async () => {
+    const rgb = writePng({
+      width: 2,
+      height: 1,
+      depth: 8,
+      colorType: 2,
+      samples: (x) => (x ? [10, 20, 30] : [1, 2, 3]),
+      extra: [chunk('tRNS', Buffer.from([0, 10, 0, 20, 0, 30]))],
+    });
+    const image = await decodeImage(rgb);
+    assert.deepEqual(pixelAt(image, 0, 0), [1, 2, 3, 255]);
+    assert.deepEqual(pixelAt(image, 1, 0), [10, 20, 30, 0]);
+    const grey = writePng({ width: 2, height: 1, depth: 4, colorType: 0, samples: (x) => [x ? 7 : 3], extra: [chunk('tRNS', Buffer.from([0, 7]))] });
+    const g = await decodeImage(grey);
+    assert.deepEqual(pixelAt(g, 0, 0), [51, 51, 51, 255]);
+    assert.deepEqual(pixelAt(g, 1, 0), [119, 119, 119, 0]);
+  });
+
+  it('reads PNG rows written with every filter (as other encoders write them)', async () => {
+    const image = noise(9, 6, 5);
+    const ours = await decodeImage(encodePng(image)); // Sub and Paeth rows
+    assert.deepEqual(Buffer.from(ours.data), Buffer.from(image.data));
+    for (const interlaced of [false, true]) {
+      for (const [depth, colorType] of [
+        [8, 6],
+        [16, 2],
+        [4, 0],
+        [8, 4],
+      ] as const) {
+        const max = (1 << depth) - 1;
+        const channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[colorType];
+        const samples = (x: number, y: number) => Array.from({ length: channels }, (_, c) => ((x * 29 + y * 71 + c * 13) * 2654435761) % (max + 1));
+        const plain = await decodeImage(writePng({ width: 17, height: 9, depth, colorType, interlaced, samples }));
+        const filtered = await decodeImage(writePng({ width: 17, height: 9, depth, colorType, interlaced, samples, cycleFilters: true }));
+        assert.deepEqual(Buffer.from(filtered.data), Buffer.from(plain.data), `${depth}-bit type ${colorType}${interlaced ? ' Adam7' : ''}`);
+      }
+    }
+    const fixture = await decodeImage(readFileSync(path.join(FIXTURES, 'python.png')));
+    assert.equal(fixture.mediaType, 'image/png');
+    assert.equal(fixture.data.length, fixture.width * fixture.height * 4);
+  });
+
+  it('JPEG: decoded at its size, close to what was encoded', async () => {
+    const image = gradient(48, 32);
+    const decoded = await decodeImage(await encodeJpeg(image, 95));
+    assert.equal(decoded.mediaType, 'image/jpeg');
+    assert.equal(decoded.width, 48);
+    assert.equal(decoded.height, 32);
+    let worst = 0;
+    for (let i = 0; i < image.data.length; i++) worst = Math.max(worst, Math.abs(decoded.data[i]! - image.data[i]!));
+    assert.ok(worst <= 16, `JPEG differs by up to ${worst}`);
+    const fixture = await decodeImage(readFileSync(path.join(FIXTURES, 'python.jpg')));
+    assert.ok(fixture.width > 0 && fixture.data.length === fixture.width * fixture.height * 4);
+  });
+
+  it('WebP: lossless WebP decodes to exactly the encoded pixels', async () => {
+    const image = noise(21, 13, 9);
+    const decoded = await decodeImage(await encodeWebp(image, true));
+    assert.equal(decoded.mediaType, 'image/webp');
+    assert.deepEqual(Buffer.from(decoded.data), Buffer.from(image.data));
+    const fixture = await decodeImage(readFileSync(path.join(FIXTURES, 'python.webp')));
+    assert.ok(fixture.width > 0 && fixture.data.length === fixture.width * fixture.height * 4);
+  });
+
+  it('refuses SVG and GIF, saying what is allowed', async () => {
+    const svg = await refusal(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'));
+    assert.equal(svg.reason, 'svg');
+    assert.match(svg.message, /SVG/);
+    assert.match(svg.message, /PNG, JPEG or WebP/);
+    const gif = await refusal(readFileSync(path.join(FIXTURES, 'python.gif')));
+    assert.equal(gif.reason, 'animated');
+    assert.match(gif.message, /GIF/);
+    assert.match(gif.message, /Edit Image for the whole image/);
+    const other = await refusal(Buffer.from('just some text, not an image'));
+    assert.equal(other.reason, 'unsupported');
+  });
+
+  it('refuses animated PNG (acTL) and animated WebP', async () => {
+    const actl = Buffer.alloc(8);
+    actl.writeUInt32BE(2, 0);
+    const apng = writePng({ width: 2, height: 2, depth: 8, colorType: 6, samples: () => [1, 2, 3, 255], extra: [chunk('acTL', actl)] });
+    const refusedPng = await refusal(apng);
+    assert.equal(refusedPng.reason, 'animated');
+    assert.match(refusedPng.message, /animated images cannot be region-edited; use Edit Image for the whole image/);
+    // RIFF....WEBP, then a VP8X chunk (10 bytes) whose flags byte has the animation bit, then ANIM.
+    const vp8x = Buffer.concat([Buffer.from('VP8X'), Buffer.from([10, 0, 0, 0, 0x02, 0, 0, 0, 1, 0, 0, 1, 0, 0])]);
+    const anim = Buffer.concat([Buffer.from('ANIM'), Buffer.from([6, 0, 0, 0, 0, 0, 0, 0, 0, 0])]);
+    const body = Buffer.concat([Buffer.from('WEBP'), vp8x, anim]);
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(body.length, 0);
+    const refusedWebp = await refusal(Buffer.concat([Buffer.from('RIFF'), size, body]));
+    assert.equal(refusedWebp.reason, 'animated');
+  });
+
+  it('refuses images over 4096×4096 × 2 pixels before decoding their pixels', async () => {
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(8192, 0);
+    ihdr.writeUInt32BE(4097, 4);
+    ihdr.set([8, 6, 0, 0, 0], 8);
+    const huge = Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(10))), chunk('IEND', Buffer.alloc(0))]);
+    const refused = await refusal(huge);
+    assert.equal(refused.reason, 'tooLarge');
+    assert.match(refused.message, /8192×4097/);
+    // 4096×8192 exactly is allowed by size (refused here only because its pixel data is missing).
+    ihdr.writeUInt32BE(4096, 0);
+    ihdr.writeUInt32BE(8192, 4);
+    const atLimit = Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(10))), chunk('IEND', Buffer.alloc(0))]);
+    assert.equal((await refusal(atLimit)).reason, 'corrupt');
+  });
+
+  it('refuses a cut-off or damaged PNG as corrupt', async () => {
+    const png = encodePng(noise(16, 16, 1));
+    assert.equal((await refusal(png.subarray(0, png.length - 40))).reason, 'corrupt');
+    assert.equal((await refusal(SIGNATURE)).reason, 'corrupt');
+    const at = png.indexOf('IDAT') + 20;
+    const damaged = Buffer.from(png);
+    damaged.fill(0xff, at, at + 30);
+    assert.equal((await refusal(damaged)).reason, 'corrupt');
+  });
+});
+
+function gradient(width: number, height: number): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) data.set([Math.round((x * 255) / (width - 1)), Math.round((y * 255) / (height - 1)), 128, 255], (y * width + x) * 4);
+  return { width, height, data };
+}
