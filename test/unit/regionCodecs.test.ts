@@ -22,7 +22,7 @@ function chunk(type: string, data: Uint8Array): Buffer {
 }
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const ADAM7 = [
+const ADAM7: number[][] = [
   [0, 0, 8, 8],
   [4, 0, 8, 8],
   [0, 4, 4, 8],
@@ -44,12 +44,12 @@ function writePng(o: {
   /** Row filters 0–4 in turn (filter 0 on every row when absent). */
   cycleFilters?: boolean;
 }): Buffer {
-  const passes = o.interlaced ? ADAM7 : [[0, 0, 1, 1]];
+  const passes: number[][] = o.interlaced ? ADAM7 : [[0, 0, 1, 1]];
   const rows: number[] = [];
   const bpp = Math.max(1, ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[o.colorType] ?? 1) * (o.depth / 8));
   let filterTurn = 0;
   let previous: number[] | undefined;
-  for (const [x0, y0, dx, dy] of passes as number[][]) {
+  for (const [x0, y0, dx, dy] of passes) {
     for (let y = y0!; y < o.height; y += dy!) {
       const bits: number[] = [];
       for (let x = x0!; x < o.width; x += dx!) for (const v of o.samples(x, y)) bits.push(v);
