@@ -61,7 +61,7 @@ export async function decodeImage(bytes: Uint8Array): Promise<RgbaImage & { medi
 async function decodeWasm(bytes: Uint8Array, mediaType: 'image/jpeg' | 'image/webp'): Promise<RgbaImage> {
   if (mediaType === 'image/webp' && isAnimatedWebp(bytes)) throw animatedRefusal();
   const header = await imageHeaderOf(bytes);
-  if (!header) throw new ImageRefused(l10n.t('The image cannot be read (its header is cut off or damaged).'), 'corrupt');
+  if (!header) throw new ImageRefused(l10n.t('The image cannot be read (its header is cut off or damaged).'), 'corrupt', 'no header');
   if (header.width * header.height > MAX_REGION_PIXELS) throw tooLargeRefusal(header.width, header.height);
   const decoder = decoders[mediaType];
   const decode = await (decoder.ready ??= decoder.make());
@@ -69,7 +69,7 @@ async function decodeWasm(bytes: Uint8Array, mediaType: 'image/jpeg' | 'image/we
   try {
     pixels = await decode(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
   } catch {
-    throw new ImageRefused(l10n.t('The image cannot be read (its pixel data is damaged).'), 'corrupt');
+    throw new ImageRefused(l10n.t('The image cannot be read (its pixel data is damaged).'), 'corrupt', `${mediaType} decoder failed`);
   }
   // A view, not a copy: the decoder's buffer becomes the image's.
   return { width: pixels.width, height: pixels.height, data: new Uint8Array(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength) };

@@ -15,6 +15,8 @@ export class ImageRefused extends Error {
   constructor(
     message: string,
     readonly reason: RefusalReason = 'unsupported',
+    /** What exactly was wrong, in English, for the log. */
+    readonly detail?: string,
   ) {
     super(message);
     this.name = 'ImageRefused';

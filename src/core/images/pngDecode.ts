@@ -27,7 +27,8 @@ interface Header {
   trns?: Uint8Array;
 }
 
-const corrupt = (why: string) => new ImageRefused(l10n.t('The PNG image cannot be read ({0}).', why), 'corrupt');
+/** `why` is a short technical note (English), kept in `detail` for the log too. */
+const corrupt = (why: string) => new ImageRefused(l10n.t('The PNG image cannot be read ({0}).', why), 'corrupt', why);
 
 export function decodePng(bytes: Uint8Array): RgbaImage {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
