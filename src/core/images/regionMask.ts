@@ -20,8 +20,8 @@ export interface RegionMask {
 /** Opaque enough and bright enough (each half of the range) to mark a pixel. */
 const MARK_ALPHA = 128;
 const MARK_LUMA = 128;
-/** Widest soft edge, in pixels: distances are kept in bytes. */
-export const MAX_FEATHER = 254;
+/** Widest soft edge, in pixels (the wiring's `feather` bound). */
+export const MAX_FEATHER = 256;
 
 /**
  * The region a mask image marks. A pixel marks the region when it is opaque (alpha ≥ 128) AND
@@ -63,7 +63,7 @@ export function featherMask(mask: RegionMask, feather: number): RegionMask {
   const { x: gx, y: gy, width: gw, height: gh } = grown;
   // Per column of the grown box: vertical distance to the nearest marked pixel, capped at feather + 1.
   const far = feather + 1;
-  const vertical = new Uint8Array(gw * gh).fill(far);
+  const vertical = far < 256 ? new Uint8Array(gw * gh) : new Uint16Array(gw * gh);
   for (let x = 0; x < gw; x++) {
     let d = far;
     for (let y = 0; y < gh; y++) {
@@ -76,24 +76,20 @@ export function featherMask(mask: RegionMask, feather: number): RegionMask {
       if (d < vertical[y * gw + x]!) vertical[y * gw + x] = d;
     }
   }
-  // Exact distance: the nearest over the columns within reach, d² = dx² + dy².
+  // Exact distance along each row (Felzenszwalb–Huttenlocher): d² = min over columns c of (c − x)² + dy(c)².
+  // A capped dy only yields d > feather, which is coverage 0 anyway. Per-row scratch only.
+  const f = new Float64Array(gw);
+  const d2 = new Float64Array(gw);
+  const v = new Int32Array(gw);
+  const z = new Float64Array(gw + 1);
   const limit = feather * feather;
   for (let y = 0; y < gh; y++) {
-    const row = y * gw;
+    for (let x = 0; x < gw; x++) f[x] = vertical[y * gw + x]! ** 2;
+    lowerEnvelope(f, d2, v, z);
     for (let x = 0; x < gw; x++) {
       const i = (gy + y) * width + gx + x;
-      if (mask.alpha[i]! > 0) continue;
-      let best = limit + 1;
-      const from = Math.max(0, x - feather);
-      const to = Math.min(gw - 1, x + feather);
-      for (let c = from; c <= to; c++) {
-        const dy = vertical[row + c]!;
-        if (dy > feather) continue;
-        const d2 = (c - x) * (c - x) + dy * dy;
-        if (d2 < best) best = d2;
-      }
-      if (best > limit) continue;
-      const coverage = Math.round(255 * (1 - Math.sqrt(best) / far));
+      if (mask.alpha[i]! > 0 || d2[x]! > limit) continue;
+      const coverage = Math.round(255 * (1 - Math.sqrt(d2[x]!) / far));
       if (coverage > alpha[i]!) alpha[i] = coverage;
     }
   }
@@ -105,4 +101,26 @@ export function growBox(box: Box, by: number, width: number, height: number): Bo
   const x = Math.max(0, box.x - by);
   const y = Math.max(0, box.y - by);
   return { x, y, width: Math.min(width, box.x + box.width + by) - x, height: Math.min(height, box.y + box.height + by) - y };
+}
+
+/** d[q] = min over p of (q − p)² + f[p], in one pass (the lower envelope of parabolas). */
+function lowerEnvelope(f: Float64Array, d: Float64Array, v: Int32Array, z: Float64Array): void {
+  const n = f.length;
+  const meet = (q: number, p: number) => (f[q]! + q * q - (f[p]! + p * p)) / (2 * q - 2 * p);
+  let k = 0;
+  v[0] = 0;
+  z[0] = -Infinity;
+  z[1] = Infinity;
+  for (let q = 1; q < n; q++) {
+    let s = meet(q, v[k]!);
+    while (s <= z[k]!) s = meet(q, v[--k]!);
+    v[++k] = q;
+    z[k] = s;
+    z[k + 1] = Infinity;
+  }
+  k = 0;
+  for (let q = 0; q < n; q++) {
+    while (z[k + 1]! < q) k++;
+    d[q] = (q - v[k]!) ** 2 + f[v[k]!]!;
+  }
 }
