@@ -71,6 +71,11 @@ async function regionEditOf(services: Services, args: EditArgs, job: ImageJob) {
   const { job: regionJob, dispose } = await regionJobOf(job, plan, model);
   const finish = async (result: JobResult): Promise<JobResult> => {
     const outcome = await finishRegionEdit(plan, result);
+    // A paid answer that could not be pasted is kept as it came: said, not thrown.
+    for (const note of outcome.notes) {
+      services.log.warn(note);
+      void vscode.window.showWarningMessage(note);
+    }
     const notes = [...(result.notes ?? []), ...outcome.notes];
     return { ...result, files: outcome.files, ...(notes.length ? { notes } : {}) };
   };
