@@ -115,14 +115,17 @@ export function encodePng(image: RgbaImage): Buffer {
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 6 })), chunk('IEND', Buffer.alloc(0))]);
+  const pixels = deflateSync(rows, { level: 6 });
+  // Header and CRC around the compressed pixels, which are copied once (into the result) and no more.
+  return Buffer.concat([PNG_SIGNATURE, ...chunk('IHDR', ihdr), ...chunk('IDAT', pixels), ...chunk('IEND', Buffer.alloc(0))]);
 }
 
-function chunk(type: string, data: Buffer): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  data.copy(out, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
+/** A PNG chunk as [length and type, data, CRC]. */
+function chunk(type: string, data: Buffer): Buffer[] {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))), 0);
+  return [head, data, crc];
 }
