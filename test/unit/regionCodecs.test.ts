@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { decodeImage, encodePng } from '../../src/core/images/codecs';
 import { ImageRefused, type RgbaImage } from '../../src/core/images/pixels';
-import { encodeJpeg, encodeWebp, noise } from '../support/regionImages';
+import { encodeJpeg, encodeWebp, noise, solid } from '../support/regionImages';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/images');
 
@@ -247,6 +247,37 @@ describe('Region edit codecs: PNG, JPEG and WebP to RGBA and back', () => {
     assert.ok(fixture.width > 0 && fixture.data.length === fixture.width * fixture.height * 4);
   });
 
+  it('JPEG: applies the EXIF orientation, as viewers show the photo', async () => {
+    // Stored 32×16: left half red, right half blue, with a green top-left 8×8 corner.
+    const stored = solid(32, 16, [255, 0, 0, 255]);
+    for (let y = 0; y < 16; y++) for (let x = 0; x < 32; x++) if (x >= 16) stored.data.set([0, 0, 255, 255], (y * 32 + x) * 4);
+    for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) stored.data.set([0, 255, 0, 255], (y * 32 + x) * 4);
+    const jpeg = await encodeJpeg(stored, 95);
+    const colour = (image: RgbaImage, x: number, y: number) => {
+      const [r, g, b] = pixelAt(image, x, y);
+      return r! > 160 ? 'red' : g! > 160 ? 'green' : b! > 160 ? 'blue' : 'other';
+    };
+    // Where the green corner and the blue half are shown, per orientation (sampled at block centres).
+    const expected: Record<number, { size: [number, number]; green: [number, number]; blue: [number, number] }> = {
+      1: { size: [32, 16], green: [3, 3], blue: [28, 8] },
+      2: { size: [32, 16], green: [28, 3], blue: [3, 8] },
+      3: { size: [32, 16], green: [28, 12], blue: [3, 8] },
+      4: { size: [32, 16], green: [3, 12], blue: [28, 8] },
+      5: { size: [16, 32], green: [3, 3], blue: [8, 28] },
+      6: { size: [16, 32], green: [12, 3], blue: [8, 28] },
+      7: { size: [16, 32], green: [12, 28], blue: [8, 3] },
+      8: { size: [16, 32], green: [3, 28], blue: [8, 3] },
+    };
+    for (const [orientation, want] of Object.entries(expected)) {
+      for (const little of [true, false]) {
+        const image = await decodeImage(withOrientation(jpeg, Number(orientation), little));
+        assert.deepEqual([image.width, image.height], want.size, `orientation ${orientation}`);
+        assert.equal(colour(image, ...want.green), 'green', `orientation ${orientation}: green corner`);
+        assert.equal(colour(image, ...want.blue), 'blue', `orientation ${orientation}: blue half`);
+      }
+    }
+  });
+
   it('WebP: lossless WebP decodes to exactly the encoded pixels', async () => {
     const image = noise(21, 13, 9);
     const decoded = await decodeImage(await encodeWebp(image, true));
@@ -318,4 +349,24 @@ function gradient(width: number, height: number): RgbaImage {
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) data.set([Math.round((x * 255) / (width - 1)), Math.round((y * 255) / (height - 1)), 128, 255], (y * width + x) * 4);
   return { width, height, data };
+}
+
+/** The JPEG with an APP1 Exif segment (IFD0 holding only the orientation) right after SOI. */
+function withOrientation(jpeg: Buffer, orientation: number, little: boolean): Buffer {
+  const tiff = Buffer.alloc(8 + 2 + 12 + 4);
+  tiff.write(little ? 'II' : 'MM', 0, 'latin1');
+  const u16 = (v: number, at: number) => (little ? tiff.writeUInt16LE(v, at) : tiff.writeUInt16BE(v, at));
+  const u32 = (v: number, at: number) => (little ? tiff.writeUInt32LE(v, at) : tiff.writeUInt32BE(v, at));
+  u16(42, 2);
+  u32(8, 4);
+  u16(1, 8); // one entry
+  u16(0x0112, 10); // Orientation
+  u16(3, 12); // SHORT
+  u32(1, 14);
+  u16(orientation, 18);
+  const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
+  const segment = Buffer.alloc(4);
+  segment.writeUInt16BE(0xffe1, 0);
+  segment.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([jpeg.subarray(0, 2), segment, payload, jpeg.subarray(2)]);
 }

@@ -9,6 +9,7 @@ import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
 import * as l10n from '@vscode/l10n';
 import { imageHeaderOf } from './imageHeader';
 import { SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
+import { jpegOrientation, oriented } from './orientation';
 import { ImageRefused, MAX_REGION_PIXELS, type RgbaImage } from './pixels';
 import { animatedRefusal, decodePng, tooLargeRefusal } from './pngDecode';
 
@@ -36,7 +37,7 @@ const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x
 /**
  * PNG (any standard colour type, 8/16-bit, interlaced or not), JPEG, WebP → RGBA. SVG, GIF, animated
  * PNG (acTL) and animated WebP are refused with ImageRefused; so are images over 4096×4096 × 2 pixels.
- * JPEG EXIF orientation is not applied: pixels come in stored order, as the gateway receives them.
+ * A JPEG's EXIF orientation is applied (orientation.ts): the pixels come as viewers show them.
  */
 export async function decodeImage(bytes: Uint8Array): Promise<RgbaImage & { mediaType: DecodedMediaType }> {
   const kind = sniffImage(bytes.subarray(0, SNIFF_HEAD_BYTES));
@@ -71,8 +72,9 @@ async function decodeWasm(bytes: Uint8Array, mediaType: 'image/jpeg' | 'image/we
   } catch {
     throw new ImageRefused(l10n.t('The image cannot be read (its pixel data is damaged).'), 'corrupt', `${mediaType} decoder failed`);
   }
-  // A view, not a copy: the decoder's buffer becomes the image's.
-  return { width: pixels.width, height: pixels.height, data: new Uint8Array(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength) };
+  // A view, not a copy: the decoder's buffer becomes the image's (unless EXIF asks for a turn).
+  const image = { width: pixels.width, height: pixels.height, data: new Uint8Array(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength) };
+  return mediaType === 'image/jpeg' ? oriented(image, jpegOrientation(bytes)) : image;
 }
 
 /** VP8X with its animation flag, or an ANIM chunk (RIFF chunks from byte 12). */
