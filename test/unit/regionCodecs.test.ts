@@ -5,90 +5,12 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { decodeImage, encodePng } from '../../src/core/images/codecs';
 import { ImageRefused, type RgbaImage } from '../../src/core/images/pixels';
-import { encodeJpeg, encodeWebp, noise, solid } from '../support/regionImages';
+import { chunk, encodeJpeg, encodeWebp, noise, PNG_SIGNATURE as SIGNATURE, solid, writePng } from '../support/regionImages';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/images');
-
-function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  out.set(data, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
-}
-
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const ADAM7: number[][] = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-];
-
-/** A PNG of raw samples (`samples(x, y)` → one value per channel at `depth`), filter 0, optionally Adam7. */
-function writePng(o: {
-  width: number;
-  height: number;
-  depth: number;
-  colorType: number;
-  interlaced?: boolean;
-  samples: (x: number, y: number) => number[];
-  extra?: Buffer[];
-  /** Row filters 0–4 in turn (filter 0 on every row when absent). */
-  cycleFilters?: boolean;
-}): Buffer {
-  const passes: number[][] = o.interlaced ? ADAM7 : [[0, 0, 1, 1]];
-  const rows: number[] = [];
-  const bpp = Math.max(1, ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[o.colorType] ?? 1) * (o.depth / 8));
-  let filterTurn = 0;
-  let previous: number[] | undefined;
-  for (const [x0, y0, dx, dy] of passes) {
-    for (let y = y0!; y < o.height; y += dy!) {
-      const bits: number[] = [];
-      for (let x = x0!; x < o.width; x += dx!) for (const v of o.samples(x, y)) bits.push(v);
-      if (!bits.length) continue;
-      const raw: number[] = [];
-      if (o.depth === 16) for (const v of bits) raw.push(v >> 8, v & 0xff);
-      else if (o.depth === 8) raw.push(...bits);
-      else {
-        const perByte = 8 / o.depth;
-        for (let i = 0; i < bits.length; i += perByte) {
-          let byte = 0;
-          for (let k = 0; k < perByte; k++) byte |= (bits[i + k] ?? 0) << (8 - o.depth * (k + 1));
-          raw.push(byte);
-        }
-      }
-      const filter = o.cycleFilters ? filterTurn++ % 5 : 0;
-      rows.push(filter, ...filterRow(filter, raw, y === y0 ? undefined : previous, bpp));
-      previous = raw;
-    }
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(o.width, 0);
-  ihdr.writeUInt32BE(o.height, 4);
-  ihdr.set([o.depth, o.colorType, 0, 0, o.interlaced ? 1 : 0], 8);
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), ...(o.extra ?? []), chunk('IDAT', deflateSync(Buffer.from(rows))), chunk('IEND', Buffer.alloc(0))]);
-}
-
-/** One row filtered as an encoder would (the reverse of what the decoder undoes). */
-function filterRow(filter: number, raw: number[], previous: number[] | undefined, bpp: number): number[] {
-  return raw.map((value, x) => {
-    const a = x >= bpp ? raw[x - bpp]! : 0;
-    const b = previous ? previous[x]! : 0;
-    const c = previous && x >= bpp ? previous[x - bpp]! : 0;
-    const p = a + b - c;
-    const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
-    const predictor = [0, a, b, (a + b) >> 1, paeth][filter]!;
-    return (value - predictor) & 0xff;
-  });
-}
 
 function pixelAt(image: RgbaImage, x: number, y: number): number[] {
   const p = (y * image.width + x) * 4;
@@ -285,6 +207,48 @@ describe('Region edit codecs: PNG, JPEG and WebP to RGBA and back', () => {
     assert.deepEqual(Buffer.from(decoded.data), Buffer.from(image.data));
     const fixture = await decodeImage(readFileSync(path.join(FIXTURES, 'python.webp')));
     assert.ok(fixture.width > 0 && fixture.data.length === fixture.width * fixture.height * 4);
+  });
+
+  it("keeps the original's ICC colour profile (PNG iCCP, JPEG APP2 in parts, WebP ICCP) for encodePng to carry", async () => {
+    const profile = Uint8Array.from({ length: 3000 }, (_, i) => (i * 7 + 3) & 0xff);
+    const image = noise(12, 9, 21, true);
+    const png = encodePng(image, { iccProfile: profile });
+    const fromPng = await decodeImage(png);
+    assert.deepEqual(Buffer.from(fromPng.iccProfile!), Buffer.from(profile));
+    assert.deepEqual(Buffer.from(fromPng.data), Buffer.from(image.data));
+    assert.equal((await decodeImage(encodePng(image))).iccProfile, undefined);
+
+    const jpeg = await encodeJpeg(image, 90);
+    const app2 = (seq: number, part: Uint8Array) => {
+      const head = Buffer.alloc(4);
+      head.writeUInt16BE(0xffe2, 0);
+      head.writeUInt16BE(2 + 14 + part.length, 2);
+      return Buffer.concat([head, Buffer.from('ICC_PROFILE\0', 'latin1'), Buffer.from([seq, 2]), part]);
+    };
+    const withIcc = Buffer.concat([jpeg.subarray(0, 2), app2(2, profile.subarray(1000)), app2(1, profile.subarray(0, 1000)), jpeg.subarray(2)]);
+    const fromJpeg = await decodeImage(withIcc);
+    assert.deepEqual(Buffer.from(fromJpeg.iccProfile!), Buffer.from(profile));
+    const missingPart = Buffer.concat([jpeg.subarray(0, 2), app2(1, profile.subarray(0, 1000)), jpeg.subarray(2)]);
+    assert.equal((await decodeImage(missingPart)).iccProfile, undefined);
+
+    // Extended WebP: VP8X (ICC flag), ICCP, then the lossless image's VP8L chunk.
+    const simple = await encodeWebp(image, true);
+    const vp8x = Buffer.alloc(18);
+    vp8x.write('VP8X', 0, 'latin1');
+    vp8x.writeUInt32LE(10, 4);
+    vp8x[8] = 0x20 | 0x10; // ICC profile, alpha
+    vp8x.writeUIntLE(image.width - 1, 12, 3);
+    vp8x.writeUIntLE(image.height - 1, 15, 3);
+    const iccp = Buffer.alloc(8);
+    iccp.write('ICCP', 0, 'latin1');
+    iccp.writeUInt32LE(profile.length, 4);
+    const body = Buffer.concat([Buffer.from('WEBP', 'latin1'), vp8x, iccp, profile, simple.subarray(12)]);
+    const riff = Buffer.alloc(8);
+    riff.write('RIFF', 0, 'latin1');
+    riff.writeUInt32LE(body.length, 4);
+    const fromWebp = await decodeImage(Buffer.concat([riff, body]));
+    assert.deepEqual(Buffer.from(fromWebp.iccProfile!), Buffer.from(profile));
+    assert.deepEqual(Buffer.from(fromWebp.data), Buffer.from(image.data));
   });
 
   it('refuses SVG and GIF, saying what is allowed', async () => {

@@ -7,6 +7,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import decodeJpeg, { init as initJpeg } from '@jsquash/jpeg/decode.js';
 import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
 import * as l10n from '@vscode/l10n';
+import { iccProfileOf } from './colourProfile';
 import { imageHeaderOf } from './imageHeader';
 import { SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
 import { jpegOrientation, oriented } from './orientation';
@@ -14,6 +15,12 @@ import { ImageRefused, MAX_REGION_PIXELS, type RgbaImage } from './pixels';
 import { animatedRefusal, decodePng, tooLargeRefusal } from './pngDecode';
 
 export type DecodedMediaType = 'image/png' | 'image/jpeg' | 'image/webp';
+
+export interface DecodedImage extends RgbaImage {
+  mediaType: DecodedMediaType;
+  /** The original's ICC colour profile, when it has one: pass it to encodePng to keep its colours. */
+  iccProfile?: Uint8Array;
+}
 
 /** Node's global WebAssembly (the project's TypeScript libs leave it out). */
 declare const WebAssembly: { Module: new (bytes: Uint8Array) => object };
@@ -39,14 +46,16 @@ const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x
  * PNG (acTL) and animated WebP are refused with ImageRefused; so are images over 4096×4096 × 2 pixels.
  * A JPEG's EXIF orientation is applied (orientation.ts): the pixels come as viewers show them.
  */
-export async function decodeImage(bytes: Uint8Array): Promise<RgbaImage & { mediaType: DecodedMediaType }> {
+export async function decodeImage(bytes: Uint8Array): Promise<DecodedImage> {
   const kind = sniffImage(bytes.subarray(0, SNIFF_HEAD_BYTES));
   switch (kind?.mediaType) {
     case 'image/png':
-      return { ...decodePng(bytes), mediaType: 'image/png' };
     case 'image/jpeg':
-    case 'image/webp':
-      return { ...(await decodeWasm(bytes, kind.mediaType)), mediaType: kind.mediaType };
+    case 'image/webp': {
+      const image = kind.mediaType === 'image/png' ? decodePng(bytes) : await decodeWasm(bytes, kind.mediaType);
+      const iccProfile = iccProfileOf(bytes, kind.mediaType);
+      return iccProfile ? { ...image, mediaType: kind.mediaType, iccProfile } : { ...image, mediaType: kind.mediaType };
+    }
     case 'image/svg+xml':
       throw new ImageRefused(l10n.t('This is an SVG image: region edits take PNG, JPEG or WebP pixels; use Edit Image for the whole image.'), 'svg');
     case 'image/gif':
@@ -91,8 +100,11 @@ function isAnimatedWebp(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** An RGBA PNG, Paeth-filtered rows, zlib level 6. Lossless: decodeImage(encodePng(x)) equals x. */
-export function encodePng(image: RgbaImage): Buffer {
+/**
+ * An RGBA PNG, Paeth-filtered rows, zlib level 6. Lossless: decodeImage(encodePng(x)) equals x.
+ * With `iccProfile` (decodeImage's), the PNG carries it (iCCP) so viewers show the original's colours.
+ */
+export function encodePng(image: RgbaImage, options?: { iccProfile?: Uint8Array }): Buffer {
   const { width, height, data } = image;
   const stride = width * 4;
   if (data.length !== stride * height) throw new RangeError(`RGBA of ${width}×${height} needs ${stride * height} bytes, got ${data.length}`);
@@ -119,7 +131,10 @@ export function encodePng(image: RgbaImage): Buffer {
   ihdr.set([8, 6, 0, 0, 0], 8);
   const pixels = deflateSync(rows, { level: 6 });
   // Header and CRC around the compressed pixels, which are copied once (into the result) and no more.
-  return Buffer.concat([PNG_SIGNATURE, ...chunk('IHDR', ihdr), ...chunk('IDAT', pixels), ...chunk('IEND', Buffer.alloc(0))]);
+  const profile = options?.iccProfile;
+  // iCCP: a profile name, NUL, compression method 0, the zlib-compressed profile.
+  const iccp = profile ? chunk('iCCP', Buffer.concat([Buffer.from('ICC profile\0\0', 'latin1'), deflateSync(profile)])) : [];
+  return Buffer.concat([PNG_SIGNATURE, ...chunk('IHDR', ihdr), ...iccp, ...chunk('IDAT', pixels), ...chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** A PNG chunk as [length and type, data, CRC]. */
