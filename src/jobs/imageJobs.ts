@@ -104,7 +104,14 @@ export class ImageJobService {
         );
       }
     } else if (options.forceConfirm || options.resend || estimate.reservation > this.deps.confirmAbove()) {
-      const confirmed = await this.deps.confirm({ model, request: job.request, estimate, style: job.style, ...(options.resend ? { resend: true } : {}) });
+      const confirmed = await this.deps.confirm({
+        model,
+        request: job.request,
+        estimate,
+        style: job.style,
+        ...(options.resend ? { resend: true } : {}),
+        ...(job.region ? { region: job.region.description } : {}),
+      });
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }
     if (options.signal?.aborted) throw new CancelledError();

@@ -10,7 +10,7 @@ import type { HistoryEntry, HistoryStore } from './results/history';
 import type { PaidFailure } from './jobTypes';
 
 /** What a job tells the history about itself; the rest comes from its result. */
-export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison' | 'style' | 'origin'>;
+export type JobDetails = Pick<HistoryEntry, 'request' | 'references' | 'model' | 'batch' | 'comparison' | 'style' | 'origin' | 'region'>;
 
 /** The parts of a job's result that the history keeps. */
 export interface RecordedResult {

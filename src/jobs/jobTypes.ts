@@ -11,6 +11,7 @@ import type { GenerationRequest, GenerationResponseMeta, ImageModel, Usage } fro
 import type { InFlightJournal } from './inFlight';
 import type { JobResult, RecoveredFiles } from './jobResult';
 import type { BatchTag } from './results/resultsIndex';
+import type { RegionRecord } from './results/resultTypes';
 
 export type EditTransport = 'input_references' | 'multipart';
 
@@ -33,6 +34,8 @@ export interface ImageJob {
   batch?: BatchTag;
   /** The style the request was made with, and the values it resolved to (provenance, history, the confirmation). */
   style?: StyleRecord;
+  /** A region edit (regionEdit.ts): the one reference is the crop; the journal and provenance name the original and mask. */
+  region?: RegionRecord;
 }
 
 /** The paid calls a job makes. Each calls `options.onPaidAnswer` once a success answer arrives, before any image. */
@@ -49,6 +52,8 @@ export interface ConfirmRequest {
   style?: StyleRecord;
   /** An earlier attempt of the same request may have been charged: this one is paid for again. */
   resend?: boolean;
+  /** A region edit: the part of the image sent ("region 412×300 of 2048×1536, sent as 3:2"). */
+  region?: string;
 }
 
 export type JobEvent =

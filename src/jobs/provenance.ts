@@ -1,6 +1,7 @@
 // The request a saved PNG was made with, as the job writes it into the file. No vscode import.
 import * as path from 'node:path';
 import type { StyleRecord } from '../core/requests/styleFile';
+import type { RegionRecord } from './results/resultTypes';
 import type { GenerationRequest } from '../core/gateway/types';
 import type { ImageJob } from './jobTypes';
 
@@ -25,6 +26,8 @@ export interface ProvenanceRecord {
   batch?: { file: string; line: number; key: string };
   /** The style it was made with and the values the style had then (its references relative to the workspace). */
   style?: StyleRecord;
+  /** A region edit: the original and mask relative to the image's folder, the mask's box, the feather and the crop sent. */
+  region?: RegionRecord;
 }
 
 export function provenanceRecord(job: ImageJob, model: string, index: number, date: Date): ProvenanceRecord {
@@ -42,5 +45,12 @@ export function provenanceRecord(job: ImageJob, model: string, index: number, da
     index,
     ...(job.batch ? { batch: { ...job.batch, file: path.basename(job.batch.file) } } : {}),
     ...(job.style ? { style: job.style } : {}),
+    ...(job.region ? { region: relativeRegion(job.region, job.output.directory) } : {}),
   };
+}
+
+/** Paths relative to the result's folder (forward slashes): the record stays true when the folder moves with its images. */
+function relativeRegion(region: RegionRecord, directory: string): RegionRecord {
+  const relative = (file: string) => path.relative(directory, file).split(path.sep).join('/');
+  return { ...region, original: relative(region.original), mask: relative(region.mask) };
 }

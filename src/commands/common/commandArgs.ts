@@ -3,6 +3,7 @@ import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../../core/gateway/errors';
 import { type GenerationRequest } from '../../core/gateway/types';
 import type { OptionOverrides, StyleInput } from '../../jobs/styledRequest';
+import type { RegionArgs } from '../../core/files/maskInput';
 
 /** A request's fields, `null` clearing what a style sets; `model` may be empty when the style names one. */
 export interface GenerateArgs extends OptionOverrides {
@@ -13,7 +14,8 @@ export interface GenerateArgs extends OptionOverrides {
   outputDirectory?: string;
 }
 
-export interface EditArgs extends GenerateArgs {
+/** `mask` (a PNG in the workspace, the image's size): only the region it marks changes (one image only); `feather`, `wholeImage`: see RegionArgs. */
+export interface EditArgs extends GenerateArgs, RegionArgs {
   /** Paths or file URIs (strings) of the reference images; Uri objects from the API. */
   images: unknown[];
 }

@@ -5,7 +5,7 @@ import type { GenerationRequest } from '../../core/gateway/types';
 import type { ConfirmRequest } from '../../jobs/jobTypes';
 import { trPlural } from '../../core/common/plural';
 
-export async function confirmCost({ model, request, estimate, style, resend }: ConfirmRequest, locale: string): Promise<boolean> {
+export async function confirmCost({ model, request, estimate, style, resend, region }: ConfirmRequest, locale: string): Promise<boolean> {
   const reserve = formatRubles(estimate.reservation, locale);
   const go = vscode.l10n.t('Send (reserve {0})', reserve);
   const options = describeOptions(request);
@@ -28,6 +28,7 @@ export async function confirmCost({ model, request, estimate, style, resend }: C
       request.prompt.length > 200 ? `${request.prompt.slice(0, 200)}…` : request.prompt,
     ),
     options && vscode.l10n.t('Options: {0}', options),
+    region && vscode.l10n.t('Region edit: {0}; the rest of the image stays as it is.', region),
     ...styleLines,
   ].filter(Boolean);
   const answer = await vscode.window.showWarningMessage(

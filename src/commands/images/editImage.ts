@@ -16,6 +16,9 @@ import { askPrompt, pickModel, reviewRequest } from './pickers';
 import { runCommandBody } from '../common/showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/styles';
 import { trPlural } from '../../core/common/plural';
+import { regionArgsOf, resolveMaskPath } from '../../core/files/maskInput';
+import { finishRegionEdit, planRegionEdit, regionJobOf } from '../../jobs/regionEdit';
+import type { JobResult } from '../../jobs/jobTypes';
 
 export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp'];
@@ -37,16 +40,46 @@ export async function editImageCommand(services: Services, first?: unknown, sele
  * the first references (a style's follow); results go next to the first source unless the style names a folder.
  */
 export async function editImage(services: Services, args: EditArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
-  const { job, styled, source, sourceUri } = await editJobOf(services, args);
+  const { job: plain, styled, source, sourceUri } = await editJobOf(services, args);
+  // A mask (a region edit) is checked and the crop decided before anything is estimated or reserved.
+  const region = await regionEditOf(services, args, plain);
   if (interactive) showStyleNotes(styled);
-  return runJobCommand(services, job, {
-    title: vscode.l10n.t('Editing {0} with {1}', path.basename(source), styled.request.model),
+  const title = region
+    ? vscode.l10n.t('Editing a region of {0} with {1}', path.basename(source), styled.request.model)
+    : vscode.l10n.t('Editing {0} with {1}', path.basename(source), styled.request.model);
+  const result = await runJobCommand(services, region?.job ?? plain, {
+    title,
     interactive,
     openBeside: sourceUri,
     forceConfirm: styled.confirm,
     origin: { kind: 'edit' },
+    ...(region ? { finish: region.finish } : {}),
     ...extra,
   });
+  // Kept after a failure: the retry the error offers sends the same crop.
+  await region?.dispose();
+  return result;
+}
+
+/** The region edit of `args.mask` (undefined without one): the mask confined to the workspace folders and checked, the crop written. */
+async function regionEditOf(services: Services, args: EditArgs, job: ImageJob) {
+  if (args.mask === undefined) return undefined;
+  const roots = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+  const mask = await resolveMaskPath(args.mask, roots);
+  const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === job.request.model);
+  const plan = await planRegionEdit({ images: job.references ?? [], mask, feather: args.feather, model });
+  const { job: regionJob, dispose } = await regionJobOf(job, plan, model);
+  const finish = async (result: JobResult): Promise<JobResult> => {
+    const outcome = await finishRegionEdit(plan, result);
+    // A paid answer that could not be pasted is kept as it came: said, not thrown.
+    for (const note of outcome.notes) {
+      services.log.warn(note);
+      void vscode.window.showWarningMessage(note);
+    }
+    const notes = [...(result.notes ?? []), ...outcome.notes];
+    return { ...result, files: outcome.files, ...(notes.length ? { notes } : {}) };
+  };
+  return { job: regionJob, finish, dispose };
 }
 
 /** The job an edit would run (the style applied, the folder decided, the source's shape kept); sends nothing. */
@@ -55,7 +88,7 @@ export async function editJobOf(services: Services, args: EditArgs): Promise<{ j
   const source = images[0];
   if (source === undefined) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
   const sourceUri = vscode.Uri.file(source);
-  const { images: _images, ...rest } = args;
+  const { images: _images, mask: _mask, feather: _feather, wholeImage: _wholeImage, ...rest } = args;
   const styled = await applyStyle(services, args.style, { ...styleInputOf(rest), references: images }, sourceUri);
   const directory = await resolveEditOutputFolder(source, args.outputDirectory, styled.output.directory);
   const pattern = styled.output.pattern ?? readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, sourceUri).value;
@@ -69,7 +102,7 @@ export async function editJobOf(services: Services, args: EditArgs): Promise<{ j
 function toEditArgs(args: Record<string, unknown>): EditArgs {
   const images = args.images;
   if (!Array.isArray(images)) throw new ValidationError('images', vscode.l10n.t('"images" must be a list of image files (Uri or path).'));
-  return { ...toGenerateArgs(args), images };
+  return { ...toGenerateArgs(args), images, ...regionArgsOf(args) };
 }
 
 function toFilePath(value: unknown): string {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../../core/money/cost';
 import { JobHistoryRecord } from '../../jobs/jobRecord';
+import { recordedReferences } from '../../jobs/regionEdit';
 import { settleBy } from '../../jobs/settle';
 import type { ImageJob, JobEvent, JobResult, PaidFailure } from '../../jobs/jobTypes';
 import type { ResultOrigin } from '../../jobs/results/resultOrigin';
@@ -32,6 +33,8 @@ export interface RunOptions {
   errorActions?: ErrorActions;
   /** Who started it (recorded in the results journal); generate and editImage give their own default. */
   origin?: ResultOrigin;
+  /** What the result becomes before it is shown (a region edit pastes its answers into the original). */
+  finish?: (result: JobResult) => Promise<JobResult>;
 }
 
 /** What callers of generate/editImage may add to a run. */
@@ -48,10 +51,11 @@ export interface CommandResult {
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
   const record = new JobHistoryRecord(services.history, {
     request: job.request,
-    references: job.references,
+    references: recordedReferences(job),
     model: job.request.model,
     style: job.style,
     ...(options.origin ? { origin: options.origin } : {}),
+    ...(job.region ? { region: job.region } : {}),
   });
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
@@ -72,7 +76,7 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
         const settle = settleBy((done: JobResult) => record.finish(done), warn, 'The result');
         // A paid request without its images is recorded as paid too (and its unknown outcome checked later).
         const settleFailure = settleBy((failure: PaidFailure) => recordPaidFailure(services, record, failure), warn, 'The paid request');
-        return await services.jobs.run(job, {
+        const done = await services.jobs.run(job, {
           signal: controller.signal,
           onEvent,
           forceConfirm: options.forceConfirm,
@@ -80,6 +84,7 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
           settle,
           settleFailure,
         });
+        return options.finish ? await options.finish(done) : done;
       } finally {
         subscription.dispose();
         options.signal?.removeEventListener('abort', abort);

@@ -40,6 +40,19 @@ export interface HistoryEntry {
   origin?: ResultOrigin;
   /** The gateway and key it was paid with: `<base URL>|<key fingerprint>` (core/gateway/identity.ts; never the key). Absent in old entries and failures. */
   identity?: string;
+  /** A region edit (issue 41): the original, the mask, the feather and the crop sent. */
+  region?: RegionRecord;
+}
+
+/** What a region edit changed of which image: the original and mask (absolute in the journal, relative to the result's folder in a PNG's provenance), the mask's box, the feather and the crop sent. */
+export interface RegionRecord {
+  original: string;
+  mask: string;
+  feather: number;
+  box: { x: number; y: number; width: number; height: number };
+  crop: { x: number; y: number; width: number; height: number; ratio: string };
+  /** "region 412×300 of 2048×1536, sent as 3:2" */
+  description: string;
 }
 
 /**

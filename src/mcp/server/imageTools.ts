@@ -45,6 +45,7 @@ import type {
   ListStylesAnswer,
 } from './toolDefinitions';
 import { ToolJobs } from './toolJobs';
+import { finishRegionEdit, recordedReferences, type RegionOutcome } from '../../jobs/regionEdit';
 import { WorkspacePaths } from './workspacePaths';
 
 /** The part of the gateway client the tools use. */
@@ -167,8 +168,10 @@ export class ImageTools {
 
   /** The very checks of generate_image (no images) or edit_image (images), paths and style included; sends nothing. */
   async estimate(args: EstimateArgs): Promise<ToolAnswer<EstimateAnswer>> {
-    const { job, styled } = await this.toolJobs.jobOf(args, args.images);
-    const { model, estimate, request } = await this.jobs.prepare(job);
+    const { job: plain, styled } = await this.toolJobs.jobOf(args, args.images);
+    // A region edit is estimated as it would be sent: the crop as its one reference, at the crop's ratio.
+    const region = await this.toolJobs.regionOf(args, plain);
+    const { model, estimate, request } = await this.jobs.prepare(region?.job ?? plain).finally(() => region?.dispose());
     const refused = this.cap.refusal(estimate.reservation);
     const verdict = refused
       ? refused.message
@@ -179,6 +182,7 @@ export class ImageTools {
     const text = [
       `${model.id}, n=${estimate.n}: the gateway reserves ${rub(estimate.reservation)} and charges the actual cost, expected ${range(estimate)}. Nothing was sent.`,
       ...(styled.style ? [`Style ${styled.style.name}: the prompt sent is "${request.prompt}".`] : []),
+      ...(region ? [`Region edit: ${region.plan.description}; the rest of the image stays as it is.`] : []),
       ...styled.notes,
       verdict,
     ].join('\n');
@@ -188,6 +192,7 @@ export class ImageTools {
       ...(references.length ? { references } : {}),
       ...(styled.style ? { style: styled.style.name } : {}),
       ...(styled.notes.length ? { notes: styled.notes } : {}),
+      ...(region ? { region: region.plan.description } : {}),
       estimate,
       allowed: !refused,
       ...(refused ? { refusedBy: refused.cap } : {}),
@@ -202,15 +207,29 @@ export class ImageTools {
     return this.paidCall(args, args.images, context);
   }
 
-  private async paidCall(args: GenerateArgs, images: string[] | undefined, context: CallContext): Promise<ToolAnswer<ImageAnswer>> {
-    const { job, styled } = await this.toolJobs.jobOf(args, images);
+  private async paidCall(args: GenerateArgs | EditArgs, images: string[] | undefined, context: CallContext): Promise<ToolAnswer<ImageAnswer>> {
+    const { job: plain, styled } = await this.toolJobs.jobOf(args, images);
     if (styled.confirm) {
       throw new ValidationError(
         'style',
         `Not sent: the workspace is not trusted in VS Code, and a style from it does not send on its own (no person confirms an agent's call). list_styles and estimate_cost still read it; trust the workspace, or give the options without "style".`,
       );
     }
-    // Validation, references, the estimate and the cap first: bad input is refused before the disk is touched.
+    // The mask first (a region edit), then validation, references, the estimate and the cap: bad input is refused before anything is reserved.
+    const region = await this.toolJobs.regionOf(args, plain);
+    try {
+      return await this.sendCall(region?.job ?? plain, context, region && ((result) => finishRegionEdit(region.plan, result)), region?.plan.description);
+    } finally {
+      await region?.dispose();
+    }
+  }
+
+  private async sendCall(
+    job: ImageJob,
+    context: CallContext,
+    finish: ((result: JobResult) => Promise<RegionOutcome>) | undefined,
+    regionText: string | undefined,
+  ): Promise<ToolAnswer<ImageAnswer>> {
     const { estimate } = await this.jobs.prepare(job);
     const refused = this.cap.refusal(estimate.reservation);
     if (refused) throw refused;
@@ -252,7 +271,9 @@ export class ImageTools {
     } finally {
       clearInterval(heartbeat);
     }
-    const answer = await this.imageAnswer(result, images?.length ? 'Edited' : 'Generated', job.style?.name);
+    const region = finish && (await finish(result));
+    if (region) result = { ...result, files: region.files };
+    const answer = await this.imageAnswer(result, job.references?.length ? 'Edited' : 'Generated', job.style?.name, region && { ...region, text: regionText });
     if (lateCancel) {
       context.notify?.(
         `The call was cancelled after the gateway had answered (it has charged): the paid image(s) are saved anyway: ${answer.structured.files.map((f) => f.path).join(', ')}.`,
@@ -268,7 +289,14 @@ export class ImageTools {
     const warn = this.options.warn ?? (() => undefined);
     // The client names itself: kept short (it is shown in Account and Usage and the search).
     const origin = { kind: 'mcp' as const, ...(client ? { client: client.slice(0, 100) } : {}) };
-    const record = new JobHistoryRecord(journal, { request: job.request, references: job.references, model: job.request.model, style: job.style, origin });
+    const record = new JobHistoryRecord(journal, {
+      request: job.request,
+      references: recordedReferences(job),
+      model: job.request.model,
+      style: job.style,
+      origin,
+      ...(job.region ? { region: job.region } : {}),
+    });
     return {
       saved: (file: string) => void record.saved(file).catch((error: unknown) => warn(`results journal: ${String(error)}`)),
       settlement: {
@@ -278,9 +306,20 @@ export class ImageTools {
     };
   }
 
-  private async imageAnswer(result: JobResult, verb: string, style: string | undefined): Promise<ToolAnswer<ImageAnswer>> {
+  private async imageAnswer(
+    result: JobResult,
+    verb: string,
+    style: string | undefined,
+    region?: RegionOutcome & { text?: string },
+  ): Promise<ToolAnswer<ImageAnswer>> {
     const files = result.files.map((file) => this.fileOf(file));
     const lines = imageLines(result, files, verb, style);
+    const masks = region?.masks.map((file) => this.paths.relative(file));
+    if (region)
+      lines.push(
+        `Region edit: ${region.text ?? ''}; outside the region every pixel is the original's. Mask saved: ${masks!.join(', ') || 'none'}.`,
+        ...region.notes,
+      );
     const preview = result.files[0] ? await previewOf(result.files[0]) : undefined;
     lines.push(preview ? `Preview: the first image, at most ${PREVIEW_SIDE} px.` : 'No preview of this image.');
     return {
@@ -293,6 +332,8 @@ export class ImageTools {
         estimate: result.estimate,
         sent: true,
         ...(result.recovered ? { recovered: result.recovered } : {}),
+        ...(region?.text ? { region: region.text } : {}),
+        ...(masks ? { masks } : {}),
       }),
       preview,
       links: files.map((f) => ({ uri: f.uri, name: f.path, mimeType: mimeTypeOf(f.path) })),

@@ -96,8 +96,16 @@ const outputDirectory = text(
   'Folder for the results, relative to the workspace folder (default: the configured output folder; for edits, next to the first image). Paths outside the workspace are refused.',
 );
 
+const region = {
+  mask: text(
+    'Region edit: a PNG in the workspace, the same size as the one image, where white (or opaque) marks what changes; only that region (plus a margin for context) is sent, and the result is pasted back so every pixel outside the region stays exactly as it was. Saved as <name>.region-N.png with the mask beside it. Checked before anything is sent: same size, inside the workspace, not empty.',
+  ).optional(),
+  feather: whole(0, 256, 'Region edit: soft edge in pixels outside the mask (default 8; 0 = hard edge). Only with mask.').optional(),
+  wholeImage: flag('true: edit the whole image (the plain edit); not together with mask.').optional(),
+};
+
 export const generateInput = { prompt, ...options, style: style.optional(), output_directory: outputDirectory.optional() };
-export const editInput = { prompt, images, ...options, style: style.optional(), output_directory: outputDirectory.optional() };
+export const editInput = { prompt, images, ...options, style: style.optional(), output_directory: outputDirectory.optional(), ...region };
 /** Every argument of generate_image and edit_image, so that an agent estimates the very call it will make. */
 export const estimateInput = {
   prompt: prompt.optional(),
@@ -105,6 +113,7 @@ export const estimateInput = {
   ...options,
   style: style.optional(),
   output_directory: outputDirectory.optional(),
+  ...region,
 };
 export const listModelsInput = {
   supports_edit: flag('Only models that edit images (true) or only those that do not (false).').optional(),
@@ -207,6 +216,7 @@ export const estimateOutput = z.strictObject({
   style: z.string().optional(),
   notes: z.array(z.string()).describe('What the style does not apply here, and why.').optional(),
   estimate: estimate.optional(),
+  region: z.string().describe('A region edit: the part of the image that would be sent, e.g. "region 412×300 of 2048×1536, sent as 3:2".').optional(),
   allowed: z.boolean().describe('Whether the spending cap lets generate_image/edit_image send this call now.').optional(),
   refusedBy: refusedBy.optional(),
   error: error.optional(),
@@ -222,6 +232,8 @@ export const imageOutput = z.strictObject({
   balance_rub: z.number().describe('The balance after the call.').optional(),
   estimate: estimate.optional(),
   recovered: recovered.optional(),
+  region: z.string().describe('A region edit: the part of the image that was sent and pasted back.').optional(),
+  masks: z.array(z.string()).describe('A region edit: the masks saved beside the results (workspace-relative).').optional(),
   sent: z.boolean().describe('Whether the request left for the gateway (false: nothing can have been charged).').optional(),
   refusedBy: refusedBy.optional(),
   error: error.optional(),

@@ -6,6 +6,8 @@ import type { CatalogCache } from '../../core/gateway/catalogCache';
 import { ValidationError } from '../../core/gateway/errors';
 import type { ImageModel } from '../../core/gateway/types';
 import type { ImageJob } from '../../jobs/jobTypes';
+import { regionArgsOf } from '../../core/files/maskInput';
+import { planRegionEdit, type RegionPlan, regionJobOf } from '../../jobs/regionEdit';
 import type { StyledRequest, StyleInput } from '../../jobs/styledRequest';
 import type { McpConfig } from './config';
 import type { WorkspaceStyles } from './styleTools';
@@ -31,7 +33,7 @@ export class ToolJobs {
   async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; styled: StyledRequest }> {
     const references: string[] = [];
     for (const image of images ?? []) references.push(await this.paths.resolve('images', image));
-    const { prompt, model, style, images: _images, output_directory: _output, ...options } = args;
+    const { prompt, model, style, images: _images, output_directory: _output, mask: _mask, feather: _feather, wholeImage: _whole, ...options } = args;
     // An estimate may come before the prompt is written: any text estimates the same.
     const input: StyleInput = { prompt: prompt?.trim() ?? 'estimate', model: model?.trim(), options, references };
     let styled = await this.styles.apply(style, input);
@@ -52,6 +54,21 @@ export class ToolJobs {
       ...(styled.style ? { style: styled.style } : {}),
     };
     return { job, styled };
+  }
+
+  /**
+   * A region edit's job when `mask` is given (undefined: the plain edit): the mask confined to the
+   * workspace and checked, the crop decided and written to a temporary file (`dispose` removes it).
+   * Every refusal comes before any estimate.
+   */
+  async regionOf(args: EstimateArgs, job: ImageJob): Promise<{ job: ImageJob; plan: RegionPlan; dispose: () => Promise<void> } | undefined> {
+    const region = regionArgsOf(args);
+    if (region.mask === undefined) return undefined;
+    if (!args.images?.length) throw new ValidationError('mask', '"mask" needs the one image to edit, in "images".');
+    const mask = await this.paths.resolve('mask', region.mask);
+    const model = (await this.catalog.get()).find((m) => m.id === job.request.model);
+    const plan = await planRegionEdit({ images: job.references ?? [], mask, feather: region.feather, model });
+    return { ...(await regionJobOf(job, plan, model)), plan };
   }
 
   /** The cheapest model that can do the job (generation, or an edit with that many references). */

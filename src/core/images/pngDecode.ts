@@ -1,0 +1,178 @@
+// PNG → 8-bit RGBA without native modules: every standard colour type, bit depths 1–16, Adam7
+// interlacing, tRNS. Animated PNGs (acTL) are refused: only their first frame would be edited.
+import { inflateSync } from 'node:zlib';
+import * as l10n from '@vscode/l10n';
+import { ImageRefused, MAX_REGION_PIXELS, type RgbaImage } from './pixels';
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const DEPTHS: Record<number, readonly number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
+/** Adam7 passes: x start, y start, x step, y step. */
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+interface Header {
+  width: number;
+  height: number;
+  depth: number;
+  colorType: number;
+  interlaced: boolean;
+  palette?: Uint8Array;
+  trns?: Uint8Array;
+}
+
+/** `why` is a short technical note (English), kept in `detail` for the log too. */
+const corrupt = (why: string) => new ImageRefused(l10n.t('The PNG image cannot be read ({0}).', why), 'corrupt', why);
+
+export function decodePng(bytes: Uint8Array): RgbaImage {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let header: Header | undefined;
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 12 <= bytes.length;) {
+    const length = view.getUint32(at);
+    const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    const data = bytes.subarray(at + 8, at + 8 + length);
+    if (data.length < length) throw corrupt('cut off');
+    if (type === 'IHDR') header = readHeader(data);
+    else if (type === 'acTL') throw animatedRefusal();
+    else if (type === 'PLTE' && header) header.palette = data;
+    else if (type === 'tRNS' && header) header.trns = data;
+    else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  if (!header) throw corrupt('no IHDR');
+  if (header.colorType === 3 && !header.palette) throw corrupt('no palette');
+  const { width, height } = header;
+  const bitsPerPixel = CHANNELS[header.colorType]! * header.depth;
+  const passes = header.interlaced ? ADAM7 : ([[0, 0, 1, 1]] as const);
+  let expected = 0;
+  for (const [x0, y0, dx, dy] of passes) {
+    const w = Math.ceil((width - x0) / dx);
+    const h = Math.ceil((height - y0) / dy);
+    if (w > 0 && h > 0) expected += h * (1 + Math.ceil((w * bitsPerPixel) / 8));
+  }
+  // One IDAT buffer at a time: the joined compressed bytes are freed once inflated.
+  let filtered: Buffer;
+  try {
+    filtered = inflateSync(idat.length === 1 ? idat[0]! : Buffer.concat(idat), { maxOutputLength: expected });
+  } catch {
+    throw corrupt('damaged pixel data');
+  }
+  if (filtered.length < expected) throw corrupt('too little pixel data');
+  const out = new Uint8Array(width * height * 4);
+  const bpp = Math.max(1, bitsPerPixel >> 3);
+  let offset = 0;
+  for (const [x0, y0, dx, dy] of passes) {
+    const w = Math.ceil((width - x0) / dx);
+    const h = Math.ceil((height - y0) / dy);
+    if (w <= 0 || h <= 0) continue;
+    const stride = Math.ceil((w * bitsPerPixel) / 8);
+    for (let y = 0; y < h; y++) {
+      const row = offset + y * (stride + 1);
+      unfilterRow(filtered, row, y > 0 ? row - stride - 1 : -1, stride, bpp);
+      expandRow(header, filtered.subarray(row + 1, row + 1 + stride), w, out, ((y0 + y * dy) * width + x0) * 4, dx * 4);
+    }
+    offset += h * (stride + 1);
+  }
+  return { width, height, data: out };
+}
+
+export function animatedRefusal(): ImageRefused {
+  return new ImageRefused(l10n.t('This is an animated image: animated images cannot be region-edited; use Edit Image for the whole image.'), 'animated');
+}
+
+export function tooLargeRefusal(width: number, height: number): ImageRefused {
+  return new ImageRefused(
+    l10n.t('The image is {0}×{1} pixels: region edits take at most {2} megapixels (4096×8192); use Edit Image for the whole image.', width, height, '33.5'),
+    'tooLarge',
+  );
+}
+
+function readHeader(data: Uint8Array): Header {
+  if (data.length < 13) throw corrupt('short IHDR');
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const width = view.getUint32(0);
+  const height = view.getUint32(4);
+  const [depth, colorType, compression, filter, interlace] = [data[8]!, data[9]!, data[10]!, data[11]!, data[12]!];
+  if (!DEPTHS[colorType]?.includes(depth) || compression !== 0 || filter !== 0 || interlace > 1) throw corrupt('unknown format');
+  if (!width || !height) throw corrupt('no pixels');
+  if (width * height > MAX_REGION_PIXELS) throw tooLargeRefusal(width, height);
+  return { width, height, depth, colorType, interlaced: interlace === 1 };
+}
+
+/** Reverses one row's filter in place; `prev` is the previous (already unfiltered) row's filter byte, or -1. */
+function unfilterRow(data: Uint8Array, row: number, prev: number, stride: number, bpp: number): void {
+  const filter = data[row]!;
+  const cur = row + 1;
+  const up = prev + 1;
+  if (filter === 0) return;
+  for (let x = 0; x < stride; x++) {
+    const a = x >= bpp ? data[cur + x - bpp]! : 0;
+    const b = prev >= 0 ? data[up + x]! : 0;
+    let predictor: number;
+    if (filter === 1) predictor = a;
+    else if (filter === 2) predictor = b;
+    else if (filter === 3) predictor = (a + b) >> 1;
+    else if (filter === 4) {
+      const c = x >= bpp && prev >= 0 ? data[up + x - bpp]! : 0;
+      const pa = Math.abs(b - c);
+      const pb = Math.abs(a - c);
+      const pc = Math.abs(a + b - 2 * c);
+      predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+    } else throw corrupt(`filter ${filter}`);
+    data[cur + x] = (data[cur + x]! + predictor) & 0xff;
+  }
+}
+
+/** One unfiltered row of `count` pixels → RGBA at `to`, `step` bytes apart (4, or more for an Adam7 pass). */
+function expandRow(header: Header, row: Uint8Array, count: number, out: Uint8Array, to: number, step: number): void {
+  const { depth, colorType, palette, trns } = header;
+  if (depth === 8 && colorType === 6 && step === 4) return out.set(row.subarray(0, count * 4), to);
+  const channels = CHANNELS[colorType]!;
+  // A sample at bit depth `depth` (16-bit: the raw 0..65535 value) and its 8-bit value.
+  const sample = (i: number): number => {
+    if (depth === 8) return row[i]!;
+    if (depth === 16) return (row[2 * i]! << 8) | row[2 * i + 1]!;
+    const bit = i * depth;
+    return (row[bit >> 3]! >> (8 - depth - (bit & 7))) & ((1 << depth) - 1);
+  };
+  const to8 = depth === 16 ? (v: number) => ((v * 255 + 32767) / 65535) | 0 : depth === 8 ? (v: number) => v : (v: number) => (v * 255) / ((1 << depth) - 1);
+  const key = trnsKey(header);
+  for (let x = 0, o = to; x < count; x++, o += step) {
+    const s = x * channels;
+    if (colorType === 3) {
+      const index = sample(s);
+      out[o] = palette![index * 3] ?? 0;
+      out[o + 1] = palette![index * 3 + 1] ?? 0;
+      out[o + 2] = palette![index * 3 + 2] ?? 0;
+      out[o + 3] = trns?.[index] ?? 255;
+    } else if (colorType === 0 || colorType === 4) {
+      const g = sample(s);
+      out[o] = out[o + 1] = out[o + 2] = to8(g);
+      out[o + 3] = colorType === 4 ? to8(sample(s + 1)) : key && key[0] === g ? 0 : 255;
+    } else {
+      const r = sample(s);
+      const g = sample(s + 1);
+      const b = sample(s + 2);
+      out[o] = to8(r);
+      out[o + 1] = to8(g);
+      out[o + 2] = to8(b);
+      out[o + 3] = colorType === 6 ? to8(sample(s + 3)) : key && key[0] === r && key[1] === g && key[2] === b ? 0 : 255;
+    }
+  }
+}
+
+/** The transparent colour of a grey or RGB PNG without alpha (tRNS: 16-bit values), or undefined. */
+function trnsKey({ colorType, trns }: Header): number[] | undefined {
+  if (!trns || (colorType !== 0 && colorType !== 2)) return undefined;
+  const values = colorType === 0 ? 1 : 3;
+  if (trns.length < values * 2) return undefined;
+  return Array.from({ length: values }, (_, i) => (trns[2 * i]! << 8) | trns[2 * i + 1]!);
+}

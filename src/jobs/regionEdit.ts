@@ -1,0 +1,198 @@
+// A region edit (issue 41): only the part of an image that a mask marks changes. The mask and the
+// image are checked before anything is reserved (core/files/maskInput.ts); the crop around the
+// region is sent as the ONE reference of an ordinary edit job (the same estimate, confirmation,
+// journal and recovery as every edit); its answer is resized back and pasted into a copy of the
+// original through the feathered mask, saved as a new file next to the original (photo.region-1.png,
+// the original never touched) with the mask beside it (photo.region-1.mask.png). No vscode import.
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
+import { ValidationError } from '../core/gateway/errors';
+import type { ImageModel } from '../core/gateway/types';
+import { decodeImage, encodePng } from '../core/images/codecs';
+import { compositeRegion } from '../core/images/composite';
+import { ImageRefused, type RgbaImage } from '../core/images/pixels';
+import { cropBoxFor, cropRgba, describeCrop } from '../core/images/regionCrop';
+import { featherMask, type RegionMask } from '../core/images/regionMask';
+import { resizeRgba } from '../core/images/resize';
+import { FEATHER_DEFAULT, readMask } from '../core/files/maskInput';
+import { addPngTextChunkToBuffer, readPngTextChunk } from '../core/files/pngText';
+import { replaceFileWith } from '../core/files/replaceFile';
+import { isPixelSize } from '../core/requests/aspectRatio';
+import type { ImageJob, JobResult } from './jobTypes';
+import { PROVENANCE_KEYWORD } from './provenance';
+import type { RegionRecord } from './results/resultTypes';
+
+/** Results of a region edit: `{name}` is the original's base name (photo.region-1.png). */
+export const REGION_FILE_NAME_PATTERN = '{name}.region-{index}';
+/** The largest original a region edit reads (the decoder refuses larger ones too). */
+const MAX_ORIGINAL_BYTES = 64 * 1024 * 1024;
+
+/** Everything decided before anything is reserved: the decoded original, the feathered mask, the crop and what it sends. */
+export interface RegionPlan {
+  record: RegionRecord;
+  original: RgbaImage;
+  /** The mask with its feather: what the answer is pasted through. */
+  mask: RegionMask;
+  /** The crop of the original that is sent, as a PNG. */
+  cropPng: Buffer;
+  /** "region 412×300 of 2048×1536, sent as 3:2": for the confirmation and the answers. */
+  description: string;
+}
+
+/**
+ * Checks the original and the mask and decides the crop: every refusal (a ValidationError naming
+ * "images" or "mask") comes before any estimate. `model`: its supported ratios widen the crop.
+ */
+export async function planRegionEdit(input: {
+  images: readonly string[];
+  mask: string;
+  feather?: number;
+  model?: Pick<ImageModel, 'supported_aspect_ratios'>;
+}): Promise<RegionPlan> {
+  if (input.images.length !== 1) {
+    throw new ValidationError('mask', l10n.t('A region edit ("mask") takes exactly one image; {0} were given.', input.images.length));
+  }
+  const originalPath = input.images[0]!;
+  const feather = input.feather ?? FEATHER_DEFAULT;
+  const original = await readOriginal(originalPath);
+  const mask = await readMask(input.mask, original);
+  const box = mask.box!;
+  const crop = cropBoxFor(box, original, input.model?.supported_aspect_ratios ?? [], { feather });
+  const cropPng = encodePng(cropRgba(original, crop));
+  const description = describeCrop(box, crop, original);
+  const sent = { x: crop.x, y: crop.y, width: crop.width, height: crop.height, ratio: crop.ratio };
+  return {
+    record: { original: originalPath, mask: input.mask, feather, box: { ...box }, crop: sent, description },
+    original,
+    mask: featherMask(mask, feather),
+    cropPng,
+    description,
+  };
+}
+
+async function readOriginal(file: string): Promise<RgbaImage> {
+  const name = path.basename(file);
+  let bytes: Buffer;
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile() || stat.size > MAX_ORIGINAL_BYTES) throw new Error('not readable');
+    bytes = await fs.readFile(file);
+  } catch {
+    throw new ValidationError('images', l10n.t('Cannot read "{0}": the file does not exist, is not readable or is larger than 64 MB.', name));
+  }
+  try {
+    const { width, height, data } = await decodeImage(bytes);
+    return { width, height, data };
+  } catch (error) {
+    const why = error instanceof ImageRefused ? error.message : l10n.t('it cannot be decoded as PNG, JPEG or WebP');
+    throw new ValidationError('images', l10n.t('"{0}" cannot be region-edited: {1}', name, why));
+  }
+}
+
+/**
+ * The edit job that sends the crop instead of the whole image: the crop written to a temporary
+ * file (removed by `dispose`), the crop's ratio asked for when the model takes ratios, PNG asked
+ * for when the model gives it (the result is a PNG), results named `{name}.region-{index}`.
+ */
+export async function regionJobOf(
+  job: ImageJob,
+  plan: RegionPlan,
+  model: Pick<ImageModel, 'supported_aspect_ratios' | 'supported_output_formats'> | undefined,
+  tempDir = os.tmpdir(),
+): Promise<{ job: ImageJob; dispose: () => Promise<void> }> {
+  const cropFile = path.join(tempDir, `gateway-images-region-${randomUUID()}.png`);
+  await fs.mkdir(tempDir, { recursive: true });
+  await fs.writeFile(cropFile, plan.cropPng, { mode: 0o600 });
+  const request = { ...job.request };
+  if (model?.supported_aspect_ratios.includes(plan.record.crop.ratio)) {
+    request.aspect_ratio = plan.record.crop.ratio;
+    if (isPixelSize(request.size)) delete request.size;
+  }
+  if (model?.supported_output_formats.includes('png')) request.output_format = 'png';
+  const sourceName = path.basename(plan.record.original, path.extname(plan.record.original));
+  return {
+    job: { ...job, request, references: [cropFile], output: { ...job.output, pattern: REGION_FILE_NAME_PATTERN, sourceName }, region: plan.record },
+    dispose: () => fs.rm(cropFile, { force: true }),
+  };
+}
+
+/** The journal's view of a region job: its references are the original and the mask, not the temporary crop. */
+export function recordedReferences(job: ImageJob): string[] | undefined {
+  return job.region ? [job.region.original, job.region.mask] : job.references;
+}
+
+export interface RegionOutcome {
+  /** The composited images (the paid answers where compositing failed: kept as they came). */
+  files: string[];
+  /** The masks saved beside them. */
+  masks: string[];
+  /** One sentence per answer that could not be composited. */
+  notes: string[];
+}
+
+/**
+ * Pastes each saved answer into the original through the mask, in place of the answer's file (its
+ * provenance kept), and saves the mask beside it. An answer that cannot be composited stays as it
+ * came (it is paid for), with a note; an answer that is not a PNG gets a new PNG file beside it.
+ */
+export async function finishRegionEdit(plan: RegionPlan, result: JobResult, maskFile = plan.record.mask): Promise<RegionOutcome> {
+  const outcome: RegionOutcome = { files: [], masks: [], notes: [] };
+  for (const file of result.files) {
+    let target = file;
+    try {
+      target = await compositeInto(plan, file);
+    } catch (error) {
+      outcome.notes.push(
+        l10n.t('{0} was kept as the gateway gave it (the region could not be pasted into the original: {1}).', path.basename(file), reasonOf(error)),
+      );
+    }
+    outcome.files.push(target);
+    try {
+      outcome.masks.push(await saveMaskBeside(target, maskFile));
+    } catch (error) {
+      outcome.notes.push(l10n.t('The mask could not be saved beside {0}: {1}', path.basename(target), reasonOf(error)));
+    }
+  }
+  return outcome;
+}
+
+async function compositeInto(plan: RegionPlan, file: string): Promise<string> {
+  const { crop } = plan.record;
+  const answer = await decodeImage(await fs.readFile(file));
+  const sized = answer.width === crop.width && answer.height === crop.height ? answer : resizeRgba(answer, crop.width, crop.height);
+  let png = encodePng(compositeRegion(plan.original, sized, crop, plan.mask));
+  const provenance = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
+  if (provenance !== undefined) png = addPngTextChunkToBuffer(png, PROVENANCE_KEYWORD, provenance);
+  if (path.extname(file).toLowerCase() === '.png') {
+    await replaceFileWith(file, png, { durable: true });
+    return file;
+  }
+  // A JPEG or WebP answer: the composite is a PNG of its own, the answer stays beside it.
+  return writeNew(file.slice(0, -path.extname(file).length), '.png', png);
+}
+
+/** `<result without extension>.mask.png`, never over an existing file. */
+async function saveMaskBeside(result: string, maskFile: string): Promise<string> {
+  const base = result.slice(0, result.length - path.extname(result).length);
+  return writeNew(`${base}.mask`, '.png', await fs.readFile(maskFile));
+}
+
+async function writeNew(base: string, ext: string, data: Uint8Array): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const file = `${base}${attempt ? `-${attempt + 1}` : ''}${ext}`;
+    try {
+      await fs.writeFile(file, data, { flag: 'wx' });
+      return file;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  throw new Error(`${base}${ext}: every name is taken`);
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
