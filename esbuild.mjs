@@ -150,6 +150,7 @@ const contexts = await Promise.all([
     './compareModels.js',
     './imagePreview.js',
     './chatToolCode.js',
+    './regionEdit.js',
   ]),
   nodeBundle('errors', 'src/core/gateway/errors.ts'),
   nodeBundle('comparisonFeed', 'src/jobs/comparisonFeed.ts'),
@@ -162,6 +163,7 @@ const contexts = await Promise.all([
     './styles.js',
     './writePrompt.js',
     './starterStyles.js',
+    './regionEdit.js',
   ]),
   nodeBundle('l10n', '@vscode/l10n'),
   nodeBundle('plural', 'src/core/common/plural.ts'),
@@ -196,9 +198,19 @@ const contexts = await Promise.all([
   // Settling the jobs a dead extension host left in flight, loaded at start-up only when it left some.
   nodeBundle('interrupted', 'src/jobs/interrupted.ts'),
   // The chat tools' code (confirmations, runs, results), loaded when an agent first uses one.
-  nodeBundle('chatToolCode', 'src/chat/toolCode.ts', ['vscode', './gateway.js', './results.js', './styles.js', './starterStyles.js', './imagePreview.js']),
+  nodeBundle('chatToolCode', 'src/chat/toolCode.ts', [
+    'vscode',
+    './gateway.js',
+    './results.js',
+    './styles.js',
+    './starterStyles.js',
+    './imagePreview.js',
+    './regionEdit.js',
+  ]),
   // The chat tools' previews of their results (JPEG and WebP decoders in WASM), loaded on the first result.
   nodeBundle('imagePreview', 'src/core/files/imagePreview.ts'),
+  // A region edit's image work (decoding, the crop, resizing, compositing, PNG encoding), loaded when one is first asked for.
+  nodeBundle('regionEdit', 'src/jobs/regionEdit.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
   nodeBundle('thumbnails', 'src/core/files/thumbnailWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.

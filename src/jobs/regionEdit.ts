@@ -22,6 +22,7 @@ import { addPngTextChunkToBuffer, readPngTextChunk } from '../core/files/pngText
 import { replaceFileWith } from '../core/files/replaceFile';
 import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
+export { recordedReferences } from './regionReferences';
 import { PROVENANCE_KEYWORD } from './provenance';
 import type { RegionRecord } from './results/resultTypes';
 
@@ -120,10 +121,6 @@ export async function regionJobOf(
 }
 
 /** The journal's view of a region job: its references are the original and the mask, not the temporary crop. */
-export function recordedReferences(job: ImageJob): string[] | undefined {
-  return job.region ? [job.region.original, job.region.mask] : job.references;
-}
-
 export interface RegionOutcome {
   /** The composited images (the paid answers where compositing failed: kept as they came). */
   files: string[];

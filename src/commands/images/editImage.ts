@@ -17,7 +17,7 @@ import { runCommandBody } from '../common/showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/styles';
 import { trPlural } from '../../core/common/plural';
 import { regionArgsOf, resolveMaskPath } from '../../core/files/maskInput';
-import { finishRegionEdit, planRegionEdit, regionJobOf } from '../../jobs/regionEdit';
+import { regionEditCode } from '../../jobs/regionEditChunk';
 import type { JobResult } from '../../jobs/jobTypes';
 
 export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
@@ -67,10 +67,10 @@ async function regionEditOf(services: Services, args: EditArgs, job: ImageJob) {
   const roots = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
   const mask = await resolveMaskPath(args.mask, roots);
   const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === job.request.model);
-  const plan = await planRegionEdit({ images: job.references ?? [], mask, feather: args.feather, model });
-  const { job: regionJob, dispose } = await regionJobOf(job, plan, model);
+  const plan = await regionEditCode().planRegionEdit({ images: job.references ?? [], mask, feather: args.feather, model });
+  const { job: regionJob, dispose } = await regionEditCode().regionJobOf(job, plan, model);
   const finish = async (result: JobResult): Promise<JobResult> => {
-    const outcome = await finishRegionEdit(plan, result);
+    const outcome = await regionEditCode().finishRegionEdit(plan, result);
     // A paid answer that could not be pasted is kept as it came: said, not thrown.
     for (const note of outcome.notes) {
       services.log.warn(note);

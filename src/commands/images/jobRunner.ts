@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatRubleRange, formatRubles } from '../../core/money/cost';
 import { JobHistoryRecord } from '../../jobs/jobRecord';
-import { recordedReferences } from '../../jobs/regionEdit';
+import { recordedReferences } from '../../jobs/regionReferences';
 import { settleBy } from '../../jobs/settle';
 import type { ImageJob, JobEvent, JobResult, PaidFailure } from '../../jobs/jobTypes';
 import type { ResultOrigin } from '../../jobs/results/resultOrigin';
