@@ -4,11 +4,9 @@
 // JPEG and WebP by the WASM decoders of Squoosh (@jsquash/jpeg: mozjpeg, @jsquash/webp: libwebp),
 // bundled into dist/mcp.js and dist/imagePreview.js only (never at activation), their .wasm files
 // copied next to them by esbuild.mjs.
-import { existsSync, promises as fs } from 'node:fs';
-import * as path from 'node:path';
-import decodeJpeg, { init as initJpeg } from '@jsquash/jpeg/decode.js';
-import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
+import { promises as fs } from 'node:fs';
 import { type ImageHeader, imageHeaderOf } from '../images/imageHeader';
+import { decodeWithWasm } from '../images/wasmDecoders';
 import { type DecodedImage, pngThumbnail, rgbaImage, thumbnail } from './pngThumbnail';
 
 export const PREVIEW_SIDE = 128;
@@ -26,25 +24,6 @@ export interface AgentPreview {
   data: Buffer;
 }
 
-/** Node's global WebAssembly (the project's TypeScript libs leave it out). */
-declare const WebAssembly: { Module: new (bytes: Uint8Array) => object };
-
-type Decode = (bytes: ArrayBuffer) => Promise<{ width: number; height: number; data: Uint8ClampedArray }>;
-
-/** Each decoder is made ready once, on first use. */
-const decoders: Record<'image/jpeg' | 'image/webp', { ready?: Promise<Decode>; make: () => Promise<Decode> }> = {
-  'image/jpeg': { make: () => ready(initJpeg, decodeJpeg, '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm') },
-  'image/webp': { make: () => ready(initWebp, decodeWebp, '@jsquash/webp/codec/dec/webp_dec.wasm') },
-};
-
-async function ready(init: (module: object) => Promise<unknown>, decode: Decode, wasm: string): Promise<Decode> {
-  // Next to the bundle once built; from the package when run from the sources (the unit tests).
-  const bundled = path.join(__dirname, path.basename(wasm));
-  const file = existsSync(bundled) ? bundled : require.resolve(wasm);
-  await init(new WebAssembly.Module(await fs.readFile(file)));
-  return decode;
-}
-
 /** The file's bytes and header when it is an image small enough to read back. */
 async function readImage(file: string): Promise<{ bytes: Buffer; header: ImageHeader } | undefined> {
   const stat = await fs.stat(file);
@@ -59,9 +38,7 @@ async function scaledPng(bytes: Buffer, header: ImageHeader, side: number): Prom
   if (header.mediaType === 'image/png') return pngThumbnail(bytes, side);
   if (header.mediaType !== 'image/jpeg' && header.mediaType !== 'image/webp') return undefined;
   if (header.width * header.height > MAX_DECODED_PIXELS) return undefined;
-  const decoder = decoders[header.mediaType];
-  const decode = await (decoder.ready ??= decoder.make());
-  const pixels = await decode(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  const pixels = await decodeWithWasm(header.mediaType, bytes);
   const image: DecodedImage | undefined = rgbaImage(pixels.width, pixels.height, pixels.data);
   return image && thumbnail(image, side);
 }

@@ -4,13 +4,12 @@
 // Each refusal names the field "mask" and what is allowed. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../gateway/errors';
 import { decodeImage } from '../images/codecs';
 import { ImageRefused } from '../images/pixels';
 import { maskFromImage, type RegionMask } from '../images/regionMask';
-import { confine } from './outputPath';
+import { placeInWorkspace } from './workspaceReferences';
 
 export const MASK_FIELD = 'mask';
 /** Same limit as a reference image. */
@@ -63,19 +62,11 @@ export function checkFeather(value: unknown): number {
 export async function resolveMaskPath(input: string, roots: readonly string[]): Promise<string> {
   const text = input.trim();
   if (!roots.length) throw new ValidationError(MASK_FIELD, l10n.t('Open a workspace folder first: a mask is read from it only.'));
-  let local = text;
-  try {
-    if (/^file:/i.test(text)) local = fileURLToPath(text);
-  } catch {
+  const place = await placeInWorkspace(text, roots);
+  if ('inside' in place) return place.inside;
+  if ('invalidUri' in place)
     throw new ValidationError(MASK_FIELD, l10n.t('"mask" ({0}) is not a valid file URI; give a path relative to the workspace folder.', text));
-  }
-  let throughLink = false;
-  for (const root of roots) {
-    const candidate = path.resolve(root, local);
-    const confined = await confine(root, candidate);
-    if (confined.inside) return candidate;
-    throughLink ||= confined.throughLink;
-  }
+  const { throughLink } = place;
   throw new ValidationError(
     MASK_FIELD,
     throughLink

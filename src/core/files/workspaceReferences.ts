@@ -28,23 +28,34 @@ export async function resolveWorkspaceReferences(images: unknown, roots: readonl
 async function resolveOne(input: string, roots: readonly string[]): Promise<string> {
   const text = input.trim();
   if (!text) throw new ValidationError(FIELD, l10n.t('An image path in "images" is empty; give paths relative to the workspace folder.'));
-  let local = text;
-  try {
-    if (/^file:/i.test(text)) local = fileURLToPath(text);
-  } catch {
-    throw new ValidationError(FIELD, l10n.t('"{0}" is not a valid file URI; give a path relative to the workspace folder.', text));
-  }
-  let throughLink = false;
-  for (const root of roots) {
-    const candidate = path.resolve(root, local);
-    const confined = await confine(root, candidate);
-    if (confined.inside) return candidate;
-    throughLink ||= confined.throughLink;
-  }
+  const place = await placeInWorkspace(text, roots);
+  if ('inside' in place) return place.inside;
+  if ('invalidUri' in place) throw new ValidationError(FIELD, l10n.t('"{0}" is not a valid file URI; give a path relative to the workspace folder.', text));
+  const { throughLink } = place;
   throw new ValidationError(
     FIELD,
     throughLink
       ? l10n.t('"{0}" leads outside the workspace folder through a symbolic link; only images inside the workspace are read.', text)
       : l10n.t('"{0}" leads outside the workspace folder; only images inside the workspace are read.', text),
   );
+}
+
+/** Where a path, absolute path or file URI from outside lands: inside one of `roots` (links resolved), or why not. */
+export type WorkspacePlace = { inside: string } | { invalidUri: true } | { outside: true; throughLink: boolean };
+
+export async function placeInWorkspace(text: string, roots: readonly string[]): Promise<WorkspacePlace> {
+  let local = text;
+  try {
+    if (/^file:/i.test(text)) local = fileURLToPath(text);
+  } catch {
+    return { invalidUri: true };
+  }
+  let throughLink = false;
+  for (const root of roots) {
+    const candidate = path.resolve(root, local);
+    const confined = await confine(root, candidate);
+    if (confined.inside) return { inside: candidate };
+    throughLink ||= confined.throughLink;
+  }
+  return { outside: true, throughLink };
 }

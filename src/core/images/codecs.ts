@@ -1,11 +1,7 @@
 // Whole images in and out of RGBA for region edits. PNG by pngDecode.ts; JPEG and WebP by the WASM
 // decoders of Squoosh (@jsquash, as files/imagePreview.ts), loaded on first use from next to the bundle
 // (esbuild.mjs copies the .wasm into dist/) or from the package when run from the sources.
-import { existsSync, promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
-import decodeJpeg, { init as initJpeg } from '@jsquash/jpeg/decode.js';
-import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
 import * as l10n from '@vscode/l10n';
 import { iccProfileOf } from './colourProfile';
 import { imageHeaderOf } from './imageHeader';
@@ -13,6 +9,7 @@ import { SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
 import { jpegOrientation, oriented } from './orientation';
 import { ImageRefused, MAX_REGION_PIXELS, type RgbaImage } from './pixels';
 import { animatedRefusal, decodePng, tooLargeRefusal } from './pngDecode';
+import { decodeWithWasm, type WasmPixels } from './wasmDecoders';
 
 export type DecodedMediaType = 'image/png' | 'image/jpeg' | 'image/webp';
 
@@ -20,23 +17,6 @@ export interface DecodedImage extends RgbaImage {
   mediaType: DecodedMediaType;
   /** The original's ICC colour profile, when it has one: pass it to encodePng to keep its colours. */
   iccProfile?: Uint8Array;
-}
-
-/** Node's global WebAssembly (the project's TypeScript libs leave it out). */
-declare const WebAssembly: { Module: new (bytes: Uint8Array) => object };
-
-type Decode = (bytes: ArrayBuffer) => Promise<{ width: number; height: number; data: Uint8ClampedArray }>;
-
-const decoders: Record<'image/jpeg' | 'image/webp', { ready?: Promise<Decode>; make: () => Promise<Decode> }> = {
-  'image/jpeg': { make: () => ready(initJpeg, decodeJpeg, '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm') },
-  'image/webp': { make: () => ready(initWebp, decodeWebp, '@jsquash/webp/codec/dec/webp_dec.wasm') },
-};
-
-async function ready(init: (module: object) => Promise<unknown>, decode: Decode, wasm: string): Promise<Decode> {
-  const bundled = path.join(__dirname, path.basename(wasm));
-  const file = existsSync(bundled) ? bundled : require.resolve(wasm);
-  await init(new WebAssembly.Module(await fs.readFile(file)));
-  return decode;
 }
 
 const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
@@ -73,11 +53,9 @@ async function decodeWasm(bytes: Uint8Array, mediaType: 'image/jpeg' | 'image/we
   const header = await imageHeaderOf(bytes);
   if (!header) throw new ImageRefused(l10n.t('The image cannot be read (its header is cut off or damaged).'), 'corrupt', 'no header');
   if (header.width * header.height > MAX_REGION_PIXELS) throw tooLargeRefusal(header.width, header.height);
-  const decoder = decoders[mediaType];
-  const decode = await (decoder.ready ??= decoder.make());
-  let pixels: Awaited<ReturnType<Decode>>;
+  let pixels: WasmPixels;
   try {
-    pixels = await decode(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    pixels = await decodeWithWasm(mediaType, bytes);
   } catch {
     throw new ImageRefused(l10n.t('The image cannot be read (its pixel data is damaged).'), 'corrupt', `${mediaType} decoder failed`);
   }
