@@ -5,6 +5,7 @@
 import type { CompareFromWebviewMessage, ComparisonMessage } from './compareProtocol';
 import type { FormInteraction, FormValues } from './formProtocol';
 import type { PromptWrittenMessage, WritePromptMessage } from './promptProtocol';
+import type { RegionFromWebviewMessage, RegionToWebviewMessage } from './regionProtocol';
 import type { StyleFromWebviewMessage, StyleSavedMessage, StylesMessage, StylesView } from './styleProtocol';
 
 /** viewType of the panel (also in package.json's onWebviewPanel activation event). */
@@ -33,7 +34,7 @@ export const LIMITS = {
 export const PASTE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export type PasteMediaType = (typeof PASTE_MEDIA_TYPES)[number];
 
-export const GALLERY_ACTIONS = ['open', 'reveal', 'copyPath', 'insertLink', 'useAsReference', 'regenerate', 'delete'] as const;
+export const GALLERY_ACTIONS = ['open', 'reveal', 'copyPath', 'insertLink', 'useAsReference', 'editRegion', 'regenerate', 'delete'] as const;
 export type GalleryAction = (typeof GALLERY_ACTIONS)[number];
 
 // ---- shared shapes --------------------------------------------------------------------------
@@ -244,7 +245,8 @@ export type ToWebviewMessage =
   | ComparisonMessage
   | StylesMessage
   | StyleSavedMessage
-  | PromptWrittenMessage;
+  | PromptWrittenMessage
+  | RegionToWebviewMessage;
 
 // ---- page -> host ---------------------------------------------------------------------------
 
@@ -349,4 +351,5 @@ export type FromWebviewMessage =
   | GalleryFilterMessage
   | CompareFromWebviewMessage
   | StyleFromWebviewMessage<FormValues>
-  | WritePromptMessage;
+  | WritePromptMessage
+  | RegionFromWebviewMessage;

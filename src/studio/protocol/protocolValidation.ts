@@ -17,6 +17,7 @@ import {
 import { parseCompareMessage } from './compareProtocol';
 import { parsePromptMessage } from './promptProtocol';
 import { parseStyleMessage } from './styleProtocol';
+import { parseRegionMessage } from './regionProtocol';
 import { isRecord } from '../../core/common/json';
 
 type Json = Record<string, unknown>;
@@ -165,7 +166,12 @@ export function parseFromWebviewMessage(value: unknown): FromWebviewMessage | un
       return { type: 'galleryShown', at, cards, total };
     }
     default:
-      return parseCompareMessage(value, parseFormValues, LIMITS.id) ?? parseStyleMessage(value, parseFormValues) ?? parsePromptMessage(value);
+      return (
+        parseCompareMessage(value, parseFormValues, LIMITS.id) ??
+        parseStyleMessage(value, parseFormValues) ??
+        parsePromptMessage(value) ??
+        parseRegionMessage(value, LIMITS)
+      );
   }
 }
 
