@@ -5,7 +5,7 @@
 /** The studio modules that the webview app shares with the host: messages and their checks. */
 const SHARED_PROTOCOL = '^src/studio/protocol/[^/]+[.]ts$|^src/studio/gallery/galleryList[.]ts$';
 const COMMAND_ROOMS = ['common', 'styles', 'images', 'promptFiles', 'results', 'account'];
-const STUDIO_ROOMS = ['protocol', 'model', 'gallery', 'compare', 'panel'];
+const STUDIO_ROOMS = ['protocol', 'model', 'gallery', 'compare', 'region', 'panel'];
 
 /** A room of src/commands imports, of the other rooms, only those named (its README's "May import"). */
 function commandsRoom(room, mayImport, holds) {
@@ -156,6 +156,7 @@ module.exports = {
     studioRoom('model', ['protocol'], 'what the panel shows, computed from the host'),
     studioRoom('gallery', ['protocol', 'model'], "the gallery's feed and actions"),
     studioRoom('compare', ['protocol', 'model'], 'the comparison grid'),
+    studioRoom('region', ['protocol', 'model', 'gallery'], "the region editor's host side"),
     {
       name: 'features-not-studio',
       severity: 'error',

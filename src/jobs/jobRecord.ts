@@ -25,6 +25,8 @@ export interface RecordedResult {
   requestId?: string;
   /** The gateway and key it was paid with: the ledger compares only this key's results with the key's figures. */
   identity?: string;
+  /** A region edit's record as it ended (the mask kept beside the result): replaces the one it started with. */
+  region?: HistoryEntry['region'];
 }
 
 type FinalState = Pick<HistoryEntry, 'costRub' | 'balanceAfter' | 'jobId' | 'failed' | 'outcomeUnknown' | 'requestId' | 'identity'>;
@@ -71,7 +73,12 @@ export class JobHistoryRecord {
   finish(result: RecordedResult): Promise<void> {
     this.files = [...result.files];
     this.recovered = result.recovered?.files.length ? { manifestPath: result.recovered.manifestPath, files: [...result.recovered.files] } : undefined;
-    this.details = { ...this.details, model: result.model, request: withoutReferenceData(result.request ?? this.details.request) };
+    this.details = {
+      ...this.details,
+      model: result.model,
+      request: withoutReferenceData(result.request ?? this.details.request),
+      ...(result.region ? { region: result.region } : {}),
+    };
     this.final = {
       costRub: result.usage?.cost_rub,
       balanceAfter: result.usage?.balance,

@@ -2,6 +2,7 @@
 // Apart from jobTypes.ts so the in-flight journal can name it without importing the job's ports. No vscode import.
 import type { CostEstimate } from '../core/money/cost';
 import type { GenerationRequest, Usage } from '../core/gateway/types';
+import type { RegionRecord } from './results/resultTypes';
 
 export interface JobResult {
   /** The job's id: its staged files and its in-flight record are named by it. */
@@ -22,6 +23,8 @@ export interface JobResult {
   recovered?: RecoveredFiles;
   /** Saved files without an alpha channel although `background: transparent` was asked for. */
   opaque?: string[];
+  /** A region edit's record as it ended (the mask kept beside the result), set by its finish step. */
+  region?: RegionRecord;
 }
 
 /** What a job left in the recovery folder: its manifest, the files it lists, and why. */

@@ -23,6 +23,7 @@ import { replaceFileWith } from '../core/files/replaceFile';
 import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
 export { recordedReferences } from './regionReferences';
+export { regionDescriptionOf, regionOriginalInfo } from './regionOriginal';
 import { PROVENANCE_KEYWORD } from './provenance';
 import type { RegionRecord } from './results/resultTypes';
 
@@ -50,6 +51,8 @@ export interface RegionPlan {
 export async function planRegionEdit(input: {
   images: readonly string[];
   mask: string;
+  /** The mask's name in messages (the studio's painted mask: "the painted region"); its file name otherwise. */
+  maskShown?: string;
   feather?: number;
   model?: Pick<ImageModel, 'supported_aspect_ratios'>;
 }): Promise<RegionPlan> {
@@ -59,7 +62,7 @@ export async function planRegionEdit(input: {
   const originalPath = input.images[0]!;
   const feather = input.feather ?? FEATHER_DEFAULT;
   const original = await readOriginal(originalPath);
-  const mask = await readMask(input.mask, original);
+  const mask = await readMask(input.mask, original, input.maskShown);
   const box = mask.box!;
   const crop = cropBoxFor(box, original, input.model?.supported_aspect_ratios ?? [], { feather });
   const cropPng = encodePng(cropRgba(original, crop));

@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { canEdit } from '../../core/gateway/catalog';
+import type { ImageModel } from '../../core/gateway/types';
 import { ValidationError } from '../../core/gateway/errors';
 import { readPathSetting, readSettings } from '../../host/settings';
 import { aspectDefaultFor, withAspectDefault } from '../../jobs/editShape';
@@ -12,7 +13,7 @@ import { type Services } from '../../services';
 import { type EditArgs, isArgsObject, styleInputOf, toGenerateArgs } from '../common/commandArgs';
 import { type CommandResult, type RunExtras, runJobCommand } from './jobRunner';
 import { resolveEditOutputFolder } from '../common/outputFolder';
-import { askPrompt, pickModel, reviewRequest } from './pickers';
+import { askPrompt, pickModel, REGION_CHOICE, reviewRequest } from './pickers';
 import { runCommandBody } from '../common/showError';
 import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/styles';
 import { trPlural } from '../../core/common/plural';
@@ -31,7 +32,8 @@ export async function editImageCommand(services: Services, first?: unknown, sele
   if (isArgsObject(first)) return runCommandBody(services, true, (errorActions) => editImage(services, toEditArgs(first), false, { errorActions }));
   return runCommandBody(services, false, async (errorActions) => {
     const images = await imagesFromInvocation(first, selected);
-    return images.length ? editImage(services, await askEditArgs(services, images), true, { errorActions }) : undefined;
+    const args = images.length ? await askEditArgs(services, images) : undefined;
+    return args ? editImage(services, args, true, { errorActions }) : undefined;
   });
 }
 
@@ -39,10 +41,21 @@ export async function editImageCommand(services: Services, first?: unknown, sele
  * Runs an edit; shared by the command, the public API, the studio and the chat tool. The sources are
  * the first references (a style's follow); results go next to the first source unless the style names a folder.
  */
-export async function editImage(services: Services, args: EditArgs, interactive: boolean, extra: RunExtras = {}): Promise<CommandResult> {
+/** A mask the studio's editor painted: a file of ours (outside the workspace), named in messages by `shown`. */
+export interface PaintedMask {
+  file: string;
+  shown: string;
+}
+
+export async function editImage(
+  services: Services,
+  args: EditArgs,
+  interactive: boolean,
+  { paintedMask, ...extra }: RunExtras & { paintedMask?: PaintedMask } = {},
+): Promise<CommandResult> {
   const { job: plain, styled, source, sourceUri } = await editJobOf(services, args);
   // A mask (a region edit) is checked and the crop decided before anything is estimated or reserved.
-  const region = await regionEditOf(services, args, plain);
+  const region = await regionEditOf(services, args, plain, paintedMask);
   if (interactive) showStyleNotes(styled);
   const title = region
     ? vscode.l10n.t('Editing a region of {0} with {1}', path.basename(source), styled.request.model)
@@ -62,12 +75,18 @@ export async function editImage(services: Services, args: EditArgs, interactive:
 }
 
 /** The region edit of `args.mask` (undefined without one): the mask confined to the workspace folders and checked, the crop written. */
-async function regionEditOf(services: Services, args: EditArgs, job: ImageJob) {
-  if (args.mask === undefined) return undefined;
+async function regionEditOf(services: Services, args: EditArgs, job: ImageJob, painted?: PaintedMask) {
+  if (args.mask === undefined && !painted) return undefined;
   const roots = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
-  const mask = await resolveMaskPath(args.mask, roots);
+  const mask = painted?.file ?? (await resolveMaskPath(args.mask!, roots));
   const model = (await services.catalog.get().catch(() => [])).find((m) => m.id === job.request.model);
-  const plan = await regionEditCode().planRegionEdit({ images: job.references ?? [], mask, feather: args.feather, model });
+  const plan = await regionEditCode().planRegionEdit({
+    images: job.references ?? [],
+    mask,
+    ...(painted ? { maskShown: painted.shown } : {}),
+    feather: args.feather,
+    model,
+  });
   const { job: regionJob, dispose } = await regionEditCode().regionJobOf(job, plan, model);
   const finish = async (result: JobResult): Promise<JobResult> => {
     const outcome = await regionEditCode().finishRegionEdit(plan, result);
@@ -77,7 +96,9 @@ async function regionEditOf(services: Services, args: EditArgs, job: ImageJob) {
       void vscode.window.showWarningMessage(note);
     }
     const notes = [...(result.notes ?? []), ...outcome.notes];
-    return { ...result, files: outcome.files, ...(notes.length ? { notes } : {}) };
+    // The journal names the mask kept beside the result (a painted mask's own file is the studio's, and goes).
+    const region = outcome.masks[0] ? { ...plan.record, mask: outcome.masks[0] } : plan.record;
+    return { ...result, files: outcome.files, region, ...(notes.length ? { notes } : {}) };
   };
   return { job: regionJob, finish, dispose };
 }
@@ -125,7 +146,8 @@ async function imagesFromInvocation(first?: unknown, selected?: unknown): Promis
   return picked ?? [];
 }
 
-async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<EditArgs> {
+/** The questions of an edit; undefined when the person chose to change only a region (the studio's editor takes over). */
+async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<EditArgs | undefined> {
   await services.connection.assertReady();
   const count = images.length;
   const first = images[0];
@@ -135,7 +157,12 @@ async function askEditArgs(services: Services, images: vscode.Uri[]): Promise<Ed
       ? vscode.l10n.t('Edit {0}', path.basename(first.fsPath))
       : trPlural(count, { one: 'Edit with {0} reference', other: 'Edit with {0} references' }, count);
   const asked = await askStyle(services, title, first);
-  const model = await pickModel(services, (m) => canEdit(m) && m.max_input_references >= count, title, asked);
+  const canTake = (m: ImageModel) => canEdit(m) && m.max_input_references >= count;
+  const model = count === 1 ? await pickModel(services, canTake, title, asked, { offerRegion: true }) : await pickModel(services, canTake, title, asked);
+  if (model === REGION_CHOICE) {
+    await vscode.commands.executeCommand('gatewayImages.editRegion', first);
+    return undefined;
+  }
   const prompt = await askPrompt(title, '', vscode.l10n.t('What should change? e.g. make the sky stormy'));
   const aspectDefault = await aspectDefaultFor(model, first.fsPath);
   const references = images.map((u) => u.fsPath);

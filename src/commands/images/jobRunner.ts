@@ -84,7 +84,14 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
           settle,
           settleFailure,
         });
-        return options.finish ? await options.finish(done) : done;
+        if (!options.finish) return done;
+        // A finish step that changed the files or the region record (a region edit's composite and mask) is recorded again.
+        const finished = await options.finish(done);
+        if (finished.files.join('\n') !== done.files.join('\n') || finished.region) {
+          // Already recorded as paid with its answer; a failure here is logged by settle and the entry keeps that state.
+          await settle(finished).catch(() => undefined);
+        }
+        return finished;
       } finally {
         subscription.dispose();
         options.signal?.removeEventListener('abort', abort);

@@ -35,9 +35,26 @@ export function modelDetail(model: ImageModel, locale: string): { description: s
 }
 
 /** Shows the cached catalog at once; fills in when the background refresh arrives. The style's model (else the last one) comes first. */
-export async function pickModel(services: Services, filter: (m: ImageModel) => boolean, title: string, style?: string): Promise<ImageModel> {
+/** What the model step of Edit Image with AI… offers besides the models (one image): the region editor. */
+export const REGION_CHOICE = 'region';
+
+export async function pickModel(services: Services, filter: (m: ImageModel) => boolean, title: string, style?: string): Promise<ImageModel>;
+export async function pickModel(
+  services: Services,
+  filter: (m: ImageModel) => boolean,
+  title: string,
+  style: string | undefined,
+  options: { offerRegion: true },
+): Promise<ImageModel | typeof REGION_CHOICE>;
+export async function pickModel(
+  services: Services,
+  filter: (m: ImageModel) => boolean,
+  title: string,
+  style?: string,
+  options: { offerRegion?: boolean } = {},
+): Promise<ImageModel | typeof REGION_CHOICE> {
   const lastModel = (await styleValues(style, undefined, services))?.model ?? services.context.globalState.get<string>(LAST_MODEL_KEY);
-  const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { model: ImageModel }>();
+  const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { model?: ImageModel }>();
   quickPick.title = title;
   quickPick.placeholder = vscode.l10n.t('Choose a model');
   quickPick.matchOnDescription = true;
@@ -47,7 +64,8 @@ export async function pickModel(services: Services, filter: (m: ImageModel) => b
   quickPick.ignoreFocusOut = true;
   const fill = (models: ImageModel[]) => {
     const items = models.filter(filter).map((model) => ({ label: model.id, ...modelDetail(model, services.locale), model }));
-    quickPick.items = items;
+    // Typing a model's name filters this row away: the whole-image edit keeps its steps.
+    quickPick.items = options.offerRegion ? [...items, { label: '', kind: vscode.QuickPickItemKind.Separator }, regionItem()] : items;
     const last = items.find((i) => i.model.id === lastModel);
     if (last) quickPick.activeItems = [last];
   };
@@ -62,17 +80,28 @@ export async function pickModel(services: Services, filter: (m: ImageModel) => b
     })
     .finally(() => (quickPick.busy = false));
   try {
-    const picked = await new Promise<ImageModel | undefined>((resolve) => {
-      quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]?.model));
+    const picked = await new Promise<ImageModel | typeof REGION_CHOICE | undefined>((resolve) => {
+      quickPick.onDidAccept(() => {
+        const item = quickPick.selectedItems[0];
+        resolve(item?.model ?? (item && options.offerRegion ? REGION_CHOICE : undefined));
+      });
       quickPick.onDidHide(() => resolve(undefined));
       quickPick.show();
     });
     if (!picked) cancelled();
+    if (picked === REGION_CHOICE) return picked;
     await services.context.globalState.update(LAST_MODEL_KEY, picked.id);
     return picked;
   } finally {
     quickPick.dispose();
   }
+}
+
+function regionItem(): vscode.QuickPickItem {
+  return {
+    label: `$(symbol-color) ${vscode.l10n.t('Change only a region…')}`,
+    detail: vscode.l10n.t('Paint the part to change in Image Studio: everything outside it stays exactly as it is.'),
+  };
 }
 
 export async function askPrompt(title: string, initial: string, placeholder: string): Promise<string> {

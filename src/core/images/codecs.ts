@@ -65,7 +65,7 @@ async function decodeWasm(bytes: Uint8Array, mediaType: 'image/jpeg' | 'image/we
 }
 
 /** VP8X with its animation flag, or an ANIM chunk (RIFF chunks from byte 12). */
-function isAnimatedWebp(bytes: Uint8Array): boolean {
+export function isAnimatedWebp(bytes: Uint8Array): boolean {
   const fourcc = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let at = 12; at + 8 <= bytes.length;) {

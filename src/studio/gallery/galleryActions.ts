@@ -13,6 +13,8 @@ import { messageText } from '../../core/common/markdownText';
 export interface GalleryActionTarget {
   addReferences(requestId: number, paths: string[]): Promise<void>;
   fillForm(request: GenerationRequest, references: string[], madeWithStyle?: string): Promise<void>;
+  /** Opens the region editor on the card's image. */
+  editRegion(file: string): Promise<void>;
 }
 
 export async function runGalleryAction(
@@ -50,6 +52,9 @@ export async function runGalleryAction(
     case 'useAsReference':
       await target.addReferences(requestId, [file]);
       return;
+    case 'editRegion':
+      await target.editRegion(file);
+      return;
     case 'regenerate':
       await target.fillForm(entry.request, entry.references ?? [], entry.style?.name);
       return;
@@ -67,14 +72,18 @@ async function deleteResult(services: Services, file: string): Promise<void> {
   );
   if (answer !== confirm) return;
   try {
+    await trashResult(services, file);
+  } catch (error) {
+    void vscode.window.showErrorMessage(messageText(vscode.l10n.t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message)));
+  }
+}
+
+/** Moves a result to the trash (one already gone counts as moved) and out of the studio's results; throws when it stays. */
+export async function trashResult(services: Services, file: string): Promise<void> {
+  try {
     await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true });
   } catch (error) {
-    if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) {
-      void vscode.window.showErrorMessage(
-        messageText(vscode.l10n.t('Could not move {0} to the trash: {1}', path.basename(file), summarizeError(error).message)),
-      );
-      return;
-    }
+    if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) throw error;
   }
   await services.history.removeFile(file);
   await services.thumbnails.cache().forget(file);

@@ -24,6 +24,7 @@ import { evaluateForm, formArgs, toAccountView, toFormValues, toModelInfo } from
 import { handleStyleMessage, styledForm, stylesView, watchStyles } from './studioStyles';
 import { trackSourceEditor, writePromptFromEditor } from './studioPrompt';
 import { GalleryFeed, pngDataUrl } from '../gallery/galleryFeed';
+import { RegionEditorHost } from '../region/regionEditorHost';
 
 /** A request to show in the form (and its local reference images, for edits). */
 export interface StudioFill {
@@ -58,6 +59,14 @@ export class StudioPanel {
     if (panel.pageReady) void panel.flushFill();
   }
 
+  /** Opens (or reveals) the studio with its region editor on `file` (Edit Image with AI…'s "Change only a region…"). */
+  static showRegionEditor(services: Services, file: string): void {
+    StudioPanel.show(services);
+    const panel = StudioPanel.current!;
+    panel.pendingRegion = file;
+    if (panel.pageReady) void panel.flushFill();
+  }
+
   /** A panel VS Code restored after a window reload. */
   static revive(panel: vscode.WebviewPanel, services: Services): void {
     StudioPanel.current?.panel.dispose();
@@ -69,6 +78,9 @@ export class StudioPanel {
   private pageReady = false;
   private running: AbortController | undefined;
   private pendingFill: StudioFill | undefined;
+  /** An image to open the region editor on once the page is ready. */
+  private pendingRegion: string | undefined;
+  private readonly region: RegionEditorHost;
   /** Folders outside the workspace whose images the page shows: the only ones outside it the webview may load. */
   private shownFolders: string[] = [];
   private readonly gallery: GalleryFeed;
@@ -83,6 +95,7 @@ export class StudioPanel {
     panel.title = studioTitle();
     webview.html = buildHtml(webview, extensionUri, studioTitle(), vscode.l10n.t('Loading…'));
     this.gallery = new GalleryFeed(services, (message) => this.post(message));
+    this.region = new RegionEditorHost(services, { post: (message) => this.post(message), src: (file) => this.src(file) });
     this.disposables.push(
       this.gallery,
       trackSourceEditor(),
@@ -197,6 +210,7 @@ export class StudioPanel {
         return this.generate(message.requestId, message.form);
       case 'cancel':
         this.running?.abort();
+        this.region.cancel();
         return;
       case 'refreshModels':
         await services.catalog.refresh().catch((error) => this.post({ type: 'models', models: [], error: summarizeError(error).message }));
@@ -232,7 +246,12 @@ export class StudioPanel {
         return runGalleryAction(this.services, message, {
           addReferences: (requestId, paths) => this.addReferences(requestId, paths),
           fillForm: (request, references, madeWithStyle) => this.fillForm(request, references, madeWithStyle),
+          editRegion: (file) => this.region.open(file),
         });
+      case 'regionEstimate':
+      case 'regionEdit':
+      case 'regionDecision':
+        return this.region.handle(message);
       case 'galleryPage':
         return this.gallery.page(message);
       case 'thumbnails':
@@ -298,6 +317,9 @@ export class StudioPanel {
   }
 
   private async flushFill(): Promise<void> {
+    const region = this.pendingRegion;
+    this.pendingRegion = undefined;
+    if (region) await this.region.open(region);
     const fill = this.pendingFill;
     if (!fill) return;
     this.pendingFill = undefined;

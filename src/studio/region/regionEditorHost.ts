@@ -1,0 +1,182 @@
+// The host side of the studio's region editor (issue 41). It opens the editor on a workspace image
+// (checked and measured, without decoding it), gives the editor its estimate line, runs the region
+// edit through the shared editImage (the same confirmation, reservation, journal and recovery as
+// every edit) with the mask the page painted, and keeps or discards a result. The page is untrusted:
+// every path it names is checked again here.
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { editImage } from '../../commands/images/editImage';
+import { type ErrorActions, showError } from '../../commands/common/showError';
+import { isPngBytes } from '../../core/files/maskInput';
+import { summarizeError } from '../../core/gateway/errors';
+import { formatRubles } from '../../core/money/cost';
+import { regionEditCode } from '../../jobs/regionEditChunk';
+import type { Services } from '../../services';
+import { checkReference } from '../model/files';
+import { evaluateForm } from '../model/view';
+import { trashResult } from '../gallery/galleryActions';
+import type { ToWebviewMessage } from '../protocol/protocol';
+import type { RegionDecisionMessage, RegionEditMessage, RegionFromWebviewMessage, RegionImageView } from '../protocol/regionProtocol';
+
+export interface RegionEditorPage {
+  post(message: ToWebviewMessage): void;
+  /** webview.asWebviewUri of a file. */
+  src(file: string): string;
+}
+
+export class RegionEditorHost {
+  private running: AbortController | undefined;
+  /** Results this editor made (the only files Discard may move to the trash), with their masks. */
+  private readonly results = new Map<string, string[]>();
+
+  constructor(
+    private readonly services: Services,
+    private readonly page: RegionEditorPage,
+  ) {}
+
+  /** Opens the editor on `file`, or tells the page why it cannot (not in the workspace, SVG, animated…). */
+  async open(file: string): Promise<void> {
+    try {
+      this.page.post({ type: 'openRegionEditor', image: await this.imageView(file) });
+    } catch (error) {
+      this.page.post({ type: 'regionRefused', message: summarizeError(error).message });
+    }
+  }
+
+  async handle(message: RegionFromWebviewMessage): Promise<void> {
+    switch (message.type) {
+      case 'regionEstimate':
+        this.estimate(message.requestId, message.model, message.image);
+        return;
+      case 'regionEdit':
+        return this.edit(message);
+      case 'regionDecision':
+        return this.decide(message);
+    }
+  }
+
+  /** Aborting waits for nothing paid: a running edit finishes and saves its files (like the studio's Generate). */
+  cancel(): void {
+    this.running?.abort();
+  }
+
+  private async imageView(file: string): Promise<RegionImageView> {
+    const check = await checkReference(file);
+    if (!check.ok) throw new Error(check.reason);
+    const { width, height } = await regionEditCode().regionOriginalInfo(check.path);
+    return { path: check.path, name: path.basename(check.path), src: this.page.src(check.path), width, height };
+  }
+
+  private estimate(requestId: number, model: string, image: string): void {
+    const { services } = this;
+    const form = { model, prompt: 'region', n: 1, params: {}, references: [image] };
+    const evaluation = evaluateForm(form, services.catalog.peek(), services.account.snapshot, services.locale, requestId);
+    const issue = evaluation.issues.find((i) => i.field === 'model' || i.field === 'references' || i.field === 'images');
+    this.page.post({
+      type: 'regionEstimate',
+      requestId,
+      ...(evaluation.estimate ? { reservationText: evaluation.estimate.reservationText, expectedText: evaluation.estimate.expectedText } : {}),
+      ...(issue ? { issue: issue.message } : {}),
+    });
+  }
+
+  private async edit(message: RegionEditMessage): Promise<void> {
+    const { services } = this;
+    const { requestId } = message;
+    if (this.running) {
+      this.page.post({ type: 'regionDone', requestId, ok: false, error: vscode.l10n.t('A region edit is already running.') });
+      return;
+    }
+    const controller = new AbortController();
+    this.running = controller;
+    const errorActions: ErrorActions = {};
+    let maskFile: string | undefined;
+    try {
+      const original = await this.imageView(message.image);
+      const args = { model: message.model, prompt: message.prompt, images: [original.path], feather: message.feather };
+      const extras = { signal: controller.signal, errorActions, origin: { kind: 'studio' as const } };
+      let paintedMask;
+      if (!message.wholeImage) {
+        maskFile = await this.savePaintedMask(Buffer.from(message.maskBase64, 'base64'));
+        paintedMask = { file: maskFile, shown: vscode.l10n.t('the painted region') };
+      }
+      const result = await editImage(services, args, true, { ...extras, ...(paintedMask ? { paintedMask } : {}) });
+      const file = result.files[0]?.fsPath;
+      if (!file) throw new Error(vscode.l10n.t('The gateway answered without an image.'));
+      this.results.set(file, [file, `${file.slice(0, -path.extname(file).length)}.mask.png`]);
+      this.page.post({
+        type: 'regionDone',
+        requestId,
+        ok: true,
+        original,
+        result: await this.imageView(file),
+        ...(message.wholeImage ? {} : { description: await describeOf(file) }),
+        ...(result.usage?.cost_rub !== undefined ? { costText: formatRubles(result.usage.cost_rub, services.locale) } : {}),
+      });
+    } catch (error) {
+      const summary = summarizeError(error);
+      if (summary.kind === 'cancelled') {
+        this.page.post({ type: 'regionDone', requestId, ok: false, cancelled: true });
+        return;
+      }
+      void showError(services, error, errorActions.retry, errorActions.baseline);
+      this.page.post({ type: 'regionDone', requestId, ok: false, error: summary.message });
+    } finally {
+      this.running = undefined;
+      // The journal names the mask kept beside the result; this copy was only the page's.
+      if (maskFile) await fs.rm(maskFile, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /** The page's mask, a PNG by its bytes, kept where the extension keeps its own files (never the workspace). */
+  private async savePaintedMask(bytes: Buffer): Promise<string> {
+    if (!isPngBytes(bytes)) throw new Error(vscode.l10n.t('The painted region did not arrive as a PNG; paint it again.'));
+    const folder = path.join(this.services.context.globalStorageUri.fsPath, 'painted-masks');
+    await fs.mkdir(folder, { recursive: true });
+    const file = path.join(folder, `${randomUUID()}.png`);
+    await fs.writeFile(file, bytes, { mode: 0o600 });
+    return file;
+  }
+
+  private async decide({ requestId, decision, result }: RegionDecisionMessage): Promise<void> {
+    const name = path.basename(result);
+    if (decision === 'keep') {
+      this.page.post({ type: 'regionDecided', requestId, decision, ok: true, message: vscode.l10n.t('Kept {0}.', name) });
+      return;
+    }
+    const files = this.results.get(result);
+    if (!files) {
+      this.page.post({
+        type: 'regionDecided',
+        requestId,
+        decision,
+        ok: false,
+        message: vscode.l10n.t('{0} was not made by this editor: it is left as it is.', name),
+      });
+      return;
+    }
+    try {
+      // The result leaves the gallery too; its mask is not a result, only a file beside it.
+      const [image, ...beside] = files;
+      await trashResult(this.services, image!);
+      for (const file of beside) await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true }).then(undefined, () => undefined);
+      this.results.delete(result);
+      this.page.post({ type: 'regionDecided', requestId, decision, ok: true, message: vscode.l10n.t('{0} and its mask were moved to the trash.', name) });
+    } catch (error) {
+      this.page.post({
+        type: 'regionDecided',
+        requestId,
+        decision,
+        ok: false,
+        message: vscode.l10n.t('{0} could not be moved to the trash and is kept: {1}', name, summarizeError(error).message),
+      });
+    }
+  }
+}
+
+/** The description the result's provenance carries ("region 412×300 of 2048×1536, sent as 3:2"). */
+function describeOf(file: string): Promise<string | undefined> {
+  return regionEditCode().regionDescriptionOf(file);
+}
