@@ -119,3 +119,23 @@ function filterRow(filter: number, raw: number[], previous: number[] | undefined
     return (value - predictor) & 0xff;
   });
 }
+
+/** The JPEG with an EXIF APP1 segment carrying `orientation` (1–8), in little- or big-endian TIFF. */
+export function withOrientation(jpeg: Buffer, orientation: number, little: boolean): Buffer {
+  const tiff = Buffer.alloc(8 + 2 + 12 + 4);
+  tiff.write(little ? 'II' : 'MM', 0, 'latin1');
+  const u16 = (v: number, at: number) => (little ? tiff.writeUInt16LE(v, at) : tiff.writeUInt16BE(v, at));
+  const u32 = (v: number, at: number) => (little ? tiff.writeUInt32LE(v, at) : tiff.writeUInt32BE(v, at));
+  u16(42, 2);
+  u32(8, 4);
+  u16(1, 8); // one entry
+  u16(0x0112, 10); // Orientation
+  u16(3, 12); // SHORT
+  u32(1, 14);
+  u16(orientation, 18);
+  const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
+  const segment = Buffer.alloc(4);
+  segment.writeUInt16BE(0xffe1, 0);
+  segment.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([jpeg.subarray(0, 2), segment, payload, jpeg.subarray(2)]);
+}

@@ -74,6 +74,21 @@ describe('JobHistoryRecord', () => {
     assert.deepEqual(everything(await again.index()), [only], 'the journal holds the last state after a restart');
   });
 
+  it("a region edit's finish step records again: the composite's files and the mask kept beside it, one entry", async () => {
+    const history = store(journalFile());
+    const started = { original: '/w/photo.png', mask: '/storage/painted-masks/1.png', feather: 8, box: { x: 1, y: 2, width: 3, height: 4 } };
+    const region = { ...started, crop: { x: 0, y: 0, width: 8, height: 8, ratio: '1:1' }, description: 'region 3×4 of 16×16, sent as 1:1' };
+    const record = new JobHistoryRecord(history, { ...details, region });
+    await record.finish({ files: ['/w/photo.region-1.jpg'], model: 'aurora-1', usage: { cost_rub: 4 } });
+    const finished = { ...region, mask: '/w/photo.region-1.mask.png' };
+    await record.finish({ files: ['/w/photo.region-1.png'], model: 'aurora-1', usage: { cost_rub: 4 }, region: finished });
+    const all = everything(await history.index());
+    assert.equal(all.length, 1, 'one entry per job');
+    assert.deepEqual(all[0]!.files, ['/w/photo.region-1.png']);
+    assert.deepEqual(all[0]!.region, finished);
+    assert.equal(all[0]!.costRub, 4);
+  });
+
   it('a job that failed after saving an image keeps that image in the history', async () => {
     const history = store(journalFile());
     await new JobHistoryRecord(history, details).saved('/w/b-1.png');

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { decodeImage, encodePng } from '../../src/core/images/codecs';
 import { ImageRefused, type RgbaImage } from '../../src/core/images/pixels';
-import { chunk, encodeJpeg, encodeWebp, noise, PNG_SIGNATURE as SIGNATURE, solid, writePng } from '../support/regionImages';
+import { chunk, encodeJpeg, encodeWebp, noise, PNG_SIGNATURE as SIGNATURE, solid, withOrientation, writePng } from '../support/regionImages';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/images');
 
@@ -313,24 +313,4 @@ function gradient(width: number, height: number): RgbaImage {
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) data.set([Math.round((x * 255) / (width - 1)), Math.round((y * 255) / (height - 1)), 128, 255], (y * width + x) * 4);
   return { width, height, data };
-}
-
-/** The JPEG with an APP1 Exif segment (IFD0 holding only the orientation) right after SOI. */
-function withOrientation(jpeg: Buffer, orientation: number, little: boolean): Buffer {
-  const tiff = Buffer.alloc(8 + 2 + 12 + 4);
-  tiff.write(little ? 'II' : 'MM', 0, 'latin1');
-  const u16 = (v: number, at: number) => (little ? tiff.writeUInt16LE(v, at) : tiff.writeUInt16BE(v, at));
-  const u32 = (v: number, at: number) => (little ? tiff.writeUInt32LE(v, at) : tiff.writeUInt32BE(v, at));
-  u16(42, 2);
-  u32(8, 4);
-  u16(1, 8); // one entry
-  u16(0x0112, 10); // Orientation
-  u16(3, 12); // SHORT
-  u32(1, 14);
-  u16(orientation, 18);
-  const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
-  const segment = Buffer.alloc(4);
-  segment.writeUInt16BE(0xffe1, 0);
-  segment.writeUInt16BE(payload.length + 2, 2);
-  return Buffer.concat([jpeg.subarray(0, 2), segment, payload, jpeg.subarray(2)]);
 }
