@@ -100,6 +100,11 @@ export class RegionEditor {
 
   /** Opens the editor on `image`; the painting is kept when it is the same image again. */
   open(image: RegionImageView): void {
+    if (this.busy) {
+      // A region edit is on its way: its result belongs to the image shown.
+      this.say(t('regionBusy'), true);
+      return;
+    }
     const same = this.image?.path === image.path && this.history.width === image.width && this.history.height === image.height;
     this.showImage(image, same);
     this.showView('editor');
@@ -203,6 +208,8 @@ export class RegionEditor {
   private key(event: KeyboardEvent): void {
     if (this.element.hidden || event.defaultPrevented) return;
     if (event.key === 'Escape') {
+      // Only the painting closes on Escape: a result waits for Keep, Discard or Back.
+      if (this.editorView.hidden) return;
       const target = event.target as HTMLElement | null;
       if (this.stage.drawingRectangle || target?.closest('textarea, input, select')) return;
       event.preventDefault();

@@ -23,7 +23,7 @@ export class RegionStage {
     class: 'region-mask',
     tabindex: '0',
     role: 'application',
-    'aria-describedby': 'region-canvas-help',
+    'aria-describedby': 'region-canvas-help region-mask-error',
   });
   readonly help = el('p', { id: 'region-canvas-help', class: 'description region-canvas-help' });
   private readonly image = el('img', { class: 'region-image', alt: '', draggable: 'false' });
@@ -40,7 +40,7 @@ export class RegionStage {
   private scale = 1;
   private colour = '#b180d7';
   private keyboard: KeyboardRectangleState = KEYBOARD_START;
-  private drag: { pointerId: number; start: Point; last: Point; points: Point[]; mode: MaskMode; tool: RegionTool } | undefined;
+  private drag: { pointerId: number; start: Point; last: Point; points: Point[]; mode: MaskMode; tool: RegionTool; size: number } | undefined;
   private disabled = false;
 
   constructor(private readonly host: StageHost) {
@@ -131,8 +131,9 @@ export class RegionStage {
       const tool = this.host.tool();
       const start = this.point(event);
       const mode: MaskMode = tool === 'eraser' || event.altKey ? 'subtract' : 'add';
-      this.drag = { pointerId: event.pointerId, start, last: start, points: [start], mode, tool };
-      if (tool === 'brush' || tool === 'eraser') drawSegment(this.canvas, mode, this.host.brushSize(), undefined, start, this.colour);
+      const size = this.host.brushSize();
+      this.drag = { pointerId: event.pointerId, start, last: start, points: [start], mode, tool, size };
+      if (tool === 'brush' || tool === 'eraser') drawSegment(this.canvas, mode, size, undefined, start, this.colour);
     });
     this.canvas.addEventListener('pointermove', (event) => {
       const drag = this.drag;
@@ -141,7 +142,7 @@ export class RegionStage {
       if (drag.tool === 'brush' || drag.tool === 'eraser') {
         // Points closer than a quarter pixel add nothing but length to the history.
         if (Math.hypot(point.x - drag.last.x, point.y - drag.last.y) < 0.25) return;
-        drawSegment(this.canvas, drag.mode, this.host.brushSize(), drag.last, point, this.colour);
+        drawSegment(this.canvas, drag.mode, drag.size, drag.last, point, this.colour);
         drag.points.push(point);
       } else {
         this.showShape(drag.tool, drag.start, point);
@@ -155,7 +156,7 @@ export class RegionStage {
       this.shape.hidden = true;
       if (drag.tool === 'brush' || drag.tool === 'eraser') {
         // A cancelled stroke is already drawn: it is kept like any other.
-        this.host.add({ kind: 'stroke', mode: drag.mode, size: this.host.brushSize(), points: drag.points }, true);
+        this.host.add({ kind: 'stroke', mode: drag.mode, size: drag.size, points: drag.points }, true);
         return;
       }
       if (cancelled) return;

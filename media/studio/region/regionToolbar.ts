@@ -9,6 +9,7 @@ export const REGION_TOOLS = ['brush', 'eraser', 'rectangle', 'ellipse'] as const
 export type RegionTool = (typeof REGION_TOOLS)[number];
 
 const TOOL_KEYS: Record<string, RegionTool> = { b: 'brush', e: 'eraser', r: 'rectangle', o: 'ellipse' };
+const TOOL_SHORTCUTS: Record<RegionTool, string> = { brush: 'B', eraser: 'E', rectangle: 'R', ellipse: 'O' };
 
 export interface ToolbarActions {
   invert(): void;
@@ -34,7 +35,14 @@ export class RegionToolbar {
       'div',
       { role: 'radiogroup', class: 'region-tools', 'aria-label': t('regionTool') },
       REGION_TOOLS.map((tool) => {
-        const radio = el('input', { type: 'radio', name: 'region-tool', value: tool, id: `region-tool-${tool}`, class: `region-tool region-tool-${tool}` });
+        const radio = el('input', {
+          type: 'radio',
+          name: 'region-tool',
+          value: tool,
+          id: `region-tool-${tool}`,
+          class: `region-tool region-tool-${tool}`,
+          'aria-keyshortcuts': TOOL_SHORTCUTS[tool],
+        });
         radio.addEventListener('change', () => actions.changed());
         this.radios.set(tool, radio);
         return el('label', { for: radio.id, class: 'region-tool-label', title: t(`regionToolKey_${tool}`) }, [radio, t(`regionTool_${tool}`)]);

@@ -192,6 +192,7 @@ function regionStrings(): StudioStrings {
     regionKeep: vscode.l10n.t('Keep'),
     regionDiscard: vscode.l10n.t('Discard'),
     regionEditAgain: vscode.l10n.t('Edit Again'),
+    regionBusy: vscode.l10n.t('A region edit is being sent: wait for its result first.'),
     regionKept: vscode.l10n.t('Kept {0}.'),
     regionEditingAgain: vscode.l10n.t('{0} is the next original: paint on, or send again.'),
   };
