@@ -1,4 +1,4 @@
-// A gallery card's actions: the three used most as icon buttons (each named and with a tooltip),
+// A gallery card's actions: the four used most as icon buttons (each named and with a tooltip),
 // the rest in a More actions menu (the WAI-ARIA menu button pattern: arrows move, Enter or Space
 // carries out, Escape closes and gives the focus back to the button). The menu is built when it
 // opens and removed when it closes: a card drawn and scrolled past carries no menu.
@@ -7,15 +7,20 @@ import { el } from './dom';
 import { t } from './host';
 import { menuKey, openingIndex } from './menuKeys';
 
-export const ICON_ACTIONS: readonly GalleryAction[] = ['open', 'useAsReference', 'insertLink'];
+export const ICON_ACTIONS: readonly GalleryAction[] = ['open', 'editRegion', 'useAsReference', 'insertLink'];
 export const MENU_ACTIONS: readonly GalleryAction[] = ['reveal', 'copyPath', 'regenerate', 'delete'];
 
-type Icon = 'open' | 'useAsReference' | 'insertLink' | 'more';
+type Icon = 'open' | 'editRegion' | 'useAsReference' | 'insertLink' | 'more';
+
+/** The images the region editor takes (the host checks again: animated ones are refused there). */
+const REGION_EDITABLE = /\.(png|jpe?g|webp)$/i;
 
 /** 16×16 shapes drawn in currentColor (the theme's icon colour): the page's CSP loads no icon font. */
 const ICON_PATHS: Record<Icon, string> = {
   // A box with an arrow leaving it.
   open: 'M3 3h5v1H4v8h8V8h1v5H3zM9 2h5v5h-1V3.7L8.4 8.3l-.7-.7L12.3 3H9z',
+  // A pencil, outlined, with the line of its ferrule: Edit a Region….
+  editRegion: 'M11 1l4 4-9.5 9.5L1 15l.5-4.5zm0 1.4l-8.5 8.5-.3 2.9 2.9-.3L13.6 5zM9.3 4.1l2.6 2.6-.5.5-2.6-2.6z',
   // A picture (frame, hills) with a plus: added to the form's references.
   useAsReference: 'M1 3h10v1H2v8h11V8h1v5H1zM3 11l2.5-3.5 2 2.3 1.2-1.3L11 11zM12 1h1v2h2v1h-2v2h-1V4h-2V3h2z',
   // The Markdown mark: M and a down arrow in a frame.
@@ -46,9 +51,10 @@ function iconButton(name: Icon, label: string, className: string): HTMLButtonEle
   return button;
 }
 
-/** The card's action bar; `run` carries out an action on the card's image. */
-export function buildCardActions(run: (action: GalleryAction) => void): HTMLElement {
-  const buttons = ICON_ACTIONS.map((action) => {
+/** The card's action bar; `run` carries out an action on the card's image, `file`. */
+export function buildCardActions(run: (action: GalleryAction) => void, file: string): HTMLElement {
+  const actions = ICON_ACTIONS.filter((action) => action !== 'editRegion' || REGION_EDITABLE.test(file));
+  const buttons = actions.map((action) => {
     const button = iconButton(action as Icon, t(action), `action-${action}`);
     button.dataset.action = action;
     button.addEventListener('click', () => run(action));

@@ -221,7 +221,7 @@ function card(item: GalleryItem, thumbnail: ThumbnailState | undefined): HTMLEle
   const li = el('li', { class: 'card', draggable: 'true', tabindex: '0', 'aria-keyshortcuts': 'Enter' }, [
     thumb,
     el('p', { class: 'prompt' }),
-    el('div', { class: 'card-footer' }, [el('p', { class: 'description details' }), buildCardActions(run)]),
+    el('div', { class: 'card-footer' }, [el('p', { class: 'description details' }), buildCardActions(run, item.file)]),
   ]);
   li.dataset.file = item.file;
   li.dataset.entryId = item.entryId;

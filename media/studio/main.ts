@@ -6,6 +6,9 @@ import { loadForm, request, setStrings, t, tn } from './host';
 import { StudioForm } from './form';
 import { buildGallery } from './gallery';
 import { buildComparison, type ComparisonGrid } from './compare';
+import { RegionEditor } from './region/regionEditor';
+import type { ModelInfo } from '../../src/studio/protocol/protocol';
+import type { RegionImageView } from '../../src/studio/protocol/regionProtocol';
 
 const app = document.getElementById('app')!;
 const initialForm = loadForm();
@@ -13,6 +16,39 @@ let form: StudioForm | undefined;
 let gallery: ReturnType<typeof buildGallery> | undefined;
 let comparison: ComparisonGrid | undefined;
 let readyId = 0;
+let models: ModelInfo[] = [];
+let regionEditor: RegionEditor | undefined;
+/** An editor asked for before the page was built: opened once it is. */
+let pendingRegion: RegionImageView | undefined;
+/** Where the focus was when the editor opened: it goes back there when the editor closes. */
+let focusBeforeRegion: HTMLElement | undefined;
+
+function openRegionEditor(image: RegionImageView): void {
+  if (!regionEditor) return;
+  if (!regionEditor.isOpen) {
+    const active = document.activeElement;
+    focusBeforeRegion = active instanceof HTMLElement && app.contains(active) ? active : undefined;
+    // The editor takes the studio's place: the form and the gallery are hidden, not rebuilt.
+    for (const child of app.children) if (child !== regionEditor.element) (child as HTMLElement).hidden = true;
+  }
+  regionEditor.open(image);
+}
+
+function buildRegionEditor(studioForm: StudioForm): RegionEditor {
+  const editor = new RegionEditor({
+    closed(status) {
+      for (const child of app.children) if (child !== editor.element) (child as HTMLElement).hidden = false;
+      if (status) studioForm.setStatus(status.text, status.isError);
+      const back = focusBeforeRegion?.isConnected ? focusBeforeRegion : document.getElementById('prompt');
+      back?.focus();
+      focusBeforeRegion = undefined;
+    },
+    studioStatus: (text, isError) => studioForm.setStatus(text, isError),
+    studioModel: () => studioForm.values().model || undefined,
+  });
+  app.appendChild(editor.element);
+  return editor;
+}
 
 window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
   const message = event.data;
@@ -31,8 +67,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
       (model) => studioForm.useModel(model),
     );
     gallery.section.prepend(comparison.section);
+    regionEditor = buildRegionEditor(studioForm);
     app.removeAttribute('aria-busy');
+    models = message.models;
     form.setModels(message.models, message.modelsError);
+    regionEditor.setModels(models);
+    if (pendingRegion) openRegionEditor(pendingRegion);
+    pendingRegion = undefined;
     form.setAccount(message.account);
     form.setReferences(message.references);
     form.setStyles(message.styles);
@@ -41,10 +82,16 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     gallery.show(message.gallery);
     return;
   }
+  if (message.type === 'openRegionEditor' && !regionEditor) {
+    pendingRegion = message.image;
+    return;
+  }
   if (!form || !gallery) return;
   switch (message.type) {
     case 'models':
+      models = message.models;
       form.setModels(message.models, message.error);
+      regionEditor?.setModels(models);
       break;
     case 'account':
       form.setAccount(message.account);
@@ -89,6 +136,22 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
       break;
     case 'comparison':
       comparison?.render(message.view);
+      break;
+    case 'openRegionEditor':
+      openRegionEditor(message.image);
+      break;
+    case 'regionRefused':
+      if (regionEditor?.isOpen) regionEditor.refused(message.message);
+      else form.setStatus(message.message, true);
+      break;
+    case 'regionEstimate':
+      regionEditor?.estimated(message);
+      break;
+    case 'regionDone':
+      regionEditor?.done(message);
+      break;
+    case 'regionDecided':
+      regionEditor?.decided(message);
       break;
   }
 });

@@ -160,6 +160,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/plural.js',
       'extension/media/studio/studio.css',
       'extension/media/studio/gallery.css',
+      'extension/media/studio/region.css',
     ];
     for (const walkthrough of pkg.contributes?.walkthroughs ?? []) {
       for (const step of walkthrough.steps ?? []) {

@@ -26,6 +26,6 @@ export function buildHtml(webview: vscode.Webview, extensionUri: vscode.Uri, tit
     title,
     loading,
     script: read('dist', 'studio.js'),
-    style: `${read('media', 'studio', 'studio.css')}\n${read('media', 'studio', 'gallery.css')}`,
+    style: ['studio.css', 'gallery.css', 'region.css'].map((file) => read('media', 'studio', file)).join('\n'),
   });
 }

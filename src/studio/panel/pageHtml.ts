@@ -14,7 +14,7 @@ export interface StudioPageParts {
   title: string;
   /** Shown until the script has built the page. */
   loading: string;
-  /** dist/studio.js and media/studio/studio.css with gallery.css, as built. */
+  /** dist/studio.js and media/studio/studio.css with gallery.css and region.css, as built. */
   script: string;
   style: string;
 }
