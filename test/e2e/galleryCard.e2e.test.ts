@@ -10,7 +10,7 @@ import { cardButton, clickCardMenuItem, generateCard, newestCard, openStudio } f
 import { prepareTest, setColorTheme, waitFor, waitForActiveTab } from './workbench';
 import { useWorkbench } from './useWorkbench';
 
-const ICON_BUTTONS = ['Open', 'Use as Reference', 'Insert Markdown Link', 'More actions'];
+const ICON_BUTTONS = ['Open', 'Edit a Region…', 'Use as Reference', 'Insert Markdown Link', 'More actions'];
 const MENU_ITEMS = ['Reveal in Explorer', 'Copy Path', 'Regenerate…', 'Delete…'];
 
 /** What has the keyboard focus in the studio: a card ("card 1"), or a control by its name. */

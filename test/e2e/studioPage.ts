@@ -39,7 +39,7 @@ export const newestCard = (frame: Frame) => frame.locator('#gallery li.card[aria
 /** The prompt of the newest result. */
 export const newestPrompt = (frame: Frame) => newestCard(frame).locator('.prompt').textContent({ timeout: 10_000 });
 
-/** A card's action by its accessible name: an icon button ('Open', 'Use as Reference', 'Insert Markdown Link', 'More actions'). */
+/** A card's action by its accessible name: an icon button ('Open', 'Edit a Region…', 'Use as Reference', 'Insert Markdown Link', 'More actions'). */
 export const cardButton = (frame: Frame, name: string) => newestCard(frame).getByRole('button', { name, exact: true });
 
 /** Clicks an action of the newest card's More actions menu ('Reveal in Explorer', 'Copy Path', 'Regenerate…', 'Delete…'). */

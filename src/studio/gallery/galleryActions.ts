@@ -78,10 +78,13 @@ async function deleteResult(services: Services, file: string): Promise<void> {
   }
 }
 
-/** Moves a result to the trash (one already gone counts as moved) and out of the studio's results; throws when it stays. */
-export async function trashResult(services: Services, file: string): Promise<void> {
+/**
+ * Moves a result to the trash (`useTrash` false: deletes it for good) and out of the studio's
+ * results; one already gone counts as removed. Throws when it stays.
+ */
+export async function trashResult(services: Services, file: string, useTrash = true): Promise<void> {
   try {
-    await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true });
+    await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash });
   } catch (error) {
     if (!(error instanceof vscode.FileSystemError && error.code === 'FileNotFound')) throw error;
   }

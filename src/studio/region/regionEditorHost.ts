@@ -157,23 +157,46 @@ export class RegionEditorHost {
       });
       return;
     }
+    let useTrash = true;
     try {
-      // The result leaves the gallery too; its mask is not a result, only a file beside it.
-      const [image, ...beside] = files;
-      await trashResult(this.services, image!);
-      for (const file of beside) await vscode.workspace.fs.delete(vscode.Uri.file(file), { useTrash: true }).then(undefined, () => undefined);
-      this.results.delete(result);
-      this.page.post({ type: 'regionDecided', requestId, decision, ok: true, message: vscode.l10n.t('{0} and its mask were moved to the trash.', name) });
+      await trashResult(this.services, files[0]!);
     } catch (error) {
-      this.page.post({
-        type: 'regionDecided',
-        requestId,
-        decision,
-        ok: false,
-        message: vscode.l10n.t('{0} could not be moved to the trash and is kept: {1}', name, summarizeError(error).message),
-      });
+      // No trash here (a remote or web workbench): deleted for good only when the person says so.
+      if (!(await confirmPermanentDelete(name, error))) {
+        this.page.post({ type: 'regionDecided', requestId, decision, ok: false, message: vscode.l10n.t('{0} is kept.', name) });
+        return;
+      }
+      useTrash = false;
+      try {
+        await trashResult(this.services, files[0]!, false);
+      } catch (again) {
+        this.page.post({
+          type: 'regionDecided',
+          requestId,
+          decision,
+          ok: false,
+          message: vscode.l10n.t('{0} could not be deleted and is kept: {1}', name, summarizeError(again).message),
+        });
+        return;
+      }
     }
+    // Its mask is not a result, only a file beside it: it goes the same way.
+    for (const mask of files.slice(1)) await vscode.workspace.fs.delete(vscode.Uri.file(mask), { useTrash }).then(undefined, () => undefined);
+    this.results.delete(result);
+    const message = useTrash ? vscode.l10n.t('{0} and its mask were moved to the trash.', name) : vscode.l10n.t('{0} and its mask were deleted.', name);
+    this.page.post({ type: 'regionDecided', requestId, decision, ok: true, message });
   }
+}
+
+/** Asks before a paid result is deleted for good because it cannot go to the trash. */
+async function confirmPermanentDelete(name: string, why: unknown): Promise<boolean> {
+  const remove = vscode.l10n.t('Delete Permanently');
+  const answer = await vscode.window.showWarningMessage(
+    vscode.l10n.t('{0} cannot be moved to the trash. Delete it permanently?', name),
+    { modal: true, detail: vscode.l10n.t('It was paid for, and a deleted file cannot be recovered. ({0})', summarizeError(why).message) },
+    remove,
+  );
+  return answer === remove;
 }
 
 /** The description the result's provenance carries ("region 412×300 of 2048×1536, sent as 3:2"). */
