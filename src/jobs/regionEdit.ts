@@ -11,15 +11,15 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../core/gateway/errors';
 import type { ImageModel } from '../core/gateway/types';
-import { decodeImage, encodePng } from '../core/images/codecs';
-import { compositeRegion } from '../core/images/composite';
+import { decodeImage, encodePng, encodePngParts } from '../core/images/codecs';
+import { withRegionComposited } from '../core/images/composite';
 import { ImageRefused, type RgbaImage } from '../core/images/pixels';
 import { cropBoxFor, cropRgba, describeCrop } from '../core/images/regionCrop';
 import { featherMask, type RegionMask } from '../core/images/regionMask';
 import { resizeRgba } from '../core/images/resize';
 import { FEATHER_DEFAULT, readMask } from '../core/files/maskInput';
-import { addPngTextChunkToBuffer, readPngTextChunk } from '../core/files/pngText';
-import { replaceFileWith } from '../core/files/replaceFile';
+import { buildITXtChunk, readPngTextChunk } from '../core/files/pngText';
+import { replaceFile } from '../core/files/replaceFile';
 import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
 export { recordedReferences } from './regionReferences';
@@ -35,6 +35,8 @@ const MAX_ORIGINAL_BYTES = 64 * 1024 * 1024;
 export interface RegionPlan {
   record: RegionRecord;
   original: RgbaImage;
+  /** The original's ICC colour profile: the result carries it, so its colours match the original's. */
+  iccProfile?: Uint8Array;
   /** The mask with its feather: what the answer is pasted through. */
   mask: RegionMask;
   /** The crop of the original that is sent, as a PNG. */
@@ -58,23 +60,25 @@ export async function planRegionEdit(input: {
   }
   const originalPath = input.images[0]!;
   const feather = input.feather ?? FEATHER_DEFAULT;
-  const original = await readOriginal(originalPath);
+  const { iccProfile, ...original } = await readOriginal(originalPath);
   const mask = await readMask(input.mask, original);
-  const box = mask.box!;
+  const box = { ...mask.box! };
   const crop = cropBoxFor(box, original, input.model?.supported_aspect_ratios ?? [], { feather });
   const cropPng = encodePng(cropRgba(original, crop));
   const description = describeCrop(box, crop, original);
   const sent = { x: crop.x, y: crop.y, width: crop.width, height: crop.height, ratio: crop.ratio };
   return {
-    record: { original: originalPath, mask: input.mask, feather, box: { ...box }, crop: sent, description },
+    record: { original: originalPath, mask: input.mask, feather, box, crop: sent, description },
     original,
-    mask: featherMask(mask, feather),
+    ...(iccProfile && { iccProfile }),
+    // In place: the mask without its feather is not needed again (16 MB less for 4096×4096).
+    mask: featherMask(mask, feather, { inPlace: true }),
     cropPng,
     description,
   };
 }
 
-async function readOriginal(file: string): Promise<RgbaImage> {
+async function readOriginal(file: string): Promise<RgbaImage & { iccProfile?: Uint8Array }> {
   const name = path.basename(file);
   let bytes: Buffer;
   try {
@@ -85,8 +89,8 @@ async function readOriginal(file: string): Promise<RgbaImage> {
     throw new ValidationError('images', l10n.t('Cannot read "{0}": the file does not exist, is not readable or is larger than 64 MB.', name));
   }
   try {
-    const { width, height, data } = await decodeImage(bytes);
-    return { width, height, data };
+    const { width, height, data, iccProfile } = await decodeImage(bytes);
+    return { width, height, data, ...(iccProfile && { iccProfile }) };
   } catch (error) {
     const why = error instanceof ImageRefused ? error.message : l10n.t('it cannot be decoded as PNG, JPEG or WebP');
     throw new ValidationError('images', l10n.t('"{0}" cannot be region-edited: {1}', name, why));
@@ -157,18 +161,29 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
 }
 
 async function compositeInto(plan: RegionPlan, file: string): Promise<string> {
-  const { crop } = plan.record;
-  const answer = await decodeImage(await fs.readFile(file));
-  const sized = answer.width === crop.width && answer.height === crop.height ? answer : resizeRgba(answer, crop.width, crop.height);
-  let png = encodePng(compositeRegion(plan.original, sized, crop, plan.mask));
+  const sized = await answerAtCropSize(file, plan.record.crop);
   const provenance = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
-  if (provenance !== undefined) png = addPngTextChunkToBuffer(png, PROVENANCE_KEYWORD, provenance);
+  const chunks = provenance !== undefined ? [buildITXtChunk(PROVENANCE_KEYWORD, provenance)] : [];
+  // Pasted into the decoded original itself (put back right after encoding): no 64 MB copy of it.
+  const png = withRegionComposited(plan.original, sized, plan.record.crop, plan.mask, (image) =>
+    encodePngParts(image, { ...(plan.iccProfile && { iccProfile: plan.iccProfile }), chunks }),
+  );
   if (path.extname(file).toLowerCase() === '.png') {
-    await replaceFileWith(file, png, { durable: true });
+    await replaceFile(file, (handle) => writeParts(handle, png), { durable: true });
     return file;
   }
   // A JPEG or WebP answer: the composite is a PNG of its own, the answer stays beside it.
   return writeNew(file.slice(0, -path.extname(file).length), '.png', png);
+}
+
+/** The answer decoded and resized to the crop: its own pixels are garbage once this returns. */
+async function answerAtCropSize(file: string, crop: { width: number; height: number }): Promise<RgbaImage> {
+  const answer = await decodeImage(await fs.readFile(file));
+  return answer.width === crop.width && answer.height === crop.height ? answer : resizeRgba(answer, crop.width, crop.height);
+}
+
+async function writeParts(handle: fs.FileHandle, parts: readonly Uint8Array[]): Promise<void> {
+  for (const part of parts) await handle.write(part);
 }
 
 /** `<result without extension>.mask.png`, never over an existing file. */
@@ -177,11 +192,16 @@ async function saveMaskBeside(result: string, maskFile: string): Promise<string>
   return writeNew(`${base}.mask`, '.png', await fs.readFile(maskFile));
 }
 
-async function writeNew(base: string, ext: string, data: Uint8Array): Promise<string> {
+async function writeNew(base: string, ext: string, data: Uint8Array | readonly Uint8Array[]): Promise<string> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const file = `${base}${attempt ? `-${attempt + 1}` : ''}${ext}`;
     try {
-      await fs.writeFile(file, data, { flag: 'wx' });
+      const handle = await fs.open(file, 'wx');
+      try {
+        await writeParts(handle, data instanceof Uint8Array ? [data] : data);
+      } finally {
+        await handle.close();
+      }
       return file;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -51,13 +51,14 @@ export function maskFromImage(mask: RgbaImage): RegionMask {
  * The mask with a soft edge `feather` px wide outside the region (0 = hard edge): a pixel at
  * Euclidean distance d (1 ≤ d ≤ feather) from the nearest marked pixel gets 255 × (1 − d / (feather + 1)),
  * so coverage falls linearly and is 0 beyond `feather`. Marked pixels keep their value. The box grows by
- * `feather` (clamped to the image). Only the box grown by `feather` is visited.
+ * `feather` (clamped to the image). Only the box grown by `feather` is visited. `inPlace`: into
+ * `mask.alpha` itself, without a copy (safe: every distance is measured before any pixel is written).
  */
-export function featherMask(mask: RegionMask, feather: number): RegionMask {
+export function featherMask(mask: RegionMask, feather: number, options?: { inPlace?: boolean }): RegionMask {
   if (!(Number.isInteger(feather) && feather >= 0 && feather <= MAX_FEATHER))
     throw new RangeError(`feather must be a whole number 0..${MAX_FEATHER}, got ${feather}`);
   const { width, height, box } = mask;
-  const alpha = mask.alpha.slice();
+  const alpha = options?.inPlace ? mask.alpha : mask.alpha.slice();
   if (!box || feather === 0) return { width, height, alpha, box: box && { ...box } };
   const grown = growBox(box, feather, width, height);
   const { x: gx, y: gy, width: gw, height: gh } = grown;

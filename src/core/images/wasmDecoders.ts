@@ -34,5 +34,7 @@ async function ready(init: (module: object) => Promise<unknown>, decode: Decode,
 export async function decodeWithWasm(mediaType: 'image/jpeg' | 'image/webp', bytes: Uint8Array): Promise<WasmPixels> {
   const decoder = decoders[mediaType];
   const decode = await (decoder.ready ??= decoder.make());
-  return decode(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  // The file's own buffer when the bytes are all of it (the decoder copies it into its memory anyway).
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return decode((whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as ArrayBuffer);
 }
