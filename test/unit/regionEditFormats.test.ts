@@ -8,7 +8,9 @@ import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { GenerationRequest } from '../../src/core/gateway/types';
 import { decodeImage, encodePng } from '../../src/core/images/codecs';
+import { compositeRegion, withRegionComposited } from '../../src/core/images/composite';
 import { decodePng } from '../../src/core/images/pngDecode';
+import { featherMask, maskFromImage } from '../../src/core/images/regionMask';
 import type { JobResult } from '../../src/jobs/jobResult';
 import type { ImageApi, ImageJob } from '../../src/jobs/jobTypes';
 import { finishRegionEdit, planRegionEdit, regionJobOf } from '../../src/jobs/regionEdit';
@@ -128,5 +130,25 @@ describe('region edit: ICC profile and answers in other formats', function () {
     const decoded = await decodeImage(png);
     assert.deepEqual(Buffer.from(decoded.data), Buffer.from(image.data));
     assert.deepEqual(Buffer.from(decodePng(png).data), Buffer.from(image.data));
+  });
+
+  it('the paste without a copy: what `use` sees equals compositeRegion, and the original is put back (also after a throw)', () => {
+    const original = noise(64, 48, 5);
+    const before = Buffer.from(original.data);
+    const mask = featherMask(maskFromImage(boxMask(64, 48, { x: 20, y: 10, width: 12, height: 9 })), 4);
+    const crop = { x: 8, y: 2, width: 40, height: 30 };
+    const answer = noise(40, 30, 9);
+    const expected = Buffer.from(compositeRegion(original, answer, crop, mask).data);
+    const seen = withRegionComposited(original, answer, crop, mask, (image) => Buffer.from(image.data));
+    assert.deepEqual(seen, expected);
+    assert.deepEqual(Buffer.from(original.data), before);
+    assert.throws(
+      () =>
+        withRegionComposited(original, answer, crop, mask, () => {
+          throw new Error('disk full');
+        }),
+      /disk full/,
+    );
+    assert.deepEqual(Buffer.from(original.data), before);
   });
 });
