@@ -73,9 +73,36 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
  * `onHeader` may refuse the image from its size before any pixel is decoded.
  */
 export async function decodePngStreaming(bytes: Uint8Array, onHeader?: (width: number, height: number) => void): Promise<RgbaImage> {
+  return decodeStreaming(bytes, onHeader);
+}
+
+/**
+ * The rows of a PNG, top to bottom, each as RGBA (the buffer is reused: read it before returning),
+ * without the whole image ever in memory (an interlaced PNG is decoded whole first). For masks.
+ */
+export async function decodePngRows(
+  bytes: Uint8Array,
+  onHeader: (width: number, height: number) => void,
+  onRow: (y: number, rgba: Uint8Array) => void,
+): Promise<void> {
+  const { header } = readChunks(bytes);
+  if (!header.interlaced) {
+    await decodeStreaming(bytes, onHeader, onRow);
+    return;
+  }
+  const image = await decodeStreaming(bytes, onHeader);
+  const stride = image.width * 4;
+  for (let y = 0; y < image.height; y++) onRow(y, image.data.subarray(y * stride, (y + 1) * stride));
+}
+
+async function decodeStreaming(
+  bytes: Uint8Array,
+  onHeader?: (width: number, height: number) => void,
+  onRow?: (y: number, rgba: Uint8Array) => void,
+): Promise<RgbaImage> {
   const { header, idat } = readChunks(bytes);
   onHeader?.(header.width, header.height);
-  const rows = new RowDecoder(header);
+  const rows = new RowDecoder(header, onRow);
   await new Promise<void>((resolve, reject) => {
     const inflate = createInflate({ chunkSize: 256 * 1024 });
     inflate.on('data', (chunk: Buffer) => {
@@ -106,7 +133,11 @@ class RowDecoder {
   private y = 0;
   private filled = 0;
 
-  constructor(private readonly header: Header) {
+  /** `onRow` (not interlaced only): each row is given in turn, in one row's buffer, instead of the whole image. */
+  constructor(
+    private readonly header: Header,
+    private readonly onRow?: (y: number, rgba: Uint8Array) => void,
+  ) {
     const { width, height } = header;
     const bitsPerPixel = CHANNELS[header.colorType]! * header.depth;
     this.bpp = Math.max(1, bitsPerPixel >> 3);
@@ -124,7 +155,7 @@ class RowDecoder {
     this.expected = expected;
     this.cur = new Uint8Array(widest);
     this.prev = new Uint8Array(widest);
-    this.out = new Uint8Array(width * height * 4);
+    this.out = new Uint8Array(width * (onRow ? 1 : height) * 4);
   }
 
   push(bytes: Uint8Array): void {
@@ -136,8 +167,9 @@ class RowDecoder {
       at += n;
       if (this.filled < p.stride + 1) continue;
       unfilterRow(this.cur, this.y > 0 ? this.prev : undefined, p.stride, this.bpp);
-      const to = ((p.y0 + this.y * p.dy) * this.header.width + p.x0) * 4;
+      const to = this.onRow ? 0 : ((p.y0 + this.y * p.dy) * this.header.width + p.x0) * 4;
       expandRow(this.header, this.cur.subarray(1, 1 + p.stride), p.w, this.out, to, p.dx * 4);
+      this.onRow?.(this.y, this.out);
       [this.cur, this.prev] = [this.prev, this.cur];
       this.filled = 0;
       if (++this.y === p.h) {
