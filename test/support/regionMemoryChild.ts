@@ -1,8 +1,8 @@
 // The child process of test/unit/regionMemory.test.ts: a region edit of a 4096×4096 original, measured
 // from the outside of the code (the process's peak RSS against its idle RSS). Two steps, each its own
 // process, so that making the inputs costs the measured one nothing:
-//   node regionMemoryChild.js make <dir>              the original (PNG and JPEG), the mask, an answer
-//   (JPEG: mozjpeg's defaults, a progressive JPEG, as @jsquash/jpeg writes it)
+//   node regionMemoryChild.js make <dir>              the PNG original, the mask, an answer
+//   node regionMemoryChild.js make-jpeg <dir>         the JPEG original (mozjpeg's defaults: progressive)
 //   node regionMemoryChild.js edit <dir> <png|jpeg>   loads the modules, idles, runs the region edit
 // `edit` prints one JSON line: { idleKb, peakKb, ... }.
 import { promises as fs } from 'node:fs';
@@ -63,11 +63,15 @@ async function make(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true });
   const original = photoLike(SIDE, SIDE, 7);
   await fs.writeFile(path.join(dir, 'photo.png'), quickPng(original));
-  await fs.writeFile(path.join(dir, 'photo.jpg'), await encodeJpeg(original, 90));
   const mask = new Uint8Array(SIDE * SIDE * 4);
   for (let y = REGION.y; y < REGION.y + REGION.height; y++) mask.fill(255, (y * SIDE + REGION.x) * 4, (y * SIDE + REGION.x + REGION.width) * 4);
-  await fs.writeFile(path.join(dir, 'mask.png'), encodePng({ width: SIDE, height: SIDE, data: mask }));
+  await fs.writeFile(path.join(dir, 'mask.png'), quickPng({ width: SIDE, height: SIDE, data: mask }));
   await fs.writeFile(path.join(dir, 'answer.png'), encodePng(photoLike(ANSWER.width, ANSWER.height, 11)));
+}
+
+/** The same picture as a JPEG (the slow step, ~9 s: run beside the PNG's edit). */
+async function makeJpeg(dir: string): Promise<void> {
+  await fs.writeFile(path.join(dir, 'photo.jpg'), await encodeJpeg(photoLike(SIDE, SIDE, 7), 90));
 }
 
 async function edit(dir: string, kind: 'png' | 'jpeg'): Promise<MemoryFigures> {
@@ -104,7 +108,7 @@ async function edit(dir: string, kind: 'png' | 'jpeg'): Promise<MemoryFigures> {
 
 if (require.main === module) {
   const [step, dir, kind] = process.argv.slice(2);
-  const run = step === 'make' ? make(dir!).then(() => undefined) : edit(dir!, kind === 'jpeg' ? 'jpeg' : 'png');
+  const run = step === 'make' ? make(dir!) : step === 'make-jpeg' ? makeJpeg(dir!) : edit(dir!, kind === 'jpeg' ? 'jpeg' : 'png');
   run.then(
     (figures) => {
       if (figures) process.stdout.write(`${JSON.stringify(figures)}\n`);
