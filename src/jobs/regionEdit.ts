@@ -182,8 +182,9 @@ async function answerAtCropSize(file: string, crop: { width: number; height: num
   return answer.width === crop.width && answer.height === crop.height ? answer : resizeRgba(answer, crop.width, crop.height);
 }
 
+/** The PNG's parts one after the other (a write may take fewer bytes than given: the rest follows). */
 async function writeParts(handle: fs.FileHandle, parts: readonly Uint8Array[]): Promise<void> {
-  for (const part of parts) await handle.write(part);
+  for (const part of parts) for (let at = 0; at < part.length;) at += (await handle.write(part, at, part.length - at)).bytesWritten;
 }
 
 /** `<result without extension>.mask.png`, never over an existing file. */
