@@ -11,15 +11,15 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../core/gateway/errors';
 import type { ImageModel } from '../core/gateway/types';
-import { decodeImage, encodePng } from '../core/images/codecs';
-import { compositeRegion } from '../core/images/composite';
+import { decodeImage, encodePng, encodePngParts } from '../core/images/codecs';
+import { withRegionComposited } from '../core/images/composite';
 import { ImageRefused, type RgbaImage } from '../core/images/pixels';
 import { cropBoxFor, cropRgba, describeCrop } from '../core/images/regionCrop';
 import { featherMask, type RegionMask } from '../core/images/regionMask';
 import { resizeRgba } from '../core/images/resize';
 import { FEATHER_DEFAULT, readMask } from '../core/files/maskInput';
-import { addPngTextChunkToBuffer, readPngTextChunk } from '../core/files/pngText';
-import { replaceFileWith } from '../core/files/replaceFile';
+import { buildITXtChunk, readPngTextChunk } from '../core/files/pngText';
+import { replaceFile } from '../core/files/replaceFile';
 import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
 export { recordedReferences } from './regionReferences';
@@ -35,7 +35,11 @@ const MAX_ORIGINAL_BYTES = 64 * 1024 * 1024;
 /** Everything decided before anything is reserved: the decoded original, the feathered mask, the crop and what it sends. */
 export interface RegionPlan {
   record: RegionRecord;
+  /** The mask is the studio's own file (it goes): the record names the copy kept beside each result. */
+  maskKeptBeside?: boolean;
   original: RgbaImage;
+  /** The original's ICC colour profile: the result carries it, so its colours match the original's. */
+  iccProfile?: Uint8Array;
   /** The mask with its feather: what the answer is pasted through. */
   mask: RegionMask;
   /** The crop of the original that is sent, as a PNG. */
@@ -53,6 +57,8 @@ export async function planRegionEdit(input: {
   mask: string;
   /** The mask's name in messages (the studio's painted mask: "the painted region"); its file name otherwise. */
   maskShown?: string;
+  /** The mask is a file of the studio's, removed after the edit: provenance names the copy beside the result. */
+  maskKeptBeside?: boolean;
   feather?: number;
   model?: Pick<ImageModel, 'supported_aspect_ratios'>;
 }): Promise<RegionPlan> {
@@ -61,23 +67,26 @@ export async function planRegionEdit(input: {
   }
   const originalPath = input.images[0]!;
   const feather = input.feather ?? FEATHER_DEFAULT;
-  const original = await readOriginal(originalPath);
+  const { iccProfile, ...original } = await readOriginal(originalPath);
   const mask = await readMask(input.mask, original, input.maskShown);
-  const box = mask.box!;
+  const box = { ...mask.box! };
   const crop = cropBoxFor(box, original, input.model?.supported_aspect_ratios ?? [], { feather });
   const cropPng = encodePng(cropRgba(original, crop));
   const description = describeCrop(box, crop, original);
   const sent = { x: crop.x, y: crop.y, width: crop.width, height: crop.height, ratio: crop.ratio };
   return {
-    record: { original: originalPath, mask: input.mask, feather, box: { ...box }, crop: sent, description },
+    record: { original: originalPath, mask: input.mask, feather, box, crop: sent, description },
+    ...(input.maskKeptBeside && { maskKeptBeside: true }),
     original,
-    mask: featherMask(mask, feather),
+    ...(iccProfile && { iccProfile }),
+    // In place: the mask without its feather is not needed again (16 MB less for 4096×4096).
+    mask: featherMask(mask, feather, { inPlace: true }),
     cropPng,
     description,
   };
 }
 
-async function readOriginal(file: string): Promise<RgbaImage> {
+async function readOriginal(file: string): Promise<RgbaImage & { iccProfile?: Uint8Array }> {
   const name = path.basename(file);
   let bytes: Buffer;
   try {
@@ -88,8 +97,8 @@ async function readOriginal(file: string): Promise<RgbaImage> {
     throw new ValidationError('images', l10n.t('Cannot read "{0}": the file does not exist, is not readable or is larger than 64 MB.', name));
   }
   try {
-    const { width, height, data } = await decodeImage(bytes);
-    return { width, height, data };
+    const { width, height, data, iccProfile } = await decodeImage(bytes);
+    return { width, height, data, ...(iccProfile && { iccProfile }) };
   } catch (error) {
     const why = error instanceof ImageRefused ? error.message : l10n.t('it cannot be decoded as PNG, JPEG or WebP');
     throw new ValidationError('images', l10n.t('"{0}" cannot be region-edited: {1}', name, why));
@@ -160,18 +169,46 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
 }
 
 async function compositeInto(plan: RegionPlan, file: string): Promise<string> {
-  const { crop } = plan.record;
-  const answer = await decodeImage(await fs.readFile(file));
-  const sized = answer.width === crop.width && answer.height === crop.height ? answer : resizeRgba(answer, crop.width, crop.height);
-  let png = encodePng(compositeRegion(plan.original, sized, crop, plan.mask));
-  const provenance = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
-  if (provenance !== undefined) png = addPngTextChunkToBuffer(png, PROVENANCE_KEYWORD, provenance);
-  if (path.extname(file).toLowerCase() === '.png') {
-    await replaceFileWith(file, png, { durable: true });
+  const sized = await answerAtCropSize(file, plan.record.crop);
+  const png = path.extname(file).toLowerCase() === '.png';
+  let provenance = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
+  // The composite's name: the answer's own, or a PNG beside a JPEG/WebP answer (writeNew's first choice).
+  const target = png ? file : `${file.slice(0, -path.extname(file).length)}.png`;
+  if (provenance !== undefined && plan.maskKeptBeside) provenance = withMaskBeside(provenance, target);
+  const chunks = provenance !== undefined ? [buildITXtChunk(PROVENANCE_KEYWORD, provenance)] : [];
+  // Pasted into the decoded original itself (put back right after encoding): no 64 MB copy of it.
+  const parts = withRegionComposited(plan.original, sized, plan.record.crop, plan.mask, (image) =>
+    encodePngParts(image, { ...(plan.iccProfile && { iccProfile: plan.iccProfile }), chunks }),
+  );
+  if (png) {
+    await replaceFile(file, (handle) => writeParts(handle, parts), { durable: true });
     return file;
   }
   // A JPEG or WebP answer: the composite is a PNG of its own, the answer stays beside it.
-  return writeNew(file.slice(0, -path.extname(file).length), '.png', png);
+  return writeNew(file.slice(0, -path.extname(file).length), '.png', parts);
+}
+
+/** The provenance with its region's mask named as the copy saveMaskBeside keeps beside `result` (relative, as provenance names files). */
+function withMaskBeside(provenance: string, result: string): string {
+  try {
+    const parsed = JSON.parse(provenance) as { region?: { mask?: string } };
+    if (!parsed.region) return provenance;
+    parsed.region.mask = `${path.basename(result, path.extname(result))}.mask.png`;
+    return JSON.stringify(parsed);
+  } catch {
+    return provenance;
+  }
+}
+
+/** The answer decoded and resized to the crop: its own pixels are garbage once this returns. */
+async function answerAtCropSize(file: string, crop: { width: number; height: number }): Promise<RgbaImage> {
+  const answer = await decodeImage(await fs.readFile(file));
+  return answer.width === crop.width && answer.height === crop.height ? answer : resizeRgba(answer, crop.width, crop.height);
+}
+
+/** The PNG's parts one after the other (a write may take fewer bytes than given: the rest follows). */
+async function writeParts(handle: fs.FileHandle, parts: readonly Uint8Array[]): Promise<void> {
+  for (const part of parts) for (let at = 0; at < part.length;) at += (await handle.write(part, at, part.length - at)).bytesWritten;
 }
 
 /** `<result without extension>.mask.png`, never over an existing file. */
@@ -180,11 +217,16 @@ async function saveMaskBeside(result: string, maskFile: string): Promise<string>
   return writeNew(`${base}.mask`, '.png', await fs.readFile(maskFile));
 }
 
-async function writeNew(base: string, ext: string, data: Uint8Array): Promise<string> {
+async function writeNew(base: string, ext: string, data: Uint8Array | readonly Uint8Array[]): Promise<string> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const file = `${base}${attempt ? `-${attempt + 1}` : ''}${ext}`;
     try {
-      await fs.writeFile(file, data, { flag: 'wx' });
+      const handle = await fs.open(file, 'wx');
+      try {
+        await writeParts(handle, data instanceof Uint8Array ? [data] : data);
+      } finally {
+        await handle.close();
+      }
       return file;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -103,6 +103,21 @@ describe('region edit through the job service', function () {
     await assert.rejects(fs.stat(job.references![0]!), 'the temporary crop is removed');
   });
 
+  it('a mask the studio painted (its own file, removed after): provenance names the copy kept beside the result', async () => {
+    const { original, maskFile } = await setUp();
+    const model = gw.models.find((m) => m.id === 'prism-2')!;
+    const plan = await planRegionEdit({ images: [original], mask: maskFile, maskShown: 'the painted region', maskKeptBeside: true, model });
+    const { job, dispose } = await regionJobOf(editJob(original), plan, model);
+    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery'), { api: async () => api, provenance: () => true });
+    const result = await rig.service.run(job);
+    await dispose();
+    const outcome = await finishRegionEdit(plan, result);
+    assert.deepEqual(outcome.masks, [path.join(dir, 'photo.region-1.mask.png')]);
+    const provenance = JSON.parse((await readPngTextChunk(outcome.files[0]!, PROVENANCE_KEYWORD))!);
+    assert.equal(provenance.region.mask, 'photo.region-1.mask.png');
+    assert.equal(provenance.region.original, 'photo.png');
+  });
+
   it('a feather of 0 keeps every pixel outside the mask box exact', async () => {
     const { original, maskFile } = await setUp();
     const plan = await planRegionEdit({ images: [original], mask: maskFile, feather: 0, model: gw.models.find((m) => m.id === 'prism-2') });

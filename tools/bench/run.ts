@@ -13,7 +13,7 @@
 //   node out/tools/bench/run.js [--runs N] [--no-activation] [--no-bundle] [--quick] [--only NAME,…] [--report-only]
 // --quick: one run of small sizes and no activation (a smoke test of the bench itself, seconds). Its
 //   time targets are printed in brackets, not judged; correctness, memory and sizes are judged.
-// --only: just these scenarios (upload-limit, first-image, concurrent, journal, search), for working on one row.
+// --only: just these scenarios (upload-limit, first-image, concurrent, journal, search, region-composite), for working on one row.
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,6 +22,7 @@ import { concurrentScenario } from './concurrent';
 import { firstImageScenario } from './firstImage';
 import { generationScenario, type OlderRows, olderReport, uploadScenario } from './generation';
 import { journalScenario } from './journal';
+import { regionCompositeScenario } from './regionComposite';
 import { searchScenario } from './search';
 import {
   type Activation,
@@ -64,6 +65,7 @@ const NEWER_SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioRep
   concurrent: concurrentScenario,
   journal: journalScenario,
   search: searchScenario,
+  'region-composite': regionCompositeScenario,
 };
 
 /** Scenario sizes: the real ones, or the quick mode's. */

@@ -83,7 +83,7 @@ async function regionEditOf(services: Services, args: EditArgs, job: ImageJob, p
   const plan = await regionEditCode().planRegionEdit({
     images: job.references ?? [],
     mask,
-    ...(painted ? { maskShown: painted.shown } : {}),
+    ...(painted ? { maskShown: painted.shown, maskKeptBeside: true } : {}),
     feather: args.feather,
     model,
   });
@@ -96,8 +96,8 @@ async function regionEditOf(services: Services, args: EditArgs, job: ImageJob, p
       void vscode.window.showWarningMessage(note);
     }
     const notes = [...(result.notes ?? []), ...outcome.notes];
-    // The journal names the mask kept beside the result (a painted mask's own file is the studio's, and goes).
-    const region = outcome.masks[0] ? { ...plan.record, mask: outcome.masks[0] } : plan.record;
+    // A painted mask's own file is the studio's, and goes: the journal names the copy kept beside the result.
+    const region = plan.maskKeptBeside && outcome.masks[0] ? { ...plan.record, mask: outcome.masks[0] } : plan.record;
     return { ...result, files: outcome.files, region, ...(notes.length ? { notes } : {}) };
   };
   return { job: regionJob, finish, dispose };

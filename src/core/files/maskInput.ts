@@ -6,9 +6,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../gateway/errors';
-import { decodeImage } from '../images/codecs';
+import { decodePngRows } from '../images/pngDecode';
 import { ImageRefused } from '../images/pixels';
-import { maskFromImage, type RegionMask } from '../images/regionMask';
+import { maskFromRows, type RegionMask } from '../images/regionMask';
 import { placeInWorkspace } from './workspaceReferences';
 
 export const MASK_FIELD = 'mask';
@@ -103,20 +103,28 @@ export async function readMask(file: string, image: { width: number; height: num
       ['png'],
     );
   }
-  let decoded;
+  // Row by row into one byte a pixel: the mask's RGBA (64 MB for 4096×4096) is never whole in memory.
+  let rows: ReturnType<typeof maskFromRows> | undefined;
   try {
-    decoded = await decodeImage(bytes);
+    await decodePngRows(
+      bytes,
+      (width, height) => {
+        if (width !== image.width || height !== image.height) {
+          throw new ValidationError(
+            MASK_FIELD,
+            l10n.t('"mask" ({0}) is {1}×{2}; it must be the same size as the image, {3}×{4}.', shown, width, height, image.width, image.height),
+          );
+        }
+        rows = maskFromRows(width, height);
+      },
+      (y, rgba) => rows!.row(y, rgba),
+    );
   } catch (error) {
+    if (error instanceof ValidationError) throw error;
     const why = error instanceof ImageRefused ? error.message : l10n.t('it cannot be decoded');
     throw new ValidationError(MASK_FIELD, l10n.t('"mask" ({0}) cannot be used: {1}', shown, why));
   }
-  if (decoded.width !== image.width || decoded.height !== image.height) {
-    throw new ValidationError(
-      MASK_FIELD,
-      l10n.t('"mask" ({0}) is {1}×{2}; it must be the same size as the image, {3}×{4}.', shown, decoded.width, decoded.height, image.width, image.height),
-    );
-  }
-  const mask = maskFromImage(decoded);
+  const mask = rows!.mask();
   if (!mask.box) {
     throw new ValidationError(
       MASK_FIELD,

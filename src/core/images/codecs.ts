@@ -1,15 +1,15 @@
 // Whole images in and out of RGBA for region edits. PNG by pngDecode.ts; JPEG and WebP by the WASM
 // decoders of Squoosh (@jsquash, as files/imagePreview.ts), loaded on first use from next to the bundle
 // (esbuild.mjs copies the .wasm into dist/) or from the package when run from the sources.
-import { crc32, deflateSync } from 'node:zlib';
 import * as l10n from '@vscode/l10n';
 import { iccProfileOf } from './colourProfile';
 import { imageHeaderOf } from './imageHeader';
 import { SNIFF_HEAD_BYTES, sniffImage } from './imageSniff';
 import { jpegOrientation, oriented } from './orientation';
 import { ImageRefused, MAX_REGION_PIXELS, type RgbaImage } from './pixels';
-import { animatedRefusal, decodePng, tooLargeRefusal } from './pngDecode';
+import { animatedRefusal, decodePngStreaming, tooLargeRefusal } from './pngDecode';
 import { decodeWithWasm, type WasmPixels } from './wasmDecoders';
+export { encodePng, encodePngParts, type PngOptions } from './pngEncode';
 
 export type DecodedMediaType = 'image/png' | 'image/jpeg' | 'image/webp';
 
@@ -18,8 +18,6 @@ export interface DecodedImage extends RgbaImage {
   /** The original's ICC colour profile, when it has one: pass it to encodePng to keep its colours. */
   iccProfile?: Uint8Array;
 }
-
-const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
 /**
  * PNG (any standard colour type, 8/16-bit, interlaced or not), JPEG, WebP → RGBA. SVG, GIF, animated
@@ -32,7 +30,7 @@ export async function decodeImage(bytes: Uint8Array): Promise<DecodedImage> {
     case 'image/png':
     case 'image/jpeg':
     case 'image/webp': {
-      const image = kind.mediaType === 'image/png' ? decodePng(bytes) : await decodeWasm(bytes, kind.mediaType);
+      const image = kind.mediaType === 'image/png' ? await decodePngStreaming(bytes) : await decodeWasm(bytes, kind.mediaType);
       const iccProfile = iccProfileOf(bytes, kind.mediaType);
       return iccProfile ? { ...image, mediaType: kind.mediaType, iccProfile } : { ...image, mediaType: kind.mediaType };
     }
@@ -76,51 +74,4 @@ export function isAnimatedWebp(bytes: Uint8Array): boolean {
     at += 8 + view.getUint32(at + 4, true) + (view.getUint32(at + 4, true) & 1);
   }
   return false;
-}
-
-/**
- * An RGBA PNG, Paeth-filtered rows, zlib level 6. Lossless: decodeImage(encodePng(x)) equals x.
- * With `iccProfile` (decodeImage's), the PNG carries it (iCCP) so viewers show the original's colours.
- */
-export function encodePng(image: RgbaImage, options?: { iccProfile?: Uint8Array }): Buffer {
-  const { width, height, data } = image;
-  const stride = width * 4;
-  if (data.length !== stride * height) throw new RangeError(`RGBA of ${width}×${height} needs ${stride * height} bytes, got ${data.length}`);
-  const rows = Buffer.alloc(height * (stride + 1));
-  for (let y = 0; y < height; y++) {
-    const at = y * (stride + 1);
-    const cur = y * stride;
-    const prev = cur - stride;
-    rows[at] = y > 0 ? 4 : 1; // first row: Sub (Paeth would equal it), then Paeth
-    for (let x = 0; x < stride; x++) {
-      const a = x >= 4 ? data[cur + x - 4]! : 0;
-      const b = y > 0 ? data[prev + x]! : 0;
-      const c = x >= 4 && y > 0 ? data[prev + x - 4]! : 0;
-      const pa = Math.abs(b - c);
-      const pb = Math.abs(a - c);
-      const pc = Math.abs(a + b - 2 * c);
-      const predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      rows[at + 1 + x] = (data[cur + x]! - predictor) & 0xff;
-    }
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  const pixels = deflateSync(rows, { level: 6 });
-  // Header and CRC around the compressed pixels, which are copied once (into the result) and no more.
-  const profile = options?.iccProfile;
-  // iCCP: a profile name, NUL, compression method 0, the zlib-compressed profile.
-  const iccp = profile ? chunk('iCCP', Buffer.concat([Buffer.from('ICC profile\0\0', 'latin1'), deflateSync(profile)])) : [];
-  return Buffer.concat([PNG_SIGNATURE, ...chunk('IHDR', ihdr), ...iccp, ...chunk('IDAT', pixels), ...chunk('IEND', Buffer.alloc(0))]);
-}
-
-/** A PNG chunk as [length and type, data, CRC]. */
-function chunk(type: string, data: Buffer): Buffer[] {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))), 0);
-  return [head, data, crc];
 }

@@ -1,6 +1,6 @@
 // PNG → 8-bit RGBA without native modules: every standard colour type, bit depths 1–16, Adam7
 // interlacing, tRNS. Animated PNGs (acTL) are refused: only their first frame would be edited.
-import { inflateSync } from 'node:zlib';
+import { createInflate, inflateSync } from 'node:zlib';
 import * as l10n from '@vscode/l10n';
 import { ImageRefused, MAX_REGION_PIXELS, type RgbaImage } from './pixels';
 
@@ -30,7 +30,8 @@ interface Header {
 /** `why` is a short technical note (English), kept in `detail` for the log too. */
 const corrupt = (why: string) => new ImageRefused(l10n.t('The PNG image cannot be read ({0}).', why), 'corrupt', why);
 
-export function decodePng(bytes: Uint8Array): RgbaImage {
+/** The chunks a decoder needs: the header (with palette and tRNS) and the IDAT parts, not joined. */
+function readChunks(bytes: Uint8Array): { header: Header; idat: Uint8Array[] } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let header: Header | undefined;
   const idat: Uint8Array[] = [];
@@ -49,39 +50,139 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
   }
   if (!header) throw corrupt('no IHDR');
   if (header.colorType === 3 && !header.palette) throw corrupt('no palette');
-  const { width, height } = header;
-  const bitsPerPixel = CHANNELS[header.colorType]! * header.depth;
-  const passes = header.interlaced ? ADAM7 : ([[0, 0, 1, 1]] as const);
-  let expected = 0;
-  for (const [x0, y0, dx, dy] of passes) {
-    const w = Math.ceil((width - x0) / dx);
-    const h = Math.ceil((height - y0) / dy);
-    if (w > 0 && h > 0) expected += h * (1 + Math.ceil((w * bitsPerPixel) / 8));
-  }
-  // One IDAT buffer at a time: the joined compressed bytes are freed once inflated.
+  return { header, idat };
+}
+
+/** PNG → RGBA in one go (the filtered rows inflated whole): for small images. */
+export function decodePng(bytes: Uint8Array): RgbaImage {
+  const { header, idat } = readChunks(bytes);
+  const rows = new RowDecoder(header);
   let filtered: Buffer;
   try {
-    filtered = inflateSync(idat.length === 1 ? idat[0]! : Buffer.concat(idat), { maxOutputLength: expected });
+    filtered = inflateSync(idat.length === 1 ? idat[0]! : Buffer.concat(idat), { maxOutputLength: rows.expected });
   } catch {
     throw corrupt('damaged pixel data');
   }
-  if (filtered.length < expected) throw corrupt('too little pixel data');
-  const out = new Uint8Array(width * height * 4);
-  const bpp = Math.max(1, bitsPerPixel >> 3);
-  let offset = 0;
-  for (const [x0, y0, dx, dy] of passes) {
-    const w = Math.ceil((width - x0) / dx);
-    const h = Math.ceil((height - y0) / dy);
-    if (w <= 0 || h <= 0) continue;
-    const stride = Math.ceil((w * bitsPerPixel) / 8);
-    for (let y = 0; y < h; y++) {
-      const row = offset + y * (stride + 1);
-      unfilterRow(filtered, row, y > 0 ? row - stride - 1 : -1, stride, bpp);
-      expandRow(header, filtered.subarray(row + 1, row + 1 + stride), w, out, ((y0 + y * dy) * width + x0) * 4, dx * 4);
-    }
-    offset += h * (stride + 1);
+  rows.push(filtered);
+  return rows.finish();
+}
+
+/**
+ * PNG → RGBA with the pixel data inflated as a stream: only the output and two rows are held, never
+ * a whole inflated copy (64 MB more for 4096×4096) nor the IDAT chunks joined.
+ * `onHeader` may refuse the image from its size before any pixel is decoded.
+ */
+export async function decodePngStreaming(bytes: Uint8Array, onHeader?: (width: number, height: number) => void): Promise<RgbaImage> {
+  return decodeStreaming(bytes, onHeader);
+}
+
+/**
+ * The rows of a PNG, top to bottom, each as RGBA (the buffer is reused: read it before returning),
+ * without the whole image ever in memory (an interlaced PNG is decoded whole first). For masks.
+ */
+export async function decodePngRows(
+  bytes: Uint8Array,
+  onHeader: (width: number, height: number) => void,
+  onRow: (y: number, rgba: Uint8Array) => void,
+): Promise<void> {
+  const { header } = readChunks(bytes);
+  if (!header.interlaced) {
+    await decodeStreaming(bytes, onHeader, onRow);
+    return;
   }
-  return { width, height, data: out };
+  const image = await decodeStreaming(bytes, onHeader);
+  const stride = image.width * 4;
+  for (let y = 0; y < image.height; y++) onRow(y, image.data.subarray(y * stride, (y + 1) * stride));
+}
+
+async function decodeStreaming(
+  bytes: Uint8Array,
+  onHeader?: (width: number, height: number) => void,
+  onRow?: (y: number, rgba: Uint8Array) => void,
+): Promise<RgbaImage> {
+  const { header, idat } = readChunks(bytes);
+  onHeader?.(header.width, header.height);
+  const rows = new RowDecoder(header, onRow);
+  await new Promise<void>((resolve, reject) => {
+    const inflate = createInflate({ chunkSize: 256 * 1024 });
+    inflate.on('data', (chunk: Buffer) => {
+      try {
+        rows.push(chunk);
+      } catch (error) {
+        inflate.destroy();
+        reject(error);
+      }
+    });
+    inflate.on('end', resolve);
+    inflate.on('error', () => reject(corrupt('damaged pixel data')));
+    for (const part of idat) inflate.write(part);
+    inflate.end();
+  });
+  return rows.finish();
+}
+
+/** Takes the inflated, filtered rows in pieces of any size; unfilters and expands each row as it completes. */
+class RowDecoder {
+  readonly expected: number;
+  private readonly out: Uint8Array;
+  private readonly passes: { x0: number; y0: number; dx: number; dy: number; w: number; h: number; stride: number }[] = [];
+  private readonly bpp: number;
+  private cur: Uint8Array;
+  private prev: Uint8Array;
+  private pass = 0;
+  private y = 0;
+  private filled = 0;
+
+  /** `onRow` (not interlaced only): each row is given in turn, in one row's buffer, instead of the whole image. */
+  constructor(
+    private readonly header: Header,
+    private readonly onRow?: (y: number, rgba: Uint8Array) => void,
+  ) {
+    const { width, height } = header;
+    const bitsPerPixel = CHANNELS[header.colorType]! * header.depth;
+    this.bpp = Math.max(1, bitsPerPixel >> 3);
+    let expected = 0;
+    let widest = 0;
+    for (const [x0, y0, dx, dy] of header.interlaced ? ADAM7 : ([[0, 0, 1, 1]] as const)) {
+      const w = Math.ceil((width - x0) / dx);
+      const h = Math.ceil((height - y0) / dy);
+      if (w <= 0 || h <= 0) continue;
+      const stride = Math.ceil((w * bitsPerPixel) / 8);
+      this.passes.push({ x0, y0, dx, dy, w, h, stride });
+      expected += h * (1 + stride);
+      widest = Math.max(widest, stride + 1);
+    }
+    this.expected = expected;
+    this.cur = new Uint8Array(widest);
+    this.prev = new Uint8Array(widest);
+    this.out = new Uint8Array(width * (onRow ? 1 : height) * 4);
+  }
+
+  push(bytes: Uint8Array): void {
+    for (let at = 0; at < bytes.length && this.pass < this.passes.length;) {
+      const p = this.passes[this.pass]!;
+      const n = Math.min(p.stride + 1 - this.filled, bytes.length - at);
+      this.cur.set(bytes.subarray(at, at + n), this.filled);
+      this.filled += n;
+      at += n;
+      if (this.filled < p.stride + 1) continue;
+      unfilterRow(this.cur, this.y > 0 ? this.prev : undefined, p.stride, this.bpp);
+      const to = this.onRow ? 0 : ((p.y0 + this.y * p.dy) * this.header.width + p.x0) * 4;
+      expandRow(this.header, this.cur.subarray(1, 1 + p.stride), p.w, this.out, to, p.dx * 4);
+      this.onRow?.(this.y, this.out);
+      [this.cur, this.prev] = [this.prev, this.cur];
+      this.filled = 0;
+      if (++this.y === p.h) {
+        this.pass++;
+        this.y = 0;
+      }
+    }
+  }
+
+  finish(): RgbaImage {
+    if (this.pass < this.passes.length) throw corrupt('too little pixel data');
+    return { width: this.header.width, height: this.header.height, data: this.out };
+  }
 }
 
 export function animatedRefusal(): ImageRefused {
@@ -107,27 +208,26 @@ function readHeader(data: Uint8Array): Header {
   return { width, height, depth, colorType, interlaced: interlace === 1 };
 }
 
-/** Reverses one row's filter in place; `prev` is the previous (already unfiltered) row's filter byte, or -1. */
-function unfilterRow(data: Uint8Array, row: number, prev: number, stride: number, bpp: number): void {
-  const filter = data[row]!;
-  const cur = row + 1;
-  const up = prev + 1;
+/** Reverses one row's filter in place: `row` and `prev` (the previous row, unfiltered; none for the first) start with their filter byte. */
+function unfilterRow(row: Uint8Array, prev: Uint8Array | undefined, stride: number, bpp: number): void {
+  const filter = row[0]!;
   if (filter === 0) return;
-  for (let x = 0; x < stride; x++) {
-    const a = x >= bpp ? data[cur + x - bpp]! : 0;
-    const b = prev >= 0 ? data[up + x]! : 0;
+  if (filter > 4) throw corrupt(`filter ${filter}`);
+  for (let x = 1; x <= stride; x++) {
+    const a = x > bpp ? row[x - bpp]! : 0;
+    const b = prev ? prev[x]! : 0;
     let predictor: number;
     if (filter === 1) predictor = a;
     else if (filter === 2) predictor = b;
     else if (filter === 3) predictor = (a + b) >> 1;
-    else if (filter === 4) {
-      const c = x >= bpp && prev >= 0 ? data[up + x - bpp]! : 0;
+    else {
+      const c = x > bpp && prev ? prev[x - bpp]! : 0;
       const pa = Math.abs(b - c);
       const pb = Math.abs(a - c);
       const pc = Math.abs(a + b - 2 * c);
       predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-    } else throw corrupt(`filter ${filter}`);
-    data[cur + x] = (data[cur + x]! + predictor) & 0xff;
+    }
+    row[x] = (row[x]! + predictor) & 0xff;
   }
 }
 

@@ -31,33 +31,43 @@ export const MAX_FEATHER = 256;
  */
 export function maskFromImage(mask: RgbaImage): RegionMask {
   const { width, height, data } = mask;
+  const rows = maskFromRows(width, height);
+  for (let y = 0; y < height; y++) rows.row(y, data.subarray(y * width * 4, (y + 1) * width * 4));
+  return rows.mask();
+}
+
+/** maskFromImage a row at a time (pngDecode.ts decodePngRows): the mask's RGBA is never whole in memory. */
+export function maskFromRows(width: number, height: number): { row(y: number, rgba: Uint8Array): void; mask(): RegionMask } {
   const alpha = new Uint8Array(width * height);
   let [x0, y0, x1, y1] = [width, height, -1, -1];
-  for (let y = 0, i = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, i++) {
-      const p = i * 4;
-      if (data[p + 3]! < MARK_ALPHA || 299 * data[p]! + 587 * data[p + 1]! + 114 * data[p + 2]! < MARK_LUMA * 1000) continue;
-      alpha[i] = 255;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      y1 = y;
-    }
-  }
-  return { width, height, alpha, box: x1 < 0 ? undefined : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 } };
+  return {
+    row(y, data) {
+      for (let x = 0, i = y * width; x < width; x++, i++) {
+        const p = x * 4;
+        if (data[p + 3]! < MARK_ALPHA || 299 * data[p]! + 587 * data[p + 1]! + 114 * data[p + 2]! < MARK_LUMA * 1000) continue;
+        alpha[i] = 255;
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        y1 = y;
+      }
+    },
+    mask: () => ({ width, height, alpha, box: x1 < 0 ? undefined : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 } }),
+  };
 }
 
 /**
  * The mask with a soft edge `feather` px wide outside the region (0 = hard edge): a pixel at
  * Euclidean distance d (1 ≤ d ≤ feather) from the nearest marked pixel gets 255 × (1 − d / (feather + 1)),
  * so coverage falls linearly and is 0 beyond `feather`. Marked pixels keep their value. The box grows by
- * `feather` (clamped to the image). Only the box grown by `feather` is visited.
+ * `feather` (clamped to the image). Only the box grown by `feather` is visited. `inPlace`: into
+ * `mask.alpha` itself, without a copy (safe: every distance is measured before any pixel is written).
  */
-export function featherMask(mask: RegionMask, feather: number): RegionMask {
+export function featherMask(mask: RegionMask, feather: number, options?: { inPlace?: boolean }): RegionMask {
   if (!(Number.isInteger(feather) && feather >= 0 && feather <= MAX_FEATHER))
     throw new RangeError(`feather must be a whole number 0..${MAX_FEATHER}, got ${feather}`);
   const { width, height, box } = mask;
-  const alpha = mask.alpha.slice();
+  const alpha = options?.inPlace ? mask.alpha : mask.alpha.slice();
   if (!box || feather === 0) return { width, height, alpha, box: box && { ...box } };
   const grown = growBox(box, feather, width, height);
   const { x: gx, y: gy, width: gw, height: gh } = grown;

@@ -1,0 +1,121 @@
+// The child process of test/unit/regionMemory.test.ts: a region edit of a 4096×4096 original, measured
+// from the outside of the code (the process's peak RSS against its idle RSS). Two steps, each its own
+// process, so that making the inputs costs the measured one nothing:
+//   node regionMemoryChild.js make <dir>              the PNG original, the mask, an answer
+//   node regionMemoryChild.js make-jpeg <dir>         the JPEG original (mozjpeg's defaults: progressive)
+//   node regionMemoryChild.js edit <dir> <png|jpeg>   loads the modules, idles, runs the region edit
+// `edit` prints one JSON line: { idleKb, peakKb, ... }.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import type { JobResult } from '../../src/jobs/jobResult';
+import { chunk, encodeJpeg, PNG_SIGNATURE } from './regionImages';
+
+export const SIDE = 4096;
+/** The region: a box in the middle-right of the picture, as a person would paint a sky or a door. */
+export const REGION = { x: 2300, y: 1500, width: 1200, height: 900 };
+/** The model's answer: 3:2 at about 1.5 MP, resized to the crop's size when pasted back. */
+export const ANSWER = { width: 1536, height: 1024 };
+export const RATIOS = ['1:1', '3:2', '2:3', '4:3', '3:4', '16:9', '9:16'];
+
+export interface MemoryFigures {
+  kind: 'png' | 'jpeg';
+  idleKb: number;
+  peakKb: number;
+  originalBytes: number;
+  resultBytes: number;
+  crop: string;
+}
+
+/** Gradients with noise on them (a photograph-like picture: a PNG of it is not trivially small). */
+function photoLike(width: number, height: number, seed: number): { width: number; height: number; data: Uint8Array } {
+  const data = new Uint8Array(width * height * 4);
+  let state = seed >>> 0 || 1;
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i += 4) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      const n = (state & 31) - 16;
+      data[i] = Math.max(0, Math.min(255, ((x * 255) / width + n) | 0));
+      data[i + 1] = Math.max(0, Math.min(255, ((y * 255) / height + ((state >> 5) & 31) - 16) | 0));
+      data[i + 2] = Math.max(0, Math.min(255, (((x + y) * 127) / width + ((state >> 10) & 15) - 8) | 0));
+      data[i + 3] = 255;
+    }
+  }
+  return { width, height, data };
+}
+
+/** A PNG fast to write (rows unfiltered, zlib level 1): the inputs' encoder is not what is measured. */
+function quickPng(image: { width: number; height: number; data: Uint8Array }): Buffer {
+  const stride = image.width * 4;
+  const rows = Buffer.alloc((stride + 1) * image.height);
+  for (let y = 0; y < image.height; y++) rows.set(image.data.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(image.width, 0);
+  ihdr.writeUInt32BE(image.height, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+async function make(dir: string): Promise<void> {
+  const { encodePng } = await import('../../src/core/images/codecs');
+  await fs.mkdir(dir, { recursive: true });
+  const original = photoLike(SIDE, SIDE, 7);
+  await fs.writeFile(path.join(dir, 'photo.png'), quickPng(original));
+  const mask = new Uint8Array(SIDE * SIDE * 4);
+  for (let y = REGION.y; y < REGION.y + REGION.height; y++) mask.fill(255, (y * SIDE + REGION.x) * 4, (y * SIDE + REGION.x + REGION.width) * 4);
+  await fs.writeFile(path.join(dir, 'mask.png'), quickPng({ width: SIDE, height: SIDE, data: mask }));
+  await fs.writeFile(path.join(dir, 'answer.png'), encodePng(photoLike(ANSWER.width, ANSWER.height, 11)));
+}
+
+/** The same picture as a JPEG (the slow step, ~9 s: run beside the PNG's edit). */
+async function makeJpeg(dir: string): Promise<void> {
+  await fs.writeFile(path.join(dir, 'photo.jpg'), await encodeJpeg(photoLike(SIDE, SIDE, 7), 90));
+}
+
+async function edit(dir: string, kind: 'png' | 'jpeg'): Promise<MemoryFigures> {
+  const regionEdit = await import('../../src/jobs/regionEdit');
+  // The JPEG decoder's WASM is compiled on first use, as in the extension: part of the edit's cost.
+  (globalThis as { gc?: () => void }).gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const idleKb = Math.round(process.memoryUsage.rss() / 1024);
+
+  const original = path.join(dir, kind === 'png' ? 'photo.png' : 'photo.jpg');
+  const work = path.join(dir, `work-${kind}`);
+  await fs.mkdir(work, { recursive: true });
+  const model = { supported_aspect_ratios: RATIOS, supported_output_formats: ['png'] };
+  const plan = await regionEdit.planRegionEdit({ images: [original], mask: path.join(dir, 'mask.png'), feather: 8, model });
+  const job = { request: { model: 'm', prompt: 'p' }, references: [original], output: { directory: work, pattern: '{name}', sourceName: 'photo' } };
+  const { dispose } = await regionEdit.regionJobOf(job, plan, model, work);
+  await dispose();
+  const answer = path.join(work, 'photo.region-1.png');
+  await fs.copyFile(path.join(dir, 'answer.png'), answer);
+  const result: JobResult = { files: [answer], model: 'm', estimate: { n: 1, reservation: 0, expectedMin: 0, expectedMax: 0 } };
+  const outcome = await regionEdit.finishRegionEdit(plan, result, path.join(dir, 'mask.png'));
+  if (outcome.notes.length || outcome.files.length !== 1) throw new Error(`the region edit failed: ${outcome.notes.join('; ')}`);
+  const peakKb = process.resourceUsage().maxRSS;
+  const { crop } = plan.record;
+  return {
+    kind,
+    idleKb,
+    peakKb,
+    originalBytes: (await fs.stat(original)).size,
+    resultBytes: (await fs.stat(outcome.files[0]!)).size,
+    crop: `${crop.width}×${crop.height}+${crop.x}+${crop.y}`,
+  };
+}
+
+if (require.main === module) {
+  const [step, dir, kind] = process.argv.slice(2);
+  const run = step === 'make' ? make(dir!) : step === 'make-jpeg' ? makeJpeg(dir!) : edit(dir!, kind === 'jpeg' ? 'jpeg' : 'png');
+  run.then(
+    (figures) => {
+      if (figures) process.stdout.write(`${JSON.stringify(figures)}\n`);
+    },
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
