@@ -29,6 +29,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Offer "Insert Markdown Link" in the result message (off when the caller inserts it itself). */
   offerMarkdownLink?: boolean;
+  /** Open the results per gatewayImages.openAfterGenerate (false: the caller shows them, as the studio's region editor does). */
+  openResults?: boolean;
   /** Filled in for the caller that shows a failure: the retry and the balance before sending. */
   errorActions?: ErrorActions;
   /** Who started it (recorded in the results journal); generate and editImage give their own default. */
@@ -38,7 +40,7 @@ export interface RunOptions {
 }
 
 /** What callers of generate/editImage may add to a run. */
-export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink' | 'errorActions' | 'origin'>;
+export type RunExtras = Pick<RunOptions, 'signal' | 'offerMarkdownLink' | 'openResults' | 'errorActions' | 'origin'>;
 
 export interface CommandResult {
   files: vscode.Uri[];
@@ -170,7 +172,7 @@ function reportProgress(services: Services, progress: vscode.Progress<{ message?
 
 async function presentResult(services: Services, result: JobResult, files: vscode.Uri[], options: RunOptions): Promise<void> {
   const locale = services.locale;
-  if (readSettings().openAfterGenerate) {
+  if (options.openResults !== false && readSettings().openAfterGenerate) {
     for (const file of files.slice(0, 4)) {
       await vscode.commands.executeCommand('vscode.open', file, {
         viewColumn: options.openBeside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,

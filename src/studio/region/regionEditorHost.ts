@@ -96,7 +96,8 @@ export class RegionEditorHost {
     try {
       const original = await this.imageView(message.image);
       const args = { model: message.model, prompt: message.prompt, images: [original.path], feather: message.feather };
-      const extras = { signal: controller.signal, errorActions, origin: { kind: 'studio' as const } };
+      // The editor shows the result against the original: it is not opened in another editor too.
+      const extras = { signal: controller.signal, errorActions, openResults: false, origin: { kind: 'studio' as const } };
       let paintedMask;
       if (!message.wholeImage) {
         maskFile = await this.savePaintedMask(Buffer.from(message.maskBase64, 'base64'));
