@@ -213,6 +213,8 @@ const contexts = await Promise.all([
   nodeBundle('regionEdit', 'src/jobs/regionEdit.ts'),
   // The thumbnail worker (a worker thread started by the results chunk).
   nodeBundle('thumbnails', 'src/core/files/thumbnailWorkerMain.ts'),
+  // The decode worker (a worker thread per large JPEG or WebP, started by regionEdit.js, imagePreview.js, mcp.js).
+  nodeBundle('imageDecodeWorker', 'src/core/images/imageDecodeWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
   // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.
   nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutUnusedSdkParts]),
@@ -227,7 +229,7 @@ const contexts = await Promise.all([
   }),
 ]);
 
-/** The previews of JPEG and WebP results (src/core/files/imagePreview.ts: dist/mcp.js, dist/imagePreview.js) load these next to them. */
+/** The JPEG and WebP decoders (src/core/images/wasmDecode.ts: dist/mcp.js, dist/imagePreview.js, dist/regionEdit.js, dist/imageDecodeWorker.js) load these next to them. */
 const require = createRequire(import.meta.url);
 await mkdir('dist', { recursive: true });
 for (const wasm of ['@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm', '@jsquash/webp/codec/dec/webp_dec.wasm']) {

@@ -97,7 +97,8 @@ async function readOriginal(file: string): Promise<RgbaImage & { iccProfile?: Ui
     throw new ValidationError('images', l10n.t('Cannot read "{0}": the file does not exist, is not readable or is larger than 64 MB.', name));
   }
   try {
-    const { width, height, data, iccProfile } = await decodeImage(bytes);
+    // Handed over: a large JPEG's bytes go to the decode worker, not held beside its decode.
+    const { width, height, data, iccProfile } = await decodeImage(bytes, { transfer: true });
     return { width, height, data, ...(iccProfile && { iccProfile }) };
   } catch (error) {
     const why = error instanceof ImageRefused ? error.message : l10n.t('it cannot be decoded as PNG, JPEG or WebP');

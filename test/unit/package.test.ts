@@ -152,6 +152,7 @@ describe('packaging: the .vsix', function () {
       'extension/dist/writePrompt.js',
       'extension/dist/starterStyles.js',
       'extension/dist/thumbnails.js',
+      'extension/dist/imageDecodeWorker.js',
       'extension/dist/studio.js',
       'extension/dist/mcp.js',
       'extension/dist/mozjpeg_dec.wasm',

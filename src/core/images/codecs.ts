@@ -23,15 +23,20 @@ export interface DecodedImage extends RgbaImage {
  * PNG (any standard colour type, 8/16-bit, interlaced or not), JPEG, WebP → RGBA. SVG, GIF, animated
  * PNG (acTL) and animated WebP are refused with ImageRefused; so are images over 4096×4096 × 2 pixels.
  * A JPEG's EXIF orientation is applied (orientation.ts): the pixels come as viewers show them.
+ * `transfer`: a large JPEG's or WebP's bytes may be handed over to the decode worker (their buffer
+ * detached): for a caller that does not use them again.
  */
-export async function decodeImage(bytes: Uint8Array): Promise<DecodedImage> {
+export async function decodeImage(bytes: Uint8Array, options: { transfer?: boolean } = {}): Promise<DecodedImage> {
   const kind = sniffImage(bytes.subarray(0, SNIFF_HEAD_BYTES));
   switch (kind?.mediaType) {
     case 'image/png':
     case 'image/jpeg':
     case 'image/webp': {
-      const image = kind.mediaType === 'image/png' ? await decodePngStreaming(bytes) : await decodeWasm(bytes, kind.mediaType);
-      const iccProfile = iccProfileOf(bytes, kind.mediaType);
+      // Read before the pixels: a large JPEG's or WebP's bytes are handed over to the decode worker.
+      const profile = iccProfileOf(bytes, kind.mediaType);
+      // A copy (a view of `bytes` would be emptied with them): new Uint8Array, as a Buffer's slice() is no copy.
+      const iccProfile = profile && new Uint8Array(profile);
+      const image = kind.mediaType === 'image/png' ? await decodePngStreaming(bytes) : await decodeWasm(bytes, kind.mediaType, options);
       return iccProfile ? { ...image, mediaType: kind.mediaType, iccProfile } : { ...image, mediaType: kind.mediaType };
     }
     case 'image/svg+xml':
@@ -46,20 +51,21 @@ export async function decodeImage(bytes: Uint8Array): Promise<DecodedImage> {
   }
 }
 
-async function decodeWasm(bytes: Uint8Array, mediaType: 'image/jpeg' | 'image/webp'): Promise<RgbaImage> {
+async function decodeWasm(bytes: Uint8Array, mediaType: 'image/jpeg' | 'image/webp', options: { transfer?: boolean }): Promise<RgbaImage> {
   if (mediaType === 'image/webp' && isAnimatedWebp(bytes)) throw animatedRefusal();
   const header = await imageHeaderOf(bytes);
   if (!header) throw new ImageRefused(l10n.t('The image cannot be read (its header is cut off or damaged).'), 'corrupt', 'no header');
   if (header.width * header.height > MAX_REGION_PIXELS) throw tooLargeRefusal(header.width, header.height);
+  const orientation = mediaType === 'image/jpeg' ? jpegOrientation(bytes) : 1;
   let pixels: WasmPixels;
   try {
-    pixels = await decodeWithWasm(mediaType, bytes);
+    pixels = await decodeWithWasm(mediaType, bytes, options);
   } catch {
     throw new ImageRefused(l10n.t('The image cannot be read (its pixel data is damaged).'), 'corrupt', `${mediaType} decoder failed`);
   }
   // A view, not a copy: the decoder's buffer becomes the image's (unless EXIF asks for a turn).
   const image = { width: pixels.width, height: pixels.height, data: new Uint8Array(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength) };
-  return mediaType === 'image/jpeg' ? oriented(image, jpegOrientation(bytes)) : image;
+  return oriented(image, orientation);
 }
 
 /** VP8X with its animation flag, or an ANIM chunk (RIFF chunks from byte 12). */

@@ -1,79 +1,53 @@
-// JPEG and WebP pixels from the WASM decoders of Squoosh (@jsquash/jpeg: mozjpeg, @jsquash/webp:
-// libwebp), each made ready once, on first use. Their .wasm files are copied next to the bundles
-// that use them (esbuild.mjs); run from the sources (the unit tests), they come from the packages.
-// Used by the agents' previews (files/imagePreview.ts) and the region edits (codecs.ts). No vscode import.
-import { existsSync, promises as fs } from 'node:fs';
+// JPEG and WebP pixels from the WASM decoders of Squoosh (wasmDecode.ts). Small images are decoded
+// in the calling thread; large ones in a worker thread of their own (imageDecodeWorkerMain.ts), ended
+// right after: a WASM memory grows to hold the decode and never shrinks (~175 MB for a progressive
+// 4096×4096 JPEG), and a worker's exit gives it back at once, where a dropped instance waits for V8's
+// collector. Used by the agents' previews (files/imagePreview.ts) and the region edits (codecs.ts).
+// No vscode import.
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import decodeJpeg, { init as initJpeg } from '@jsquash/jpeg/decode.js';
-import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js';
+import { Worker } from 'node:worker_threads';
+import { imageHeaderOf } from './imageHeader';
+import { decodeInThread, type WasmMediaType, type WasmPixels } from './wasmDecode';
+export type { WasmMediaType, WasmPixels } from './wasmDecode';
 
-/** Node's global WebAssembly (the project's TypeScript libs leave it out). */
-declare const WebAssembly: { Module: new (bytes: Uint8Array) => object };
+/** Above this many pixels the decode runs in a worker. */
+export const WORKER_PIXELS = 2048 * 2048;
 
-export interface WasmPixels {
-  width: number;
-  height: number;
-  data: Uint8ClampedArray;
+/** The worker's script: dist/imageDecodeWorker.js next to the bundle, or its source's output beside this file (the unit tests). */
+function workerScript(): string {
+  const bundled = path.join(__dirname, 'imageDecodeWorker.js');
+  return existsSync(bundled) ? bundled : path.join(__dirname, 'imageDecodeWorkerMain.js');
 }
-
-type Decode = (bytes: ArrayBuffer) => Promise<WasmPixels>;
-
-interface Decoder {
-  /** The compiled module, kept: a new instance of it is cheap (the compiling is not). */
-  compiled?: Promise<object>;
-  ready?: Promise<Decode>;
-  init: (module: object) => Promise<unknown>;
-  decode: Decode;
-  wasm: string;
-}
-
-const decoders: Record<'image/jpeg' | 'image/webp', Decoder> = {
-  'image/jpeg': { init: initJpeg, decode: decodeJpeg, wasm: '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm' },
-  'image/webp': { init: initWebp, decode: decodeWebp, wasm: '@jsquash/webp/codec/dec/webp_dec.wasm' },
-};
 
 /**
- * Above this many pixels the instance is replaced after decoding: a WASM memory grows to hold the
- * decoded image and never shrinks (~160 MB more for a progressive 4096×4096 JPEG); a new instance
- * lets the grown one be collected.
+ * The RGBA pixels of a JPEG or WebP (rejects when the decoder cannot read them). `transfer`: the
+ * bytes may be handed over to the worker, their buffer detached (the caller does not use them again).
  */
-const LARGE_PIXELS = 2048 * 2048;
-
-/**
- * The decoders' stand-in for the browser's ImageData (what emscripten defines in Node when it is
- * missing), defined here first: emscripten's class, made inside the first instance's scope, would
- * keep that instance and all its memory for the life of the host.
- */
-class ImageData {
-  constructor(
-    readonly data: Uint8ClampedArray,
-    readonly width: number,
-    readonly height: number,
-  ) {}
+export async function decodeWithWasm(mediaType: WasmMediaType, bytes: Uint8Array, options: { transfer?: boolean } = {}): Promise<WasmPixels> {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  const header = await imageHeaderOf(bytes);
+  const large = !!header && header.width * header.height > WORKER_PIXELS;
+  // The file's own buffer when the bytes are all of it and may be given away (the decoder copies it into
+  // its memory anyway); else a copy (new Uint8Array: a Buffer's slice() would be a view of the same memory).
+  const buffer = whole && (options.transfer || !large) ? bytes.buffer : new Uint8Array(bytes).buffer;
+  return large ? decodeInWorker(mediaType, buffer) : decodeInThread(mediaType, buffer);
 }
 
-async function ready(decoder: Decoder): Promise<Decode> {
-  (globalThis as { ImageData?: unknown }).ImageData ??= ImageData;
-  decoder.compiled ??= (async () => {
-    const bundled = path.join(__dirname, path.basename(decoder.wasm));
-    const file = existsSync(bundled) ? bundled : require.resolve(decoder.wasm);
-    return new WebAssembly.Module(await fs.readFile(file));
-  })();
-  await decoder.init(await decoder.compiled);
-  return decoder.decode;
-}
-
-/** The RGBA pixels of a JPEG or WebP (rejects when the decoder cannot read them). */
-export async function decodeWithWasm(mediaType: 'image/jpeg' | 'image/webp', bytes: Uint8Array): Promise<WasmPixels> {
-  const decoder = decoders[mediaType];
-  const decode = await (decoder.ready ??= ready(decoder));
-  // The file's own buffer when the bytes are all of it (the decoder copies it into its memory anyway).
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  const pixels = await decode((whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as ArrayBuffer);
-  if (pixels.width * pixels.height > LARGE_PIXELS) {
-    // A fresh instance for the next image: the grown one goes once no decode uses it.
-    const fresh = (decoder.ready = ready(decoder));
-    fresh.catch(() => decoder.ready === fresh && (decoder.ready = undefined));
+/** One worker per image: started, given the bytes (transferred), ended once the pixels are back. */
+async function decodeInWorker(mediaType: WasmMediaType, bytes: ArrayBuffer): Promise<WasmPixels> {
+  const worker = new Worker(workerScript());
+  try {
+    return await new Promise<WasmPixels>((resolve, reject) => {
+      worker.once('message', (reply: { pixels?: WasmPixels; error?: string }) =>
+        reply.pixels ? resolve(reply.pixels) : reject(new Error(reply.error ?? 'the decoder failed')),
+      );
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the decode worker exited (${code})`)));
+      worker.postMessage({ mediaType, bytes }, [bytes]);
+    });
+  } finally {
+    // Awaited: its memory is given back before the caller goes on.
+    await worker.terminate();
   }
-  return pixels;
 }
