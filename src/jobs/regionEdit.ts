@@ -13,7 +13,7 @@ import { ValidationError } from '../core/gateway/errors';
 import type { ImageModel } from '../core/gateway/types';
 import { decodeImage, encodePng, encodePngParts } from '../core/images/codecs';
 import { withRegionComposited } from '../core/images/composite';
-import { ImageRefused, type RgbaImage } from '../core/images/pixels';
+import type { RgbaImage } from '../core/images/pixels';
 import { cropBoxFor, cropRgba, describeCrop } from '../core/images/regionCrop';
 import { featherMask, type RegionMask } from '../core/images/regionMask';
 import { resizeRgba } from '../core/images/resize';
@@ -24,14 +24,12 @@ import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
 export { recordedReferences } from './regionReferences';
 export { regionDescriptionOf, regionOriginalInfo } from './regionOriginal';
+import { readRegionOriginal } from './regionOriginal';
 import { PROVENANCE_KEYWORD } from './provenance';
 import type { RegionRecord } from './results/resultTypes';
 
 /** Results of a region edit: `{name}` is the original's base name (photo.region-1.png). */
 export const REGION_FILE_NAME_PATTERN = '{name}.region-{index}';
-/** The largest original a region edit reads (the decoder refuses larger ones too). */
-const MAX_ORIGINAL_BYTES = 64 * 1024 * 1024;
-
 /** Everything decided before anything is reserved: the decoded original, the feathered mask, the crop and what it sends. */
 export interface RegionPlan {
   record: RegionRecord;
@@ -86,24 +84,12 @@ export async function planRegionEdit(input: {
   };
 }
 
-async function readOriginal(file: string): Promise<RgbaImage & { iccProfile?: Uint8Array }> {
-  const name = path.basename(file);
-  let bytes: Buffer;
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > MAX_ORIGINAL_BYTES) throw new Error('not readable');
-    bytes = await fs.readFile(file);
-  } catch {
-    throw new ValidationError('images', l10n.t('Cannot read "{0}": the file does not exist, is not readable or is larger than 64 MB.', name));
-  }
-  try {
+function readOriginal(file: string): Promise<RgbaImage & { iccProfile?: Uint8Array }> {
+  return readRegionOriginal(file, async (bytes) => {
     // Handed over: a large JPEG's bytes go to the decode worker, not held beside its decode.
     const { width, height, data, iccProfile } = await decodeImage(bytes, { transfer: true });
     return { width, height, data, ...(iccProfile && { iccProfile }) };
-  } catch (error) {
-    const why = error instanceof ImageRefused ? error.message : l10n.t('it cannot be decoded as PNG, JPEG or WebP');
-    throw new ValidationError('images', l10n.t('"{0}" cannot be region-edited: {1}', name, why));
-  }
+  });
 }
 
 /**

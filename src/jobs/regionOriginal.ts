@@ -15,6 +15,7 @@ import { animatedRefusal, tooLargeRefusal } from '../core/images/pngDecode';
 import { readPngTextChunk } from '../core/files/pngText';
 import { PROVENANCE_KEYWORD } from './provenance';
 
+/** The largest original a region edit reads (the decoder refuses larger ones too). */
 const MAX_ORIGINAL_BYTES = 64 * 1024 * 1024;
 
 export interface RegionOriginalInfo {
@@ -23,7 +24,15 @@ export interface RegionOriginalInfo {
 }
 
 /** The original's shown size, or a ValidationError naming "images" with why it cannot be region-edited. */
-export async function regionOriginalInfo(file: string): Promise<RegionOriginalInfo> {
+export function regionOriginalInfo(file: string): Promise<RegionOriginalInfo> {
+  return readRegionOriginal(file, shownSize);
+}
+
+/**
+ * `use` of the original's bytes (at most 64 MB), every failure a ValidationError naming "images":
+ * unreadable, or refused by `use` (an ImageRefused says why; anything else, that it cannot be decoded).
+ */
+export async function readRegionOriginal<T>(file: string, use: (bytes: Buffer) => Promise<T>): Promise<T> {
   const name = path.basename(file);
   let bytes: Buffer;
   try {
@@ -34,7 +43,7 @@ export async function regionOriginalInfo(file: string): Promise<RegionOriginalIn
     throw new ValidationError('images', l10n.t('Cannot read "{0}": the file does not exist, is not readable or is larger than 64 MB.', name));
   }
   try {
-    return await shownSize(bytes);
+    return await use(bytes);
   } catch (error) {
     const why = error instanceof ImageRefused ? error.message : l10n.t('it cannot be decoded as PNG, JPEG or WebP');
     throw new ValidationError('images', l10n.t('"{0}" cannot be region-edited: {1}', name, why));

@@ -139,3 +139,22 @@ export function withOrientation(jpeg: Buffer, orientation: number, little: boole
   segment.writeUInt16BE(payload.length + 2, 2);
   return Buffer.concat([jpeg.subarray(0, 2), segment, payload, jpeg.subarray(2)]);
 }
+
+/** Gradients with noise on them (a photograph-like picture: a PNG of it is not trivially small). */
+export function photoLike(width: number, height: number, seed: number): { width: number; height: number; data: Uint8Array } {
+  const data = new Uint8Array(width * height * 4);
+  let state = seed >>> 0 || 1;
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i += 4) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      const n = (state & 31) - 16;
+      data[i] = Math.max(0, Math.min(255, ((x * 255) / width + n) | 0));
+      data[i + 1] = Math.max(0, Math.min(255, ((y * 255) / height + ((state >> 5) & 31) - 16) | 0));
+      data[i + 2] = Math.max(0, Math.min(255, (((x + y) * 127) / width + ((state >> 10) & 15) - 8) | 0));
+      data[i + 3] = 255;
+    }
+  }
+  return { width, height, data };
+}

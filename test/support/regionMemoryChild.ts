@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { JobResult } from '../../src/jobs/jobResult';
-import { chunk, encodeJpeg, PNG_SIGNATURE } from './regionImages';
+import { chunk, encodeJpeg, photoLike, PNG_SIGNATURE } from './regionImages';
 
 export const SIDE = 4096;
 /** The region: a box in the middle-right of the picture, as a person would paint a sky or a door. */
@@ -25,25 +25,6 @@ export interface MemoryFigures {
   originalBytes: number;
   resultBytes: number;
   crop: string;
-}
-
-/** Gradients with noise on them (a photograph-like picture: a PNG of it is not trivially small). */
-function photoLike(width: number, height: number, seed: number): { width: number; height: number; data: Uint8Array } {
-  const data = new Uint8Array(width * height * 4);
-  let state = seed >>> 0 || 1;
-  for (let y = 0, i = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, i += 4) {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      const n = (state & 31) - 16;
-      data[i] = Math.max(0, Math.min(255, ((x * 255) / width + n) | 0));
-      data[i + 1] = Math.max(0, Math.min(255, ((y * 255) / height + ((state >> 5) & 31) - 16) | 0));
-      data[i + 2] = Math.max(0, Math.min(255, (((x + y) * 127) / width + ((state >> 10) & 15) - 8) | 0));
-      data[i + 3] = 255;
-    }
-  }
-  return { width, height, data };
 }
 
 /** A PNG fast to write (rows unfiltered, zlib level 1): the inputs' encoder is not what is measured. */

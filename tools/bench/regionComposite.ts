@@ -10,29 +10,12 @@ import type { RgbaImage } from '../../src/core/images/pixels';
 import { cropBoxFor } from '../../src/core/images/regionCrop';
 import { featherMask, maskFromImage } from '../../src/core/images/regionMask';
 import { resizeRgba } from '../../src/core/images/resize';
+import { photoLike } from '../../test/support/regionImages';
 import { type BenchContext, type BenchTarget, median, runsAtLeast, type ScenarioReport } from './scenario';
 
 export const TARGET_REGION_COMPOSITE_RATIO = 1.5;
 const SIDE = 4096;
 const QUICK_SIDE = 1024;
-
-/** Gradients with noise (a photograph-like picture, not trivially compressible). */
-function photoLike(side: number, seed: number, width = side, height = side): RgbaImage {
-  const data = new Uint8Array(width * height * 4);
-  let state = seed >>> 0 || 1;
-  for (let y = 0, i = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, i += 4) {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      data[i] = Math.max(0, Math.min(255, ((x * 255) / width + (state & 31) - 16) | 0));
-      data[i + 1] = Math.max(0, Math.min(255, ((y * 255) / height + ((state >> 5) & 31) - 16) | 0));
-      data[i + 2] = Math.max(0, Math.min(255, (((x + y) * 127) / width + ((state >> 10) & 15) - 8) | 0));
-      data[i + 3] = 255;
-    }
-  }
-  return { width, height, data };
-}
 
 const pngOf = (image: RgbaImage) => Buffer.concat(encodePngParts(image));
 const time = async (task: () => Promise<unknown>): Promise<number> => {
@@ -48,12 +31,12 @@ export async function regionCompositeScenario(ctx: BenchContext): Promise<Scenar
   ctx.log(`  region composite: ${side}×${side} original, ${runs} runs…`);
   // The region: a box of about 30 % × 22 % of the picture; the answer 3:2 at 1.5 MP, as a model gives it.
   const box = { x: Math.round(side * 0.56), y: Math.round(side * 0.37), width: Math.round(side * 0.29), height: Math.round(side * 0.22) };
-  const originalPng = pngOf(photoLike(side, 7));
+  const originalPng = pngOf(photoLike(side, side, 7));
   const maskPixels = new Uint8Array(side * side * 4);
   for (let y = box.y; y < box.y + box.height; y++) maskPixels.fill(255, (y * side + box.x) * 4, (y * side + box.x + box.width) * 4);
   const mask = featherMask(maskFromImage({ width: side, height: side, data: maskPixels }), 8);
   const crop = cropBoxFor(box, { width: side, height: side }, ['1:1', '3:2', '2:3', '4:3', '3:4', '16:9', '9:16'], { feather: 8 });
-  const answerPng = pngOf(photoLike(0, 11, Math.round(1536 * (side / SIDE)), Math.round(1024 * (side / SIDE))));
+  const answerPng = pngOf(photoLike(Math.round(1536 * (side / SIDE)), Math.round(1024 * (side / SIDE)), 11));
   let compositeBytes = 0;
   let plainBytes = 0;
 
