@@ -37,16 +37,33 @@ export interface SavedForm {
   interaction: FormInteraction;
 }
 
+/** The page's saved state: the form (and what was edited), and the region editor when it is open. */
+function savedState(): Record<string, unknown> {
+  const saved = api.getState();
+  return typeof saved === 'object' && saved !== null && !Array.isArray(saved) ? (saved as Record<string, unknown>) : {};
+}
+
 /** The form kept across hide/show and window reloads (checked like any message: a bad one starts fresh). */
 export function loadForm(): SavedForm {
-  const saved = api.getState() as { form?: unknown; interaction?: unknown } | undefined;
-  const form = parseFormValues(saved?.form);
+  const saved = savedState();
+  const form = parseFormValues(saved.form);
   if (!form) return { form: emptyForm(), interaction: { edited: [], submitted: false } };
-  return { form, interaction: parseFormInteraction(saved?.interaction) ?? { edited: [], submitted: false } };
+  return { form, interaction: parseFormInteraction(saved.interaction) ?? { edited: [], submitted: false } };
 }
 
 export function saveForm(saved: SavedForm): void {
-  api.setState(saved);
+  api.setState({ ...savedState(), ...saved });
+}
+
+/** The region editor's saved state, as it was put (its reader checks it: media/studio/region/savedRegion.ts). */
+export function loadRegionState(): unknown {
+  return savedState().region;
+}
+
+/** Keeps the open region editor (undefined: it is closed). */
+export function saveRegionState(region: unknown): void {
+  const { region: _old, ...rest } = savedState();
+  api.setState(region === undefined ? rest : { ...rest, region });
 }
 
 let strings: StudioStrings = {};

@@ -2,12 +2,13 @@
 // Untrusted text (prompts, model names, errors) only ever goes into textContent, value or alt.
 import type { ToWebviewMessage } from '../../src/studio/protocol/protocol';
 import { replaceChildren } from './dom';
-import { loadForm, request, setStrings, t, tn } from './host';
+import { loadForm, loadRegionState, request, setStrings, t, tn } from './host';
 import { StudioForm } from './form';
 import { buildGallery } from './gallery';
 import { buildComparison, type ComparisonGrid } from './compare';
 import { RegionEditor } from './region/regionEditor';
-import type { ModelInfo } from '../../src/studio/protocol/protocol';
+import { LIMITS, type ModelInfo } from '../../src/studio/protocol/protocol';
+import { parseSavedRegion } from './region/savedRegion';
 import type { RegionImageView } from '../../src/studio/protocol/regionProtocol';
 
 const app = document.getElementById('app')!;
@@ -32,6 +33,14 @@ function openRegionEditor(image: RegionImageView): void {
     for (const child of app.children) if (child !== regionEditor.element) (child as HTMLElement).hidden = true;
   }
   regionEditor.open(image);
+}
+
+/** The editor was open when VS Code discarded (hid) or reloaded the page: the host checks its image again and it opens as it was. */
+function reopenSavedRegion(editor: RegionEditor): void {
+  const saved = parseSavedRegion(loadRegionState(), LIMITS);
+  if (!saved) return;
+  editor.restoreOnOpen(saved);
+  request({ type: 'regionOpen', image: saved.path });
 }
 
 function buildRegionEditor(studioForm: StudioForm): RegionEditor {
@@ -73,6 +82,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
     form.setModels(message.models, message.modelsError);
     regionEditor.setModels(models);
     if (pendingRegion) openRegionEditor(pendingRegion);
+    else reopenSavedRegion(regionEditor);
     pendingRegion = undefined;
     form.setAccount(message.account);
     form.setReferences(message.references);
@@ -142,7 +152,11 @@ window.addEventListener('message', (event: MessageEvent<ToWebviewMessage>) => {
       break;
     case 'regionRefused':
       if (regionEditor?.isOpen) regionEditor.refused(message.message);
-      else form.setStatus(message.message, true);
+      else {
+        // An editor that cannot open again (its image gone) is not tried at the next reload.
+        regionEditor?.forgetSaved();
+        form.setStatus(message.message, true);
+      }
       break;
     case 'regionEstimate':
       regionEditor?.estimated(message);

@@ -239,6 +239,37 @@ describe('Studio region editor (e2e)', () => {
     assert.ok(fs.existsSync(first), 'the first result stays');
   });
 
+  it('keeps the painting, the prompt and the image when VS Code hides the studio and shows it again (the page is discarded)', async () => {
+    await prepareTest(opened(), { key: 'unlimited' });
+    const { page, workspace } = opened();
+    const file = path.join(workspace, 'region', 'hidden.png');
+    writeOriginal(file);
+    await chooseFromExplorerMenu(opened(), file, 'Change Only a Region…');
+    let frame = await openedEditor(page, 'hidden.png');
+    const canvas = frame.locator('canvas.region-mask');
+    await canvas.focus();
+    for (const key of ['Shift+ArrowLeft', 'Enter', 'Shift+ArrowRight', 'Shift+ArrowDown', 'Enter']) await canvas.press(key);
+    await waitFor(async () => (await operations(frame)) === 1 || undefined, 10_000, 'the rectangle');
+    await frame.locator('#region-prompt').fill('A kite in the sky');
+
+    // Another editor in the studio's place: VS Code discards the hidden page.
+    await opened().command('workbench.action.files.newUntitledFile');
+    await waitFor(
+      async () => (await webviewFrame(page, STUDIO_TITLE, 1000).catch(() => undefined)) === undefined || undefined,
+      20_000,
+      'the studio page to be discarded',
+    );
+    await opened().command('gatewayImages.openStudio');
+    frame = await openedEditor(page, 'hidden.png');
+    await waitFor(async () => (await operations(frame)) === 1 || undefined, 10_000, 'the painting back');
+    assert.strictEqual(await frame.locator('#region-prompt').inputValue(), 'A kite in the sky');
+    assert.strictEqual(await frame.locator('section.region-editor').getAttribute('data-mask-coverage'), 'some');
+
+    // Back to the Studio closes it for good: shown again, the studio opens as usual.
+    await frame.locator('.region-back').click();
+    await frame.locator('section.region-editor').waitFor({ state: 'hidden', timeout: 10_000 });
+  });
+
   it("opens from a generated card's Edit a Region… button; axe finds nothing serious in the editor or the result; pictures in both themes", async () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();

@@ -10,7 +10,8 @@ import {
   type RegionImageView,
 } from '../../../src/studio/protocol/regionProtocol';
 import { el } from '../dom';
-import { request, t } from '../host';
+import { request, saveRegionState, t } from '../host';
+import { keepable, type SavedRegion } from './savedRegion';
 import { drawOperation, exportMask, maskHasPixels, replay } from './maskCanvas';
 import { brushSizes, MaskHistory, type MaskOperation } from './maskOperations';
 import { RegionForm, type RegionProblem } from './regionForm';
@@ -44,6 +45,8 @@ export class RegionEditor {
   private decisionId = 0;
   /** The original of the result shown (Discard goes back to it). */
   private resultOriginal: RegionImageView | undefined;
+  /** The editor as it was before the page was discarded or reloaded: taken up when it opens on that image again. */
+  private restoring: SavedRegion | undefined;
 
   constructor(private readonly host: EditorHost) {
     this.toolbar = new RegionToolbar({
@@ -61,7 +64,10 @@ export class RegionEditor {
       add: (operation, drawn) => this.add(operation, drawn),
       say: (sentence) => this.say(sentence, false),
     });
-    this.form = new RegionForm(() => void this.submit());
+    this.form = new RegionForm(
+      () => void this.submit(),
+      () => this.save(),
+    );
     this.result = new RegionResult({
       keep: (result) => this.decide('keep', result),
       discard: (result) => this.decide('discard', result),
@@ -98,6 +104,17 @@ export class RegionEditor {
     this.form.setModels(models, this.host.studioModel());
   }
 
+  /** The editor was open before the page was discarded or reloaded: the next opening on its image takes it up. */
+  restoreOnOpen(saved: SavedRegion): void {
+    this.restoring = saved;
+  }
+
+  /** The saved editor could not be opened again: it is dropped. */
+  forgetSaved(): void {
+    this.restoring = undefined;
+    if (this.element.hidden) saveRegionState(undefined);
+  }
+
   /** Opens the editor on `image`; the painting is kept when it is the same image again. */
   open(image: RegionImageView): void {
     if (this.busy) {
@@ -106,10 +123,20 @@ export class RegionEditor {
       return;
     }
     const same = this.image?.path === image.path && this.history.width === image.width && this.history.height === image.height;
-    this.showImage(image, same);
+    const saved = this.restoring;
+    this.restoring = undefined;
+    if (saved && saved.path === image.path && saved.width === image.width && saved.height === image.height) {
+      this.history = new MaskHistory(image.width, image.height);
+      for (const operation of saved.operations) this.history.push(operation);
+      this.showImage(image, true);
+      this.form.restore(saved);
+    } else {
+      this.showImage(image, same);
+    }
     this.showView('editor');
     this.say('', false);
     this.element.hidden = false;
+    this.save();
     this.heading.focus();
   }
 
@@ -163,6 +190,7 @@ export class RegionEditor {
   close(status?: { text: string; isError: boolean }): void {
     if (this.busy) return;
     this.element.hidden = true;
+    saveRegionState(undefined);
     this.host.closed(status);
   }
 
@@ -199,7 +227,22 @@ export class RegionEditor {
     this.syncHistory();
   }
 
+  /** Keeps the editor (image, painting, form) in the page's state, for when VS Code discards or reloads the page. */
+  private save(): void {
+    const image = this.image;
+    if (!image || this.element.hidden) return;
+    const operations = this.history.operations;
+    saveRegionState({
+      path: image.path,
+      width: image.width,
+      height: image.height,
+      operations: keepable(operations) ? [...operations] : [],
+      ...this.form.rawValues(),
+    } satisfies SavedRegion);
+  }
+
   private syncHistory(): void {
+    this.save();
     if (!this.busy) this.toolbar.setHistory(this.history.canUndo, this.history.canRedo);
     this.element.dataset.maskCoverage = this.history.coverage;
     this.element.dataset.operations = String(this.history.operations.length);

@@ -50,7 +50,11 @@ export class RegionForm {
   private estimateTimer: ReturnType<typeof setTimeout> | undefined;
   private estimateId = 0;
 
-  constructor(onSubmit: () => void) {
+  constructor(
+    onSubmit: () => void,
+    /** Any value changed (the editor keeps its state). */
+    onChange: () => void = () => undefined,
+  ) {
     this.feather.value = String(REGION_FEATHER_DEFAULT);
     this.prompt.placeholder = t('regionPromptPlaceholder');
     this.submitButton.addEventListener('click', onSubmit);
@@ -62,6 +66,9 @@ export class RegionForm {
     });
     this.prompt.addEventListener('input', () => this.showProblem('prompt', undefined));
     this.wholeImage.addEventListener('change', () => this.showProblem('mask', undefined));
+    for (const control of [this.model, this.prompt, this.feather, this.wholeImage]) {
+      control.addEventListener(control === this.prompt ? 'input' : 'change', onChange);
+    }
     this.element = el('div', { class: 'region-form' }, [
       el('div', { class: 'field' }, [el('label', { for: this.model.id }, [t('model')]), this.model, this.errors.model]),
       el('div', { class: 'field' }, [el('label', { for: this.prompt.id }, [t('regionPrompt')]), this.prompt, this.errors.prompt]),
@@ -98,6 +105,23 @@ export class RegionForm {
     this.image = path;
     if (preferredModel && this.models.some((m) => m.id === preferredModel) && !this.model.dataset.chosen) this.model.value = preferredModel;
     this.askEstimate();
+  }
+
+  /** The values kept from before the page was discarded or reloaded (a model no longer offered is not taken). */
+  restore(values: RegionFormValues): void {
+    if (this.models.some((m) => m.id === values.model)) {
+      this.model.value = values.model;
+      this.model.dataset.chosen = 'true';
+    }
+    this.prompt.value = values.prompt;
+    this.feather.value = String(values.feather);
+    this.wholeImage.checked = values.wholeImage;
+    this.askEstimate();
+  }
+
+  /** As typed (the prompt not trimmed): what is kept for a reload. */
+  rawValues(): RegionFormValues {
+    return { ...this.values(), prompt: this.prompt.value };
   }
 
   values(): RegionFormValues {

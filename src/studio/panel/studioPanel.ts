@@ -248,6 +248,7 @@ export class StudioPanel {
           fillForm: (request, references, madeWithStyle) => this.fillForm(request, references, madeWithStyle),
           editRegion: (file) => this.region.open(file),
         });
+      case 'regionOpen':
       case 'regionEstimate':
       case 'regionEdit':
       case 'regionDecision':

@@ -74,6 +74,13 @@ export type RegionToWebviewMessage = OpenRegionEditorMessage | RegionRefusedMess
 
 // ---- page -> host ---------------------------------------------------------------------------
 
+/** Opens the editor on `image` again (the page was discarded or reloaded with the editor open). */
+export interface RegionOpenRequest {
+  type: 'regionOpen';
+  requestId: number;
+  image: string;
+}
+
 /** The figures of one edit of `image` with `model`, for the editor's estimate line. */
 export interface RegionEstimateRequest {
   type: 'regionEstimate';
@@ -108,7 +115,7 @@ export interface RegionDecisionMessage {
   result: string;
 }
 
-export type RegionFromWebviewMessage = RegionEstimateRequest | RegionEditMessage | RegionDecisionMessage;
+export type RegionFromWebviewMessage = RegionOpenRequest | RegionEstimateRequest | RegionEditMessage | RegionDecisionMessage;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -119,6 +126,8 @@ export function parseRegionMessage(value: Record<string, unknown>, limits: { id:
   const id = value.requestId;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return undefined;
   switch (value.type) {
+    case 'regionOpen':
+      return only('requestId', 'image') && text(value.image, limits.path) ? { type: 'regionOpen', requestId: id, image: value.image } : undefined;
     case 'regionEstimate':
       if (!only('requestId', 'model', 'image') || !text(value.model, limits.id) || !text(value.image, limits.path)) return undefined;
       return { type: 'regionEstimate', requestId: id, model: value.model, image: value.image };

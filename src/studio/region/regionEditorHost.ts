@@ -47,6 +47,8 @@ export class RegionEditorHost {
 
   async handle(message: RegionFromWebviewMessage): Promise<void> {
     switch (message.type) {
+      case 'regionOpen':
+        return this.open(message.image);
       case 'regionEstimate':
         this.estimate(message.requestId, message.model, message.image);
         return;
