@@ -261,6 +261,7 @@ export class RegionEditor {
     }
     if (this.editorView.hidden || this.busy) return;
     if (this.toolbar.shortcut(event)) event.preventDefault();
+    else if (!(event.target as HTMLElement | null)?.closest('textarea, select, input[type="number"]') && this.stage.zoomShortcut(event)) event.preventDefault();
   }
 
   // ---- sending --------------------------------------------------------------------------------

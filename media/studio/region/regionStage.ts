@@ -51,6 +51,24 @@ export class RegionStage {
     this.zoomOutButton.addEventListener('click', () => this.zoomTo(zoomOut(this.scale)));
     this.zoomInButton.addEventListener('click', () => this.zoomTo(zoomIn(this.scale)));
     this.fitButton.addEventListener('click', () => this.fit());
+    for (const [button, keys] of [
+      [this.zoomOutButton, '-'],
+      [this.fitButton, '0'],
+      [this.zoomInButton, '+'],
+    ] as const) {
+      button.setAttribute('aria-keyshortcuts', keys);
+      button.title = `${button.textContent ?? ''} (${keys})`;
+    }
+    // Ctrl (or Cmd) with the wheel zooms, as in image editors; the wheel alone scrolls.
+    this.viewport.addEventListener(
+      'wheel',
+      (event) => {
+        if (!event.ctrlKey && !event.metaKey) return;
+        event.preventDefault();
+        this.zoomTo(event.deltaY < 0 ? zoomIn(this.scale) : zoomOut(this.scale));
+      },
+      { passive: false },
+    );
     this.element = el('div', { class: 'region-stage' }, [
       el('div', { class: 'region-zoom', role: 'group', 'aria-label': t('regionZoom') }, [
         this.zoomOutButton,
@@ -98,6 +116,16 @@ export class RegionStage {
   setDisabled(disabled: boolean): void {
     this.disabled = disabled;
     this.canvas.setAttribute('aria-disabled', String(disabled));
+  }
+
+  /** +, - and 0 (outside text fields): zoom in, out, fit. True when the key was one of them. */
+  zoomShortcut(event: KeyboardEvent): boolean {
+    if (event.ctrlKey || event.metaKey || event.altKey) return false;
+    if (event.key === '+' || event.key === '=') this.zoomTo(zoomIn(this.scale));
+    else if (event.key === '-' || event.key === '_') this.zoomTo(zoomOut(this.scale));
+    else if (event.key === '0') this.fit();
+    else return false;
+    return true;
   }
 
   fit(): void {
