@@ -29,7 +29,8 @@ const promptFilled = (frame: Frame, prompt: string) =>
   waitFor(async () => (await frame.locator('#prompt').inputValue()) === prompt || undefined, 20_000, `the form filled with ${prompt}`);
 
 describe('Studio gallery card actions (e2e)', () => {
-  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
+  // The shared window: each test acts on the card it has just made (the newest).
+  const opened = useWorkbench('shared');
 
   /** Waits until the active editor tab is the file. */
   const opensTab = (name: string) => waitForActiveTab(opened().page, name);

@@ -1,9 +1,9 @@
 // One window for the e2e suites that need nothing of their own: opening and closing one costs about
 // ten seconds of a 2-core machine (code-server, Chromium, the workbench, the extension host). The
-// palette, quick-pick, compare, chat-tool and two-window suites share it. Not: a window without a
-// folder, in Russian, with Workspace Trust, nobody has used yet (the walkthrough's steps), or
-// whose studio gallery a test counts (the gallery draws only the cards on screen, so results of
-// other suites would fill it). Loaded by .mocharc.e2e.json (`require`): its root hook closes the
+// palette, quick-pick, compare, chat-tool, two-window, gallery-card, first-image and region-editor
+// suites share it (those that count the gallery's results count what they add). Not: a window
+// without a folder, in Russian, with Workspace Trust, nobody has used yet (the walkthrough's steps),
+// with a project styles file, or whose results journal a test fills with thousands of results. Loaded by .mocharc.e2e.json (`require`): its root hook closes the
 // window once every suite has run.
 import * as path from 'path';
 import { REPO_ROOT } from '../harness/paths';
