@@ -26,14 +26,9 @@ async function buttonsOf(page: Page, command: (id: string) => Promise<unknown>, 
 }
 
 describe('Money alerts (e2e)', () => {
-  // The test windows start with the alerts off (test/harness/launch.ts): this window turns the budget's on.
-  const opened = useWorkbench({
-    settings: {
-      'gatewayImages.alerts.budgetThresholds': [50, 75, 90],
-      'gatewayImages.alerts.runwayDays': 0,
-      'gatewayImages.openAfterGenerate': false,
-    },
-  });
+  // The shared window. The test windows start with the alerts off (test/harness/launch.ts): this test turns the budget's on.
+  const opened = useWorkbench('shared');
+  const ALERT_SETTINGS = { 'gatewayImages.alerts.budgetThresholds': [50, 75, 90], 'gatewayImages.alerts.runwayDays': 0 };
 
   it('an alert is shown once when the key budget crosses 90 %, with Show Account and a mute for the key', async function () {
     this.timeout(180_000);
@@ -42,7 +37,7 @@ describe('Money alerts (e2e)', () => {
     emulator.state.addKey(KEY, 'budget');
     // 899 of 1,000 ₽ spent: past 75 %, under 90 %.
     emulator.state.setKeyBudget(KEY, 101);
-    await prepareTest(opened(), { key: null });
+    await prepareTest(opened(), { key: null, settings: ALERT_SETTINGS });
     await command('gatewayImages.setApiKey', KEY);
     // The key's first figures are past 75 %: that crossing is told at once; then the slate is cleared.
     await waitForNotification(opened(), /The key has used 89 % of its budget/, 30_000);
