@@ -21,12 +21,14 @@ import { FEATHER_DEFAULT, readMask } from '../core/files/maskInput';
 import { buildITXtChunk, readPngTextChunk } from '../core/files/pngText';
 import { type Lease, takeLease } from '../core/files/lease';
 import { replaceFile, syncFolder } from '../core/files/replaceFile';
+import { isWholeImage } from '../core/files/wholeImage';
 import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
 export { recordedReferences } from './regionReferences';
 export { regionDescriptionOf, regionOriginalInfo } from './regionOriginal';
 export { recoverRegionEdits } from './regionRecovery';
 import { readRegionOriginal } from './regionOriginal';
+import { compositeNameOf, maskBesideOf } from './regionPending';
 import { PROVENANCE_KEYWORD } from './provenance';
 import type { RegionRecord } from './results/resultTypes';
 
@@ -146,7 +148,10 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
     let target = file;
     try {
       // Under the result's lease: a window starting now does not finish this one too (regionRecovery.ts).
-      target = await underResultLease(file, 'briefly', (lease) => compositeInto(plan, file, lease));
+      // A composite found there already was pasted by such a start (the same bytes this would write): it stands.
+      target = await underResultLease(file, 'briefly', async (lease) =>
+        (await isCompositeFile(compositeNameOf(file))) ? compositeNameOf(file) : compositeInto(plan, file, lease),
+      );
     } catch (error) {
       outcome.notes.push(
         l10n.t('{0} was kept as the gateway gave it (the region could not be pasted into the original: {1}).', path.basename(file), reasonOf(error)),
@@ -154,7 +159,15 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
     }
     outcome.files.push(target);
     try {
-      outcome.masks.push(await saveMaskBeside(target, maskFile));
+      // Such a start saved the mask beside it too (and removed the studio's painted one).
+      const besideAlready = maskBesideOf(target);
+      const pastedByStart =
+        (await isCompositeFile(target)) &&
+        (await fs.stat(besideAlready).then(
+          () => true,
+          () => false,
+        ));
+      outcome.masks.push(pastedByStart ? besideAlready : await saveMaskBeside(target, maskFile));
     } catch (error) {
       outcome.notes.push(l10n.t('The mask could not be saved beside {0}: {1}', path.basename(target), reasonOf(error)));
     }
@@ -180,6 +193,12 @@ export async function underResultLease<T>(file: string, wait: 'no' | 'briefly', 
   } finally {
     await lease?.release().catch(() => undefined);
   }
+}
+
+/** A whole PNG carrying the composite's chunk: pasted already, never to be pasted again. */
+export async function isCompositeFile(file: string): Promise<boolean> {
+  const marked = await readPngTextChunk(file, COMPOSITE_KEYWORD).catch(() => undefined);
+  return marked !== undefined && (await isWholeImage(file));
 }
 
 /** Pastes the answer in `file` into the original; `lease` (the result's) is confirmed right before the composite lands. */

@@ -14,11 +14,9 @@ import { decodeImage } from '../core/images/codecs';
 import { readImageHeaderFile } from '../core/images/imageHeader';
 import { featherMask } from '../core/images/regionMask';
 import { readMask } from '../core/files/maskInput';
-import { readPngTextChunk } from '../core/files/pngText';
-import { isWholeImage } from '../core/files/wholeImage';
 import type { HistoryStore } from './results/history';
 import type { HistoryEntry, RegionRecord, ResultSummary } from './results/resultTypes';
-import { COMPOSITE_KEYWORD, compositeInto, REGION_LOCK_DIR, type RegionPlan, saveMaskBeside, underResultLease } from './regionEdit';
+import { compositeInto, isCompositeFile, REGION_LOCK_DIR, type RegionPlan, saveMaskBeside, underResultLease } from './regionEdit';
 import { readRegionOriginal } from './regionOriginal';
 import { compositeNameOf, journalNamesMaskBeside, maskBesideOf } from './regionPending';
 
@@ -44,7 +42,11 @@ export interface RegionRecoveryReport {
 class KeptAsItCame extends Error {}
 
 /** Finishes the `pending` results (regionPending.ts pendingRegionEdits), one after another. */
-export async function recoverRegionEdits(history: HistoryStore, pending: readonly ResultSummary[], options: RegionRecoveryOptions = {}): Promise<RegionRecoveryReport> {
+export async function recoverRegionEdits(
+  history: HistoryStore,
+  pending: readonly ResultSummary[],
+  options: RegionRecoveryOptions = {},
+): Promise<RegionRecoveryReport> {
   const report: RegionRecoveryReport = { finished: [], kept: [], busy: [] };
   for (const summary of pending) {
     const entry = (await history.index()).find(summary.id);
@@ -118,7 +120,7 @@ async function finishFile(
   if (journalNamesMaskBeside(entry, target) && (await exists(region.mask))) return { file: target, mask: region.mask, composited: false };
   if (await exists(maskBesideOf(target))) return { file: target, mask: maskBesideOf(target), composited: false };
   let composited = false;
-  if (!(await isComposite(target))) {
+  if (!(await isCompositeFile(target))) {
     if (!(await exists(file))) return { gone: true };
     const ready = await plan();
     if (await isOldComposite(file, ready)) {
@@ -133,12 +135,6 @@ async function finishFile(
     return { file: target, composited, note: l10n.t('its mask ({0}) is gone, so it could not be saved beside the result.', path.basename(region.mask)) };
   }
   return { file: target, mask: await saveMaskBeside(target, region.mask), composited };
-}
-
-/** A whole PNG with the composite's chunk. */
-async function isComposite(file: string): Promise<boolean> {
-  const marked = await readPngTextChunk(file, COMPOSITE_KEYWORD).catch(() => undefined);
-  return marked !== undefined && (await isWholeImage(file));
 }
 
 /** Without the chunk but of the original's size while the crop was a part of it: a composite of a version before the chunk. */

@@ -160,6 +160,17 @@ describe('interrupted region edits finished at the next start', function () {
     assert.deepEqual(await fs.readFile(file), composite);
   });
 
+  it('a live edit that finds its result pasted meanwhile by another window starting does not paste it again', async () => {
+    const { plan, result, store } = await stoppedBeforeFinish();
+    await recover(store);
+    const composite = await fs.readFile(result.files[0]!);
+    const outcome = await finishRegionEdit(plan, result);
+    assert.deepEqual(outcome.notes, []);
+    assert.deepEqual(outcome.files, result.files);
+    assert.deepEqual(await fs.readFile(result.files[0]!), composite, 'pasted once');
+    assert.deepEqual(outcome.masks, [result.files[0]!.replace(/\.png$/, '.mask.png')], 'the same mask beside it, no second copy');
+  });
+
   it('the original changed after the edit: the answer is kept as it came, the entry says why, told once', async () => {
     const { original, result, store, answer } = await stoppedBeforeFinish();
     await fs.writeFile(original, rgbaPng(gradient(W, H)));

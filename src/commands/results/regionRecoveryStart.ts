@@ -25,7 +25,9 @@ export async function finishInterruptedRegionEdits(services: Services, now = new
     ...report.finished.map((f) =>
       vscode.l10n.t('The window closed before a region edit was pasted into its original; it is finished now: {0}.', names(f.files)),
     ),
-    ...report.kept.map((k) => vscode.l10n.t('A region edit interrupted by a closed window was kept as the gateway gave it ({0}): {1}', names(k.files), k.reason)),
+    ...report.kept.map((k) =>
+      vscode.l10n.t('A region edit interrupted by a closed window was kept as the gateway gave it ({0}): {1}', names(k.files), k.reason),
+    ),
   ];
   if (parts.length) void vscode.window.showInformationMessage(messageText(parts.join(' ')));
 }
