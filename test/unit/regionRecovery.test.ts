@@ -5,6 +5,7 @@
 // gone keeps the answer as it came, said once; two starters at once paste it once.
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { decodeImage } from '../../src/core/images/codecs';
 import { readPngTextChunk } from '../../src/core/files/pngText';
@@ -217,7 +218,7 @@ describe('interrupted region edits finished at the next start', function () {
 
 describe('painted masks left by crashes', () => {
   it('go after seven days unless a pending result names them', async () => {
-    const dir = await fs.mkdtemp(path.join(require('node:os').tmpdir(), 'gwi-painted-'));
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gwi-painted-'));
     const old = new Date(Date.now() - 8 * 86_400_000);
     const names = ['old.png', 'old-needed.png', 'recent.png'];
     for (const name of names) await fs.writeFile(path.join(dir, name), 'x');
