@@ -26,6 +26,9 @@ import { SharedJournal } from '../../src/jobs/results/journalFile';
 import { journalLine, ResultsIndex } from '../../src/jobs/results/resultsIndex';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
 import { boxMask, gradient, rgbaPng } from './support/maskImages';
+import { runRecoveryChild } from './support/regionRecoveryChild';
+import { startLeaseHolder } from './support/leaseHolder';
+import { createHash } from 'node:crypto';
 
 const journalCode = () => ({ SharedJournal, ResultsIndex, journalLine });
 
@@ -213,6 +216,46 @@ describe('interrupted region edits finished at the next start', function () {
     await assertOutsideIsOriginal(result.files[0]!, plan.mask.alpha);
     const names = (await fs.readdir(dir)).filter((n) => n.startsWith('photo.region-1'));
     assert.deepEqual(names.sort(), ['photo.region-1.mask.png', 'photo.region-1.png']);
+  });
+
+  it('two windows starting at once (two processes): the result is pasted once, the other leaves it', async () => {
+    const { plan, result } = await stoppedBeforeFinish();
+    let go!: () => void;
+    const started = new Promise<void>((resolve) => (go = resolve));
+    const children = [1, 2].map(() => runRecoveryChild(path.join(dir, 'results.jsonl'), painted, locks, started));
+    await Promise.all(children.map((c) => c.ready));
+    go();
+    const reports = await Promise.all(children.map((c) => c.report));
+    assert.equal(
+      reports.reduce((n, r) => n + r.finished.length, 0),
+      1,
+      JSON.stringify(reports),
+    );
+    assert.deepEqual(
+      reports.flatMap((r) => r.kept),
+      [],
+    );
+    await assertOutsideIsOriginal(result.files[0]!, plan.mask.alpha);
+    const names = (await fs.readdir(dir)).filter((n) => n.startsWith('photo.region-1'));
+    assert.deepEqual(names.sort(), ['photo.region-1.mask.png', 'photo.region-1.png']);
+    const entry = (await storeOf().index()).findByFile(result.files[0]!)!;
+    assert.equal(entry.region!.mask, path.join(dir, 'photo.region-1.mask.png'));
+  });
+
+  it('a result whose lease another process holds (a window finishing it) is left to it: untouched, pending for the next start', async () => {
+    const { result, store, answer } = await stoppedBeforeFinish();
+    const key = createHash('sha256').update(path.resolve(result.files[0]!)).digest('hex').slice(0, 32);
+    await fs.mkdir(locks, { recursive: true });
+    const holder = await startLeaseHolder(path.join(locks, key), path.join(locks, `${key}.lock`), 10_000);
+    try {
+      const report = await recover(store);
+      assert.equal(report.busy.length, 1);
+      assert.deepEqual(report.finished, []);
+      assert.deepEqual(await fs.readFile(result.files[0]!), answer);
+    } finally {
+      await holder.kill();
+    }
+    assert.equal((await pendingRegionEdits(await recentRegions(storeOf()))).length, 1, 'still there for the next start');
   });
 });
 
