@@ -54,6 +54,28 @@ export async function pendingRegionEdits(recent: readonly ResultSummary[]): Prom
   return pending;
 }
 
+/** Beside a results journal: touched when a region edit is sent, so that a start reads the journal for them only in the days after one. */
+export const regionStampOf = (journal: string) => `${journal}.region-edits`;
+
+/** Notes that a region edit is being sent into `journal`'s results (a failure to note it only costs the next start's look). */
+export async function markRegionEditSent(journal: string): Promise<void> {
+  const stamp = regionStampOf(journal);
+  const now = new Date();
+  await fs
+    .utimes(stamp, now, now)
+    .catch(() => fs.writeFile(stamp, ''))
+    .catch(() => undefined);
+}
+
+/** A region edit was sent into one of these journals within RECENT_REGION_DAYS (the cheap check before the journal is read). */
+export async function regionEditSentRecently(journals: readonly (string | undefined)[], now = new Date()): Promise<boolean> {
+  for (const journal of journals) {
+    const stat = journal && (await fs.stat(regionStampOf(journal)).catch(() => undefined));
+    if (stat && now.getTime() - stat.mtimeMs < RECENT_REGION_DAYS * DAY_MS) return true;
+  }
+  return false;
+}
+
 /** `from` for the index's createdBetween: the start of the recent days. */
 export function recentSince(now: Date): Date {
   return new Date(now.getTime() - RECENT_REGION_DAYS * DAY_MS);

@@ -20,7 +20,7 @@ import {
   recoverRegionEdits,
   regionJobOf,
 } from '../../src/jobs/regionEdit';
-import { pendingRegionEdits, removeOldPaintedMasks } from '../../src/jobs/regionPending';
+import { markRegionEditSent, pendingRegionEdits, regionEditSentRecently, removeOldPaintedMasks } from '../../src/jobs/regionPending';
 import { HistoryStore } from '../../src/jobs/results/history';
 import { SharedJournal } from '../../src/jobs/results/journalFile';
 import { journalLine, ResultsIndex } from '../../src/jobs/results/resultsIndex';
@@ -276,6 +276,16 @@ describe('painted masks left by crashes', () => {
     };
     assert.equal(await removeOldPaintedMasks(dir, [{ region }]), 1);
     assert.deepEqual((await fs.readdir(dir)).sort(), ['old-needed.png', 'recent.png']);
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('a start reads the journal for region edits only in the seven days after one was sent into it (the stamp beside the journal)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gwi-stamp-'));
+    const journal = path.join(dir, 'results.jsonl');
+    assert.equal(await regionEditSentRecently([journal, undefined]), false, 'never sent: the journal is not read');
+    await markRegionEditSent(journal);
+    assert.equal(await regionEditSentRecently([undefined, journal]), true);
+    assert.equal(await regionEditSentRecently([journal], new Date(Date.now() + 8 * 86_400_000)), false, 'a week later: not read again');
     await fs.rm(dir, { recursive: true, force: true });
   });
 });

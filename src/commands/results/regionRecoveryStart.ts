@@ -1,16 +1,22 @@
 // At start-up, after the interrupted jobs: region edits whose process stopped between saving the
 // paid answer and pasting it into the original are finished (jobs/regionRecovery.ts), without
-// sending anything. Only the recent results are looked at, by their files alone (jobs/regionPending.ts);
+// sending anything. Only in the days after a region edit was sent (a stamp beside the journal), only the
+// recent results, and by their files alone (jobs/regionPending.ts);
 // dist/regionEdit.js is loaded only when one is not finished. Old painted masks left by crashes go.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { pendingRegionEdits, recentSince, removeOldPaintedMasks } from '../../jobs/regionPending';
+import { pendingRegionEdits, recentSince, regionEditSentRecently, removeOldPaintedMasks } from '../../jobs/regionPending';
 import { regionEditCode } from '../../jobs/regionEditChunk';
-import { type Services } from '../../services';
+import { agentJournalOf, type Services } from '../../services';
 import { messageText } from '../../core/common/markdownText';
 
 export async function finishInterruptedRegionEdits(services: Services, now = new Date()): Promise<void> {
   const paintedMasksDir = path.join(services.context.globalStorageUri.fsPath, 'painted-masks');
+  // The journal is read only in the days after a region edit was sent into it (or into the agents' journal it takes results from).
+  if (!(await regionEditSentRecently([services.history.file, agentJournalOf(vscode.workspace.workspaceFolders?.[0])], now))) {
+    await removeOldPaintedMasks(paintedMasksDir, [], now);
+    return;
+  }
   const recent = (await services.history.index()).createdBetween(recentSince(now), new Date(now.getTime() + 60_000));
   const pending = await pendingRegionEdits(recent.filter((e) => e.region));
   const removed = await removeOldPaintedMasks(paintedMasksDir, pending, now);
