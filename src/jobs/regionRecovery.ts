@@ -5,7 +5,7 @@
 // again): a file carrying the COMPOSITE_KEYWORD chunk is a composite; the mask beside it (saved last)
 // means finished; a file without the chunk is an answer, except one of the original's size when the
 // crop was not the whole image (a composite written before the chunk existed). Each result is done
-// under its lease (regionEdit.ts underResultLease); one another holds is left for the next start.
+// under its lease (regionComposite.ts underResultLease); one another holds is left for the next start.
 // No vscode import: part of dist/regionEdit.js.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -16,7 +16,7 @@ import { featherMask } from '../core/images/regionMask';
 import { readMask } from '../core/files/maskInput';
 import type { HistoryStore } from './results/history';
 import type { HistoryEntry, RegionRecord, ResultSummary } from './results/resultTypes';
-import { compositeInto, isCompositeFile, REGION_LOCK_DIR, type RegionPlan, saveMaskBeside, underResultLease } from './regionEdit';
+import { compositeInto, isCompositeFile, REGION_LOCK_DIR, type RegionPlan, saveMaskBeside, underResultLease } from './regionComposite';
 import { readRegionOriginal } from './regionOriginal';
 import { compositeNameOf, journalNamesMaskBeside, maskBesideOf } from './regionPending';
 
