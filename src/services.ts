@@ -113,7 +113,7 @@ function openHistory(context: vscode.ExtensionContext, log: vscode.LogOutputChan
 }
 
 /** The journal the MCP server writes when another agent starts it in this folder (agentJournal.ts); none without a folder. */
-function agentJournalOf(folder: vscode.WorkspaceFolder | undefined): string | undefined {
+export function agentJournalOf(folder: vscode.WorkspaceFolder | undefined): string | undefined {
   if (folder?.uri.scheme !== 'file') return undefined;
   try {
     return agentJournalFile(realpathSync(folder.uri.fsPath), os.homedir());

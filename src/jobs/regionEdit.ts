@@ -11,40 +11,23 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../core/gateway/errors';
 import type { ImageModel } from '../core/gateway/types';
-import { decodeImage, encodePng, encodePngParts } from '../core/images/codecs';
-import { withRegionComposited } from '../core/images/composite';
+import { decodeImage, encodePng } from '../core/images/codecs';
 import type { RgbaImage } from '../core/images/pixels';
 import { cropBoxFor, cropRgba, describeCrop } from '../core/images/regionCrop';
-import { featherMask, type RegionMask } from '../core/images/regionMask';
-import { resizeRgba } from '../core/images/resize';
+import { featherMask } from '../core/images/regionMask';
 import { FEATHER_DEFAULT, readMask } from '../core/files/maskInput';
-import { buildITXtChunk, readPngTextChunk } from '../core/files/pngText';
-import { replaceFile } from '../core/files/replaceFile';
 import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
+import { compositeInto, isCompositeFile, type RegionPlan, saveMaskBeside, underResultLease } from './regionComposite';
 export { recordedReferences } from './regionReferences';
 export { regionDescriptionOf, regionOriginalInfo } from './regionOriginal';
+export { recoverRegionEdits } from './regionRecovery';
+export { COMPOSITE_KEYWORD, compositeInto, isCompositeFile, type RegionPlan, saveMaskBeside, underResultLease } from './regionComposite';
 import { readRegionOriginal } from './regionOriginal';
-import { PROVENANCE_KEYWORD } from './provenance';
-import type { RegionRecord } from './results/resultTypes';
+import { compositeNameOf, maskBesideOf } from './regionPending';
 
 /** Results of a region edit: `{name}` is the original's base name (photo.region-1.png). */
 export const REGION_FILE_NAME_PATTERN = '{name}.region-{index}';
-/** Everything decided before anything is reserved: the decoded original, the feathered mask, the crop and what it sends. */
-export interface RegionPlan {
-  record: RegionRecord;
-  /** The mask is the studio's own file (it goes): the record names the copy kept beside each result. */
-  maskKeptBeside?: boolean;
-  original: RgbaImage;
-  /** The original's ICC colour profile: the result carries it, so its colours match the original's. */
-  iccProfile?: Uint8Array;
-  /** The mask with its feather: what the answer is pasted through. */
-  mask: RegionMask;
-  /** The crop of the original that is sent, as a PNG. */
-  cropPng: Buffer;
-  /** "region 412×300 of 2048×1536, sent as 3:2": for the confirmation and the answers. */
-  description: string;
-}
 
 /**
  * Checks the original and the mask and decides the crop: every refusal (a ValidationError naming
@@ -139,7 +122,11 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
   for (const file of result.files) {
     let target = file;
     try {
-      target = await compositeInto(plan, file);
+      // Under the result's lease: a window starting now does not finish this one too (regionRecovery.ts).
+      // A composite found there already was pasted by such a start (the same bytes this would write): it stands.
+      target = await underResultLease(file, 'briefly', async (lease) =>
+        (await isCompositeFile(compositeNameOf(file))) ? compositeNameOf(file) : compositeInto(plan, file, lease),
+      );
     } catch (error) {
       outcome.notes.push(
         l10n.t('{0} was kept as the gateway gave it (the region could not be pasted into the original: {1}).', path.basename(file), reasonOf(error)),
@@ -147,79 +134,20 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
     }
     outcome.files.push(target);
     try {
-      outcome.masks.push(await saveMaskBeside(target, maskFile));
+      // Such a start saved the mask beside it too (and removed the studio's painted one).
+      const besideAlready = maskBesideOf(target);
+      const pastedByStart =
+        (await isCompositeFile(target)) &&
+        (await fs.stat(besideAlready).then(
+          () => true,
+          () => false,
+        ));
+      outcome.masks.push(pastedByStart ? besideAlready : await saveMaskBeside(target, maskFile));
     } catch (error) {
       outcome.notes.push(l10n.t('The mask could not be saved beside {0}: {1}', path.basename(target), reasonOf(error)));
     }
   }
   return outcome;
-}
-
-async function compositeInto(plan: RegionPlan, file: string): Promise<string> {
-  const sized = await answerAtCropSize(file, plan.record.crop);
-  const png = path.extname(file).toLowerCase() === '.png';
-  let provenance = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
-  // The composite's name: the answer's own, or a PNG beside a JPEG/WebP answer (writeNew's first choice).
-  const target = png ? file : `${file.slice(0, -path.extname(file).length)}.png`;
-  if (provenance !== undefined && plan.maskKeptBeside) provenance = withMaskBeside(provenance, target);
-  const chunks = provenance !== undefined ? [buildITXtChunk(PROVENANCE_KEYWORD, provenance)] : [];
-  // Pasted into the decoded original itself (put back right after encoding): no 64 MB copy of it.
-  const parts = withRegionComposited(plan.original, sized, plan.record.crop, plan.mask, (image) =>
-    encodePngParts(image, { ...(plan.iccProfile && { iccProfile: plan.iccProfile }), chunks }),
-  );
-  if (png) {
-    await replaceFile(file, (handle) => writeParts(handle, parts), { durable: true });
-    return file;
-  }
-  // A JPEG or WebP answer: the composite is a PNG of its own, the answer stays beside it.
-  return writeNew(file.slice(0, -path.extname(file).length), '.png', parts);
-}
-
-/** The provenance with its region's mask named as the copy saveMaskBeside keeps beside `result` (relative, as provenance names files). */
-function withMaskBeside(provenance: string, result: string): string {
-  try {
-    const parsed = JSON.parse(provenance) as { region?: { mask?: string } };
-    if (!parsed.region) return provenance;
-    parsed.region.mask = `${path.basename(result, path.extname(result))}.mask.png`;
-    return JSON.stringify(parsed);
-  } catch {
-    return provenance;
-  }
-}
-
-/** The answer decoded and resized to the crop: its own pixels are garbage once this returns. */
-async function answerAtCropSize(file: string, crop: { width: number; height: number }): Promise<RgbaImage> {
-  const answer = await decodeImage(await fs.readFile(file));
-  return answer.width === crop.width && answer.height === crop.height ? answer : resizeRgba(answer, crop.width, crop.height);
-}
-
-/** The PNG's parts one after the other (a write may take fewer bytes than given: the rest follows). */
-async function writeParts(handle: fs.FileHandle, parts: readonly Uint8Array[]): Promise<void> {
-  for (const part of parts) for (let at = 0; at < part.length;) at += (await handle.write(part, at, part.length - at)).bytesWritten;
-}
-
-/** `<result without extension>.mask.png`, never over an existing file. */
-async function saveMaskBeside(result: string, maskFile: string): Promise<string> {
-  const base = result.slice(0, result.length - path.extname(result).length);
-  return writeNew(`${base}.mask`, '.png', await fs.readFile(maskFile));
-}
-
-async function writeNew(base: string, ext: string, data: Uint8Array | readonly Uint8Array[]): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const file = `${base}${attempt ? `-${attempt + 1}` : ''}${ext}`;
-    try {
-      const handle = await fs.open(file, 'wx');
-      try {
-        await writeParts(handle, data instanceof Uint8Array ? [data] : data);
-      } finally {
-        await handle.close();
-      }
-      return file;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  throw new Error(`${base}${ext}: every name is taken`);
 }
 
 function reasonOf(error: unknown): string {

@@ -19,6 +19,7 @@ import { applyStyle, askStyle, showStyleNotes, styledJob } from '../styles/style
 import { trPlural } from '../../core/common/plural';
 import { regionArgsOf, resolveMaskPath } from '../../core/files/maskInput';
 import { regionEditCode } from '../../jobs/regionEditChunk';
+import { markRegionEditSent } from '../../jobs/regionPending';
 import type { JobResult } from '../../jobs/jobTypes';
 
 export const EDIT_FILE_NAME_PATTERN_DEFAULT = '{name}.edit-{index}';
@@ -88,6 +89,8 @@ async function regionEditOf(services: Services, args: EditArgs, job: ImageJob, p
     model,
   });
   const { job: regionJob, dispose } = await regionEditCode().regionJobOf(job, plan, model);
+  // A start in the next days looks for a region edit a closed window left half done (regionRecoveryStart.ts).
+  await markRegionEditSent(services.history.file);
   const finish = async (result: JobResult): Promise<JobResult> => {
     const outcome = await regionEditCode().finishRegionEdit(plan, result);
     // A paid answer that could not be pasted is kept as it came: said, not thrown.

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type * as InterruptedModule from '../../jobs/interrupted';
 import { type Services } from '../../services';
 import { messageText } from '../../core/common/markdownText';
+import { finishInterruptedRegionEdits } from './regionRecoveryStart';
 
 type InterruptedJob = InterruptedModule.InterruptedJob;
 let interrupted: typeof InterruptedModule | undefined;
@@ -67,6 +68,8 @@ export function registerInterruptedJobs(services: Services): vscode.Disposable {
   let checks = 0;
   const check = async () => {
     await settleInterruptedJobs(services);
+    // Once a start, after the jobs' own records: their entries may be the region edits to finish.
+    if (checks === 0) await finishInterruptedRegionEdits(services).catch((error: unknown) => services.log.error(`Interrupted region edits: ${String(error)}`));
     const others = (await services.inFlight.list()).filter((r) => r.pid !== process.pid);
     if (others.length && ++checks < RECHECKS) timer = setTimeout(() => void check().catch(logError), RECHECK_MS);
   };

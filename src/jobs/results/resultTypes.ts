@@ -53,6 +53,8 @@ export interface RegionRecord {
   crop: { x: number; y: number; width: number; height: number; ratio: string };
   /** "region 412×300 of 2048×1536, sent as 3:2" */
   description: string;
+  /** Set by a start that could not finish an interrupted region edit (jobs/regionRecovery.ts): why the answer stays as it came. Never looked at again. */
+  kept?: string;
 }
 
 /**

@@ -46,6 +46,7 @@ import type {
 } from './toolDefinitions';
 import { ToolJobs } from './toolJobs';
 import { finishRegionEdit, recordedReferences, type RegionOutcome } from '../../jobs/regionEdit';
+import { markRegionEditSent } from '../../jobs/regionPending';
 import { WorkspacePaths } from './workspacePaths';
 
 /** The part of the gateway client the tools use. */
@@ -217,6 +218,8 @@ export class ImageTools {
     }
     // The mask first (a region edit), then validation, references, the estimate and the cap: bad input is refused before anything is reserved.
     const region = await this.toolJobs.regionOf(args, plain);
+    // The window's next start looks for a region edit this process left half done (jobs/regionRecovery.ts).
+    if (region && this.options.journal) await markRegionEditSent(this.options.journal.file);
     try {
       return await this.sendCall(region?.job ?? plain, context, region && ((result) => finishRegionEdit(region.plan, result)), region?.plan.description);
     } finally {

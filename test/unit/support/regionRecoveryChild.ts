@@ -1,0 +1,48 @@
+// A process that starts as a window does and finishes the interrupted region edits of a journal
+// (src/jobs/regionRecovery.ts), told to go over IPC so that two start at once; it answers with its report.
+//   parent: const report = await runRecoveryChild(journal, paintedDir, lockDir, go)
+import { fork } from 'node:child_process';
+import type { RegionRecoveryReport } from '../../../src/jobs/regionRecovery';
+import { recoverRegionEdits } from '../../../src/jobs/regionEdit';
+import { pendingRegionEdits } from '../../../src/jobs/regionPending';
+import { HistoryStore } from '../../../src/jobs/results/history';
+import { SharedJournal } from '../../../src/jobs/results/journalFile';
+import { journalLine, ResultsIndex } from '../../../src/jobs/results/resultsIndex';
+
+/** Starts the child; it reads the journal, says 'ready', and recovers when `go` resolves. */
+export function runRecoveryChild(
+  journal: string,
+  paintedDir: string,
+  lockDir: string,
+  go: Promise<void>,
+): { ready: Promise<void>; report: Promise<RegionRecoveryReport> } {
+  const child = fork(__filename, [journal, paintedDir, lockDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let readyResolve!: () => void;
+  const ready = new Promise<void>((resolve) => (readyResolve = resolve));
+  const report = new Promise<RegionRecoveryReport>((resolve, reject) => {
+    child.on('message', (message: unknown) => {
+      if (message === 'ready') {
+        readyResolve();
+        void go.then(() => child.send('go'));
+      } else if ((message as { error?: string }).error) reject(new Error((message as { error: string }).error));
+      else resolve(message as RegionRecoveryReport);
+    });
+    child.once('exit', (code) => reject(new Error(`the recovery child exited (${code})`)));
+  });
+  return { ready, report };
+}
+
+if (require.main === module) {
+  const [journal, paintedMasksDir, lockDir] = process.argv.slice(2) as [string, string, string];
+  const store = new HistoryStore(journal, { load: () => ({ SharedJournal, ResultsIndex, journalLine }) });
+  void (async () => {
+    const now = Date.now();
+    const recent = (await store.index()).createdBetween(new Date(now - 86_400_000), new Date(now + 60_000));
+    const pending = await pendingRegionEdits(recent.filter((e) => e.region));
+    process.send!('ready');
+    await new Promise((resolve) => process.once('message', resolve));
+    const report = await recoverRegionEdits(store, pending, { paintedMasksDir, lockDir });
+    await store.close();
+    process.send!(report, () => process.exit(0));
+  })().catch((error: unknown) => process.send!({ error: String(error) }, () => process.exit(1)));
+}
