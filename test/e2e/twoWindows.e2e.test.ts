@@ -16,12 +16,31 @@ async function openSecondWindow(opened: OpenedWorkbench): Promise<Page> {
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
   // Its extension host has activated ours once its status bar item shows the account.
   await page.locator('[id$="gateway-images.status"]').first().waitFor({ state: 'visible', timeout: 90_000 });
+  await page.bringToFront();
   return page;
 }
 
-/** Opens a workspace file in the window by Quick Open, as a person does. */
+/**
+ * Opens a workspace file in the window by Quick Open, as a person does. The new window restores the
+ * editors the workspace had (a studio revived by its serializer may take the focus while it loads),
+ * so Ctrl+P is pressed again, every 2 s, until Quick Open shows: a key that went to an editor still
+ * loading opened nothing.
+ */
 async function quickOpen(page: Page, name: string): Promise<void> {
-  await page.keyboard.press('Control+P');
+  const box = page.locator('.quick-input-widget .quick-input-box input');
+  let pressedAt = 0;
+  await waitFor(
+    async () => {
+      if (await box.isVisible()) return true;
+      if (Date.now() - pressedAt >= 2000) {
+        await page.keyboard.press('Control+P');
+        pressedAt = Date.now();
+      }
+      return false;
+    },
+    30_000,
+    'Quick Open to show in the second window',
+  );
   await typeInQuickInput(page, name);
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 10_000 });
   await page.keyboard.press('Enter');
