@@ -77,6 +77,7 @@ interface SavedRegion {
   model: string;
   prompt: string;
   feather: number;
+  format?: 'png' | 'jpeg';
   wholeImage: boolean;
 }
 
@@ -380,6 +381,12 @@ describe('Region editor: the state kept when VS Code discards or reloads the pag
     assert.deepEqual(load().parseSavedRegion(JSON.parse(JSON.stringify(saved)), LIMITS), saved);
   });
 
+  it('keeps the chosen format (JPEG); what a version before the choice kept has none (PNG)', () => {
+    const jpeg: SavedRegion = { ...saved, format: 'jpeg' };
+    assert.deepEqual(load().parseSavedRegion(JSON.parse(JSON.stringify(jpeg)), LIMITS), jpeg);
+    assert.equal(load().parseSavedRegion(saved, LIMITS)!.format, undefined);
+  });
+
   it('refuses anything malformed as a whole: the studio then opens as usual', () => {
     const { parseSavedRegion } = load();
     const broken: unknown[] = [
@@ -390,6 +397,7 @@ describe('Region editor: the state kept when VS Code discards or reloads the pag
       { ...saved, height: 1.5 },
       { ...saved, feather: 257 },
       { ...saved, wholeImage: 'yes' },
+      { ...saved, format: 'webp' },
       { ...saved, prompt: 'x'.repeat(32_001) },
       { ...saved, operations: [{ kind: 'paint' }] },
       { ...saved, operations: [{ kind: 'stroke', mode: 'add', size: 3, points: [] }] },
