@@ -3,12 +3,7 @@
 // Region…. The page checks what it can before posting; the host checks everything again.
 import type { ModelInfo } from '../../../src/studio/protocol/protocol';
 import { LIMITS } from '../../../src/studio/protocol/protocol';
-import {
-  REGION_FEATHER_DEFAULT,
-  REGION_FEATHER_MAX,
-  type RegionEstimateMessage,
-  type RegionResultFormat,
-} from '../../../src/studio/protocol/regionProtocol';
+import { REGION_FEATHER_DEFAULT, REGION_FEATHER_MAX, type RegionEstimateMessage, type RegionResultFormat } from '../../../src/studio/protocol/regionProtocol';
 import { append, el } from '../dom';
 import { request, t } from '../host';
 

@@ -276,7 +276,12 @@ export class ImageTools {
     }
     const region = finish && (await finish(result));
     if (region) result = { ...result, files: region.files };
-    const answer = await this.imageAnswer(result, job.references?.length ? 'Edited' : 'Generated', job.style?.name, region && { ...region, text: regionText, format: job.region?.format });
+    const answer = await this.imageAnswer(
+      result,
+      job.references?.length ? 'Edited' : 'Generated',
+      job.style?.name,
+      region && { ...region, text: regionText, format: job.region?.format },
+    );
     if (lateCancel) {
       context.notify?.(
         `The call was cancelled after the gateway had answered (it has charged): the paid image(s) are saved anyway: ${answer.structured.files.map((f) => f.path).join(', ')}.`,
@@ -319,10 +324,7 @@ export class ImageTools {
     const lines = imageLines(result, files, verb, style);
     const masks = region?.masks.map((file) => this.paths.relative(file));
     if (region)
-      lines.push(
-        `Region edit: ${region.text ?? ''}; ${outsideRegionNote(region.format)}. Mask saved: ${masks!.join(', ') || 'none'}.`,
-        ...region.notes,
-      );
+      lines.push(`Region edit: ${region.text ?? ''}; ${outsideRegionNote(region.format)}. Mask saved: ${masks!.join(', ') || 'none'}.`, ...region.notes);
     const preview = result.files[0] ? await previewOf(result.files[0]) : undefined;
     lines.push(preview ? `Preview: the first image, at most ${PREVIEW_SIDE} px.` : 'No preview of this image.');
     return {

@@ -103,7 +103,7 @@ const region = {
   feather: whole(0, 256, 'Region edit: soft edge in pixels outside the mask (default 8; 0 = hard edge). Only with mask.').optional(),
   format: choice(['png', 'jpeg'] as const)
     .describe(
-      'Region edit: the result\'s format. png (default): nothing outside the region is re-compressed. jpeg: a smaller <name>.region-N.jpg, but every pixel is re-compressed (quality 90), so pixels outside the region change slightly; refused for an image with transparency. Only with mask.',
+      "Region edit: the result's format. png (default): nothing outside the region is re-compressed. jpeg: a smaller <name>.region-N.jpg, but every pixel is re-compressed (quality 90), so pixels outside the region change slightly; refused for an image with transparency. Only with mask.",
     )
     .optional(),
   wholeImage: flag('true: edit the whole image (the plain edit); not together with mask.').optional(),

@@ -33,7 +33,18 @@ export class ToolJobs {
   async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; styled: StyledRequest }> {
     const references: string[] = [];
     for (const image of images ?? []) references.push(await this.paths.resolve('images', image));
-    const { prompt, model, style, images: _images, output_directory: _output, mask: _mask, feather: _feather, format: _format, wholeImage: _whole, ...options } = args;
+    const {
+      prompt,
+      model,
+      style,
+      images: _images,
+      output_directory: _output,
+      mask: _mask,
+      feather: _feather,
+      format: _format,
+      wholeImage: _whole,
+      ...options
+    } = args;
     // An estimate may come before the prompt is written: any text estimates the same.
     const input: StyleInput = { prompt: prompt?.trim() ?? 'estimate', model: model?.trim(), options, references };
     let styled = await this.styles.apply(style, input);

@@ -98,7 +98,13 @@ export class RegionEditorHost {
     try {
       const original = await this.imageView(message.image);
       // The format applies to the region edit only: the whole image's edit is saved as the model gives it.
-      const args = { model: message.model, prompt: message.prompt, images: [original.path], feather: message.feather, ...(message.wholeImage ? {} : { format: message.format }) };
+      const args = {
+        model: message.model,
+        prompt: message.prompt,
+        images: [original.path],
+        feather: message.feather,
+        ...(message.wholeImage ? {} : { format: message.format }),
+      };
       // The editor shows the result against the original: it is not opened in another editor too.
       const extras = { signal: controller.signal, errorActions, openResults: false, origin: { kind: 'studio' as const } };
       let paintedMask;
