@@ -89,6 +89,17 @@ const withoutUnusedSdkParts = {
 };
 
 /**
+ * dist/mcp.js only: the region edit's image work (codecs, composite, the JPEG encoder) is required from
+ * ./regionEdit.js, the extension's own chunk, rather than bundled a second time: the .vsix keeps one copy.
+ */
+const regionEditShared = {
+  name: 'region-edit-shared',
+  setup(build) {
+    build.onResolve({ filter: /\/jobs\/regionEdit$/ }, () => ({ path: './regionEdit.js', external: true }));
+  },
+};
+
+/**
  * Bundles undici mended for nodejs/undici#5360 (patches/undici@7.30.2.patch, scripts/undiciMend.cjs):
  * the patch is applied to the code as esbuild reads it; node_modules is never written. A patch that
  * does not apply fails the build; an undici with its own fix is bundled as it is, with a warning.
@@ -217,7 +228,7 @@ const contexts = await Promise.all([
   nodeBundle('imageDecodeWorker', 'src/core/images/imageDecodeWorkerMain.ts'),
   // The MCP server (`node dist/mcp.js`), a separate process: never loaded by the extension itself.
   // No 'vscode' external: importing it there fails the build. The HTTP stack comes from ./gateway.js.
-  nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutUnusedSdkParts]),
+  nodeBundle('mcp', 'src/mcp/main.ts', ['./gateway.js'], { MCP_SERVER_VERSION: JSON.stringify(version) }, [withoutUnusedSdkParts, regionEditShared]),
   // The Image Studio page (webview): browser code, no node built-ins.
   esbuild.context({
     ...common,

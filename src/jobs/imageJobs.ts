@@ -111,6 +111,7 @@ export class ImageJobService {
         style: job.style,
         ...(options.resend ? { resend: true } : {}),
         ...(job.region ? { region: job.region.description } : {}),
+        ...(job.region?.format === 'jpeg' ? { regionFormat: 'jpeg' as const } : {}),
       });
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }

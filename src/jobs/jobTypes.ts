@@ -54,6 +54,8 @@ export interface ConfirmRequest {
   resend?: boolean;
   /** A region edit: the part of the image sent ("region 412×300 of 2048×1536, sent as 3:2"). */
   region?: string;
+  /** A region edit saved as JPEG: the confirmation says every pixel is re-compressed. */
+  regionFormat?: 'jpeg';
 }
 
 export type JobEvent =

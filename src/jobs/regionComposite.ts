@@ -1,13 +1,15 @@
 // The composite of a region edit (issue 41), shared by the edit (regionEdit.ts finishRegionEdit) and the
 // start that finishes an interrupted one (regionRecovery.ts): the answer pasted into the original through
 // the feathered mask and written whole (replaced atomically, or linked under a new name), marked by its
-// own PNG chunk, under the result's lease confirmed right before it lands; the mask saved beside it. No vscode import.
+// own PNG chunk (a JPEG result: its own COM segment), under the result's lease confirmed right before it
+// lands; the mask saved beside it. No vscode import.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { decodeImage, encodePngParts } from '../core/images/codecs';
 import { withRegionComposited } from '../core/images/composite';
+import { encodeJpeg, jpegComments } from '../core/images/jpegEncode';
 import type { RgbaImage } from '../core/images/pixels';
 import type { RegionMask } from '../core/images/regionMask';
 import { resizeRgba } from '../core/images/resize';
@@ -16,9 +18,10 @@ import { buildITXtChunk, readPngTextChunk } from '../core/files/pngText';
 import { replaceFile, syncFolder } from '../core/files/replaceFile';
 import { isWholeImage } from '../core/files/wholeImage';
 import { PROVENANCE_KEYWORD } from './provenance';
+import { compositeNameOf } from './regionPending';
 import type { RegionRecord } from './results/resultTypes';
 
-/** An iTXt chunk of every composite: the fact that tells a composite from an answer not yet pasted (regionRecovery.ts). */
+/** An iTXt chunk of every composite (a COM segment of a JPEG one): the fact that tells a composite from an answer not yet pasted (regionRecovery.ts). */
 export const COMPOSITE_KEYWORD = 'gateway-images-composite';
 /** The folder of the per-result leases (one machine's windows and MCP servers share it). */
 export const REGION_LOCK_DIR = path.join(os.tmpdir(), 'gateway-images-region-locks');
@@ -59,34 +62,55 @@ export async function underResultLease<T>(file: string, wait: 'no' | 'briefly', 
   }
 }
 
-/** A whole PNG carrying the composite's chunk: pasted already, never to be pasted again. */
+/** A whole PNG carrying the composite's chunk, or a whole JPEG with its COM segment: pasted already, never to be pasted again. */
 export async function isCompositeFile(file: string): Promise<boolean> {
-  const marked = await readPngTextChunk(file, COMPOSITE_KEYWORD).catch(() => undefined);
-  return marked !== undefined && (await isWholeImage(file));
+  const marked = (await readPngTextChunk(file, COMPOSITE_KEYWORD).catch(() => undefined)) !== undefined || (await isMarkedJpeg(file));
+  return marked && (await isWholeImage(file));
+}
+
+/** The COM segment comes right after the JFIF header (jpegEncode.ts): the first bytes hold it. */
+async function isMarkedJpeg(file: string): Promise<boolean> {
+  try {
+    const handle = await fs.open(file, 'r');
+    try {
+      const head = Buffer.alloc(4096);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      return jpegComments(head.subarray(0, bytesRead)).includes(COMPOSITE_KEYWORD);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** Pastes the answer in `file` into the original; `lease` (the result's) is confirmed right before the composite lands. */
 export async function compositeInto(plan: RegionPlan, file: string, lease?: Lease): Promise<string> {
   const sized = await answerAtCropSize(file, plan.record.crop);
-  const png = path.extname(file).toLowerCase() === '.png';
-  let provenance = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
-  // The composite's name: the answer's own, or a PNG beside a JPEG/WebP answer (writeNew's first choice).
-  const target = png ? file : `${file.slice(0, -path.extname(file).length)}.png`;
+  const jpeg = plan.record.format === 'jpeg';
+  // The composite's name: the answer's own when it has the result's format, else one beside it (writeNew's first choice).
+  const target = compositeNameOf(file, plan.record.format);
+  const icc = plan.iccProfile && { iccProfile: plan.iccProfile };
+  // A JPEG has no text chunks: its provenance stays out (the journal names it all); its mark is a COM segment.
+  let provenance = jpeg ? undefined : await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
   if (provenance !== undefined && plan.maskKeptBeside) provenance = withMaskBeside(provenance, target);
   const chunks = [...(provenance !== undefined ? [buildITXtChunk(PROVENANCE_KEYWORD, provenance)] : []), buildITXtChunk(COMPOSITE_KEYWORD, 'region')];
   // Pasted into the decoded original itself (put back right after encoding): no 64 MB copy of it.
   const parts = withRegionComposited(plan.original, sized, plan.record.crop, plan.mask, (image) =>
-    encodePngParts(image, { ...(plan.iccProfile && { iccProfile: plan.iccProfile }), chunks }),
+    jpeg ? [encodeJpeg(image, { ...icc, comments: [COMPOSITE_KEYWORD] })] : encodePngParts(image, { ...icc, chunks }),
   );
   // The fence: the answer was read under this lease; a holder that stops past here writes the same bytes (see regionRecovery.ts).
   const beforeRename = lease && (() => lease.confirm());
-  if (png) {
+  if (target === file) {
     await replaceFile(file, (handle) => writeParts(handle, parts), { durable: true, ...(beforeRename && { beforeRename }) });
     return file;
   }
-  // A JPEG or WebP answer: the composite is a PNG of its own, the answer stays beside it.
   await beforeRename?.();
-  return writeNew(file.slice(0, -path.extname(file).length), '.png', parts);
+  const written = await writeNew(target.slice(0, -path.extname(target).length), path.extname(target), parts);
+  // Saved as JPEG: the answer (a PNG or WebP) goes once the composite is whole on disk, one result file as when it is
+  // replaced in place. A PNG result keeps a JPEG or WebP answer beside it (as before the choice).
+  if (jpeg && written === target) await fs.rm(file, { force: true });
+  return written;
 }
 
 /** The provenance with its region's mask named as the copy saveMaskBeside keeps beside `result` (relative, as provenance names files). */

@@ -12,12 +12,14 @@ import * as l10n from '@vscode/l10n';
 import { ValidationError } from '../core/gateway/errors';
 import type { ImageModel } from '../core/gateway/types';
 import { decodeImage, encodePng } from '../core/images/codecs';
+import { hasTransparency, JPEG_QUALITY } from '../core/images/jpegEncode';
 import type { RgbaImage } from '../core/images/pixels';
 import { cropBoxFor, cropRgba, describeCrop } from '../core/images/regionCrop';
 import { featherMask } from '../core/images/regionMask';
 import { FEATHER_DEFAULT, readMask } from '../core/files/maskInput';
 import { isPixelSize } from '../core/requests/aspectRatio';
 import type { ImageJob, JobResult } from './jobTypes';
+import type { RegionFormat } from './results/resultTypes';
 import { compositeInto, isCompositeFile, type RegionPlan, saveMaskBeside, underResultLease } from './regionComposite';
 export { recordedReferences } from './regionReferences';
 export { regionDescriptionOf, regionOriginalInfo } from './regionOriginal';
@@ -41,6 +43,8 @@ export async function planRegionEdit(input: {
   /** The mask is a file of the studio's, removed after the edit: provenance names the copy beside the result. */
   maskKeptBeside?: boolean;
   feather?: number;
+  /** The result's format (default PNG); JPEG is refused for an original with transparency. */
+  format?: RegionFormat;
   model?: Pick<ImageModel, 'supported_aspect_ratios'>;
 }): Promise<RegionPlan> {
   if (input.images.length !== 1) {
@@ -49,6 +53,13 @@ export async function planRegionEdit(input: {
   const originalPath = input.images[0]!;
   const feather = input.feather ?? FEATHER_DEFAULT;
   const { iccProfile, ...original } = await readOriginal(originalPath);
+  if (input.format === 'jpeg' && hasTransparency(original)) {
+    throw new ValidationError(
+      'format',
+      l10n.t('{0} has transparent pixels, which a JPEG cannot keep: save the result as PNG ("format": "png").', path.basename(originalPath)),
+      ['png'],
+    );
+  }
   const mask = await readMask(input.mask, original, input.maskShown);
   const box = { ...mask.box! };
   const crop = cropBoxFor(box, original, input.model?.supported_aspect_ratios ?? [], { feather });
@@ -56,7 +67,7 @@ export async function planRegionEdit(input: {
   const description = describeCrop(box, crop, original);
   const sent = { x: crop.x, y: crop.y, width: crop.width, height: crop.height, ratio: crop.ratio };
   return {
-    record: { original: originalPath, mask: input.mask, feather, box, crop: sent, description },
+    record: { original: originalPath, mask: input.mask, feather, box, crop: sent, description, ...(input.format === 'jpeg' && { format: 'jpeg' as const }) },
     ...(input.maskKeptBeside && { maskKeptBeside: true }),
     original,
     ...(iccProfile && { iccProfile }),
@@ -125,7 +136,7 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
       // Under the result's lease: a window starting now does not finish this one too (regionRecovery.ts).
       // A composite found there already was pasted by such a start (the same bytes this would write): it stands.
       target = await underResultLease(file, 'briefly', async (lease) =>
-        (await isCompositeFile(compositeNameOf(file))) ? compositeNameOf(file) : compositeInto(plan, file, lease),
+        (await isCompositeFile(compositeNameOf(file, plan.record.format))) ? compositeNameOf(file, plan.record.format) : compositeInto(plan, file, lease),
       );
     } catch (error) {
       outcome.notes.push(
@@ -148,6 +159,13 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
     }
   }
   return outcome;
+}
+
+/** For agents (English, as the MCP answers are): what the result's format does to the image outside the region. */
+export function outsideRegionNote(format: RegionFormat | undefined): string {
+  return format === 'jpeg'
+    ? `saved as JPEG: every pixel is re-compressed (quality ${JPEG_QUALITY}), so the rest of the image changes slightly`
+    : "outside the region every pixel is the original's";
 }
 
 function reasonOf(error: unknown): string {

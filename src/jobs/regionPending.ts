@@ -6,16 +6,20 @@
 // crashes left and nothing needs any more. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { ResultSummary } from './results/resultTypes';
+import type { RegionFormat, ResultSummary } from './results/resultTypes';
 
 /** Region edits this recent are looked at; older ones were settled by the starts in between (or never will be). */
 export const RECENT_REGION_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Where a result's composite is: the answer's own file (a PNG), or a PNG beside a JPEG/WebP answer. */
-export function compositeNameOf(file: string): string {
+/**
+ * Where a result's composite is: the answer's own file when it has the result's format, else a file
+ * of that format beside it (`.png`, or `.jpg` for a result saved as JPEG).
+ */
+export function compositeNameOf(file: string, format: RegionFormat = 'png'): string {
   const ext = path.extname(file);
-  return ext.toLowerCase() === '.png' ? file : `${file.slice(0, file.length - ext.length)}.png`;
+  const own = format === 'jpeg' ? ['.jpg', '.jpeg'] : ['.png'];
+  return own.includes(ext.toLowerCase()) ? file : `${file.slice(0, file.length - ext.length)}${format === 'jpeg' ? '.jpg' : '.png'}`;
 }
 
 /** The mask saved beside a composite: `<composite without extension>.mask.png`. */
@@ -33,7 +37,7 @@ export function journalNamesMaskBeside(entry: Pick<ResultSummary, 'region'>, com
 
 /** A file of a region result whose composite is not known to be finished: its mask is not beside it, and the file is there. */
 export async function unfinishedFile(entry: Pick<ResultSummary, 'region'>, file: string): Promise<boolean> {
-  const composite = compositeNameOf(file);
+  const composite = compositeNameOf(file, entry.region?.format);
   if (journalNamesMaskBeside(entry, composite) && (await exists(entry.region!.mask))) return false;
   if (await exists(maskBesideOf(composite))) return false;
   return (await exists(file)) || (await exists(composite));

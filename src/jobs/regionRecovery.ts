@@ -115,7 +115,7 @@ async function finishFile(
   plan: () => Promise<RegionPlan>,
   lease: Parameters<typeof compositeInto>[2],
 ): Promise<FileOutcome> {
-  let target = compositeNameOf(file);
+  let target = compositeNameOf(file, region.format);
   // Looked at again under the lease: another start may have finished it meanwhile.
   if (journalNamesMaskBeside(entry, target) && (await exists(region.mask))) return { file: target, mask: region.mask, composited: false };
   if (await exists(maskBesideOf(target))) return { file: target, mask: maskBesideOf(target), composited: false };
@@ -139,9 +139,10 @@ async function finishFile(
 
 /** Without the chunk but of the original's size while the crop was a part of it: a composite of a version before the chunk. */
 async function isOldComposite(file: string, plan: RegionPlan): Promise<boolean> {
-  const { crop } = plan.record;
+  const { crop, format } = plan.record;
   const { width, height } = plan.original;
-  if (crop.width === width && crop.height === height) return false;
+  // A JPEG result came after the chunk (and its COM segment) existed.
+  if (format === 'jpeg' || (crop.width === width && crop.height === height)) return false;
   const header = await readImageHeaderFile(file).catch(() => undefined);
   return header?.width === width && header.height === height;
 }

@@ -65,6 +65,34 @@ describe('Region edit by mask (editImage command)', function () {
       }
   });
 
+  it('format "jpeg": photo.region-N.jpg of the original size, the mask beside it a PNG; refused without a mask, naming "format"', async () => {
+    const photo = path.join(dir, 'photo.png');
+    const before = (await paidRequests()).length;
+    const result = await vscode.commands.executeCommand<Result>('gatewayImages.editImage', {
+      images: [photo],
+      prompt: 'a red door',
+      model: 'mosaic-edit',
+      mask: 'region-test/door.png',
+      format: 'jpeg',
+    });
+    assert.strictEqual((await paidRequests()).length, before + 1, 'exactly one paid request');
+    const file = result.files[0]!.fsPath;
+    assert.match(path.basename(file), /^photo\.region-\d+\.jpg$/);
+    const bytes = fs.readFileSync(file);
+    assert.deepStrictEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+    const decoded = await decodeImage(bytes);
+    assert.deepStrictEqual([decoded.width, decoded.height], [W, H]);
+    const mask = file.replace(/\.jpg$/, '.mask.png');
+    assert.deepStrictEqual([...fs.readFileSync(mask).subarray(1, 4)], [0x50, 0x4e, 0x47], 'the mask beside is a PNG');
+
+    const error = await rejectionOf(
+      vscode.commands.executeCommand('gatewayImages.editImage', { images: [photo], prompt: 'x', model: 'mosaic-edit', format: 'jpeg' }),
+    );
+    assert.strictEqual(error.field, 'format');
+    assert.match(error.message, /give "mask" too/);
+    assert.strictEqual((await paidRequests()).length, before + 1);
+  });
+
   for (const [what, mask, message] of [
     ['of another size', 'region-test/small.png', /same size as the image, 320×240/],
     ['that is empty', 'region-test/empty.png', /marks nothing/],

@@ -35,6 +35,8 @@ describe('region edit mask input', () => {
     it('picks mask, feather and wholeImage', () => {
       assert.deepEqual(regionArgsOf({ mask: ' masks/sky.png ', feather: 0 }), { mask: 'masks/sky.png', feather: 0 });
       assert.deepEqual(regionArgsOf({ wholeImage: true }), { wholeImage: true });
+      assert.deepEqual(regionArgsOf({ mask: 'm.png', format: 'jpeg' }), { mask: 'm.png', format: 'jpeg' });
+      assert.deepEqual(regionArgsOf({ mask: 'm.png', format: 'png' }), { mask: 'm.png', format: 'png' });
       assert.deepEqual(regionArgsOf({ prompt: 'x' }), {});
     });
 
@@ -47,6 +49,9 @@ describe('region edit mask input', () => {
       await refusal(async () => regionArgsOf({ mask: 'm.png', feather: -1 }), 'feather', /0 to 256/);
       await refusal(async () => regionArgsOf({ mask: 'm.png', feather: 2.5 }), 'feather', /whole number/);
       await refusal(async () => regionArgsOf({ feather: 4 }), 'feather', /give "mask" too/);
+      await refusal(async () => regionArgsOf({ format: 'jpeg' }), 'format', /"format" applies only to a region edit: give "mask" too/);
+      await refusal(async () => regionArgsOf({ mask: 'm.png', format: 'webp' }), 'format', /"png" \(the default\) or "jpeg"/);
+      await refusal(async () => regionArgsOf({ mask: 'm.png', format: 'JPG' }), 'format', /"png" \(the default\) or "jpeg"/);
       await refusal(async () => regionArgsOf({ mask: 'm.png', wholeImage: true }), 'mask', /not both/);
       await refusal(async () => regionArgsOf({ wholeImage: 'yes' }), 'wholeImage', /true or false/);
     });

@@ -36,6 +36,10 @@ describe('MCP server: region edits by mask', function () {
     await fs.mkdir(art);
     await fs.writeFile(path.join(art, 'photo.png'), rgbaPng(gradient(W, H)));
     await fs.writeFile(path.join(art, 'door.png'), rgbaPng(boxMask(W, H, BOX)));
+    await fs.writeFile(path.join(art, 'scene.png'), rgbaPng(gradient(W, H)));
+    const clear = gradient(W, H);
+    clear.data[3] = 0;
+    await fs.writeFile(path.join(art, 'clear.png'), rgbaPng(clear));
     await fs.writeFile(path.join(art, 'small.png'), rgbaPng(boxMask(W / 2, H / 2, BOX)));
     await fs.writeFile(path.join(art, 'empty.png'), rgbaPng(boxMask(W, H, undefined, 'alpha')));
     await fs.writeFile(path.join(art, 'fake.png'), Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1]));
@@ -64,6 +68,13 @@ describe('MCP server: region edits by mask', function () {
     ['for two images', { mask: 'art/door.png', images: ['art/photo.png', 'art/photo.png'] }, 'mask', /exactly one image; 2 were given/],
     ['with wholeImage', { mask: 'art/door.png', wholeImage: true }, 'mask', /not both/],
     ['feather without a mask', { feather: 4 }, 'feather', /give "mask" too/],
+    ['format without a mask', { format: 'jpeg' }, 'format', /"format" applies only to a region edit: give "mask" too/],
+    [
+      'as JPEG of an image with transparency',
+      { mask: 'art/door.png', format: 'jpeg', images: ['art/clear.png'] },
+      'format',
+      /clear\.png has transparent pixels/,
+    ],
   ];
   for (const [what, args, field, message] of refused) {
     it(`refuses a mask ${what}: the field named, nothing sent (edit_image and estimate_cost)`, async () => {
@@ -129,5 +140,28 @@ describe('MCP server: region edits by mask', function () {
         else if (!same) changed++;
       }
     assert.ok(changed > 0, 'the region took the answer');
+  });
+
+  it('edit_image with format jpeg: scene.region-1.jpg of the original size, the mask beside a PNG, what JPEG costs said', async () => {
+    const paid = paidRequests(emu).length;
+    const estimate = await call('estimate_cost', { ...edit, images: ['art/scene.png'], mask: 'art/door.png', format: 'jpeg' });
+    assert.match(textOf(estimate), /saved as JPEG: every pixel is re-compressed \(quality 90\), so the rest of the image changes slightly/);
+    const result = await call('edit_image', { ...edit, images: ['art/scene.png'], mask: 'art/door.png', format: 'jpeg' });
+    assert.ok(!result.isError, textOf(result));
+    const structured = result.structuredContent as { files: { path: string }[]; masks: string[] };
+    assert.equal(paidRequests(emu).length, paid + 1);
+    assert.deepEqual(
+      structured.files.map((f) => f.path),
+      ['art/scene.region-1.jpg'],
+    );
+    assert.deepEqual(structured.masks, ['art/scene.region-1.mask.png']);
+    assert.match(textOf(result), /saved as JPEG: every pixel is re-compressed/);
+    const bytes = await fs.readFile(path.join(workspace, 'art', 'scene.region-1.jpg'));
+    assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+    const decoded = await decodeImage(bytes);
+    assert.deepEqual([decoded.width, decoded.height], [W, H]);
+    const mask = await fs.readFile(path.join(workspace, 'art', 'scene.region-1.mask.png'));
+    assert.deepEqual([...mask.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+    assert.ok(!existsSync(path.join(workspace, 'art', 'scene.region-1.png')), 'the answer went: one result file');
   });
 });

@@ -172,3 +172,29 @@ describe('Image Studio protocol: parseFromWebviewMessage', () => {
     assert.ok(rejected.length < 200);
   });
 });
+
+describe("Image Studio protocol: the region editor's regionEdit", () => {
+  const edit = {
+    type: 'regionEdit',
+    requestId: 7,
+    image: '/ws/photo.jpg',
+    model: 'prism-2',
+    prompt: 'a red door',
+    maskBase64: 'iVBORw0KGgo=',
+    feather: 8,
+    format: 'png',
+    wholeImage: false,
+  };
+
+  it('passes the result format, png or jpeg, unchanged', () => {
+    assert.deepStrictEqual(parseFromWebviewMessage(edit), edit);
+    assert.deepStrictEqual(parseFromWebviewMessage({ ...edit, format: 'jpeg' }), { ...edit, format: 'jpeg' });
+  });
+
+  it('refuses a missing or unknown format', () => {
+    const { format: _format, ...without } = edit;
+    for (const value of [without, { ...edit, format: 'webp' }, { ...edit, format: 'JPEG' }, { ...edit, format: 1 }]) {
+      assert.strictEqual(parseFromWebviewMessage(value), undefined, JSON.stringify(value));
+    }
+  });
+});

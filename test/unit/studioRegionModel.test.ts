@@ -77,6 +77,7 @@ interface SavedRegion {
   model: string;
   prompt: string;
   feather: number;
+  format?: 'png' | 'jpeg';
   wholeImage: boolean;
 }
 
@@ -378,6 +379,8 @@ describe('Region editor: the state kept when VS Code discards or reloads the pag
 
   it('reads back what the editor saved, through JSON as the state API keeps it', () => {
     assert.deepEqual(load().parseSavedRegion(JSON.parse(JSON.stringify(saved)), LIMITS), saved);
+    // The chosen format is kept; what a version before the choice kept has none (PNG).
+    assert.deepEqual(load().parseSavedRegion({ ...saved, format: 'jpeg' }, LIMITS), { ...saved, format: 'jpeg' });
   });
 
   it('refuses anything malformed as a whole: the studio then opens as usual', () => {
@@ -390,6 +393,7 @@ describe('Region editor: the state kept when VS Code discards or reloads the pag
       { ...saved, height: 1.5 },
       { ...saved, feather: 257 },
       { ...saved, wholeImage: 'yes' },
+      { ...saved, format: 'webp' },
       { ...saved, prompt: 'x'.repeat(32_001) },
       { ...saved, operations: [{ kind: 'paint' }] },
       { ...saved, operations: [{ kind: 'stroke', mode: 'add', size: 3, points: [] }] },

@@ -1,9 +1,9 @@
 // The editor's form under the stage: the model (only those that edit), what should change, the
-// feather, "send the whole image instead", the estimate (asked of the host, debounced) and Edit
+// feather, the result's format (PNG, or JPEG and what it costs), "send the whole image instead", the estimate (asked of the host, debounced) and Edit
 // Region…. The page checks what it can before posting; the host checks everything again.
 import type { ModelInfo } from '../../../src/studio/protocol/protocol';
 import { LIMITS } from '../../../src/studio/protocol/protocol';
-import { REGION_FEATHER_DEFAULT, REGION_FEATHER_MAX, type RegionEstimateMessage } from '../../../src/studio/protocol/regionProtocol';
+import { REGION_FEATHER_DEFAULT, REGION_FEATHER_MAX, type RegionEstimateMessage, type RegionResultFormat } from '../../../src/studio/protocol/regionProtocol';
 import { append, el } from '../dom';
 import { request, t } from '../host';
 
@@ -13,6 +13,7 @@ export interface RegionFormValues {
   model: string;
   prompt: string;
   feather: number;
+  format: RegionResultFormat;
   wholeImage: boolean;
 }
 
@@ -38,6 +39,10 @@ export class RegionForm {
     step: '1',
     'aria-describedby': 'region-feather-hint',
   });
+  readonly format = el('select', { id: 'region-format', class: 'region-format' }, [
+    el('option', { value: 'png' }, [t('regionFormatPng')]),
+    el('option', { value: 'jpeg' }, [t('regionFormatJpeg')]),
+  ]);
   readonly wholeImage = el('input', { type: 'checkbox', id: 'region-whole-image', class: 'region-whole-image' });
   private readonly estimate = el('p', { class: 'description region-estimate', 'aria-live': 'polite' });
   private readonly errors: Record<RegionProblem, HTMLElement> = {
@@ -66,7 +71,7 @@ export class RegionForm {
     });
     this.prompt.addEventListener('input', () => this.showProblem('prompt', undefined));
     this.wholeImage.addEventListener('change', () => this.showProblem('mask', undefined));
-    for (const control of [this.model, this.prompt, this.feather, this.wholeImage]) {
+    for (const control of [this.model, this.prompt, this.feather, this.format, this.wholeImage]) {
       control.addEventListener(control === this.prompt ? 'input' : 'change', onChange);
     }
     this.element = el('div', { class: 'region-form' }, [
@@ -77,6 +82,7 @@ export class RegionForm {
         this.feather,
         el('p', { id: 'region-feather-hint', class: 'description' }, [t('regionFeatherHint')]),
       ]),
+      el('div', { class: 'field region-format-field' }, [el('label', { for: this.format.id }, [t('regionFormat')]), this.format]),
       el('div', { class: 'region-check' }, [this.wholeImage, el('label', { for: this.wholeImage.id }, [t('regionWholeImage')])]),
       this.estimate,
       el('div', { class: 'actions' }, [this.submitButton]),
@@ -108,13 +114,14 @@ export class RegionForm {
   }
 
   /** The values kept from before the page was discarded or reloaded (a model no longer offered is not taken). */
-  restore(values: RegionFormValues): void {
+  restore(values: Omit<RegionFormValues, 'format'> & { format?: RegionResultFormat }): void {
     if (this.models.some((m) => m.id === values.model)) {
       this.model.value = values.model;
       this.model.dataset.chosen = 'true';
     }
     this.prompt.value = values.prompt;
     this.feather.value = String(values.feather);
+    this.format.value = values.format ?? 'png';
     this.wholeImage.checked = values.wholeImage;
     this.askEstimate();
   }
@@ -130,6 +137,7 @@ export class RegionForm {
       model: this.model.value,
       prompt: this.prompt.value.trim(),
       feather: Number.isFinite(feather) ? Math.min(REGION_FEATHER_MAX, Math.max(0, feather)) : REGION_FEATHER_DEFAULT,
+      format: this.format.value === 'jpeg' ? 'jpeg' : 'png',
       wholeImage: this.wholeImage.checked,
     };
   }
@@ -147,7 +155,7 @@ export class RegionForm {
   }
 
   setBusy(busy: boolean): void {
-    for (const control of [this.submitButton, this.model, this.prompt, this.feather, this.wholeImage]) control.disabled = busy;
+    for (const control of [this.submitButton, this.model, this.prompt, this.feather, this.format, this.wholeImage]) control.disabled = busy;
     this.element.setAttribute('aria-busy', String(busy));
   }
 

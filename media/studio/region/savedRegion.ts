@@ -1,7 +1,7 @@
 // The region editor as the page keeps it across being hidden (VS Code discards a hidden webview) and
 // window reloads: the image, the painting as its operations, and the form. Pure (no DOM): parsed
 // defensively, as the saved state is read back from outside the page's own memory.
-import { REGION_FEATHER_MAX } from '../../../src/studio/protocol/regionProtocol';
+import { REGION_FEATHER_MAX, REGION_FORMATS, type RegionResultFormat } from '../../../src/studio/protocol/regionProtocol';
 import type { MaskMode, MaskOperation, Point } from './maskOperations';
 
 export interface SavedRegion {
@@ -12,6 +12,8 @@ export interface SavedRegion {
   model: string;
   prompt: string;
   feather: number;
+  /** Absent in what a version before the choice kept: PNG. */
+  format?: RegionResultFormat;
   wholeImage: boolean;
 }
 
@@ -56,10 +58,11 @@ function parseOperation(value: unknown): MaskOperation | undefined {
 /** The saved editor, or undefined when there is none or it is malformed (the studio then opens as usual). */
 export function parseSavedRegion(value: unknown, limits: { path: number; prompt: number; id: number }): SavedRegion | undefined {
   if (!isRecord(value)) return undefined;
-  const { path, width, height, operations, model, prompt, feather, wholeImage } = value;
+  const { path, width, height, operations, model, prompt, feather, format, wholeImage } = value;
   if (!isText(path, limits.path) || !path || !isSize(width) || !isSize(height)) return undefined;
   if (!isText(model, limits.id) || !isText(prompt, limits.prompt) || typeof wholeImage !== 'boolean') return undefined;
   if (typeof feather !== 'number' || !Number.isInteger(feather) || feather < 0 || feather > REGION_FEATHER_MAX) return undefined;
+  if (format !== undefined && !REGION_FORMATS.includes(format as RegionResultFormat)) return undefined;
   if (!Array.isArray(operations) || operations.length > SAVED_OPERATIONS_MAX) return undefined;
   const parsed: MaskOperation[] = [];
   for (const operation of operations) {
@@ -67,7 +70,7 @@ export function parseSavedRegion(value: unknown, limits: { path: number; prompt:
     if (!one) return undefined;
     parsed.push(one);
   }
-  return { path, width, height, operations: parsed, model, prompt, feather, wholeImage };
+  return { path, width, height, operations: parsed, model, prompt, feather, ...(format !== undefined && { format: format as RegionResultFormat }), wholeImage };
 }
 
 /** Whether the painting is small enough to keep (the page's state is written on every change). */

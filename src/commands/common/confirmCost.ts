@@ -4,8 +4,9 @@ import { formatRubleRange, formatRubles } from '../../core/money/cost';
 import type { GenerationRequest } from '../../core/gateway/types';
 import type { ConfirmRequest } from '../../jobs/jobTypes';
 import { trPlural } from '../../core/common/plural';
+import { JPEG_QUALITY } from '../../core/images/jpegQuality';
 
-export async function confirmCost({ model, request, estimate, style, resend, region }: ConfirmRequest, locale: string): Promise<boolean> {
+export async function confirmCost({ model, request, estimate, style, resend, region, regionFormat }: ConfirmRequest, locale: string): Promise<boolean> {
   const reserve = formatRubles(estimate.reservation, locale);
   const go = vscode.l10n.t('Send (reserve {0})', reserve);
   const options = describeOptions(request);
@@ -28,7 +29,14 @@ export async function confirmCost({ model, request, estimate, style, resend, reg
       request.prompt.length > 200 ? `${request.prompt.slice(0, 200)}…` : request.prompt,
     ),
     options && vscode.l10n.t('Options: {0}', options),
-    region && vscode.l10n.t('Region edit: {0}; the rest of the image stays as it is.', region),
+    region &&
+      (regionFormat === 'jpeg'
+        ? vscode.l10n.t(
+            'Region edit: {0}; saved as JPEG: every pixel is re-compressed (quality {1}), so the rest of the image changes slightly.',
+            region,
+            JPEG_QUALITY,
+          )
+        : vscode.l10n.t('Region edit: {0}; the rest of the image stays as it is.', region)),
     ...styleLines,
   ].filter(Boolean);
   const answer = await vscode.window.showWarningMessage(

@@ -86,6 +86,7 @@ async function regionEditOf(services: Services, args: EditArgs, job: ImageJob, p
     mask,
     ...(painted ? { maskShown: painted.shown, maskKeptBeside: true } : {}),
     feather: args.feather,
+    format: args.format,
     model,
   });
   const { job: regionJob, dispose } = await regionEditCode().regionJobOf(job, plan, model);
@@ -112,7 +113,7 @@ export async function editJobOf(services: Services, args: EditArgs): Promise<{ j
   const source = images[0];
   if (source === undefined) throw new ValidationError('images', vscode.l10n.t('Give at least one image to edit.'));
   const sourceUri = vscode.Uri.file(source);
-  const { images: _images, mask: _mask, feather: _feather, wholeImage: _wholeImage, ...rest } = args;
+  const { images: _images, mask: _mask, feather: _feather, format: _format, wholeImage: _wholeImage, ...rest } = args;
   const styled = await applyStyle(services, args.style, { ...styleInputOf(rest), references: images }, sourceUri);
   const directory = await resolveEditOutputFolder(source, args.outputDirectory, styled.output.directory);
   const pattern = styled.output.pattern ?? readPathSetting('editFileNamePattern', EDIT_FILE_NAME_PATTERN_DEFAULT, sourceUri).value;

@@ -48,6 +48,8 @@ export interface CommandResult {
   usage?: { cost_rub?: number; balance?: number };
   /** Saved files without alpha although a transparent background was asked for (kept). */
   opaque?: vscode.Uri[];
+  /** A region edit: "region 412×300 of 2048×1536, sent as 3:2" (a JPEG result has no provenance that says it). */
+  regionDescription?: string;
 }
 
 export async function runJob(services: Services, job: ImageJob, options: RunOptions): Promise<CommandResult> {
@@ -108,7 +110,8 @@ export async function runJob(services: Services, job: ImageJob, options: RunOpti
   }
   void presentResult(services, result, files, options);
   const opaque = result.opaque?.map((f) => vscode.Uri.file(f));
-  return { files, model: result.model, usage: result.usage, ...(opaque ? { opaque } : {}) };
+  const region = result.region?.description;
+  return { files, model: result.model, usage: result.usage, ...(opaque ? { opaque } : {}), ...(region !== undefined ? { regionDescription: region } : {}) };
 }
 
 /**

@@ -24,11 +24,15 @@ export interface RegionArgs {
   mask?: string;
   /** Soft edge in pixels outside the region (default 8). */
   feather?: number;
+  /** The result's format (default PNG: nothing outside the region re-compressed). */
+  format?: 'png' | 'jpeg';
   /** true: the plain edit of the whole image (no mask). */
   wholeImage?: boolean;
 }
 
-/** Picks and checks `mask`, `feather` and `wholeImage` of an argument object; each refusal names its field. */
+export const REGION_FORMATS = ['png', 'jpeg'] as const;
+
+/** Picks and checks `mask`, `feather`, `format` and `wholeImage` of an argument object; each refusal names its field. */
 export function regionArgsOf(args: Record<string, unknown>): RegionArgs {
   const result: RegionArgs = {};
   if (args.mask !== undefined) {
@@ -38,6 +42,12 @@ export function regionArgsOf(args: Record<string, unknown>): RegionArgs {
     result.mask = args.mask.trim();
   }
   if (args.feather !== undefined) result.feather = checkFeather(args.feather);
+  if (args.format !== undefined) {
+    if (!REGION_FORMATS.includes(args.format as 'png')) {
+      throw new ValidationError('format', l10n.t('"format" must be "png" (the default) or "jpeg".'), [...REGION_FORMATS]);
+    }
+    result.format = args.format as 'png' | 'jpeg';
+  }
   if (args.wholeImage !== undefined) {
     if (typeof args.wholeImage !== 'boolean') throw new ValidationError('wholeImage', l10n.t('"wholeImage" must be true or false.'), ['true', 'false']);
     result.wholeImage = args.wholeImage;
@@ -47,6 +57,9 @@ export function regionArgsOf(args: Record<string, unknown>): RegionArgs {
   }
   if (result.feather !== undefined && result.mask === undefined) {
     throw new ValidationError('feather', l10n.t('"feather" applies only to a region edit: give "mask" too.'));
+  }
+  if (result.format !== undefined && result.mask === undefined) {
+    throw new ValidationError('format', l10n.t('"format" applies only to a region edit: give "mask" too.'), [...REGION_FORMATS]);
   }
   return result;
 }

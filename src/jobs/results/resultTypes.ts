@@ -44,6 +44,9 @@ export interface HistoryEntry {
   region?: RegionRecord;
 }
 
+/** A region edit's result format: PNG (nothing outside the region re-compressed) or JPEG (smaller, every pixel re-compressed). */
+export type RegionFormat = 'png' | 'jpeg';
+
 /** What a region edit changed of which image: the original and mask (absolute in the journal, relative to the result's folder in a PNG's provenance), the mask's box, the feather and the crop sent. */
 export interface RegionRecord {
   original: string;
@@ -53,6 +56,8 @@ export interface RegionRecord {
   crop: { x: number; y: number; width: number; height: number; ratio: string };
   /** "region 412×300 of 2048×1536, sent as 3:2" */
   description: string;
+  /** The result's format: 'jpeg' when the person chose it (every pixel re-compressed); absent or 'png': a PNG. */
+  format?: RegionFormat;
   /** Set by a start that could not finish an interrupted region edit (jobs/regionRecovery.ts): why the answer stays as it came. Never looked at again. */
   kept?: string;
 }

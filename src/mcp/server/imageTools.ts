@@ -45,7 +45,7 @@ import type {
   ListStylesAnswer,
 } from './toolDefinitions';
 import { ToolJobs } from './toolJobs';
-import { finishRegionEdit, recordedReferences, type RegionOutcome } from '../../jobs/regionEdit';
+import { finishRegionEdit, outsideRegionNote, recordedReferences, type RegionOutcome } from '../../jobs/regionEdit';
 import { markRegionEditSent } from '../../jobs/regionPending';
 import { WorkspacePaths } from './workspacePaths';
 
@@ -183,7 +183,7 @@ export class ImageTools {
     const text = [
       `${model.id}, n=${estimate.n}: the gateway reserves ${rub(estimate.reservation)} and charges the actual cost, expected ${range(estimate)}. Nothing was sent.`,
       ...(styled.style ? [`Style ${styled.style.name}: the prompt sent is "${request.prompt}".`] : []),
-      ...(region ? [`Region edit: ${region.plan.description}; the rest of the image stays as it is.`] : []),
+      ...(region ? [`Region edit: ${region.plan.description}; ${outsideRegionNote(region.plan.record.format)}.`] : []),
       ...styled.notes,
       verdict,
     ].join('\n');
@@ -276,7 +276,12 @@ export class ImageTools {
     }
     const region = finish && (await finish(result));
     if (region) result = { ...result, files: region.files };
-    const answer = await this.imageAnswer(result, job.references?.length ? 'Edited' : 'Generated', job.style?.name, region && { ...region, text: regionText });
+    const answer = await this.imageAnswer(
+      result,
+      job.references?.length ? 'Edited' : 'Generated',
+      job.style?.name,
+      region && { ...region, text: regionText, format: job.region?.format },
+    );
     if (lateCancel) {
       context.notify?.(
         `The call was cancelled after the gateway had answered (it has charged): the paid image(s) are saved anyway: ${answer.structured.files.map((f) => f.path).join(', ')}.`,
@@ -313,16 +318,13 @@ export class ImageTools {
     result: JobResult,
     verb: string,
     style: string | undefined,
-    region?: RegionOutcome & { text?: string },
+    region?: RegionOutcome & { text?: string; format?: 'png' | 'jpeg' },
   ): Promise<ToolAnswer<ImageAnswer>> {
     const files = result.files.map((file) => this.fileOf(file));
     const lines = imageLines(result, files, verb, style);
     const masks = region?.masks.map((file) => this.paths.relative(file));
     if (region)
-      lines.push(
-        `Region edit: ${region.text ?? ''}; outside the region every pixel is the original's. Mask saved: ${masks!.join(', ') || 'none'}.`,
-        ...region.notes,
-      );
+      lines.push(`Region edit: ${region.text ?? ''}; ${outsideRegionNote(region.format)}. Mask saved: ${masks!.join(', ') || 'none'}.`, ...region.notes);
     const preview = result.files[0] ? await previewOf(result.files[0]) : undefined;
     lines.push(preview ? `Preview: the first image, at most ${PREVIEW_SIDE} px.` : 'No preview of this image.');
     return {

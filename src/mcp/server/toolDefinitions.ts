@@ -101,6 +101,11 @@ const region = {
     'Region edit: a PNG in the workspace, the same size as the one image, where white (or opaque) marks what changes; only that region (plus a margin for context) is sent, and the result is pasted back so every pixel outside the region stays exactly as it was. Saved as <name>.region-N.png with the mask beside it. Checked before anything is sent: same size, inside the workspace, not empty.',
   ).optional(),
   feather: whole(0, 256, 'Region edit: soft edge in pixels outside the mask (default 8; 0 = hard edge). Only with mask.').optional(),
+  format: choice(['png', 'jpeg'] as const)
+    .describe(
+      "Region edit: the result's format. png (default): nothing outside the region is re-compressed. jpeg: a smaller <name>.region-N.jpg, but every pixel is re-compressed (quality 90), so pixels outside the region change slightly; refused for an image with transparency. Only with mask.",
+    )
+    .optional(),
   wholeImage: flag('true: edit the whole image (the plain edit); not together with mask.').optional(),
 };
 

@@ -33,7 +33,18 @@ export class ToolJobs {
   async jobOf(args: EstimateArgs, images: string[] | undefined): Promise<{ job: ImageJob; styled: StyledRequest }> {
     const references: string[] = [];
     for (const image of images ?? []) references.push(await this.paths.resolve('images', image));
-    const { prompt, model, style, images: _images, output_directory: _output, mask: _mask, feather: _feather, wholeImage: _whole, ...options } = args;
+    const {
+      prompt,
+      model,
+      style,
+      images: _images,
+      output_directory: _output,
+      mask: _mask,
+      feather: _feather,
+      format: _format,
+      wholeImage: _whole,
+      ...options
+    } = args;
     // An estimate may come before the prompt is written: any text estimates the same.
     const input: StyleInput = { prompt: prompt?.trim() ?? 'estimate', model: model?.trim(), options, references };
     let styled = await this.styles.apply(style, input);
@@ -67,7 +78,7 @@ export class ToolJobs {
     if (!args.images?.length) throw new ValidationError('mask', '"mask" needs the one image to edit, in "images".');
     const mask = await this.paths.resolve('mask', region.mask);
     const model = (await this.catalog.get()).find((m) => m.id === job.request.model);
-    const plan = await planRegionEdit({ images: job.references ?? [], mask, feather: region.feather, model });
+    const plan = await planRegionEdit({ images: job.references ?? [], mask, feather: region.feather, format: region.format, model });
     return { ...(await regionJobOf(job, plan, model)), plan };
   }
 

@@ -16,6 +16,9 @@ export interface RegionImageView {
 
 export const REGION_FEATHER_MAX = 256;
 export const REGION_FEATHER_DEFAULT = 8;
+/** The result's format: PNG (nothing outside the region re-compressed, the default) or JPEG (smaller, every pixel re-compressed). */
+export const REGION_FORMATS = ['png', 'jpeg'] as const;
+export type RegionResultFormat = (typeof REGION_FORMATS)[number];
 /** The mask's PNG as base64: at most 25 MB of bytes, as for a pasted image. */
 export const REGION_MASK_BASE64_MAX = Math.ceil((25 * 1024 * 1024) / 3) * 4;
 
@@ -91,7 +94,7 @@ export interface RegionEstimateRequest {
 
 /**
  * Runs the region edit: `maskBase64` is a PNG of the image's size where opaque white marks what
- * changes; `wholeImage` sends the whole image instead (a plain edit, the mask unused).
+ * changes; `wholeImage` sends the whole image instead (a plain edit, the mask unused); `format`: the result's.
  */
 export interface RegionEditMessage {
   type: 'regionEdit';
@@ -101,6 +104,7 @@ export interface RegionEditMessage {
   prompt: string;
   maskBase64: string;
   feather: number;
+  format: RegionResultFormat;
   wholeImage: boolean;
 }
 
@@ -132,13 +136,13 @@ export function parseRegionMessage(value: Record<string, unknown>, limits: { id:
       if (!only('requestId', 'model', 'image') || !text(value.model, limits.id) || !text(value.image, limits.path)) return undefined;
       return { type: 'regionEstimate', requestId: id, model: value.model, image: value.image };
     case 'regionEdit': {
-      if (!only('requestId', 'image', 'model', 'prompt', 'maskBase64', 'feather', 'wholeImage')) return undefined;
-      const { image, model, prompt, maskBase64, feather, wholeImage } = value;
+      if (!only('requestId', 'image', 'model', 'prompt', 'maskBase64', 'feather', 'format', 'wholeImage')) return undefined;
+      const { image, model, prompt, maskBase64, feather, format, wholeImage } = value;
       if (!text(image, limits.path) || !text(model, limits.id) || typeof prompt !== 'string' || prompt.length > limits.prompt) return undefined;
-      if (typeof wholeImage !== 'boolean') return undefined;
+      if (typeof wholeImage !== 'boolean' || !REGION_FORMATS.includes(format as RegionResultFormat)) return undefined;
       if (typeof feather !== 'number' || !Number.isInteger(feather) || feather < 0 || feather > REGION_FEATHER_MAX) return undefined;
       if (!text(maskBase64, REGION_MASK_BASE64_MAX) || maskBase64.length % 4 !== 0 || !BASE64.test(maskBase64)) return undefined;
-      return { type: 'regionEdit', requestId: id, image, model, prompt, maskBase64, feather, wholeImage };
+      return { type: 'regionEdit', requestId: id, image, model, prompt, maskBase64, feather, format: format as RegionResultFormat, wholeImage };
     }
     case 'regionDecision':
       if (!only('requestId', 'decision', 'result') || !REGION_DECISIONS.includes(value.decision as RegionDecision)) return undefined;

@@ -97,7 +97,14 @@ export class RegionEditorHost {
     let maskFile: string | undefined;
     try {
       const original = await this.imageView(message.image);
-      const args = { model: message.model, prompt: message.prompt, images: [original.path], feather: message.feather };
+      // The format applies to the region edit only: the whole image's edit is saved as the model gives it.
+      const args = {
+        model: message.model,
+        prompt: message.prompt,
+        images: [original.path],
+        feather: message.feather,
+        ...(message.wholeImage ? {} : { format: message.format }),
+      };
       // The editor shows the result against the original: it is not opened in another editor too.
       const extras = { signal: controller.signal, errorActions, openResults: false, origin: { kind: 'studio' as const } };
       let paintedMask;
@@ -115,7 +122,8 @@ export class RegionEditorHost {
         ok: true,
         original,
         result: await this.imageView(file),
-        ...(message.wholeImage ? {} : { description: await describeOf(file) }),
+        // A JPEG result has no provenance to read it from: the result's own record says it.
+        ...(message.wholeImage ? {} : { description: result.regionDescription ?? (await describeOf(file)) }),
         ...(result.usage?.cost_rub !== undefined ? { costText: formatRubles(result.usage.cost_rub, services.locale) } : {}),
       });
     } catch (error) {
