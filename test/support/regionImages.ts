@@ -12,9 +12,11 @@ let webpReady: Promise<unknown> | undefined;
 
 const pixelsOf = (image: RgbaImage) => ({ width: image.width, height: image.height, data: new Uint8ClampedArray(image.data) });
 
-export async function encodeJpeg(image: RgbaImage, quality = 85): Promise<Buffer> {
+/** mozjpeg's defaults (progressive; 4:4:4 at quality 90 and above) unless `baseline`: not progressive, 4:2:0, as cameras write. */
+export async function encodeJpeg(image: RgbaImage, quality = 85, options: { baseline?: boolean } = {}): Promise<Buffer> {
   await (jpegReady ??= initJpeg({ wasmBinary: readFileSync(require.resolve('@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm')) }));
-  return Buffer.from(await encodeJpegWasm(pixelsOf(image), { quality }));
+  const baseline = options.baseline ? { progressive: false, auto_subsample: false, chroma_subsample: 2 } : {};
+  return Buffer.from(await encodeJpegWasm(pixelsOf(image), { quality, ...baseline }));
 }
 
 export async function encodeWebp(image: RgbaImage, lossless = false): Promise<Buffer> {

@@ -2,8 +2,9 @@
 // from the outside of the code (the process's peak RSS against its idle RSS). Two steps, each its own
 // process, so that making the inputs costs the measured one nothing:
 //   node regionMemoryChild.js make <dir>              the PNG original, the mask, an answer
-//   node regionMemoryChild.js make-jpeg <dir>         the JPEG original (mozjpeg's defaults: progressive)
-//   node regionMemoryChild.js edit <dir> <png|jpeg>   loads the modules, idles, runs the region edit
+//   node regionMemoryChild.js make-jpeg <dir>         the JPEG original (mozjpeg's defaults: progressive, 4:4:4)
+//   node regionMemoryChild.js make-baseline <dir>     the JPEG original as a camera writes it (baseline, 4:2:0)
+//   node regionMemoryChild.js edit <dir> <png|jpeg|baseline>   loads the modules, idles, runs the region edit
 // `edit` prints one JSON line: { idleKb, peakKb, ... }.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -19,7 +20,7 @@ export const ANSWER = { width: 1536, height: 1024 };
 export const RATIOS = ['1:1', '3:2', '2:3', '4:3', '3:4', '16:9', '9:16'];
 
 export interface MemoryFigures {
-  kind: 'png' | 'jpeg';
+  kind: OriginalKind;
   idleKb: number;
   peakKb: number;
   originalBytes: number;
@@ -50,19 +51,23 @@ async function make(dir: string): Promise<void> {
   await fs.writeFile(path.join(dir, 'answer.png'), encodePng(photoLike(ANSWER.width, ANSWER.height, 11)));
 }
 
-/** The same picture as a JPEG (the slow step, ~9 s: run beside the PNG's edit). */
-async function makeJpeg(dir: string): Promise<void> {
-  await fs.writeFile(path.join(dir, 'photo.jpg'), await encodeJpeg(photoLike(SIDE, SIDE, 7), 90));
+export type OriginalKind = 'png' | 'jpeg' | 'baseline';
+const ORIGINAL_FILES: Record<OriginalKind, string> = { png: 'photo.png', jpeg: 'photo.jpg', baseline: 'photo-baseline.jpg' };
+
+/** The same picture as a JPEG (the slow step, ~9 s: run beside the PNG's edit): progressive 4:4:4, or baseline 4:2:0. */
+async function makeJpeg(dir: string, baseline: boolean): Promise<void> {
+  const file = path.join(dir, baseline ? ORIGINAL_FILES.baseline : ORIGINAL_FILES.jpeg);
+  await fs.writeFile(file, await encodeJpeg(photoLike(SIDE, SIDE, 7), 90, { baseline }));
 }
 
-async function edit(dir: string, kind: 'png' | 'jpeg'): Promise<MemoryFigures> {
+async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
   const regionEdit = await import('../../src/jobs/regionEdit');
   // The JPEG decoder's WASM is compiled on first use, as in the extension: part of the edit's cost.
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 50));
   const idleKb = Math.round(process.memoryUsage.rss() / 1024);
 
-  const original = path.join(dir, kind === 'png' ? 'photo.png' : 'photo.jpg');
+  const original = path.join(dir, ORIGINAL_FILES[kind]);
   const work = path.join(dir, `work-${kind}`);
   await fs.mkdir(work, { recursive: true });
   const model = { supported_aspect_ratios: RATIOS, supported_output_formats: ['png'] };
@@ -89,7 +94,12 @@ async function edit(dir: string, kind: 'png' | 'jpeg'): Promise<MemoryFigures> {
 
 if (require.main === module) {
   const [step, dir, kind] = process.argv.slice(2);
-  const run = step === 'make' ? make(dir!) : step === 'make-jpeg' ? makeJpeg(dir!) : edit(dir!, kind === 'jpeg' ? 'jpeg' : 'png');
+  const run =
+    step === 'make'
+      ? make(dir!)
+      : step === 'make-jpeg' || step === 'make-baseline'
+        ? makeJpeg(dir!, step === 'make-baseline')
+        : edit(dir!, kind === 'jpeg' || kind === 'baseline' ? kind : 'png');
   run.then(
     (figures) => {
       if (figures) process.stdout.write(`${JSON.stringify(figures)}\n`);
