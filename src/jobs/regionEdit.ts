@@ -22,7 +22,7 @@ import type { ImageJob, JobResult } from './jobTypes';
 import type { RegionFormat } from './results/resultTypes';
 import { compositeInto, isCompositeFile, type RegionPlan, saveMaskBeside, underResultLease } from './regionComposite';
 export { recordedReferences } from './regionReferences';
-export { regionDescriptionOf, regionOriginalInfo } from './regionOriginal';
+export { regionOriginalInfo } from './regionOriginal';
 export { recoverRegionEdits } from './regionRecovery';
 export { COMPOSITE_KEYWORD, compositeInto, isCompositeFile, type RegionPlan, saveMaskBeside, underResultLease } from './regionComposite';
 import { readRegionOriginal } from './regionOriginal';

@@ -12,8 +12,6 @@ import { sniffImage, SNIFF_HEAD_BYTES } from '../core/images/imageSniff';
 import { jpegOrientation } from '../core/images/orientation';
 import { ImageRefused, MAX_REGION_PIXELS } from '../core/images/pixels';
 import { animatedRefusal, tooLargeRefusal } from '../core/images/pngDecode';
-import { readPngTextChunk } from '../core/files/pngText';
-import { PROVENANCE_KEYWORD } from './provenance';
 
 /** The largest original a region edit reads (the decoder refuses larger ones too). */
 const MAX_ORIGINAL_BYTES = 64 * 1024 * 1024;
@@ -76,16 +74,4 @@ function hasPngChunkBeforeData(bytes: Uint8Array, wanted: string): boolean {
     at += 12 + view.getUint32(at);
   }
   return false;
-}
-
-/** What a region edit's result says it changed ("region 412×300 of 2048×1536, sent as 3:2"), from its provenance. */
-export async function regionDescriptionOf(file: string): Promise<string | undefined> {
-  const text = await readPngTextChunk(file, PROVENANCE_KEYWORD).catch(() => undefined);
-  if (text === undefined) return undefined;
-  try {
-    const description = (JSON.parse(text) as { region?: { description?: unknown } }).region?.description;
-    return typeof description === 'string' ? description : undefined;
-  } catch {
-    return undefined;
-  }
 }

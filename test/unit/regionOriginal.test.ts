@@ -8,9 +8,7 @@ import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { decodeImage, encodePng } from '../../src/core/images/codecs';
 import { ValidationError } from '../../src/core/gateway/errors';
-import { regionDescriptionOf, regionOriginalInfo } from '../../src/jobs/regionOriginal';
-import { addPngTextChunkToBuffer } from '../../src/core/files/pngText';
-import { PROVENANCE_KEYWORD } from '../../src/jobs/provenance';
+import { regionOriginalInfo } from '../../src/jobs/regionOriginal';
 import { chunk, encodeJpeg, noise, PNG_SIGNATURE, solid, withOrientation, writePng } from '../support/regionImages';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/images');
@@ -82,16 +80,5 @@ describe('Region editor: the original measured and checked from its header', () 
     assert.match((await refused(write('huge.png', huge))).message, /8192×4097.*at most/);
     assert.match((await refused(path.join(dir, 'gone.png'))).message, /Cannot read "gone\.png"/);
     assert.match((await refused(write('text.png', Buffer.from('not an image')))).message, /PNG, JPEG or WebP/);
-  });
-
-  it("reads a result's region description from its provenance, and nothing from a file without one", async () => {
-    const plain = encodePng(noise(4, 4, 1));
-    const provenance = JSON.stringify({ region: { description: 'region 2×2 of 4×4, sent as 1:1' } });
-    assert.equal(
-      await regionDescriptionOf(write('result.png', addPngTextChunkToBuffer(plain, PROVENANCE_KEYWORD, provenance))),
-      'region 2×2 of 4×4, sent as 1:1',
-    );
-    assert.equal(await regionDescriptionOf(write('plain.png', plain)), undefined);
-    assert.equal(await regionDescriptionOf(path.join(dir, 'none.png')), undefined);
   });
 });

@@ -13,6 +13,7 @@ import { isPngBytes } from '../../core/files/maskInput';
 import { summarizeError } from '../../core/gateway/errors';
 import { formatRubles } from '../../core/money/cost';
 import { regionEditCode } from '../../jobs/regionEditChunk';
+import { maskBesideOf } from '../../jobs/regionPending';
 import type { Services } from '../../services';
 import { checkReference } from '../model/files';
 import { evaluateForm } from '../model/view';
@@ -115,15 +116,14 @@ export class RegionEditorHost {
       const result = await editImage(services, args, true, { ...extras, ...(paintedMask ? { paintedMask } : {}) });
       const file = result.files[0]?.fsPath;
       if (!file) throw new Error(vscode.l10n.t('The gateway answered without an image.'));
-      this.results.set(file, [file, `${file.slice(0, -path.extname(file).length)}.mask.png`]);
+      this.results.set(file, [file, maskBesideOf(file)]);
       this.page.post({
         type: 'regionDone',
         requestId,
         ok: true,
         original,
         result: await this.imageView(file),
-        // A JPEG result has no provenance to read it from: the result's own record says it.
-        ...(message.wholeImage ? {} : { description: result.regionDescription ?? (await describeOf(file)) }),
+        ...(result.regionDescription !== undefined ? { description: result.regionDescription } : {}),
         ...(result.usage?.cost_rub !== undefined ? { costText: formatRubles(result.usage.cost_rub, services.locale) } : {}),
       });
     } catch (error) {
@@ -208,9 +208,4 @@ async function confirmPermanentDelete(name: string, why: unknown): Promise<boole
     remove,
   );
   return answer === remove;
-}
-
-/** The description the result's provenance carries ("region 412×300 of 2048×1536, sent as 3:2"). */
-function describeOf(file: string): Promise<string | undefined> {
-  return regionEditCode().regionDescriptionOf(file);
 }
