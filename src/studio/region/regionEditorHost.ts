@@ -114,6 +114,10 @@ export class RegionEditorHost {
         paintedMask = { file: maskFile, shown: vscode.l10n.t('the painted region') };
       }
       const result = await editImage(services, args, true, { ...extras, ...(paintedMask ? { paintedMask } : {}) });
+      // Done: the journal names the mask kept beside the result, so this copy was only the page's. After a
+      // failure it stays (a paid answer's journal entry may name it, and finishing it at the next start
+      // reads it); painted masks no result names go after seven days (regionPending.removeOldPaintedMasks).
+      if (maskFile) await fs.rm(maskFile, { force: true }).catch(() => undefined);
       const file = result.files[0]?.fsPath;
       if (!file) throw new Error(vscode.l10n.t('The gateway answered without an image.'));
       this.results.set(file, [file, maskBesideOf(file)]);
@@ -136,8 +140,6 @@ export class RegionEditorHost {
       this.page.post({ type: 'regionDone', requestId, ok: false, error: summary.message });
     } finally {
       this.running = undefined;
-      // The journal names the mask kept beside the result; this copy was only the page's.
-      if (maskFile) await fs.rm(maskFile, { force: true }).catch(() => undefined);
     }
   }
 
