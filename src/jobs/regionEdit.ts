@@ -139,9 +139,14 @@ export async function finishRegionEdit(plan: RegionPlan, result: JobResult, mask
         (await isCompositeFile(compositeNameOf(file, plan.record.format))) ? compositeNameOf(file, plan.record.format) : compositeInto(plan, file, lease),
       );
     } catch (error) {
-      outcome.notes.push(
-        l10n.t('{0} was kept as the gateway gave it (the region could not be pasted into the original: {1}).', path.basename(file), reasonOf(error)),
-      );
+      // Paused past the lease (its fence refused the rename) while a starting window pasted it: that composite stands.
+      const composite = compositeNameOf(file, plan.record.format);
+      if (await isCompositeFile(composite)) target = composite;
+      else {
+        outcome.notes.push(
+          l10n.t('{0} was kept as the gateway gave it (the region could not be pasted into the original: {1}).', path.basename(file), reasonOf(error)),
+        );
+      }
     }
     outcome.files.push(target);
     try {
