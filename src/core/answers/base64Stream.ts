@@ -54,10 +54,23 @@ export class Base64Decoder {
   /** Escapes other than \/ were seen in a dense run: skip the replaceAll attempt. */
   private mixedEscapes = false;
   private decoded = 0;
+  /**
+   * The checkpoint (what pendingText() was then) is kept as positions while the staging still holds it,
+   * and copied only before the staging changes under it: a copy per feed would cost the whole staging
+   * for every small chunk.
+   */
+  private checkpointed = false;
+  private cpLength = 0;
+  private cpEsc = 0;
+  private cpU = 0;
+  private cpDecoded = 0;
+  private cpText: Buffer | undefined;
   private label = '';
   private emit: (bytes: Buffer) => void = () => undefined;
 
   reset(label: string, emit: (bytes: Buffer) => void): void {
+    this.checkpointed = false;
+    this.cpText = undefined;
     this.stLen = 0;
     this.verified = 0;
     this.pad = 0;
@@ -85,9 +98,34 @@ export class Base64Decoder {
    * (whitespace it dropped aside). A copy: the staging changes as the string goes on.
    */
   pendingText(): Buffer {
-    const escape = this.esc === 0 ? '' : this.esc === 1 ? '\\' : `\\u${this.esc > 2 ? this.uValue.toString(16).padStart(this.esc - 2, '0') : ''}`;
-    if (this.stLen === 0 && !escape) return EMPTY;
-    let staged = this.staging.subarray(0, this.stLen);
+    return this.textOf(this.stLen, this.esc, this.uValue);
+  }
+
+  /** Marks what was taken so far, for atCheckpoint(). */
+  checkpoint(): void {
+    this.checkpointed = true;
+    this.cpLength = this.stLen;
+    this.cpEsc = this.esc;
+    this.cpU = this.uValue;
+    this.cpDecoded = this.decoded;
+    this.cpText = undefined;
+  }
+
+  /** Bytes emitted and pendingText() as they were at the last checkpoint() (at the start when there was none). */
+  atCheckpoint(): { decodedBytes: number; text: Buffer } {
+    if (!this.checkpointed) return { decodedBytes: 0, text: EMPTY };
+    return { decodedBytes: this.cpDecoded, text: this.cpText ?? this.textOf(this.cpLength, this.cpEsc, this.cpU) };
+  }
+
+  /** Called before the staged characters change other than by growing: the checkpoint's text is copied while it is there. */
+  private keepCheckpoint(): void {
+    if (this.checkpointed && this.cpText === undefined) this.cpText = this.textOf(this.cpLength, this.cpEsc, this.cpU);
+  }
+
+  private textOf(length: number, esc: number, uValue: number): Buffer {
+    const escape = esc === 0 ? '' : esc === 1 ? '\\' : `\\u${esc > 2 ? uValue.toString(16).padStart(esc - 2, '0') : ''}`;
+    if (length === 0 && !escape) return EMPTY;
+    let staged = this.staging.subarray(0, length);
     // A quote or backslash got here only through an escape (it is refused later): written back as one.
     if (staged.includes(0x22) || staged.includes(0x5c)) staged = Buffer.from(JSON.stringify(staged.toString('latin1')).slice(1, -1), 'latin1');
     return Buffer.concat([staged, Buffer.from(escape, 'latin1')]);
@@ -133,6 +171,7 @@ export class Base64Decoder {
       s += need;
       const quad = this.staging.toString('latin1', 0, 4);
       if (out.write(quad, 0, 'base64') !== 3 || hasUrlSafeChars(this.staging, 0, 4)) return s;
+      this.keepCheckpoint();
       this.stLen = 0;
       this.verified = 0;
     }
@@ -194,6 +233,7 @@ export class Base64Decoder {
     const out = Buffer.from(this.staging.toString('latin1', 0, len) + tail, 'base64');
     const expected = (len >>> 2) * 3 + (rest === 0 ? 0 : rest - 1);
     if (out.length !== expected) throw this.error(l10n.t('it could not be decoded'));
+    this.keepCheckpoint();
     this.stLen = 0;
     this.verified = 0;
     this.output(out);
@@ -274,6 +314,7 @@ export class Base64Decoder {
 
   /** Drops the first m staged characters; `verifiedRest` of the remaining ones are known to be data. */
   private consume(m: number, verifiedRest: number): void {
+    this.keepCheckpoint();
     const rest = this.stLen - m;
     if (rest > 0) this.staging.copy(this.staging, 0, m, this.stLen);
     this.stLen = rest;
@@ -285,6 +326,7 @@ export class Base64Decoder {
    * character or on data after padding. Returns whether whitespace was removed.
    */
   private filter(): boolean {
+    this.keepCheckpoint();
     const st = this.staging;
     const len = this.stLen;
     let w = this.verified;

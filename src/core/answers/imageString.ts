@@ -23,8 +23,11 @@ export class ImageString {
   /** A `url` that holds no data URL: its characters are skipped. */
   private skipping = false;
   private onOpen: () => void = () => undefined;
-  /** What had arrived when the last feed began (a feed that fails is kept from its start, as it came). */
-  private mark: ReceivedImageText = { decodedBytes: 0, text: Buffer.alloc(0) };
+  /**
+   * What had arrived when the last feed began (a feed that fails is kept from its start, as it came)
+   * while the header was still read; once decoding, the decoder's checkpoint holds it.
+   */
+  private mark: ReceivedImageText | undefined;
   private failedInFeed = false;
   /** The data URL's media type, if the string was one. */
   mediaType: string | undefined;
@@ -55,7 +58,12 @@ export class ImageString {
    */
   feed(buf: Buffer, s: number, e: number, backslashes: ByteFinder, ended: boolean): Buffer | undefined {
     if (this.skipping) return undefined;
-    this.mark = this.received();
+    if (this.deciding) {
+      this.mark = { decodedBytes: 0, text: this.head.pending };
+    } else {
+      this.mark = undefined;
+      this.decoder.checkpoint();
+    }
     this.failedInFeed = true;
     let plainUrl: Buffer | undefined;
     if (this.deciding) {
@@ -100,9 +108,11 @@ export class ImageString {
    * caller keeps that feed's bytes as they came); otherwise everything so far.
    */
   received(): ReceivedImageText {
-    if (this.failedInFeed) return this.mark;
+    if (this.failedInFeed && this.mark) return this.mark;
     if (this.deciding) return { decodedBytes: 0, text: this.head.pending };
-    const pending = this.decoder.pendingText();
-    return { decodedBytes: this.decoder.decodedBytes, text: this.head.header.length ? Buffer.concat([this.head.header, pending]) : pending };
+    const { decodedBytes, text } = this.failedInFeed
+      ? this.decoder.atCheckpoint()
+      : { decodedBytes: this.decoder.decodedBytes, text: this.decoder.pendingText() };
+    return { decodedBytes, text: this.head.header.length ? Buffer.concat([this.head.header, text]) : text };
   }
 }
