@@ -8,8 +8,8 @@
 // test-results/<file>.log, printed whole once it ended. A VS Code layer waits for the setup. A
 // failing layer does not stop the others (one run shows everything that is red), except setup,
 // without which no VS Code layer can run. Prints one line per layer (counts and seconds) and, last,
-// `N passed, M failed` over all layers; the same lines go to test-results/summary.txt, which
-// .ci/run prints at its very end.
+// `N passed, M failed` over all layers (each line with the CPU seconds of the layer's processes); the
+// same lines go to test-results/summary.txt, which .ci/run prints at its very end.
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -63,6 +63,8 @@ export interface LayerResult {
   failed: number;
   pending: number;
   seconds: number;
+  /** CPU seconds (user and system) of the layer's processes, its VS Code, Chromium and emulator included: what a slower machine multiplies. */
+  cpuSeconds?: number;
   note?: string;
   /** Each failed test's title and the first lines of its error. */
   failures?: string[];
@@ -73,7 +75,9 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   const log = layer.beside ? path.join(RESULTS_DIR, layer.beside) : undefined;
   process.stdout.write(`\n::: ${layer.name}: ${layer.run}${log ? ` (beside the other layers; output in ${path.relative(REPO_ROOT, log)})` : ''}\n`);
   const out = log ? fs.openSync(log, 'w') : 'inherit';
-  const child = spawn(NPM, layer.run.split(' ').slice(1), {
+  // Through bash, whose `times` gives the CPU of every process the layer waited for (its tree).
+  const cpuFile = path.join(RESULTS_DIR, `.cpu-${process.pid}-${started}-${Math.random().toString(36).slice(2)}`);
+  const child = spawn('bash', ['-c', `"${NPM}" "$@"; code=$?; times > "${cpuFile}"; exit $code`, 'layer', ...layer.run.split(' ').slice(1)], {
     cwd: REPO_ROOT,
     stdio: ['ignore', out, out],
     env: { ...process.env, [SUMMARY_FILE_ENV]: summaryFile, [LAYER_ENV]: layer.name },
@@ -84,6 +88,7 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   });
   if (typeof out === 'number') fs.closeSync(out);
   const seconds = (Date.now() - started) / 1000;
+  const cpuSeconds = readTimes(cpuFile);
   // A tested layer's whole output (the names of its tests), the setup's end when it failed.
   if (log && (!layer.untested || code !== 0)) {
     const text = fs.readFileSync(log, 'utf8');
@@ -93,21 +98,36 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
     );
   }
   if (layer.untested || layer.check)
-    return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, ...(code ? { note: `exit ${code}` } : {}) };
+    return { name: layer.name, passed: 0, failed: code === 0 ? 0 : 1, pending: 0, seconds, cpuSeconds, ...(code ? { note: `exit ${code}` } : {}) };
   // Its own runs: layers beside it write to the same file meanwhile.
   const runs = readSummaries(summaryFile).filter((r) => r.layer === layer.name);
   const sum = (key: 'passed' | 'failed' | 'pending') => runs.reduce((total, r) => total + r[key], 0);
   const failures = runs.flatMap((r) => r.tests.filter((t) => t.state === 'failed').map((t) => `${t.title}: ${t.error ?? '(no message)'}`));
-  const result: LayerResult = { name: layer.name, passed: sum('passed'), failed: sum('failed'), pending: sum('pending'), seconds, failures };
+  const result: LayerResult = { name: layer.name, passed: sum('passed'), failed: sum('failed'), pending: sum('pending'), seconds, cpuSeconds, failures };
   // A layer that exits red without a failing test (a crash, a launch that timed out) is one failure.
   if (code !== 0 && result.failed === 0) return { ...result, failed: 1, note: runs.length ? `exit ${code}` : `exit ${code}, no test results` };
   return result;
 }
 
-function line(r: LayerResult): string {
-  if (r.passed + r.failed + r.pending === 0 && !r.note) return `${r.name}: ${r.seconds.toFixed(0)} s`;
+/** The children's user and system seconds from bash's `times` (its second line: `0m12.345s 0m1.234s`); undefined when missing. */
+export function readTimes(file: string): number | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+    fs.rmSync(file, { force: true });
+  } catch {
+    return undefined;
+  }
+  const children = text.trim().split('\n')[1] ?? '';
+  const parts = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  return parts.length === 2 ? parts[0]! + parts[1]! : undefined;
+}
+
+export function line(r: LayerResult): string {
+  const cpu = r.cpuSeconds === undefined ? '' : ` (CPU ${r.cpuSeconds.toFixed(0)} s)`;
+  if (r.passed + r.failed + r.pending === 0 && !r.note) return `${r.name}: ${r.seconds.toFixed(0)} s${cpu}`;
   const pending = r.pending ? `, ${r.pending} pending` : '';
-  return `${r.name}: ${r.passed} passed, ${r.failed} failed${pending}, ${r.seconds.toFixed(0)} s${r.note ? ` (${r.note})` : ''}`;
+  return `${r.name}: ${r.passed} passed, ${r.failed} failed${pending}, ${r.seconds.toFixed(0)} s${cpu}${r.note ? ` (${r.note})` : ''}`;
 }
 
 /**
@@ -159,7 +179,9 @@ async function main(): Promise<number> {
   const failed = done.reduce((n, r) => n + r.failed, 0);
   // The failed tests by name, above the total: CI shows the end of the output, and a count alone cannot be chased.
   const failures = done.flatMap((r) => (r.failures ?? []).map((f) => `FAILED in ${r.name}: ${f}`));
-  const lines = [...done.map(line), ...failures, `${passed} passed, ${failed} failed`];
+  // The CPU the layers used in all: on a CPU-bound run, what a slower machine of the kind multiplies.
+  const cpu = done.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0);
+  const lines = [...done.map(line), `CPU of the layers in all: ${cpu.toFixed(0)} s`, ...failures, `${passed} passed, ${failed} failed`];
   fs.writeFileSync(path.join(RESULTS_DIR, 'summary.txt'), lines.join('\n') + '\n');
   process.stdout.write(`\n::: test layers\n${lines.join('\n')}\n`);
   return failed === 0 ? 0 : 1;

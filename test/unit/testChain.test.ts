@@ -4,7 +4,11 @@
 // a fresh clone that was a minute and a half of waiting); the VS Code layers once the setup has
 // ended well, in two lanes.
 import * as assert from 'node:assert/strict';
-import { type Layer, type LayerResult, LAYERS, runLayers } from '../harness/testAll';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type Layer, type LayerResult, LAYERS, line, readTimes, runLayers } from '../harness/testAll';
 
 /** A runner whose layers end when `end(name)` is called; `events` is what happened, in order. */
 function heldRunner() {
@@ -113,5 +117,33 @@ describe('npm test: the order of the layers', () => {
       results.filter((r) => r.failed).map((r) => r.name),
       CHECKS,
     );
+  });
+});
+
+describe("a layer's CPU seconds (bash's times)", () => {
+  it('reads the children line of `times`, and is missing when the file is', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gwi-times-')), 'times');
+    fs.writeFileSync(file, '0m0.010s 0m0.020s\n1m2.500s 0m3.250s\n');
+    assert.equal(readTimes(file), 65.75);
+    assert.equal(fs.existsSync(file), false, 'read once, then removed');
+    assert.equal(readTimes(file), undefined);
+  });
+
+  it('counts what a process the layer waited for used: a child that spins 0.4 s of CPU', function () {
+    this.timeout(60_000); // a wait on a loaded machine, not a bound
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gwi-times-')), 'times');
+    const spin = `const t = process.cpuUsage(); while (process.cpuUsage(t).user < 400000);`;
+    const done = spawnSync('bash', ['-c', `"$@"; times > "${file}"`, 'layer', process.execPath, '-e', spin]);
+    assert.equal(done.status, 0);
+    const cpu = readTimes(file);
+    assert.ok(cpu !== undefined && cpu >= 0.4, `CPU ${cpu} s`);
+  });
+
+  it('is shown after the wall-clock seconds of its layer', () => {
+    assert.equal(
+      line({ name: 'unit', passed: 3, failed: 0, pending: 1, seconds: 200.4, cpuSeconds: 150.6 }),
+      'unit: 3 passed, 0 failed, 1 pending, 200 s (CPU 151 s)',
+    );
+    assert.equal(line({ name: 'setup', passed: 0, failed: 0, pending: 0, seconds: 80 }), 'setup: 80 s');
   });
 });
