@@ -13,8 +13,10 @@
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
 import { spawn } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { REPO_ROOT, RESULTS_DIR } from './paths';
+import { type MachineCpu as Cpu, layerCpu, machineCpu } from './cpuAccounting';
 import { LAYER_ENV, readSummaries, SUMMARY_FILE_ENV } from './summary';
 
 export interface Layer {
@@ -75,9 +77,9 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   const log = layer.beside ? path.join(RESULTS_DIR, layer.beside) : undefined;
   process.stdout.write(`\n::: ${layer.name}: ${layer.run}${log ? ` (beside the other layers; output in ${path.relative(REPO_ROOT, log)})` : ''}\n`);
   const out = log ? fs.openSync(log, 'w') : 'inherit';
-  // Through bash, whose `times` gives the CPU of every process the layer waited for (its tree).
-  const cpuFile = path.join(RESULTS_DIR, `.cpu-${process.pid}-${started}-${Math.random().toString(36).slice(2)}`);
-  const child = spawn('bash', ['-c', `"${NPM}" "$@"; code=$?; times > "${cpuFile}"; exit $code`, 'layer', ...layer.run.split(' ').slice(1)], {
+  const cpu = layerCpu(layer.name);
+  const { command, args } = cpu.wrap(NPM, layer.run.split(' ').slice(1));
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     stdio: ['ignore', out, out],
     env: { ...process.env, [SUMMARY_FILE_ENV]: summaryFile, [LAYER_ENV]: layer.name },
@@ -88,7 +90,7 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   });
   if (typeof out === 'number') fs.closeSync(out);
   const seconds = (Date.now() - started) / 1000;
-  const cpuSeconds = readTimes(cpuFile);
+  const cpuSeconds = cpu.read();
   // A tested layer's whole output (the names of its tests), the setup's end when it failed.
   if (log && (!layer.untested || code !== 0)) {
     const text = fs.readFileSync(log, 'utf8');
@@ -109,18 +111,22 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   return result;
 }
 
-/** The children's user and system seconds from bash's `times` (its second line: `0m12.345s 0m1.234s`); undefined when missing. */
-export function readTimes(file: string): number | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-    fs.rmSync(file, { force: true });
-  } catch {
-    return undefined;
+/**
+ * The CPU of the layers in all, and how busy the machine was (every process, the layers' and anything
+ * beside them): where it was busy throughout, a slower machine of the kind multiplies the time.
+ */
+export function cpuLines(done: readonly LayerResult[], before: Cpu | undefined, after: Cpu | undefined, seconds: number): string[] {
+  const lines: string[] = [];
+  if (done.some((r) => r.cpuSeconds !== undefined)) lines.push(`CPU of the layers in all: ${done.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0).toFixed(0)} s`);
+  if (before && after) {
+    const busy = after.busy - before.busy;
+    const total = busy + after.idle - before.idle;
+    const cores = os.cpus().length;
+    lines.push(
+      `machine CPU over ${seconds.toFixed(0)} s: ${busy.toFixed(0)} s busy of ${total.toFixed(0)} s (${cores} cores), ${total > 0 ? ((100 * busy) / total).toFixed(0) : '?'} %`,
+    );
   }
-  const children = text.trim().split('\n')[1] ?? '';
-  const parts = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
-  return parts.length === 2 ? parts[0]! + parts[1]! : undefined;
+  return lines;
 }
 
 export function line(r: LayerResult): string {
@@ -174,14 +180,15 @@ async function main(): Promise<number> {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const summaryFile = path.join(RESULTS_DIR, 'summary.jsonl');
   fs.rmSync(summaryFile, { force: true });
+  const before = machineCpu();
+  const startedAt = Date.now();
   const done = await runLayers(layers, (layer) => runLayer(layer, summaryFile));
+  const after = machineCpu();
   const passed = done.reduce((n, r) => n + r.passed, 0);
   const failed = done.reduce((n, r) => n + r.failed, 0);
   // The failed tests by name, above the total: CI shows the end of the output, and a count alone cannot be chased.
   const failures = done.flatMap((r) => (r.failures ?? []).map((f) => `FAILED in ${r.name}: ${f}`));
-  // The CPU the layers used in all: on a CPU-bound run, what a slower machine of the kind multiplies.
-  const cpu = done.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0);
-  const lines = [...done.map(line), `CPU of the layers in all: ${cpu.toFixed(0)} s`, ...failures, `${passed} passed, ${failed} failed`];
+  const lines = [...done.map(line), ...cpuLines(done, before, after, (Date.now() - startedAt) / 1000), ...failures, `${passed} passed, ${failed} failed`];
   fs.writeFileSync(path.join(RESULTS_DIR, 'summary.txt'), lines.join('\n') + '\n');
   process.stdout.write(`\n::: test layers\n${lines.join('\n')}\n`);
   return failed === 0 ? 0 : 1;

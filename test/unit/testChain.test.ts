@@ -6,9 +6,8 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { type Layer, type LayerResult, LAYERS, line, readTimes, runLayers } from '../harness/testAll';
+import { layerCpu, machineCpu } from '../harness/cpuAccounting';
+import { cpuLines, type Layer, type LayerResult, LAYERS, line, runLayers } from '../harness/testAll';
 
 /** A runner whose layers end when `end(name)` is called; `events` is what happened, in order. */
 function heldRunner() {
@@ -120,23 +119,40 @@ describe('npm test: the order of the layers', () => {
   });
 });
 
-describe("a layer's CPU seconds (bash's times)", () => {
-  it('reads the children line of `times`, and is missing when the file is', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gwi-times-')), 'times');
-    fs.writeFileSync(file, '0m0.010s 0m0.020s\n1m2.500s 0m3.250s\n');
-    assert.equal(readTimes(file), 65.75);
-    assert.equal(fs.existsSync(file), false, 'read once, then removed');
-    assert.equal(readTimes(file), undefined);
+describe("a layer's CPU seconds (a control group) and the machine's", () => {
+  it('counts every process started in the layer, one that outlived its parent too: a shell that leaves a 0.4 s spinner behind', async function () {
+    this.timeout(60_000); // a wait on a loaded machine, not a bound
+    const cpu = layerCpu(`test-${process.pid}`);
+    const spin = `const t = process.cpuUsage(); while (process.cpuUsage(t).user < 400000);`;
+    // The shell exits at once; the spinner is orphaned, as a killed code-server's extension host is.
+    const { command, args } = cpu.wrap('sh', ['-c', `"${process.execPath}" -e '${spin}' & echo $!`]);
+    const done = spawnSync(command, args, { encoding: 'utf8' });
+    assert.equal(done.status, 0);
+    const orphan = Number(done.stdout.trim());
+    while (fs.existsSync(`/proc/${orphan}`)) await new Promise((r) => setTimeout(r, 50));
+    const seconds = cpu.read();
+    if (process.platform !== 'linux' || process.getuid?.() !== 0) {
+      assert.equal(seconds, undefined, 'no group without root: no figure rather than a wrong one');
+      return;
+    }
+    assert.ok(seconds !== undefined && seconds >= 0.4, `CPU ${seconds} s`);
   });
 
-  it('counts what a process the layer waited for used: a child that spins 0.4 s of CPU', function () {
-    this.timeout(60_000); // a wait on a loaded machine, not a bound
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gwi-times-')), 'times');
-    const spin = `const t = process.cpuUsage(); while (process.cpuUsage(t).user < 400000);`;
-    const done = spawnSync('bash', ['-c', `"$@"; times > "${file}"`, 'layer', process.execPath, '-e', spin]);
-    assert.equal(done.status, 0);
-    const cpu = readTimes(file);
-    assert.ok(cpu !== undefined && cpu >= 0.4, `CPU ${cpu} s`);
+  it('the machine: busy and idle seconds grow; the summary says how busy it was', () => {
+    const before = machineCpu();
+    if (process.platform !== 'linux') return assert.equal(before, undefined);
+    const t = process.cpuUsage();
+    while (process.cpuUsage(t).user < 200_000);
+    const after = machineCpu()!;
+    assert.ok(after.busy - before!.busy >= 0.1, `busy ${after.busy - before!.busy} s`);
+    const [layers, machine] = cpuLines(
+      [{ name: 'unit', passed: 1, failed: 0, pending: 0, seconds: 3, cpuSeconds: 2.4 }],
+      { busy: 0, idle: 0 },
+      { busy: 150, idle: 50 },
+      100,
+    );
+    assert.equal(layers, 'CPU of the layers in all: 2 s');
+    assert.match(machine!, /^machine CPU over 100 s: 150 s busy of 200 s \(\d+ cores\), 75 %$/);
   });
 
   it('is shown after the wall-clock seconds of its layer', () => {
