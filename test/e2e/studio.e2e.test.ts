@@ -1,9 +1,11 @@
 // Image Studio end to end, in the real workbench: open it from the palette, generate against the
 // emulator, see the result in the gallery and on disk, survive a window reload, show markup in a
-// prompt as text, and save screenshots of the panel in the dark and light themes (docs/).
+// prompt as text, and save screenshots of the panel in the dark and light themes (docs/). In the
+// window the sharing suites share.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import type { Dialog } from 'playwright-core';
 import { cardButton, formState, generateCard, generateFrom, newestPrompt, openStudio, resultCount, STUDIO_TITLE as TITLE, waitForResults } from './studioPage';
 import { prepareTest, runCommand, waitFor, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
@@ -14,18 +16,15 @@ import { appendResults, generatedResult } from './resultsJournal';
 const XSS = '<img src=x onerror=alert(1)>';
 
 describe('Image Studio (e2e)', () => {
+  // In the shared window: the tests count what they add to the gallery. A page dialog (one a prompt's
+  // markup could open) is recorded while this suite runs, and the listener goes with the suite.
   const dialogs: string[] = [];
-  const opened = useWorkbench(
-    { settings: { 'gatewayImages.openAfterGenerate': false } },
-    {
-      onOpened: (openedWindow) => {
-        openedWindow.page.on('dialog', (dialog) => {
-          dialogs.push(dialog.message());
-          void dialog.dismiss();
-        });
-      },
-    },
-  );
+  const onDialog = (dialog: Dialog): void => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  };
+  const opened = useWorkbench('shared', { onOpened: (openedWindow) => void openedWindow.page.on('dialog', onDialog) });
+  after(() => void opened().page.off('dialog', onDialog));
 
   it('generates from the studio; the gallery shows the image and the file is in the workspace', async () => {
     await prepareTest(opened(), { key: 'unlimited' });

@@ -1,7 +1,8 @@
 // Project styles in the studio, end to end in the real workbench: a styles file in the workspace,
 // the style picked in the studio's form (its values fill the fields and are marked), an image
 // generated with it and shown in the gallery, and screenshots of the studio with a style applied in
-// the dark and light themes (docs/, rewritten with GATEWAY_IMAGES_UPDATE_DOCS=1).
+// the dark and light themes (docs/, rewritten with GATEWAY_IMAGES_UPDATE_DOCS=1). In the window the
+// sharing suites share.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -29,7 +30,9 @@ const PROMPT = 'A lighthouse on a cliff at dawn';
 const SENT = 'Flat vector illustration: A lighthouse on a cliff at dawn, soft pastel colours, plain background';
 
 describe('Project styles in the studio (e2e)', () => {
-  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
+  // In the shared window: the styles file its tests write goes with the suite, as a teammate's revert would take it.
+  const opened = useWorkbench('shared');
+  after(() => fs.rmSync(path.join(opened().workspace, '.gateway-images', 'styles.json'), { force: true }));
 
   /** The workspace's styles file (written as a teammate's commit would bring it), then the studio with the style picked and the prompt typed. */
   async function studioWithStyle(): Promise<Frame> {
