@@ -46,12 +46,18 @@ export interface RegionPlan {
  * `use` under the lease of `file`'s composite (wait 'no': rejects with ELOCKED when another holds it).
  * A lease that cannot be had for another reason (the temporary folder not writable) does not stop a live edit.
  */
-export async function underResultLease<T>(file: string, wait: 'no' | 'briefly', use: (lease?: Lease) => Promise<T>, lockDir = REGION_LOCK_DIR): Promise<T> {
+export async function underResultLease<T>(
+  file: string,
+  wait: 'no' | 'briefly',
+  use: (lease?: Lease) => Promise<T>,
+  lockDir = REGION_LOCK_DIR,
+  staleMs?: number,
+): Promise<T> {
   const key = createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 32);
   let lease: Lease | undefined;
   try {
     await fs.mkdir(lockDir, { recursive: true });
-    lease = await takeLease(path.join(lockDir, key), { lockPath: path.join(lockDir, `${key}.lock`), wait });
+    lease = await takeLease(path.join(lockDir, key), { lockPath: path.join(lockDir, `${key}.lock`), wait, ...(staleMs !== undefined && { staleMs }) });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED' || wait === 'no') throw error;
   }
@@ -84,8 +90,11 @@ async function isMarkedJpeg(file: string): Promise<boolean> {
   }
 }
 
-/** Pastes the answer in `file` into the original; `lease` (the result's) is confirmed right before the composite lands. */
-export async function compositeInto(plan: RegionPlan, file: string, lease?: Lease): Promise<string> {
+/**
+ * Pastes the answer in `file` into the original; `lease` (the result's) is confirmed right before the
+ * composite lands. `beforeFence` runs just before that confirmation (tests stop the process there).
+ */
+export async function compositeInto(plan: RegionPlan, file: string, lease?: Lease, beforeFence?: () => Promise<void>): Promise<string> {
   const sized = await answerAtCropSize(file, plan.record.crop);
   const jpeg = plan.record.format === 'jpeg';
   // The composite's name: the answer's own when it has the result's format, else one beside it (writeNew's first choice).
@@ -100,7 +109,12 @@ export async function compositeInto(plan: RegionPlan, file: string, lease?: Leas
     jpeg ? [encodeJpeg(image, { ...icc, comments: [COMPOSITE_KEYWORD] })] : encodePngParts(image, { ...icc, chunks }),
   );
   // The fence: the answer was read under this lease; a holder that stops past here writes the same bytes (see regionRecovery.ts).
-  const beforeRename = lease && (() => lease.confirm());
+  const beforeRename =
+    lease &&
+    (async () => {
+      await beforeFence?.();
+      await lease.confirm();
+    });
   if (target === file) {
     await replaceFile(file, (handle) => writeParts(handle, parts), { durable: true, ...(beforeRename && { beforeRename }) });
     return file;

@@ -27,6 +27,10 @@ export interface RegionRecoveryOptions {
   /** The studio's painted masks (`painted-masks/<uuid>.png`): a result whose mask is one gets a copy beside it, and the painted one goes. */
   paintedMasksDir?: string;
   lockDir?: string;
+  /** Tests shorten the results' leases (proper-lockfile takes no less than 2000 ms). */
+  staleMs?: number;
+  /** Tests stop here, a composite written and not yet renamed, before the fence: a process paused there. */
+  beforeFence?: () => Promise<void>;
 }
 
 export interface RegionRecoveryReport {
@@ -62,7 +66,10 @@ export async function recoverRegionEdits(
       if (files.note !== undefined) report.kept.push({ id: entry.id, files: files.files, reason: files.note });
       else if (files.changed) report.finished.push({ id: entry.id, files: files.files });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      // Held by another, or taken over while this process was stopped past its lease: the other finishes
+      // it. Nothing is recorded here: this process's reading of the entry is older than the other's.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOCKED' || code === 'ELEASELOST') {
         report.busy.push(entry.id);
         continue;
       }
@@ -89,7 +96,13 @@ async function finishEntry(
   let changed = false;
   let any = false;
   for (const file of entry.files) {
-    const outcome = await underResultLease(file, 'no', (lease) => finishFile(file, entry, region, planOnce, lease), options.lockDir ?? REGION_LOCK_DIR);
+    const outcome = await underResultLease(
+      file,
+      'no',
+      (lease) => finishFile(file, entry, region, planOnce, lease, options.beforeFence),
+      options.lockDir ?? REGION_LOCK_DIR,
+      options.staleMs,
+    );
     if (outcome.gone) {
       files.push(file);
       continue;
@@ -114,6 +127,7 @@ async function finishFile(
   region: RegionRecord,
   plan: () => Promise<RegionPlan>,
   lease: Parameters<typeof compositeInto>[2],
+  beforeFence?: () => Promise<void>,
 ): Promise<FileOutcome> {
   let target = compositeNameOf(file, region.format);
   // Looked at again under the lease: another start may have finished it meanwhile.
@@ -126,7 +140,7 @@ async function finishFile(
     if (await isOldComposite(file, ready)) {
       target = file;
     } else {
-      target = await compositeInto(ready, file, lease);
+      target = await compositeInto(ready, file, lease, beforeFence);
       composited = true;
     }
   }

@@ -28,6 +28,7 @@ import { gatewaySuite, newService, paidRequests } from './support/gateway';
 import { boxMask, gradient, rgbaPng } from './support/maskImages';
 import { runRecoveryChild } from './support/regionRecoveryChild';
 import { startLeaseHolder } from './support/leaseHolder';
+import { isStopped, leasesStale, resumeProcess, until } from './support/pause';
 import { createHash } from 'node:crypto';
 
 const journalCode = () => ({ SharedJournal, ResultsIndex, journalLine });
@@ -239,6 +240,31 @@ describe('interrupted region edits finished at the next start', function () {
     const names = (await fs.readdir(dir)).filter((n) => n.startsWith('photo.region-1'));
     assert.deepEqual(names.sort(), ['photo.region-1.mask.png', 'photo.region-1.png']);
     const entry = (await storeOf().index()).findByFile(result.files[0]!)!;
+    assert.equal(entry.region!.mask, path.join(dir, 'photo.region-1.mask.png'));
+  });
+
+  it('a start stopped (SIGSTOP) at the fence past its lease: another start pastes the result; woken, it renames nothing, records nothing and leaves it to the other', async () => {
+    const { plan, result } = await stoppedBeforeFinish();
+    const journal = path.join(dir, 'results.jsonl');
+    const staleMs = 2_000;
+    const paused = runRecoveryChild(journal, painted, locks, Promise.resolve(), { staleMs, stopAtFence: true });
+    await until(() => isStopped(paused.pid), 'the first start to stop at the fence');
+    await leasesStale(locks, staleMs);
+    const other = await runRecoveryChild(journal, painted, locks, Promise.resolve(), { staleMs }).report;
+    assert.equal(other.finished.length, 1, JSON.stringify(other));
+    const pasted = await fs.readFile(result.files[0]!);
+    const recorded = (await storeOf().index()).findByFile(result.files[0]!)!;
+    resumeProcess(paused.pid);
+    const woken = await paused.report;
+    assert.deepEqual([woken.finished, woken.kept, woken.busy], [[], [], [recorded.id]], JSON.stringify(woken));
+    assert.ok((await fs.readFile(result.files[0]!)).equals(pasted), 'the woken start wrote over the pasted result');
+    await assertOutsideIsOriginal(result.files[0]!, plan.mask.alpha);
+    // Its composite, written before the fence, is gone with it; one mask beside the result.
+    const names = (await fs.readdir(dir)).filter((n) => n.startsWith('photo.region-1'));
+    assert.deepEqual(names.sort(), ['photo.region-1.mask.png', 'photo.region-1.png']);
+    const entry = (await storeOf().index()).find(recorded.id)!;
+    assert.deepEqual(entry.region, recorded.region, "the woken start changed the other's record");
+    assert.equal(entry.region!.kept, undefined);
     assert.equal(entry.region!.mask, path.join(dir, 'photo.region-1.mask.png'));
   });
 

@@ -1,5 +1,7 @@
 // A process that starts as a window does and finishes the interrupted region edits of a journal
 // (src/jobs/regionRecovery.ts), told to go over IPC so that two start at once; it answers with its report.
+// With `stopAtFence` it stops itself (SIGSTOP) with a composite written and not renamed, before the
+// lease's fence, as a machine pauses a process there; the parent wakes it with SIGCONT.
 //   parent: const report = await runRecoveryChild(journal, paintedDir, lockDir, go)
 import { fork } from 'node:child_process';
 import type { RegionRecoveryReport } from '../../../src/jobs/regionRecovery';
@@ -15,8 +17,9 @@ export function runRecoveryChild(
   paintedDir: string,
   lockDir: string,
   go: Promise<void>,
-): { ready: Promise<void>; report: Promise<RegionRecoveryReport> } {
-  const child = fork(__filename, [journal, paintedDir, lockDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  options: { staleMs?: number; stopAtFence?: boolean } = {},
+): { pid: number; ready: Promise<void>; report: Promise<RegionRecoveryReport> } {
+  const child = fork(__filename, [journal, paintedDir, lockDir, JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let readyResolve!: () => void;
   const ready = new Promise<void>((resolve) => (readyResolve = resolve));
   const report = new Promise<RegionRecoveryReport>((resolve, reject) => {
@@ -29,11 +32,13 @@ export function runRecoveryChild(
     });
     child.once('exit', (code) => reject(new Error(`the recovery child exited (${code})`)));
   });
-  return { ready, report };
+  return { pid: child.pid!, ready, report };
 }
 
 if (require.main === module) {
-  const [journal, paintedMasksDir, lockDir] = process.argv.slice(2) as [string, string, string];
+  const [journal, paintedMasksDir, lockDir, optionsJson] = process.argv.slice(2) as [string, string, string, string];
+  const { staleMs, stopAtFence } = JSON.parse(optionsJson) as { staleMs?: number; stopAtFence?: boolean };
+  const beforeFence = stopAtFence ? async () => void process.kill(process.pid, 'SIGSTOP') : undefined;
   const store = new HistoryStore(journal, { load: () => ({ SharedJournal, ResultsIndex, journalLine }) });
   void (async () => {
     const now = Date.now();
@@ -41,7 +46,7 @@ if (require.main === module) {
     const pending = await pendingRegionEdits(recent.filter((e) => e.region));
     process.send!('ready');
     await new Promise((resolve) => process.once('message', resolve));
-    const report = await recoverRegionEdits(store, pending, { paintedMasksDir, lockDir });
+    const report = await recoverRegionEdits(store, pending, { paintedMasksDir, lockDir, ...(staleMs && { staleMs }), ...(beforeFence && { beforeFence }) });
     await store.close();
     process.send!(report, () => process.exit(0));
   })().catch((error: unknown) => process.send!({ error: String(error) }, () => process.exit(1)));
