@@ -27,6 +27,7 @@ export { recoverRegionEdits } from './regionRecovery';
 export { COMPOSITE_KEYWORD, compositeInto, isCompositeFile, type RegionPlan, saveMaskBeside, underResultLease } from './regionComposite';
 import { readRegionOriginal } from './regionOriginal';
 import { compositeNameOf, maskBesideOf } from './regionPending';
+import type { RegionRecoveryOptions } from './regionRecovery';
 
 /** Results of a region edit: `{name}` is the original's base name (photo.region-1.png). */
 export const REGION_FILE_NAME_PATTERN = '{name}.region-{index}';
@@ -128,19 +129,36 @@ export interface RegionOutcome {
  * provenance kept), and saves the mask beside it. An answer that cannot be composited stays as it
  * came (it is paid for), with a note; an answer that is not a PNG gets a new PNG file beside it.
  */
-export async function finishRegionEdit(plan: RegionPlan, result: JobResult, maskFile = plan.record.mask): Promise<RegionOutcome> {
+export async function finishRegionEdit(
+  plan: RegionPlan,
+  result: JobResult,
+  maskFile = plan.record.mask,
+  fence: Pick<RegionRecoveryOptions, 'staleMs' | 'beforeFence' | 'lockDir'> = {},
+): Promise<RegionOutcome> {
   const outcome: RegionOutcome = { files: [], masks: [], notes: [] };
   for (const file of result.files) {
     let target = file;
-    try {
-      // Under the result's lease: a window starting now does not finish this one too (regionRecovery.ts).
-      // A composite found there already was pasted by such a start (the same bytes this would write): it stands.
-      target = await underResultLease(file, 'briefly', async (lease) =>
-        (await isCompositeFile(compositeNameOf(file, plan.record.format))) ? compositeNameOf(file, plan.record.format) : compositeInto(plan, file, lease),
+    const composite = compositeNameOf(file, plan.record.format);
+    // Under the result's lease: a window starting now does not finish this one too (regionRecovery.ts).
+    // A composite found there already was pasted by such a start (the same bytes this would write): it stands.
+    const paste = () =>
+      underResultLease(
+        file,
+        'briefly',
+        async (lease) => ((await isCompositeFile(composite)) ? composite : compositeInto(plan, file, lease, fence.beforeFence)),
+        fence.lockDir,
+        fence.staleMs,
       );
+    try {
+      try {
+        target = await paste();
+      } catch (error) {
+        // Paused past the lease (its fence refused the rename): looked at again under a new one, once a
+        // start that took it over is done. Its composite stands; if none took it over, pasted now.
+        if ((error as NodeJS.ErrnoException).code !== 'ELEASELOST') throw error;
+        target = await paste();
+      }
     } catch (error) {
-      // Paused past the lease (its fence refused the rename) while a starting window pasted it: that composite stands.
-      const composite = compositeNameOf(file, plan.record.format);
       if (await isCompositeFile(composite)) target = composite;
       else {
         outcome.notes.push(

@@ -15,6 +15,7 @@ import {
   COMPOSITE_KEYWORD,
   compositeInto,
   finishRegionEdit,
+  isCompositeFile,
   planRegionEdit,
   recordedReferences,
   recoverRegionEdits,
@@ -26,7 +27,7 @@ import { SharedJournal } from '../../src/jobs/results/journalFile';
 import { journalLine, ResultsIndex } from '../../src/jobs/results/resultsIndex';
 import { gatewaySuite, newService, paidRequests } from './support/gateway';
 import { boxMask, gradient, rgbaPng } from './support/maskImages';
-import { runRecoveryChild } from './support/regionRecoveryChild';
+import { runLiveEditChild, runRecoveryChild } from './support/regionRecoveryChild';
 import { startLeaseHolder } from './support/leaseHolder';
 import { isStopped, leasesStale, resumeProcess, until } from './support/pause';
 import { createHash } from 'node:crypto';
@@ -266,6 +267,47 @@ describe('interrupted region edits finished at the next start', function () {
     assert.deepEqual(entry.region, recorded.region, "the woken start changed the other's record");
     assert.equal(entry.region!.kept, undefined);
     assert.equal(entry.region!.mask, path.join(dir, 'photo.region-1.mask.png'));
+  });
+
+  describe('the edit itself stopped (SIGSTOP) at the fence past its lease, then woken (SIGCONT)', () => {
+    const staleMs = 2_000;
+    const stopLiveEdit = async () => {
+      const stopped = await stoppedBeforeFinish();
+      const model = { supported_aspect_ratios: gw.models.find((m) => m.id === 'prism-2')!.supported_aspect_ratios };
+      const live = { original: stopped.original, mask: stopped.mask, model, files: stopped.result.files };
+      const edit = runLiveEditChild(path.join(dir, 'results.jsonl'), locks, live, { staleMs, stopAtFence: true });
+      await until(() => isStopped(edit.pid), 'the edit to stop at the fence');
+      await leasesStale(locks, staleMs);
+      return { ...stopped, edit };
+    };
+    const assertPastedOnce = async (file: string, alpha: Uint8Array, masks: string[]) => {
+      assert.ok(await isCompositeFile(file), 'a composite');
+      await assertOutsideIsOriginal(file, alpha);
+      assert.deepEqual(masks, [file.replace(/\.png$/, '.mask.png')]);
+      const names = (await fs.readdir(dir)).filter((n) => n.startsWith('photo.region-1'));
+      assert.deepEqual(names.sort(), ['photo.region-1.mask.png', 'photo.region-1.png']);
+    };
+
+    it('nobody took it over: it pastes under a new lease, with no note (it kept the answer as it came, with the mask beside it)', async () => {
+      const { plan, result, edit } = await stopLiveEdit();
+      resumeProcess(edit.pid);
+      const outcome = await edit.report;
+      assert.deepEqual(outcome.notes, []);
+      assert.deepEqual(outcome.files, result.files);
+      await assertPastedOnce(result.files[0]!, plan.mask.alpha, outcome.masks);
+    });
+
+    it('a starting window took it over and pasted it: that composite stands, not pasted again', async () => {
+      const { plan, result, edit } = await stopLiveEdit();
+      const started = await runRecoveryChild(path.join(dir, 'results.jsonl'), painted, locks, Promise.resolve(), { staleMs }).report;
+      assert.equal(started.finished.length, 1, JSON.stringify(started));
+      const pasted = await fs.readFile(result.files[0]!);
+      resumeProcess(edit.pid);
+      const outcome = await edit.report;
+      assert.deepEqual(outcome.notes, []);
+      assert.ok((await fs.readFile(result.files[0]!)).equals(pasted), 'pasted again');
+      await assertPastedOnce(result.files[0]!, plan.mask.alpha, outcome.masks);
+    });
   });
 
   it('a result whose lease another process holds (a window finishing it) is left to it: untouched, pending for the next start', async () => {
