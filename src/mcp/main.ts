@@ -15,6 +15,7 @@ import { SharedJournal } from '../jobs/results/journalFile';
 import { journalLine, ResultsIndex } from '../jobs/results/resultsIndex';
 import { ImageTools } from './server/imageTools';
 import { createMcpServer } from './server/mcpServer';
+import { finishInterruptedRegionEdits } from './server/regionRecoveryAtStart';
 
 declare const MCP_SERVER_VERSION: string | undefined;
 
@@ -72,6 +73,12 @@ async function main(): Promise<void> {
       if (++changes % BOUND_EVERY_CHANGES === 0) void keepAgentJournal(journal.file, true);
     });
   }
+  // Finished beside the calls; the way out waits for it before the journal closes.
+  const regionRecovery = journal
+    ? finishInterruptedRegionEdits(journal, (line) => log(redact(line))).catch((error: unknown) =>
+        log(redact(`interrupted region edits could not be finished: ${String(error)}`)),
+      )
+    : Promise.resolve();
   const tools = new ImageTools(config, () => client, { provenance, ...(journal ? { journal } : {}), warn: (m) => log(redact(m)) });
   let clientProtocol: string | undefined;
   const server = createMcpServer(tools, version, redact, () => clientProtocol, log);
@@ -87,6 +94,7 @@ async function main(): Promise<void> {
     if (!(await tools.drain(config.timeoutMs + DRAIN_MARGIN_MS))) log('calls still in flight after their deadline: leaving anyway');
     // The SDK writes an answer a few promise steps after its handler ended: one turn of the event loop.
     await new Promise((resolve) => setImmediate(resolve));
+    await regionRecovery;
     await journal?.close().catch(() => undefined);
     await server.close().catch(() => undefined);
     await client.close().catch(() => undefined);

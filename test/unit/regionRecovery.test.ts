@@ -9,30 +9,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { decodeImage } from '../../src/core/images/codecs';
 import { readPngTextChunk } from '../../src/core/files/pngText';
-import { JobHistoryRecord } from '../../src/jobs/jobRecord';
-import type { ImageJob } from '../../src/jobs/jobTypes';
-import {
-  COMPOSITE_KEYWORD,
-  compositeInto,
-  finishRegionEdit,
-  isCompositeFile,
-  planRegionEdit,
-  recordedReferences,
-  recoverRegionEdits,
-  regionJobOf,
-} from '../../src/jobs/regionEdit';
+import { COMPOSITE_KEYWORD, compositeInto, finishRegionEdit, isCompositeFile, recoverRegionEdits } from '../../src/jobs/regionEdit';
 import { markRegionEditSent, pendingRegionEdits, regionEditSentRecently, removeOldPaintedMasks } from '../../src/jobs/regionPending';
 import { HistoryStore } from '../../src/jobs/results/history';
-import { SharedJournal } from '../../src/jobs/results/journalFile';
-import { journalLine, ResultsIndex } from '../../src/jobs/results/resultsIndex';
-import { gatewaySuite, newService, paidRequests } from './support/gateway';
+import { gatewaySuite, paidRequests } from './support/gateway';
 import { boxMask, gradient, rgbaPng } from './support/maskImages';
 import { runLiveEditChild, runRecoveryChild } from './support/regionRecoveryChild';
+import { journalCode, regionEditStoppedBeforeFinish } from './support/regionStopped';
 import { startLeaseHolder } from './support/leaseHolder';
 import { isStopped, leasesStale, resumeProcess, until } from './support/pause';
 import { createHash } from 'node:crypto';
-
-const journalCode = () => ({ SharedJournal, ResultsIndex, journalLine });
 
 describe('interrupted region edits finished at the next start', function () {
   this.timeout(60_000);
@@ -56,28 +42,8 @@ describe('interrupted region edits finished at the next start', function () {
   const storeOf = () => new HistoryStore(path.join(dir, 'results.jsonl'), { load: journalCode });
 
   /** A studio region edit whose answer was saved and recorded, and whose process stopped before finishRegionEdit. */
-  const stoppedBeforeFinish = async (box = BOX) => {
-    const original = path.join(dir, 'photo.png');
-    const mask = path.join(painted, `${index}-painted.png`);
-    await fs.writeFile(original, rgbaPng(gradient(W, H)));
-    await fs.writeFile(mask, rgbaPng(boxMask(W, H, box)));
-    const model = gw.models.find((m) => m.id === 'prism-2')!;
-    const plan = await planRegionEdit({ images: [original], mask, maskShown: 'the painted region', maskKeptBeside: true, model });
-    const job: ImageJob = {
-      request: { model: 'prism-2', prompt: 'make it a red door', aspect_ratio: '3:2' },
-      references: [original],
-      transport: 'input_references',
-      output: { directory: dir, pattern: '{name}.edit-{index}', sourceName: 'photo' },
-    };
-    const region = await regionJobOf(job, plan, model);
-    const store = storeOf();
-    const record = new JobHistoryRecord(store, { request: job.request, references: recordedReferences(region.job), model: 'prism-2', region: plan.record });
-    const rig = newService(gw.client, gw.models, path.join(gw.dir, 'recovery'), { provenance: () => true });
-    const result = await rig.service.run(region.job);
-    await region.dispose();
-    await record.finish(result);
-    return { original, mask, plan, result, store, answer: await fs.readFile(result.files[0]!) };
-  };
+  const stoppedBeforeFinish = (box = BOX) =>
+    regionEditStoppedBeforeFinish(gw, { dir, mask: path.join(painted, `${index}-painted.png`), size: { width: W, height: H }, box });
 
   const recentRegions = async (store: HistoryStore) => {
     const now = new Date();
