@@ -150,14 +150,9 @@ export async function finishRegionEdit(
         fence.staleMs,
       );
     try {
-      try {
-        target = await paste();
-      } catch (error) {
-        // Paused past the lease (its fence refused the rename): looked at again under a new one, once a
-        // start that took it over is done. Its composite stands; if none took it over, pasted now.
-        if ((error as NodeJS.ErrnoException).code !== 'ELEASELOST') throw error;
-        target = await paste();
-      }
+      // Paused past the lease (its fence refused the rename): looked at again under a new one, once a
+      // start that took it over is done. Its composite stands; if none took it over, pasted now.
+      target = await paste().catch((error: unknown) => ((error as NodeJS.ErrnoException).code === 'ELEASELOST' ? paste() : Promise.reject(error)));
     } catch (error) {
       if (await isCompositeFile(composite)) target = composite;
       else {

@@ -6,6 +6,7 @@
 // crashes left and nothing needs any more. No vscode import.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type { HistoryStore } from './results/history';
 import type { RegionFormat, ResultSummary } from './results/resultTypes';
 
 /** Region edits this recent are looked at; older ones were settled by the starts in between (or never will be). */
@@ -83,6 +84,20 @@ export async function regionEditSentRecently(journals: readonly (string | undefi
 /** `from` for the index's createdBetween: the start of the recent days. */
 export function recentSince(now: Date): Date {
   return new Date(now.getTime() - RECENT_REGION_DAYS * DAY_MS);
+}
+
+/**
+ * The region edits of `history` a start should finish: undefined when no region edit was sent into
+ * any of `stampJournals` lately (the journal is not read then); else the recent ones not finished.
+ */
+export async function interruptedRegionEdits(
+  history: Pick<HistoryStore, 'index'>,
+  stampJournals: readonly (string | undefined)[],
+  now = new Date(),
+): Promise<ResultSummary[] | undefined> {
+  if (!(await regionEditSentRecently(stampJournals, now))) return undefined;
+  const recent = (await history.index()).createdBetween(recentSince(now), new Date(now.getTime() + 60_000));
+  return pendingRegionEdits(recent.filter((e) => e.region));
 }
 
 /**

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { decodeImage } from '../../src/core/images/codecs';
 import { readPngTextChunk } from '../../src/core/files/pngText';
 import { COMPOSITE_KEYWORD, compositeInto, finishRegionEdit, isCompositeFile, recoverRegionEdits } from '../../src/jobs/regionEdit';
-import { markRegionEditSent, pendingRegionEdits, regionEditSentRecently, removeOldPaintedMasks } from '../../src/jobs/regionPending';
+import { interruptedRegionEdits, markRegionEditSent, pendingRegionEdits, regionEditSentRecently, removeOldPaintedMasks } from '../../src/jobs/regionPending';
 import { HistoryStore } from '../../src/jobs/results/history';
 import { gatewaySuite, paidRequests } from './support/gateway';
 import { boxMask, gradient, rgbaPng } from './support/maskImages';
@@ -320,6 +320,15 @@ describe('painted masks left by crashes', () => {
     await markRegionEditSent(journal);
     assert.equal(await regionEditSentRecently([undefined, journal]), true);
     assert.equal(await regionEditSentRecently([journal], new Date(Date.now() + 8 * 86_400_000)), false, 'a week later: not read again');
+    // What a start asks (the window's and the MCP server's): without the stamp the journal is not even read.
+    let reads = 0;
+    const store = new HistoryStore(journal, { load: journalCode });
+    const history = { index: async () => (reads++, await store.index()) };
+    assert.equal(await interruptedRegionEdits(history, [path.join(dir, 'other.jsonl')]), undefined);
+    assert.equal(reads, 0);
+    assert.deepEqual(await interruptedRegionEdits(history, [journal]), []);
+    assert.equal(reads, 1);
+    await store.close();
     await fs.rm(dir, { recursive: true, force: true });
   });
 });

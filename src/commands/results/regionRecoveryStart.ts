@@ -5,7 +5,7 @@
 // dist/regionEdit.js is loaded only when one is not finished. Old painted masks left by crashes go.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { pendingRegionEdits, recentSince, regionEditSentRecently, removeOldPaintedMasks } from '../../jobs/regionPending';
+import { interruptedRegionEdits, removeOldPaintedMasks } from '../../jobs/regionPending';
 import { regionEditCode } from '../../jobs/regionEditChunk';
 import { agentJournalOf, type Services } from '../../services';
 import { messageText } from '../../core/common/markdownText';
@@ -13,12 +13,11 @@ import { messageText } from '../../core/common/markdownText';
 export async function finishInterruptedRegionEdits(services: Services, now = new Date()): Promise<void> {
   const paintedMasksDir = path.join(services.context.globalStorageUri.fsPath, 'painted-masks');
   // The journal is read only in the days after a region edit was sent into it (or into the agents' journal it takes results from).
-  if (!(await regionEditSentRecently([services.history.file, agentJournalOf(vscode.workspace.workspaceFolders?.[0])], now))) {
+  const pending = await interruptedRegionEdits(services.history, [services.history.file, agentJournalOf(vscode.workspace.workspaceFolders?.[0])], now);
+  if (!pending) {
     await removeOldPaintedMasks(paintedMasksDir, [], now);
     return;
   }
-  const recent = (await services.history.index()).createdBetween(recentSince(now), new Date(now.getTime() + 60_000));
-  const pending = await pendingRegionEdits(recent.filter((e) => e.region));
   const removed = await removeOldPaintedMasks(paintedMasksDir, pending, now);
   if (removed) services.log.info(`Removed ${removed} painted mask(s) older than a week that no result needs`);
   if (!pending.length) return;

@@ -5,7 +5,7 @@
 // results. The region code is dist/regionEdit.js, which the server loads anyway (esbuild.mjs). The
 // log says what was done.
 import * as path from 'node:path';
-import { pendingRegionEdits, recentSince, regionEditSentRecently } from '../../jobs/regionPending';
+import { interruptedRegionEdits } from '../../jobs/regionPending';
 import { recoverRegionEdits } from '../../jobs/regionEdit';
 import type { RegionRecoveryReport } from '../../jobs/regionRecovery';
 import type { HistoryStore } from '../../jobs/results/history';
@@ -15,10 +15,8 @@ export async function finishInterruptedRegionEdits(
   log: (line: string) => void,
   now = new Date(),
 ): Promise<RegionRecoveryReport | undefined> {
-  if (!(await regionEditSentRecently([journal.file], now))) return undefined;
-  const recent = (await journal.index()).createdBetween(recentSince(now), new Date(now.getTime() + 60_000));
-  const pending = await pendingRegionEdits(recent.filter((e) => e.region));
-  if (!pending.length) return undefined;
+  const pending = await interruptedRegionEdits(journal, [journal.file], now);
+  if (!pending?.length) return undefined;
   const report = await recoverRegionEdits(journal, pending, {});
   const names = (files: string[]) => files.map((f) => path.basename(f)).join(', ');
   for (const done of report.finished) log(`an interrupted region edit is finished (pasted into its original, nothing sent): ${names(done.files)}`);
