@@ -5,7 +5,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Dialog } from 'playwright-core';
+import type { Dialog, Page } from 'playwright-core';
 import { cardButton, formState, generateCard, generateFrom, newestPrompt, openStudio, resultCount, STUDIO_TITLE as TITLE, waitForResults } from './studioPage';
 import { prepareTest, runCommand, waitFor, webviewFrame } from './workbench';
 import { useWorkbench } from './useWorkbench';
@@ -23,8 +23,11 @@ describe('Image Studio (e2e)', () => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
   };
-  const opened = useWorkbench('shared', { onOpened: (openedWindow) => void openedWindow.page.on('dialog', onDialog) });
-  after(() => void opened().page.off('dialog', onDialog));
+  let listening: Page | undefined;
+  const opened = useWorkbench('shared', {
+    onOpened: (openedWindow) => void (listening = openedWindow.page).on('dialog', onDialog),
+  });
+  after(() => void listening?.off('dialog', onDialog));
 
   it('generates from the studio; the gallery shows the image and the file is in the workspace', async () => {
     await prepareTest(opened(), { key: 'unlimited' });

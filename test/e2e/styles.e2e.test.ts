@@ -31,8 +31,9 @@ const SENT = 'Flat vector illustration: A lighthouse on a cliff at dawn, soft pa
 
 describe('Project styles in the studio (e2e)', () => {
   // In the shared window: the styles file its tests write goes with the suite, as a teammate's revert would take it.
-  const opened = useWorkbench('shared');
-  after(() => fs.rmSync(path.join(opened().workspace, '.gateway-images', 'styles.json'), { force: true }));
+  let workspace: string | undefined;
+  const opened = useWorkbench('shared', { onOpened: (openedWindow) => void (workspace = openedWindow.workspace) });
+  after(() => workspace && fs.rmSync(path.join(workspace, '.gateway-images', 'styles.json'), { force: true }));
 
   /** The workspace's styles file (written as a teammate's commit would bring it), then the studio with the style picked and the prompt typed. */
   async function studioWithStyle(): Promise<Frame> {
