@@ -1,6 +1,7 @@
 // Issue 41 item 7: a region edit of a 4096×4096 original stays within +256 MB of peak RSS over idle.
 // Measured from the outside, in child processes (test/support/regionMemoryChild.ts): one makes the
-// inputs and exits; then one per original (PNG; JPEG progressive 4:4:4 and baseline 4:2:0) loads the modules, notes its idle RSS, runs the
+// inputs and exits; then one per original (PNG; baseline 4:2:0 JPEG; the progressive 4:4:4 JPEG, whose
+// test is pending, only when asked for) loads the modules, notes its idle RSS, runs the
 // real planRegionEdit → regionJobOf → finishRegionEdit with an answer on disk, and reports its peak RSS
 // (the kernel's maxrss). Memory is asserted, never time: a slow machine only takes longer.
 import * as assert from 'node:assert/strict';
@@ -12,6 +13,8 @@ import type { MemoryFigures } from '../support/regionMemoryChild';
 
 const CHILD = path.join(__dirname, '..', 'support', 'regionMemoryChild.js');
 const BOUND_MB = 256;
+/** The pending progressive JPEG's figures: `GATEWAY_IMAGES_MEASURE_PROGRESSIVE_JPEG=1 npx mocha … out/test/unit/regionMemory.test.js`. */
+const MEASURE_PROGRESSIVE = process.env.GATEWAY_IMAGES_MEASURE_PROGRESSIVE_JPEG === '1';
 
 function child(args: string[]): Promise<string> {
   return new Promise((resolve, reject) =>
@@ -31,15 +34,15 @@ describe('region edit memory (4096×4096 original, real processes)', function ()
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-images-region-memory-'));
     await child(['make', dir]);
-    // Side by side (each child measures its own process only): the PNG's edit then the baseline JPEG's, and the progressive JPEG's.
+    // Side by side (each child measures its own process only): the PNG's edit, and the baseline JPEG's.
+    // The progressive JPEG's (its test is pending: ~13 s of CPU to make and edit) only when asked for.
     const outputs = (
       await Promise.all([
-        (async () => [await child(['edit', dir, 'png']), await child(['make-baseline', dir]).then(() => child(['edit', dir, 'baseline']))])(),
-        child(['make-jpeg', dir]).then(async (made) => [made, await child(['edit', dir, 'jpeg'])]),
+        child(['edit', dir, 'png']),
+        child(['make-baseline', dir]).then(() => child(['edit', dir, 'baseline'])),
+        ...(MEASURE_PROGRESSIVE ? [child(['make-jpeg', dir]).then(() => child(['edit', dir, 'jpeg']))] : []),
       ])
-    )
-      .flat()
-      .filter((out) => out.trim());
+    ).filter((out) => out.trim());
     figures = outputs.map((out) => JSON.parse(out) as MemoryFigures);
     for (const f of figures) {
       console.log(
@@ -47,6 +50,8 @@ describe('region edit memory (4096×4096 original, real processes)', function ()
           `idle ${mb(f.idleKb).toFixed(0)} MB, peak ${mb(f.peakKb).toFixed(0)} MB, peak − idle ${mb(f.peakKb - f.idleKb).toFixed(0)} MB`,
       );
     }
+    if (!MEASURE_PROGRESSIVE)
+      console.log('      progressive 4:4:4 JPEG: not measured (its test is pending; GATEWAY_IMAGES_MEASURE_PROGRESSIVE_JPEG=1 measures it)');
   });
 
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,7 +69,7 @@ describe('region edit memory (4096×4096 original, real processes)', function ()
   // Not held: decoding a progressive 4096×4096 JPEG alone takes ~260 MB over idle, every run (258–266
   // measured): it runs in a worker thread (~17 MB), ended right after, so the put-back never overlaps it;
   // but mozjpeg's WASM memory (~185 MB: whole-image coefficients 96 MB, the RGBA 64 MB, the input) and
-  // the RGBA's copy out of it (64 MB) must coexist. See docs/region-edits.md. Printed above; pending.
+  // the RGBA's copy out of it (64 MB) must coexist. See docs/region-edits.md. Pending; measured only when asked for.
   it.skip(`a progressive 4:4:4 JPEG original: peak RSS − idle RSS ≤ ${BOUND_MB} MB (pending: the JPEG decoder's WASM memory)`, () => {
     const jpeg = figures.find((f) => f.kind === 'jpeg')!;
     assert.ok(mb(jpeg.peakKb - jpeg.idleKb) <= BOUND_MB, `peak − idle ${mb(jpeg.peakKb - jpeg.idleKb).toFixed(0)} MB`);
