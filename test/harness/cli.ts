@@ -1,6 +1,7 @@
 // Command line shared by runIntegration (code-server) and runElectron (@vscode/test-electron).
 import * as fs from 'fs';
 import * as path from 'path';
+import { VERSION_SENSITIVE_ONLY } from '../integration/onOldestOnly';
 import { DEFAULT_INTEGRATION_ENTRY, selectedVscodeTarget, type VscodeTarget, vscodeTarget } from './paths';
 
 export interface Args {
@@ -16,11 +17,13 @@ export interface Args {
   locale?: string;
   /** --workspace-trust: Workspace Trust on, the folder opens untrusted. */
   workspaceTrust: boolean;
+  /** --version-sensitive-only: without the suites that run on the oldest VS Code only (test/integration/onOldestOnly.ts). */
+  versionSensitiveOnly: boolean;
 }
 
 const USAGE =
   'usage: node out/test/harness/runIntegration.js [--tests <entry module>] [--workspace <folder>] ' +
-  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--vscode oldest|current] [--locale ru] [--workspace-trust] [--verbose]';
+  '[--grep <pattern>] [--timeout <ms>] [--overall-timeout <ms>] [--vscode oldest|current] [--locale ru] [--workspace-trust] [--version-sensitive-only] [--verbose]';
 
 export function parseArgs(argv: string[], script: string): Args {
   const usage = USAGE.replace('runIntegration.js', script);
@@ -30,6 +33,7 @@ export function parseArgs(argv: string[], script: string): Args {
     verbose: false,
     vscode: selectedVscodeTarget(),
     workspaceTrust: false,
+    versionSensitiveOnly: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -73,6 +77,9 @@ export function parseArgs(argv: string[], script: string): Args {
       case '--workspace-trust':
         args.workspaceTrust = true;
         break;
+      case '--version-sensitive-only':
+        args.versionSensitiveOnly = true;
+        break;
       case '--verbose':
         args.verbose = true;
         break;
@@ -102,5 +109,6 @@ export function testEntryEnv(args: Args): Record<string, string> {
   if (args.timeout !== undefined) env.GATEWAY_IMAGES_TEST_TIMEOUT = args.timeout;
   if (args.locale !== undefined) env.GATEWAY_IMAGES_TEST_LOCALE = args.locale;
   if (args.workspaceTrust) env.GATEWAY_IMAGES_TEST_TRUST = 'untrusted';
+  if (args.versionSensitiveOnly) env.GATEWAY_IMAGES_TEST_SUBSET = VERSION_SENSITIVE_ONLY;
   return env;
 }

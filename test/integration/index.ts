@@ -1,11 +1,13 @@
 // The one mocha entry for the integration suite, loaded by VS Code's extension host.
 // Used by both runners: code-server (test/harness/runIntegration.ts, extensionTestsPath in the
 // workbench payload) and desktop VS Code (test/harness/runElectron.ts, @vscode/test-electron).
-// Environment: GATEWAY_IMAGES_TEST_GREP (mocha grep), GATEWAY_IMAGES_TEST_TIMEOUT (ms per test).
+// Environment: GATEWAY_IMAGES_TEST_GREP (mocha grep), GATEWAY_IMAGES_TEST_TIMEOUT (ms per test),
+// GATEWAY_IMAGES_TEST_SUBSET=version-sensitive (without the suites of onOldestOnly.ts).
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
 import SummaryReporter from '../harness/summaryReporter';
+import { selectTestFiles } from './onOldestOnly';
 
 /** All *.test.js files below dir, sorted, without a glob dependency. */
 export function findTestFiles(dir: string, suffix = '.test.js'): string[] {
@@ -24,7 +26,7 @@ export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: true, timeout, reporter: SummaryReporter, ...(grep ? { grep } : {}) });
 
   // This file is out/test/integration/index.js; the suites are compiled next to it.
-  const files = findTestFiles(__dirname);
+  const files = selectTestFiles(findTestFiles(__dirname), process.env.GATEWAY_IMAGES_TEST_SUBSET);
   if (files.length === 0) return Promise.reject(new Error(`No *.test.js files under ${__dirname}`));
   for (const file of files) mocha.addFile(file);
 
