@@ -1,7 +1,8 @@
 // Finding one result among 5,000 and seeing where the money went, in the real workbench: a journal of
-// 5,000 results (one generated from the studio, 4,999 appended beside it) is searched by prompt words
-// and model from the palette's "Find Image Results…" and from the gallery's filter; the match opens
-// as the gallery's card opens it, and the filter survives a window reload. Then, in a window of its
+// 5,000 results (one generated from the studio, 4,999 appended beside it: manyResultsWorkbench.ts, the
+// window the studio-at-scale suite shares) is searched by prompt words and model from the palette's
+// "Find Image Results…" and from the gallery's filter; the match opens as the gallery's card opens it,
+// and the filter survives a window reload (cleared at the end for the next suite). Then, in a window of its
 // own with spend from commands, the studio and another machine on the same key, Account and Usage
 // with "Where the money went" is photographed in the dark and light themes (docs/ when asked).
 import * as assert from 'assert';
@@ -20,27 +21,14 @@ import {
 } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { shootInBothThemes } from './pictures';
-import { seedResults, type AppendedResult } from './resultsJournal';
+import { MANY_RESULTS, MATCH } from './manyResultsWorkbench';
 
-const RESULTS = 5000;
-const MATCH = 1234;
 const QUERY = 'lighthouse fog model:prism';
 /** The screenshots' height: the gateway's figures and the chart by who made it. */
 const SECTION_HEIGHT = 330;
 
-/** Appended result i: harbours by two models, one lighthouse in fog by prism-2 (result MATCH) and the same words by another model. */
-function appendedResult(i: number): AppendedResult {
-  const [prompt, model] =
-    i === MATCH
-      ? ['A lighthouse in fog', 'prism-2']
-      : i === MATCH + 1
-        ? ['A lighthouse in fog', 'aurora-1']
-        : [`Result ${i}: a harbour at noon`, i % 2 ? 'sketch-mini' : 'aurora-1'];
-  return { id: `e2e-find-${i}`, prompt, model };
-}
-
 describe('Find results and where the money went (e2e)', () => {
-  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
+  const opened = useWorkbench('many-results', { timeoutMs: 240_000 });
 
   /** Waits until the active editor tab is the file. */
   const opensTab = (name: string) => waitForActiveTab(opened().page, name);
@@ -49,7 +37,6 @@ describe('Find results and where the money went (e2e)', () => {
     this.timeout(240_000);
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
-    await seedResults(opened(), 'The oldest result: a lighthouse at dawn', RESULTS, appendedResult);
 
     await runCommand(page, 'Gateway Images: Find Image Results…');
     await typeInQuickInput(page, QUERY);
@@ -73,7 +60,7 @@ describe('Find results and where the money went (e2e)', () => {
     await waitForResults(frame, 1, 20_000);
     assert.strictEqual(await frame.locator('#gallery-filter').inputValue(), QUERY);
     await frame.locator('#gallery-filter').fill('');
-    await waitForResults(frame, RESULTS, 20_000);
+    await waitForResults(frame, MANY_RESULTS, 20_000);
   });
 });
 

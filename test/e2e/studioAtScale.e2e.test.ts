@@ -8,12 +8,10 @@
 import * as assert from 'assert';
 import type { Frame, Page } from 'playwright-core';
 import { openStudio } from './studioPage';
-import { extensionLogLines, prepareTest, waitFor } from './workbench';
+import { extensionLogLines, prepareTest, reloadWindow, waitFor } from './workbench';
 import { useWorkbench } from './useWorkbench';
-import { seedResults } from './resultsJournal';
+import { MANY_RESULTS as RESULTS, manyResult, OLDEST_PROMPT } from './manyResultsWorkbench';
 
-const RESULTS = 5000;
-const OLDEST_PROMPT = 'The oldest result: a lighthouse at dawn';
 const FIRST_PAGE_BUDGET_MS = 500;
 /** Pauses on the way down, each at a tenth more of the list: the thumbnails load, the heap is read. */
 const PAUSES = 10;
@@ -138,7 +136,7 @@ async function afterCollection(page: Page): Promise<{ heap: number; nodes: numbe
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 describe('Image Studio at 5,000 results (e2e)', () => {
-  const opened = useWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
+  const opened = useWorkbench('many-results', { timeoutMs: 240_000 });
 
   it('shows the first page (its time printed) and scrolls to the end with bounded cards and heap', async function () {
     // Its waits (the first screen, then each tenth of the scroll with its thumbnails, up to 90 s each)
@@ -146,8 +144,9 @@ describe('Image Studio at 5,000 results (e2e)', () => {
     this.timeout(900_000);
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
-    // The reloaded window reads the journal on its first use: when the studio asks for its first page.
-    await seedResults(opened(), OLDEST_PROMPT, RESULTS, (i) => ({ id: `e2e-result-${i}`, prompt: `Result ${i}` }));
+    // The window may have shown the results already (Find's suite): reloaded, it reads the journal on
+    // its first use, when the studio asks for its first page.
+    await reloadWindow(opened());
     const frame = await openStudio(page);
     await frame.locator('#gallery li.card').first().waitFor({ state: 'attached', timeout: 30_000 });
 
@@ -189,7 +188,7 @@ describe('Image Studio at 5,000 results (e2e)', () => {
       90_000,
       'the first screen of cards with their thumbnails',
     );
-    assert.strictEqual(top.cards[0]?.prompt, `Result ${RESULTS - 1}`, 'the first card is the newest result');
+    assert.strictEqual(top.cards[0]?.prompt, manyResult(RESULTS - 1).prompt, 'the first card is the newest result');
     // The most cards the gallery should draw, from its geometry: the rows on screen and the overscan either side.
     const columns = new Set(top.cards.map((c) => Math.round(c.left))).size;
     const rowPitch = Math.min(...top.cards.map((c) => c.top).filter((t) => t > top.cards[0]!.top + 1)) - top.cards[0].top;

@@ -2,15 +2,17 @@
 // window of its own, or the one the sharing suites share), closes after its last, and a test that
 // fails leaves a screenshot and the logs under test-results/e2e/ (captureOnFailure).
 import * as assert from 'assert';
+import { manyResultsWorkbench } from './manyResultsWorkbench';
 import { sharedWorkbench } from './sharedWorkbench';
 import { captureOnFailure, openWorkbench, type OpenedWorkbench, type OpenWorkbenchOptions } from './workbench';
 
 /**
- * `'shared'`: the window of sharedWorkbench() (its close does nothing). Options: a window of the
+ * `'shared'`: the window of sharedWorkbench(); `'many-results'`: the window of manyResultsWorkbench(),
+ * with 5,000 results (the close of either does nothing). Options: a window of the
  * suite's own; as a function, they are made in the before hook, after the suite's earlier before
  * hooks (a workspace written first, a language pack installed).
  */
-export type WorkbenchSource = 'shared' | OpenWorkbenchOptions | (() => OpenWorkbenchOptions);
+export type WorkbenchSource = 'shared' | 'many-results' | OpenWorkbenchOptions | (() => OpenWorkbenchOptions);
 
 export interface WorkbenchHooks {
   /** The before hook's deadline (mocha's this.timeout), where opening and onOpened need more than the default. */
@@ -28,7 +30,12 @@ export function useWorkbench(source: WorkbenchSource, hooks: WorkbenchHooks = {}
 
   before(async function () {
     if (hooks.timeoutMs !== undefined) this.timeout(hooks.timeoutMs);
-    opened = source === 'shared' ? await sharedWorkbench() : await openWorkbench(typeof source === 'function' ? source() : source);
+    opened =
+      source === 'shared'
+        ? await sharedWorkbench()
+        : source === 'many-results'
+          ? await manyResultsWorkbench()
+          : await openWorkbench(typeof source === 'function' ? source() : source);
     await hooks.onOpened?.(opened);
   });
   after(async () => {
