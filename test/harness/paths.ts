@@ -15,7 +15,7 @@ function findRepoRoot(start: string): string {
 }
 
 export const REPO_ROOT = findRepoRoot(__dirname);
-/** Compiled test output (tsc -p . --outDir out). */
+/** Compiled test output (npm run compile-tests: tsc -b tsconfig.json, outDir out). */
 export const OUT_DIR = path.join(REPO_ROOT, 'out');
 export const CACHE_DIR = path.join(REPO_ROOT, '.cache');
 

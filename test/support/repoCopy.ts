@@ -20,7 +20,8 @@ const NOT_COPIED = new Set(['node_modules', '.cache', '.git', 'test-results', '.
 export function copyRepo(entries?: readonly string[], options: { withCache?: boolean } = {}): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-images-repo-'));
   for (const item of entries ?? readdirSync(REPO).filter((name) => !NOT_COPIED.has(name))) {
-    if (existsSync(path.join(REPO, item))) cpSync(path.join(REPO, item), path.join(dir, item), { recursive: true });
+    // With their times: tsc's build mode (npm run build) finds out/ newer than every source, as here.
+    if (existsSync(path.join(REPO, item))) cpSync(path.join(REPO, item), path.join(dir, item), { recursive: true, preserveTimestamps: true });
   }
   linkNodeModules(dir, entries === undefined);
   if (options.withCache && existsSync(path.join(REPO, '.cache'))) symlinkSync(path.join(REPO, '.cache'), path.join(dir, '.cache'), 'dir');
