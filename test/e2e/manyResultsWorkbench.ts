@@ -5,6 +5,7 @@
 // what each suite changes it puts back (the gallery's filter). Loaded by .mocharc.e2e.json
 // (`require`): its root hook closes the window once every suite has run.
 import { type AppendedResult, seedResults } from './resultsJournal';
+import { reusedWindow } from './reusedWindow';
 import { openWorkbench, type OpenedWorkbench, prepareTest } from './workbench';
 
 export const MANY_RESULTS = 5000;
@@ -23,8 +24,6 @@ export function manyResult(i: number): AppendedResult {
   return { id: `e2e-many-${i}`, prompt, model };
 }
 
-let opening: Promise<OpenedWorkbench> | undefined;
-
 async function openSeeded(): Promise<OpenedWorkbench> {
   const opened = await openWorkbench({ settings: { 'gatewayImages.openAfterGenerate': false } });
   try {
@@ -37,28 +36,17 @@ async function openSeeded(): Promise<OpenedWorkbench> {
   }
 }
 
+const manyResults = reusedWindow(openSeeded, 'window with 5,000 results');
+
 /**
  * The window with MANY_RESULTS results, opened and seeded by the first suite that asks. Each suite
  * starts with the emulator as it starts; its `close()` does nothing: the window outlives the suite.
  */
-export async function manyResultsWorkbench(): Promise<OpenedWorkbench> {
-  opening ??= openSeeded();
-  let opened: OpenedWorkbench;
-  try {
-    opened = await opening;
-  } catch (error) {
-    opening = undefined; // the next suite tries again
-    throw error;
-  }
-  opened.emulator.state.reset();
-  return { ...opened, close: async () => undefined };
+export function manyResultsWorkbench(): Promise<OpenedWorkbench> {
+  return manyResults.get();
 }
 
 /** Mocha's root hooks (a `require` of .mocharc.e2e.json): the window closes after the last suite. */
 export const mochaHooks = {
-  async afterAll(): Promise<void> {
-    const pending = opening;
-    opening = undefined;
-    await (await pending?.catch(() => undefined))?.close();
-  },
+  afterAll: (): Promise<void> => manyResults.close(),
 };

@@ -8,7 +8,8 @@
 // its root hook closes the window once every suite has run.
 import * as path from 'path';
 import { REPO_ROOT } from '../harness/paths';
-import { openWorkbench, type OpenedWorkbench, type OpenWorkbenchOptions, waitFor } from './workbench';
+import { reusedWindow } from './reusedWindow';
+import { openWorkbench, type OpenedWorkbench, type OpenWorkbenchOptions } from './workbench';
 
 /** The tool-invoker fixture (the chat tool's confirmation suite): a command that invokes our language model tool. */
 export const TOOL_INVOKER = path.join(REPO_ROOT, 'test', 'fixtures', 'tool-invoker');
@@ -19,7 +20,7 @@ const SHARED: OpenWorkbenchOptions = {
   extensions: [TOOL_INVOKER],
 };
 
-let shared: Promise<OpenedWorkbench> | undefined;
+const shared = reusedWindow(() => openWorkbench(SHARED), 'shared window');
 
 /**
  * The shared window, opened by the first suite that asks. Each suite starts with the emulator as it
@@ -27,34 +28,11 @@ let shared: Promise<OpenedWorkbench> | undefined;
  * the workspace's files and the results journal, so a test counts what it adds. Its `close()` does
  * nothing: the window outlives the suite.
  */
-export async function sharedWorkbench(): Promise<OpenedWorkbench> {
-  shared ??= openWorkbench(SHARED);
-  let opened: OpenedWorkbench;
-  try {
-    opened = await shared;
-  } catch (error) {
-    shared = undefined; // the next suite tries again
-    throw error;
-  }
-  // A suite before may have reloaded the window: its new extension host answers the control fixture once it is up.
-  await waitFor(
-    () =>
-      opened.command('workbench.action.closeQuickOpen').then(
-        () => true,
-        () => false,
-      ),
-    90_000,
-    'the shared window to answer',
-  );
-  opened.emulator.state.reset();
-  return { ...opened, close: async () => undefined };
+export function sharedWorkbench(): Promise<OpenedWorkbench> {
+  return shared.get();
 }
 
 /** Mocha's root hooks (a `require` of .mocharc.e2e.json): the shared window closes after the last suite. */
 export const mochaHooks = {
-  async afterAll(): Promise<void> {
-    const opening = shared;
-    shared = undefined;
-    await (await opening?.catch(() => undefined))?.close();
-  },
+  afterAll: (): Promise<void> => shared.close(),
 };
