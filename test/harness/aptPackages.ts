@@ -8,11 +8,14 @@ import { log, run, SetupError } from './setupProcess';
  * modules the tests load (paths.ts: no Kerberos, terminal or keychain headers), a proxy and openssl.
  */
 export const APT_PACKAGES = [
-  'chromium',
+  // Chromium's headless shell (paths.ts, CHROMIUM): the tests' browser.
+  'chromium-headless-shell',
   'ripgrep',
   // node-gyp needs a compiler, make and python3 to rebuild the native modules.
   'build-essential',
   'python3',
+  // SQLite to link 1.139's @vscode/sqlite3 against (setup.ts, npmEnv), instead of compiling its own.
+  'libsqlite3-dev',
   // A real forward proxy and a CA made in the test for `npm run test:crash` (proxy and TLS in VS Code).
   'tinyproxy',
   'openssl',
