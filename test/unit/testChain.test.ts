@@ -1,8 +1,8 @@
 // The order of `npm test`'s layers (test/harness/testAll.ts), with a runner that ends each layer when
 // the test says so: the unit tests' Debian package first, alone; then the setup (the other packages
-// and the code-servers) with lint, the format check and the unit tests beside it, not after them (on
-// a fresh clone that was a minute and a half of waiting); the VS Code layers once the setup has
-// ended well, in two lanes.
+// and the code-servers) with lint and the unit tests beside it, not after them (on a fresh clone that
+// was a minute and a half of waiting); the format check after the setup, in its lane; the VS Code
+// layers once the setup has ended well, in two lanes.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -40,6 +40,8 @@ function heldRunner() {
 const UNIT_PACKAGES = LAYERS[0]!.name;
 const SETUP = LAYERS.find((l) => l.untested && l.beside)!.name;
 const CHECKS = LAYERS.filter((l) => l.check).map((l) => l.name);
+const LINT = LAYERS.find((l) => l.check && !l.beside)!.name;
+const FORMAT = LAYERS.find((l) => l.check && l.beside)!.name;
 const VSCODE_LAYERS = LAYERS.filter((l) => l.needsVscode).map((l) => l.name);
 const FIRST_LANE = LAYERS.filter((l) => !l.alone && !l.beside && l.needsVscode).map((l) => l.name);
 const SECOND_LANE = LAYERS.filter((l) => !l.alone && l.beside && l.needsVscode).map((l) => l.name);
@@ -53,18 +55,23 @@ describe('npm test: the order of the layers', () => {
     assert.deepEqual(runner.events, [`start ${UNIT_PACKAGES}`], "nothing beside the unit tests' Debian packages");
     await runner.end(UNIT_PACKAGES);
     await runner.started(SETUP);
-    await runner.started(CHECKS[0]!);
-    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, `start ${CHECKS[0]}`].sort());
-    // Lint and the format check, then the unit tests, in the first lane beside the setup.
-    for (const check of CHECKS) await runner.end(check);
+    await runner.started(LINT);
+    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, `start ${LINT}`].sort());
+    // Lint, then the unit tests, in the first lane beside the setup.
+    await runner.end(LINT);
     await runner.started('unit');
     // The unit tests end first: the VS Code layers still wait for the setup.
     await runner.end('unit');
     await runner.settle();
     assert.equal(runner.events.at(-1), 'end unit');
     await runner.end(SETUP);
-    // Both lanes go on at once: the first lane's VS Code layer and the second lane's e2e layer.
+    // Both lanes go on at once: the first lane's VS Code layer and the second lane's format check,
+    // then its e2e layer.
     await runner.started(FIRST_LANE[0]!);
+    await runner.started(FORMAT);
+    await runner.settle();
+    assert.ok(!runner.events.includes(`start ${SECOND_LANE[0]}`), `${SECOND_LANE[0]} started before the format check ended`);
+    await runner.end(FORMAT);
     await runner.started(SECOND_LANE[0]!);
     // Each lane keeps its order: the next of a lane starts once the one before it ended.
     for (let i = 0; i < Math.max(FIRST_LANE.length, SECOND_LANE.length); i++) {
@@ -103,13 +110,14 @@ describe('npm test: the order of the layers', () => {
   });
 
   it('a failed check (lint, format) is reported, and holds back no layer: the unit tests and every VS Code layer still run', async () => {
-    assert.deepEqual(CHECKS, ['lint (eslint, dependency rules)', 'format check (prettier)']);
+    assert.deepEqual([...CHECKS].sort(), ['format check (prettier)', 'lint (eslint, dependency rules)']);
     const runner = heldRunner();
     const chain = runLayers(LAYERS, runner.run);
     await runner.end(UNIT_PACKAGES);
-    for (const check of CHECKS) await runner.end(check, 1);
+    await runner.end(LINT, 1);
     await runner.end('unit');
     await runner.end(SETUP);
+    await runner.end(FORMAT, 1);
     for (const name of [...FIRST_LANE, ...SECOND_LANE]) await runner.end(name);
     const results = await chain;
     assert.deepEqual(
