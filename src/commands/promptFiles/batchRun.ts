@@ -9,7 +9,7 @@ import type { BatchLine } from '../../core/requests/batchFile';
 import { asCostEstimate, combineEstimates } from '../../core/money/combinedEstimate';
 import { checkAffordable, estimateCost, formatRubles } from '../../core/money/cost';
 import type { ImageModel } from '../../core/gateway/types';
-import type { LineOutcome } from '../../jobs/promptFiles/batch';
+import type { BatchProgress, LineOutcome } from '../../jobs/promptFiles/batch';
 import { readPathSetting, readSettings } from '../../host/settings';
 import { type Services } from '../../services';
 import { describeLineStyles } from './batchStyles';
@@ -17,6 +17,10 @@ import { decideHeldLines } from './batchHeldLines';
 import { confirmRun, refuseUnaffordable } from '../common/confirmRun';
 import { FILE_NAME_PATTERN_DEFAULT } from '../images/generate';
 import { messageText } from '../../core/common/markdownText';
+import { coalesce } from '../../core/common/coalesce';
+
+/** The least time between two redraws of a prompt file's progress notification. */
+const PROGRESS_INTERVAL_MS = 250;
 
 export interface BatchArgs {
   /** Path or file URI of the .txt / .jsonl prompt file. */
@@ -107,18 +111,25 @@ export async function runPromptFileCommand(services: Services, run: PromptFileRu
           const subscription = token.onCancellationRequested(abort);
           if (args.signal?.aborted) abort();
           args.signal?.addEventListener('abort', abort);
+          // At most four redraws of the notification a second, however fast the lines end.
+          const shown = coalesce<BatchProgress>(
+            (p, lines) =>
+              progress.report({
+                message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)),
+                increment: (100 * lines) / p.total,
+              }),
+            PROGRESS_INTERVAL_MS,
+          );
           try {
             return await send({
               signal: controller.signal,
               onProgress: (_outcome, p) => {
-                progress.report({
-                  message: vscode.l10n.t('{0} of {1} · spent {2}', p.finished, p.total, formatRubles(p.spent, services.locale)),
-                  increment: 100 / p.total,
-                });
+                shown.push(p);
                 args.onProgress?.(p.finished, p.total);
               },
             });
           } finally {
+            shown.dispose();
             subscription.dispose();
             args.signal?.removeEventListener('abort', abort);
           }
