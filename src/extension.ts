@@ -22,6 +22,7 @@ import { registerRecover } from './commands/results/recoverCommand';
 import { registerStyles } from './commands/styles/editStyles';
 import { logIgnoredWorkspaceSettings } from './host/ignoredSettings';
 import { configureL10n } from './host/l10n';
+import { cacheSettings } from './host/settings';
 import { initOnboarding } from './host/onboarding';
 import { type McpRegistration, type McpServerOffer, registerMcpServer } from './mcp/register';
 import { createServices, resultsForTests } from './services';
@@ -65,6 +66,8 @@ export function activate(context: vscode.ExtensionContext): GatewayImagesApi {
   const started = performance.now();
   // The pure modules (core, jobs) translate with @vscode/l10n from VS Code's bundle for the display language.
   configureL10n();
+  // First: its listener must run before every other listener of the extension reads the settings.
+  context.subscriptions.push(cacheSettings());
   const services = createServices(context, { confirm: confirmCost });
   const accountChanged = new vscode.EventEmitter<AccountSnapshot>();
   const forward = services.account.onDidChange((snapshot) => accountChanged.fire(snapshot));

@@ -69,7 +69,43 @@ export interface ExtensionSettings {
   batchConcurrency: number;
 }
 
+/** What readSettings() read, while cacheSettings() watches for a change (undefined: read again). */
+let cached: ExtensionSettings | undefined;
+let watching = false;
+
+/**
+ * Lets readSettings() keep what it read until the settings change: VS Code's inspect() is slow, and a
+ * prompt file reads the settings several times a line. Registered before any other listener of the
+ * extension (VS Code calls them in that order), so none of them reads a value from before the change.
+ */
+export function cacheSettings(): vscode.Disposable {
+  watching = true;
+  const forget = () => (cached = undefined);
+  const listeners = [
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(SECTION) && forget()),
+    // Trust changes which workspace values count (restricted settings).
+    vscode.workspace.onDidGrantWorkspaceTrust(forget),
+  ];
+  return {
+    dispose: () => {
+      for (const listener of listeners) listener.dispose();
+      watching = false;
+      forget();
+    },
+  };
+}
+
 export function readSettings(): ExtensionSettings {
+  if (!cached) {
+    const read = readSettingsNow();
+    if (!watching) return read;
+    cached = read;
+  }
+  // A copy: a caller that changes its object does not change the next caller's.
+  return { ...cached };
+}
+
+function readSettingsNow(): ExtensionSettings {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
     // Machine-scoped: VS Code itself never takes it from a workspace.
