@@ -53,7 +53,7 @@ export default tseslint.config(
 
   // Node scripts (ES modules): plain JavaScript, in no TypeScript program, so no type-aware rules.
   {
-    files: ['scripts/**/*.mjs', '*.mjs'],
+    files: ['scripts/**/*.mjs', 'test/**/*.mjs', '*.mjs'],
     extends: [js.configs.recommended],
     languageOptions: { globals: globals.node },
   },

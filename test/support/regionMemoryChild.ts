@@ -1,16 +1,19 @@
 // The child process of test/unit/regionMemory.test.ts: a region edit of a 4096×4096 original, measured
 // from the outside of the code (the process's peak RSS against its idle RSS). Two steps, each its own
 // process, so that making the inputs costs the measured one nothing:
-//   node regionMemoryChild.js make <dir>              the PNG original, the mask, an answer
-//   node regionMemoryChild.js make-jpeg <dir>         the JPEG original (mozjpeg's defaults: progressive, 4:4:4)
-//   node regionMemoryChild.js make-baseline <dir>     the JPEG original as a camera writes it (baseline, 4:2:0)
+//   node regionMemoryChild.js make <dir> [baseline] [jpeg]   the PNG original, the mask, an answer, and the
+//     same picture as the JPEGs named: baseline (as a camera writes it: baseline, 4:2:0) and jpeg
+//     (mozjpeg's defaults: progressive, 4:4:4). The picture is made once for them all.
 //   node regionMemoryChild.js edit <dir> <png|jpeg|baseline>   loads the modules, idles, runs the region edit
 // `edit` prints one JSON line: { idleKb, peakKb, ... }.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflate } from 'node:zlib';
 import type { JobResult } from '../../src/jobs/jobResult';
 import { chunk, encodeJpeg, photoLike, PNG_SIGNATURE } from './regionImages';
+
+const deflateAsync = promisify(deflate);
 
 export const SIDE = 4096;
 /** The region: a box in the middle-right of the picture, as a person would paint a sky or a door. */
@@ -28,8 +31,8 @@ export interface MemoryFigures {
   crop: string;
 }
 
-/** A PNG fast to write (rows unfiltered, zlib level 1): the inputs' encoder is not what is measured. */
-function quickPng(image: { width: number; height: number; data: Uint8Array }): Buffer {
+/** A PNG fast to write (rows unfiltered, zlib level 1, on the thread pool): the inputs' encoder is not what is measured. */
+async function quickPng(image: { width: number; height: number; data: Uint8Array }): Promise<Buffer> {
   const stride = image.width * 4;
   const rows = Buffer.alloc((stride + 1) * image.height);
   for (let y = 0; y < image.height; y++) rows.set(image.data.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
@@ -37,27 +40,29 @@ function quickPng(image: { width: number; height: number; data: Uint8Array }): B
   ihdr.writeUInt32BE(image.width, 0);
   ihdr.writeUInt32BE(image.height, 4);
   ihdr.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
-}
-
-async function make(dir: string): Promise<void> {
-  const { encodePng } = await import('../../src/core/images/codecs');
-  await fs.mkdir(dir, { recursive: true });
-  const original = photoLike(SIDE, SIDE, 7);
-  await fs.writeFile(path.join(dir, 'photo.png'), quickPng(original));
-  const mask = new Uint8Array(SIDE * SIDE * 4);
-  for (let y = REGION.y; y < REGION.y + REGION.height; y++) mask.fill(255, (y * SIDE + REGION.x) * 4, (y * SIDE + REGION.x + REGION.width) * 4);
-  await fs.writeFile(path.join(dir, 'mask.png'), quickPng({ width: SIDE, height: SIDE, data: mask }));
-  await fs.writeFile(path.join(dir, 'answer.png'), encodePng(photoLike(ANSWER.width, ANSWER.height, 11)));
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', await deflateAsync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
 }
 
 export type OriginalKind = 'png' | 'jpeg' | 'baseline';
 const ORIGINAL_FILES: Record<OriginalKind, string> = { png: 'photo.png', jpeg: 'photo.jpg', baseline: 'photo-baseline.jpg' };
 
-/** The same picture as a JPEG (the slow step, ~9 s: run beside the PNG's edit): progressive 4:4:4, or baseline 4:2:0. */
-async function makeJpeg(dir: string, baseline: boolean): Promise<void> {
-  const file = path.join(dir, baseline ? ORIGINAL_FILES.baseline : ORIGINAL_FILES.jpeg);
-  await fs.writeFile(file, await encodeJpeg(photoLike(SIDE, SIDE, 7), 90, { baseline }));
+/**
+ * The originals (one picture: the PNG, and the JPEGs of `jpegs`), the mask and an answer. The PNG's
+ * deflate runs on the thread pool while the JPEGs are encoded (the slow step, ~5 s each) on this one.
+ */
+async function make(dir: string, jpegs: ('jpeg' | 'baseline')[]): Promise<void> {
+  const { encodePng } = await import('../../src/core/images/codecs');
+  await fs.mkdir(dir, { recursive: true });
+  const original = photoLike(SIDE, SIDE, 7);
+  const mask = new Uint8Array(SIDE * SIDE * 4);
+  for (let y = REGION.y; y < REGION.y + REGION.height; y++) mask.fill(255, (y * SIDE + REGION.x) * 4, (y * SIDE + REGION.x + REGION.width) * 4);
+  const pngs = Promise.all([
+    quickPng(original).then((png) => fs.writeFile(path.join(dir, ORIGINAL_FILES.png), png)),
+    quickPng({ width: SIDE, height: SIDE, data: mask }).then((png) => fs.writeFile(path.join(dir, 'mask.png'), png)),
+  ]);
+  await fs.writeFile(path.join(dir, 'answer.png'), encodePng(photoLike(ANSWER.width, ANSWER.height, 11)));
+  for (const kind of jpegs) await fs.writeFile(path.join(dir, ORIGINAL_FILES[kind]), await encodeJpeg(original, 90, { baseline: kind === 'baseline' }));
+  await pngs;
 }
 
 async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
@@ -96,10 +101,11 @@ if (require.main === module) {
   const [step, dir, kind] = process.argv.slice(2);
   const run =
     step === 'make'
-      ? make(dir!)
-      : step === 'make-jpeg' || step === 'make-baseline'
-        ? makeJpeg(dir!, step === 'make-baseline')
-        : edit(dir!, kind === 'jpeg' || kind === 'baseline' ? kind : 'png');
+      ? make(
+          dir!,
+          process.argv.slice(4).filter((jpeg): jpeg is 'jpeg' | 'baseline' => jpeg === 'jpeg' || jpeg === 'baseline'),
+        )
+      : edit(dir!, kind === 'jpeg' || kind === 'baseline' ? kind : 'png');
   run.then(
     (figures) => {
       if (figures) process.stdout.write(`${JSON.stringify(figures)}\n`);
