@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
-/** Runs dependency-cruiser's CLI on each scratch tree, all in one process (test/support/depcruiseTrees.mjs). */
+/** Runs dependency-cruiser on each scratch tree as `depcruise` would, all in one process (test/support/depcruiseTrees.mjs). */
 const CRUISE_TREES = path.join(ROOT, 'test', 'support', 'depcruiseTrees.mjs');
 
 /** A file of the scratch tree: its path and the modules it imports (`type:` for a type-only import). */
