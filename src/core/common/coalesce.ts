@@ -4,8 +4,6 @@
 export interface Coalescer<T> {
   /** A new value: passed on now if the interval since the last has passed, else once it has. */
   push(value: T): void;
-  /** Passes on the value held back, if any, now. */
-  flush(): void;
   /** Drops the value held back and its timer. */
   dispose(): void;
 }
@@ -56,7 +54,6 @@ export function coalesce<T>(emit: (latest: T, pushed: number) => void, intervalM
       if (since >= intervalMs) emitNow();
       else timer = clock.setTimer(emitNow, intervalMs - since);
     },
-    flush: emitNow,
     dispose() {
       clear();
       latest = undefined;
