@@ -11,11 +11,11 @@ import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { resolve } from 'node:path';
 
 const [config, treesJson] = process.argv.slice(2);
+const options = await extractDepcruiseOptions(resolve(config));
 
 const results = [];
 for (const { dir, folders } of JSON.parse(treesJson)) {
   process.chdir(dir);
-  const options = await extractDepcruiseOptions(resolve(config));
   // The tsconfig the config names, read from the tree's folder, as the bin reads it.
   const tsConfigFile = options.tsConfig?.fileName;
   const transpileOptions = tsConfigFile ? { tsConfig: extractTSConfig(resolve(tsConfigFile)) } : {};
