@@ -22,6 +22,7 @@ import {
   disableExtensionsInPage,
   enableSmokeTestDriverInPage,
   installExtensionCopy,
+  UNCOMPRESSED,
   writeJson,
 } from './workbenchConfig';
 import { formatAutomationLog, recordPageEvents, WORKBENCH_NOISE } from './workbenchLog';
@@ -286,6 +287,9 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
+      // Uncompressed answers: code-server brotli-compresses each workbench file per request (about a
+      // second of its CPU per window, and more per reload), for a loopback connection.
+      extraHTTPHeaders: UNCOMPRESSED,
       viewport: options.viewport ?? { width: 1400, height: 900 },
       env: { ...env, HOME: dirs.home, TMPDIR: dirs.tmp },
     });

@@ -18,6 +18,9 @@ export const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ];
 
+/** The browser's request headers: no compression asked for (code-server's compression middleware then sends the files as they are). */
+export const UNCOMPRESSED = { 'Accept-Encoding': 'identity' };
+
 export const CODE_SERVER_FLAGS = [
   '--auth',
   'none',
