@@ -1,7 +1,7 @@
 // One window for the e2e suites that need nothing of their own: opening and closing one costs about
 // ten seconds of a 2-core machine (code-server, Chromium, the workbench, the extension host). The
 // palette, quick-pick, compare, chat-tool, two-window, gallery-card, first-image, money-alert,
-// region-editor, studio and project-style suites share it (those that count the gallery's results
+// region-editor, studio, project-style and no-language-model suites share it (those that count the gallery's results
 // count what they add; the styles suite removes its styles file when it ends). Not: a window without
 // a folder, in Russian, with Workspace Trust, nobody has used yet (the walkthrough's steps), or whose
 // results journal a test fills with thousands of results. Loaded by .mocharc.e2e.json (`require`):

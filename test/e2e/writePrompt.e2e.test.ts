@@ -3,16 +3,17 @@
 // workspace has no styles file), the model, "Write the prompt with Test Writer", and the review step with the proposed prompt
 // and the reservation, then the image. The language model is the fixture test/fixtures/lm-provider
 // (its answer is set by the test: no real model is reachable here). The provider API is stable
-// from VS Code 1.104: on 1.100.3 the palette test is skipped, and the studio's button falls back
-// to the selection with the line that says why.
+// from VS Code 1.104: on 1.100.3 the suite with the model is skipped before a window opens. The
+// studio's fallback without a model (the selection, with the line that says why) runs in the shared
+// window, which has no language model, on every VS Code.
 // Pictures: docs/write-prompt-review.png and docs/write-prompt-image.png (docs/ only with
 // GATEWAY_IMAGES_UPDATE_DOCS=1), else test-results/e2e/.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { REPO_ROOT } from '../harness/paths';
+import { REPO_ROOT, selectedVscodeTarget } from '../harness/paths';
 import { openStudio } from './studioPage';
-import { pickQuickItem, prepareTest, readToasts, runCommand, waitFor, waitForNotification } from './workbench';
+import { type OpenedWorkbench, pickQuickItem, prepareTest, readToasts, runCommand, waitFor, waitForNotification } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { savePicture } from './pictures';
 
@@ -28,44 +29,51 @@ const ANSWER =
   'Prompt: "A calm editor window on a wooden desk, a glowing picture frame rising out of it, a small ruble coin and a price tag beside it, soft morning light, flat editorial illustration, no text"';
 const CLEANED = ANSWER.slice('Prompt: "'.length, -1);
 
+/** The version of the VS Code under test, from its product.json. */
+function vscodeVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(selectedVscodeTarget().vscodeDir, 'product.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The language model provider API is stable from VS Code 1.104. */
+function hasProviderApi(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 1 || (major === 1 && minor >= 104);
+}
+
+/** The paragraph in a Markdown editor (beside the active one, or in its place), all of it selected. */
+async function openParagraph(opened: OpenedWorkbench, name: string, beside = false): Promise<void> {
+  const file = path.join(opened.workspace, 'docs', name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${PARAGRAPH}\n`);
+  await opened.command('vscode.open', { $uri: file }, ...(beside ? [-2] : []));
+  await opened.command('editor.action.selectAll');
+}
+
 describe('Prompt written by a language model (e2e)', () => {
-  let providerApi = false;
+  // Before the window's hook: without the API, no window is opened for tests that cannot run.
+  before(function () {
+    const version = vscodeVersion();
+    if (hasProviderApi(version)) return;
+    console.log(`      skipped: VS Code ${version} has no vscode.lm.registerLanguageModelChatProvider (stable from 1.104)`);
+    this.skip();
+  });
   const opened = useWorkbench(
     { extensions: [LM_PROVIDER], viewport: { width: 1280, height: 800 } },
     {
       timeoutMs: 180_000,
-      onOpened: async (openedWindow) => {
-        providerApi = await openedWindow.command('gatewayImagesTest.setLanguageModelAnswer', ANSWER, 'answer').then(
-          () => true,
-          () => false,
-        );
-        if (!providerApi)
-          console.log(`      VS Code ${openedWindow.workbench.vscode.name}: no language model provider API (stable from 1.104), the fixture is not loaded`);
-      },
+      // The fixture is loaded where the API is: its command answers.
+      onOpened: (openedWindow) => openedWindow.command('gatewayImagesTest.setLanguageModelAnswer', ANSWER, 'answer'),
     },
   );
 
-  /** The paragraph in a Markdown editor (beside the active one, or in its place), all of it selected. */
-  async function openParagraph(name: string, beside = false): Promise<void> {
-    const file = path.join(opened().workspace, 'docs', name);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, `${PARAGRAPH}\n`);
-    await opened().command('vscode.open', { $uri: file }, ...(beside ? [-2] : []));
-    await opened().command('editor.action.selectAll');
-  }
-
-  it('Generate Image for Selection: the review shows the prompt the model wrote and the reservation; the gateway gets it', async function () {
-    if (!providerApi) {
-      console.log('      skipped: vscode.lm.registerLanguageModelChatProvider is stable only from VS Code 1.104');
-      this.skip();
-    }
+  it('Generate Image for Selection: the review shows the prompt the model wrote and the reservation; the gateway gets it', async () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { page } = opened();
     // The chat view 1.139 opens beside the editor is not part of this picture.
     await opened()
       .command('workbench.action.closeAuxiliaryBar')
       .catch(() => undefined);
-    await openParagraph('about.md');
+    await openParagraph(opened(), 'about.md');
     await runCommand(page, 'Gateway Images: Generate Image for Selection');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'aurora-1' }).first().waitFor({ timeout: 30_000 });
     await pickQuickItem(page, 'aurora-1', 30_000);
@@ -95,18 +103,30 @@ describe('Prompt written by a language model (e2e)', () => {
     );
   });
 
-  it("the studio's Write a prompt from the active document… fills the prompt (the selection, and why, without a model)", async () => {
+  it("the studio's Write a prompt from the active document… fills the prompt with the model's answer", async () => {
     await prepareTest(opened(), { key: 'unlimited' });
-    const { page } = opened();
-    const frame = await openStudio(page);
+    const frame = await openStudio(opened().page);
     await frame.locator('#model').selectOption('aurora-1');
-    await openParagraph('studio.md', true);
+    await openParagraph(opened(), 'studio.md', true);
     await frame.locator('#write-prompt').click();
-    if (providerApi) await pickQuickItem(page, /Write the prompt with Test Writer/, 30_000);
-    const expected = providerApi ? CLEANED : PARAGRAPH;
-    await waitFor(async () => (await frame.locator('#prompt').inputValue()) === expected, 30_000, 'the prompt in the form');
-    const note = (await frame.locator('#prompt-note').textContent()) ?? '';
-    assert.match(note, providerApi ? /Written by Test Writer/ : /No language model is available/);
+    await pickQuickItem(opened().page, /Write the prompt with Test Writer/, 30_000);
+    await waitFor(async () => (await frame.locator('#prompt').inputValue()) === CLEANED, 30_000, 'the prompt in the form');
+    assert.match((await frame.locator('#prompt-note').textContent()) ?? '', /Written by Test Writer/);
+    await frame.locator('.estimate', { hasText: /\d/ }).first().waitFor({ timeout: 20_000 });
+  });
+});
+
+describe('Prompt written by a language model (e2e), with no model in the window', () => {
+  const opened = useWorkbench('shared');
+
+  it("the studio's Write a prompt from the active document… takes the selection and says why", async () => {
+    await prepareTest(opened(), { key: 'unlimited' });
+    const frame = await openStudio(opened().page);
+    await frame.locator('#model').selectOption('aurora-1');
+    await openParagraph(opened(), 'studio-no-model.md', true);
+    await frame.locator('#write-prompt').click();
+    await waitFor(async () => (await frame.locator('#prompt').inputValue()) === PARAGRAPH, 30_000, 'the prompt in the form');
+    assert.match((await frame.locator('#prompt-note').textContent()) ?? '', /No language model is available/);
     await frame.locator('.estimate', { hasText: /\d/ }).first().waitFor({ timeout: 20_000 });
   });
 });
