@@ -1,15 +1,17 @@
-// The test chain of `npm test`, after the build: every layer, each a child process, in two lanes
-// side by side (the VS Code layers keep a 2-core machine only about 60 % busy: they wait on
-// windows, timers and the emulator). The unit tests' Debian package (openssl) comes first, alone: a
-// unit test must find it there, not half installed. Then the first lane runs lint, the unit tests,
-// integration on both VS Codes and crash, its output as it comes; the second installs the other
-// Debian packages and the two code-servers (downloads, disk, a few native modules), then runs the
-// format check, the e2e layers and the Russian and untrusted integration suites, each one's output in
-// test-results/<file>.log, printed whole once it ended. A VS Code layer waits for the setup. A
-// failing layer does not stop the others (one run shows everything that is red), except setup,
-// without which no VS Code layer can run. Prints one line per layer (counts and seconds) and, last,
-// `N passed, M failed` over all layers (each line with the CPU seconds of the layer's processes); the
-// same lines go to test-results/summary.txt, which .ci/run prints at its very end.
+// The test chain of `npm test`, after the build: every layer, each a child process, in three lanes
+// side by side (two lanes of VS Code layers kept a 2-core machine only 80-85 % busy: they wait on
+// windows, timers and the emulator; the idle was mostly while the unit tests and the first e2e
+// layers ran). The unit tests' Debian package (openssl) comes first, alone: a unit test must find
+// it there, not half installed. Then the first lane runs lint, the unit tests, integration on
+// 1.100.3 and crash, its output as it comes; the second installs the other Debian packages and the
+// two code-servers (downloads, disk, a few native modules), then runs the format check, the e2e
+// layers and the Russian integration suite; the third, once the setup has ended, the short layers:
+// integration on 1.139.1 and the untrusted suite. The second and third lanes write each layer's
+// output to test-results/<file>.log, printed whole once it ended. A VS Code layer waits for the
+// setup. A failing layer does not stop the others (one run shows everything that is red), except
+// setup, without which no VS Code layer can run. Prints one line per layer (counts and seconds)
+// and, last, `N passed, M failed` over all layers (each line with the CPU seconds of the layer's
+// processes); the same lines go to test-results/summary.txt, which .ci/run prints at its very end.
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -27,8 +29,10 @@ export interface Layer {
   untested?: boolean;
   /** A check that runs no tests either (lint, format): reported as a setup is, but no layer waits for it. */
   check?: boolean;
-  /** Runs in the second lane, beside the first; its output goes to test-results/<beside> and is printed once it ended. */
+  /** Runs in the second lane (the third with `lane: 3`), beside the first; its output goes to test-results/<beside> and is printed once it ended. */
   beside?: string;
+  /** A `beside` layer's lane: 2 (the default) or 3, the short layers that fill the time the other two lanes wait. */
+  lane?: 2 | 3;
   /** Runs with nothing beside it: every layer before it has ended, none after it has started. */
   alone?: boolean;
   /** Needs the real VS Code installed by setup. */
@@ -45,7 +49,13 @@ export const LAYERS: readonly Layer[] = [
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
   // On 1.139.1 without the suites of test/integration/onOldestOnly.ts (every one of them runs on 1.100.3).
-  { name: 'integration, VS Code 1.139.1 (what differs between VS Codes)', run: 'npm run test:integration:current-subset', needsVscode: true },
+  {
+    name: 'integration, VS Code 1.139.1 (what differs between VS Codes)',
+    run: 'npm run test:integration:current-subset',
+    needsVscode: true,
+    beside: 'integration-1.139.1.log',
+    lane: 3,
+  },
   // What `npm run test:crash` runs after its build and setup, both done by now.
   { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true },
   {
@@ -56,7 +66,7 @@ export const LAYERS: readonly Layer[] = [
   },
   { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
   { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true, beside: 'integration-ru.log' },
-  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true, beside: 'integration-untrusted.log' },
+  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true, beside: 'integration-untrusted.log', lane: 3 },
 ];
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -138,10 +148,12 @@ export function line(r: LayerResult): string {
   return `${r.name}: ${r.passed} passed, ${r.failed} failed${pending}, ${r.seconds.toFixed(0)} s${cpu}${r.note ? ` (${r.note})` : ''}`;
 }
 
+/** The lane a layer runs in: 1 without `beside`, else its `lane` (2 by default). */
+export const laneOf = (layer: Layer): number => (layer.beside ? (layer.lane ?? 2) : 1);
+
 /**
- * Runs the layers: an `alone` one by itself; between two of those, the layers without `beside` one
- * after the other in the first lane and those with it one after the other in the second, the two
- * lanes side by side. A layer that needs VS Code first waits for every untested (setup) layer, and
+ * Runs the layers: an `alone` one by itself; between two of those, each lane's layers one after
+ * the other (laneOf), the lanes side by side. A layer that needs VS Code first waits for every untested (setup) layer, and
  * is not run when one of them failed. The results come in the order of `layers`.
  */
 export async function runLayers(layers: readonly Layer[], run: (layer: Layer) => Promise<LayerResult>): Promise<LayerResult[]> {
@@ -171,7 +183,7 @@ export async function runLayers(layers: readonly Layer[], run: (layer: Layer) =>
     }
     const segment: Layer[] = [];
     while (i < layers.length && !layers[i]!.alone) segment.push(layers[i++]!);
-    await Promise.all([lane(segment.filter((l) => !l.beside)), lane(segment.filter((l) => l.beside))]);
+    await Promise.all([1, 2, 3].map((n) => lane(segment.filter((l) => laneOf(l) === n))));
   }
   return Promise.all(layers.map((l) => results.get(l)!));
 }

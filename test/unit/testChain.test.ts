@@ -2,12 +2,12 @@
 // the test says so: the unit tests' Debian package first, alone; then the setup (the other packages
 // and the code-servers) with lint and the unit tests beside it, not after them (on a fresh clone that
 // was a minute and a half of waiting); the format check after the setup, in its lane; the VS Code
-// layers once the setup has ended well, in two lanes.
+// layers once the setup has ended well, in three lanes.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { layerCpu, machineCpu } from '../harness/cpuAccounting';
-import { cpuLines, type Layer, type LayerResult, LAYERS, line, runLayers } from '../harness/testAll';
+import { cpuLines, type Layer, type LayerResult, laneOf, LAYERS, line, runLayers } from '../harness/testAll';
 
 /** A runner whose layers end when `end(name)` is called; `events` is what happened, in order. */
 function heldRunner() {
@@ -43,11 +43,13 @@ const CHECKS = LAYERS.filter((l) => l.check).map((l) => l.name);
 const LINT = LAYERS.find((l) => l.check && !l.beside)!.name;
 const FORMAT = LAYERS.find((l) => l.check && l.beside)!.name;
 const VSCODE_LAYERS = LAYERS.filter((l) => l.needsVscode).map((l) => l.name);
-const FIRST_LANE = LAYERS.filter((l) => !l.alone && !l.beside && l.needsVscode).map((l) => l.name);
-const SECOND_LANE = LAYERS.filter((l) => !l.alone && l.beside && l.needsVscode).map((l) => l.name);
+const vscodeLane = (n: number) => LAYERS.filter((l) => !l.alone && laneOf(l) === n && l.needsVscode).map((l) => l.name);
+const FIRST_LANE = vscodeLane(1);
+const SECOND_LANE = vscodeLane(2);
+const THIRD_LANE = vscodeLane(3);
 
 describe('npm test: the order of the layers', () => {
-  it("the unit tests' Debian packages first, alone; then the setup beside the unit tests; then the e2e layers beside integration and crash", async () => {
+  it("the unit tests' Debian packages first, alone; then the setup beside the unit tests; then three lanes: integration and crash, the e2e layers, the short layers", async () => {
     const runner = heldRunner();
     const chain = runLayers(LAYERS, runner.run);
     await runner.started(UNIT_PACKAGES);
@@ -65,17 +67,18 @@ describe('npm test: the order of the layers', () => {
     await runner.settle();
     assert.equal(runner.events.at(-1), 'end unit');
     await runner.end(SETUP);
-    // Both lanes go on at once: the first lane's VS Code layer and the second lane's format check,
-    // then its e2e layer.
+    // The three lanes go on at once: the first lane's VS Code layer, the second lane's format check
+    // (then its e2e layer) and the third lane's first layer.
     await runner.started(FIRST_LANE[0]!);
     await runner.started(FORMAT);
+    await runner.started(THIRD_LANE[0]!);
     await runner.settle();
     assert.ok(!runner.events.includes(`start ${SECOND_LANE[0]}`), `${SECOND_LANE[0]} started before the format check ended`);
     await runner.end(FORMAT);
     await runner.started(SECOND_LANE[0]!);
     // Each lane keeps its order: the next of a lane starts once the one before it ended.
-    for (let i = 0; i < Math.max(FIRST_LANE.length, SECOND_LANE.length); i++) {
-      for (const lane of [FIRST_LANE, SECOND_LANE]) {
+    for (let i = 0; i < Math.max(FIRST_LANE.length, SECOND_LANE.length, THIRD_LANE.length); i++) {
+      for (const lane of [FIRST_LANE, SECOND_LANE, THIRD_LANE]) {
         if (!lane[i]) continue;
         if (lane[i + 1]) {
           await runner.settle();
@@ -91,7 +94,7 @@ describe('npm test: the order of the layers', () => {
       'the summary lists the layers in their order',
     );
     assert.ok(results.every((r) => r.failed === 0));
-    assert.ok(SECOND_LANE.length > 0 && FIRST_LANE.length > 0, 'two lanes of VS Code layers');
+    assert.ok(FIRST_LANE.length > 0 && SECOND_LANE.length > 0 && THIRD_LANE.length > 0, 'three lanes of VS Code layers');
   });
 
   it('a failed setup: the unit tests still run, and every VS Code layer is reported as not run', async () => {
@@ -118,7 +121,7 @@ describe('npm test: the order of the layers', () => {
     await runner.end('unit');
     await runner.end(SETUP);
     await runner.end(FORMAT, 1);
-    for (const name of [...FIRST_LANE, ...SECOND_LANE]) await runner.end(name);
+    for (const name of [...FIRST_LANE, ...SECOND_LANE, ...THIRD_LANE]) await runner.end(name);
     const results = await chain;
     assert.deepEqual(
       results.filter((r) => r.failed).map((r) => r.name),
