@@ -1,17 +1,17 @@
 // The test chain of `npm test`, after the build: every layer, each a child process, in three lanes
-// side by side (two lanes of VS Code layers kept a 2-core machine only 80-85 % busy: they wait on
-// windows, timers and the emulator; the idle was mostly while the unit tests and the first e2e
-// layers ran). The unit tests' Debian package (openssl) comes first, alone: a unit test must find
-// it there, not half installed. Then the first lane runs lint, the unit tests, integration on
-// 1.100.3 and crash, its output as it comes; the second installs the other Debian packages and the
-// two code-servers (downloads, disk, a few native modules), then runs the format check, the e2e
-// layers and the Russian integration suite; the third, once the setup has ended, the short layers:
-// integration on 1.139.1 and the untrusted suite. The second and third lanes write each layer's
-// output to test-results/<file>.log, printed whole once it ended. A VS Code layer waits for the
-// setup. A failing layer does not stop the others (one run shows everything that is red), except
-// setup, without which no VS Code layer can run. Prints one line per layer (counts and seconds)
-// and, last, `N passed, M failed` over all layers (each line with the CPU seconds of the layer's
-// processes); the same lines go to test-results/summary.txt, which .ci/run prints at its very end.
+// side by side (a VS Code layer keeps a 2-core machine only about 60 % busy: it waits on windows,
+// timers and the emulator; two lanes still left it 13-16 % idle). The unit tests' Debian package
+// (openssl) comes first, alone: a unit test must find it there, not half installed. Then the first
+// lane runs lint, the unit tests and integration on 1.100.3, its output as it comes; the second
+// installs the other Debian packages and the two code-servers (downloads, disk, a few native
+// modules), then runs the e2e layer on 1.100.3 and the Russian suite; the third runs the format
+// check, then the e2e layer on 1.139.1, integration on 1.139.1, the untrusted suite and crash. The
+// second and third lanes write each layer's output to test-results/<file>.log, printed whole once
+// it ended. A VS Code layer waits for the setup. A failing layer does not stop the others (one run
+// shows everything that is red), except setup, without which no VS Code layer can run. Prints one
+// line per layer (counts and seconds) and, last, `N passed, M failed` over all layers (each line
+// with the CPU seconds of the layer's processes); the same lines go to test-results/summary.txt,
+// which .ci/run prints at its very end.
 //   node out/test/harness/testAll.js [--only <layer>[,<layer>…]]
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -31,7 +31,7 @@ export interface Layer {
   check?: boolean;
   /** Runs in the second lane (the third with `lane: 3`), beside the first; its output goes to test-results/<beside> and is printed once it ended. */
   beside?: string;
-  /** A `beside` layer's lane: 2 (the default) or 3, the short layers that fill the time the other two lanes wait. */
+  /** A `beside` layer's lane: 2 (the default) or 3. */
   lane?: 2 | 3;
   /** Runs with nothing beside it: every layer before it has ended, none after it has started. */
   alone?: boolean;
@@ -39,15 +39,29 @@ export interface Layer {
   needsVscode?: boolean;
 }
 
+// The lanes by the layers' times in fresh-clone runs (ci11): the first lane's unit tests and the
+// second's e2e on 1.100.3 are the longest layers; the third lane takes the rest, so that the three
+// end together (with two lanes, or the e2e layers one after the other, the machine idled 13-16 %).
 export const LAYERS: readonly Layer[] = [
   { name: 'Debian packages of the unit tests', run: 'npm run setup:vscode -- --unit-packages', untested: true, alone: true },
-  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
-  // The checks: lint in the first lane, beside the setup, which waits on downloads; the format check in
-  // the second, after it (the first lane ended 4 to 160 s after the second in five fresh-clone runs).
-  { name: 'format check (prettier)', run: 'npm run format:check', check: true, beside: 'format-check.log' },
+  // First lane: lint beside the setup, which waits on downloads; the unit tests; integration on 1.100.3.
   { name: 'lint (eslint, dependency rules)', run: 'npm run lint', check: true },
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
+  // Second lane: the setup, then the longest VS Code layer at once, then the Russian suite (after the
+  // e2e layer, which builds the same language pack).
+  { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
+  { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
+  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true, beside: 'integration-ru.log' },
+  // Third lane: the format check beside the setup, then the shorter VS Code layers.
+  { name: 'format check (prettier)', run: 'npm run format:check', check: true, beside: 'format-check.log', lane: 3 },
+  {
+    name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)',
+    run: 'npm run test:e2e:current-subset',
+    needsVscode: true,
+    beside: 'e2e-1.139.1.log',
+    lane: 3,
+  },
   // On 1.139.1 without the suites of test/integration/onOldestOnly.ts (every one of them runs on 1.100.3).
   {
     name: 'integration, VS Code 1.139.1 (what differs between VS Codes)',
@@ -56,17 +70,9 @@ export const LAYERS: readonly Layer[] = [
     beside: 'integration-1.139.1.log',
     lane: 3,
   },
-  // What `npm run test:crash` runs after its build and setup, both done by now.
-  { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true },
-  {
-    name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)',
-    run: 'npm run test:e2e:current-subset',
-    needsVscode: true,
-    beside: 'e2e-1.139.1.log',
-  },
-  { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
-  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true, beside: 'integration-ru.log' },
   { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true, beside: 'integration-untrusted.log', lane: 3 },
+  // What `npm run test:crash` runs after its build and setup, both done by now.
+  { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true, beside: 'crash.log', lane: 3 },
 ];
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
