@@ -22,19 +22,44 @@ function log(message: string): void {
   process.stdout.write(`[language pack] ${message}\n`);
 }
 
+/**
+ * Moves a folder made aside (`made`) to `target` in one rename, so that a process beside this one
+ * (two test layers may build the pack at once) sees the whole folder or none. `complete` says
+ * whether a folder at `target` is whole: one that is (another process was first) is kept and `made`
+ * removed; one that is not (an interrupted run of an older harness) is replaced.
+ */
+function moveIntoPlace(made: string, target: string, complete: () => boolean): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.renameSync(made, target);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+      if (complete() || attempt > 0) {
+        fs.rmSync(made, { recursive: true, force: true });
+        if (!complete()) throw error;
+        return;
+      }
+      fs.rmSync(target, { recursive: true, force: true });
+    }
+  }
+}
+
 /** `npm pack` (the registry's tarball, no install scripts) unpacked into <ROOT>/<dir>/package. */
 function unpack(spec: string, dir: string): string {
   const target = path.join(ROOT, dir);
   const done = path.join(target, 'package', 'package.json');
   if (fs.existsSync(done)) return path.dirname(done);
-  fs.rmSync(target, { recursive: true, force: true });
-  fs.mkdirSync(target, { recursive: true });
-  const packed = spawnSync('npm', ['pack', spec, '--pack-destination', target, '--silent'], { encoding: 'utf8', timeout: 300_000 });
+  fs.mkdirSync(ROOT, { recursive: true });
+  const made = fs.mkdtempSync(path.join(ROOT, `${dir}.tmp-`));
+  const packed = spawnSync('npm', ['pack', spec, '--pack-destination', made, '--silent'], { encoding: 'utf8', timeout: 300_000 });
   const tgz = packed.stdout.trim().split('\n').pop() ?? '';
   if (packed.status !== 0 || !tgz) throw new Error(`npm pack ${spec} failed: ${packed.stderr}`);
-  const untar = spawnSync('tar', ['xzf', path.join(target, tgz), '-C', target], { encoding: 'utf8' });
+  const untar = spawnSync('tar', ['xzf', path.join(made, tgz), '-C', made], { encoding: 'utf8' });
   if (untar.status !== 0) throw new Error(`tar could not unpack ${tgz}: ${untar.stderr}`);
-  fs.rmSync(path.join(target, tgz));
+  fs.rmSync(path.join(made, tgz));
+  moveIntoPlace(made, target, () => fs.existsSync(done));
   return path.dirname(done);
 }
 
@@ -112,16 +137,17 @@ export function ensureRussianLanguagePack(target: VscodeTarget): string {
   const english = JSON.parse(fs.readFileSync(path.join(out, 'nls.messages.json'), 'utf8')) as string[];
   const main = translateMessages(keys, english, russianByEnglish);
 
-  fs.rmSync(extDir, { recursive: true, force: true });
-  fs.mkdirSync(path.join(extDir, 'translations', 'extensions'), { recursive: true });
-  fs.writeFileSync(path.join(extDir, 'translations', 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: main.contents }));
+  // Made aside and moved into place whole (moveIntoPlace): another layer may be building it too.
+  const made = fs.mkdtempSync(`${extDir}.tmp-`);
+  fs.mkdirSync(path.join(made, 'translations', 'extensions'), { recursive: true });
+  fs.writeFileSync(path.join(made, 'translations', 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: main.contents }));
   const translations = [{ id: 'vscode', path: './translations/main.i18n.json' }];
   const builtins = path.join(packDir, 'translations', 'extensions');
   for (const file of fs
     .readdirSync(builtins)
     .filter((f) => f.endsWith('.i18n.json'))
     .sort()) {
-    fs.copyFileSync(path.join(builtins, file), path.join(extDir, 'translations', 'extensions', file));
+    fs.copyFileSync(path.join(builtins, file), path.join(made, 'translations', 'extensions', file));
     translations.push({ id: file.slice(0, -'.i18n.json'.length), path: `./translations/extensions/${file}` });
   }
   const version = JSON.parse(fs.readFileSync(path.join(target.vscodeDir, 'package.json'), 'utf8')).version as string;
@@ -134,8 +160,9 @@ export function ensureRussianLanguagePack(target: VscodeTarget): string {
     categories: ['Language Packs'],
     contributes: { localizations: [{ languageId: 'ru', languageName: 'Russian', localizedLanguageName: 'русский', translations }] },
   };
-  fs.writeFileSync(path.join(extDir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-  fs.writeFileSync(marker, new Date().toISOString() + '\n');
+  fs.writeFileSync(path.join(made, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+  fs.writeFileSync(path.join(made, '.build-complete'), new Date().toISOString() + '\n');
+  moveIntoPlace(made, extDir, () => fs.existsSync(marker));
   log(
     `built for VS Code ${version}: ${main.translated} of ${main.total} workbench messages in Russian, ` +
       `${translations.length - 1} built-in extensions, in ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -2,10 +2,10 @@
 // side by side (a VS Code layer keeps a 2-core machine only about 60 % busy: it waits on windows,
 // timers and the emulator; two lanes still left it 13-16 % idle). The unit tests' Debian package
 // (openssl) comes first, alone: a unit test must find it there, not half installed. Then the first
-// lane runs lint, the unit tests and integration on 1.100.3, its output as it comes; the second
-// installs the other Debian packages and the two code-servers (downloads, disk, a few native
-// modules), then runs the e2e layer on 1.100.3 and the Russian suite; the third runs the format
-// check, then the e2e layer on 1.139.1, integration on 1.139.1, the untrusted suite and crash. The
+// lane runs lint, the format check, the unit tests, integration on 1.100.3 and the Russian suite,
+// its output as it comes; the second installs the other Debian packages and the two code-servers
+// (downloads, disk, a few native modules), then runs the e2e layer on 1.100.3; the third, once the
+// setup ended, the e2e layer on 1.139.1, integration on 1.139.1, the untrusted suite and crash. The
 // second and third lanes write each layer's output to test-results/<file>.log, printed whole once
 // it ended. A VS Code layer waits for the setup. A failing layer does not stop the others (one run
 // shows everything that is red), except setup, without which no VS Code layer can run. Prints one
@@ -39,22 +39,25 @@ export interface Layer {
   needsVscode?: boolean;
 }
 
-// The lanes by the layers' times in fresh-clone runs (ci11): the first lane's unit tests and the
-// second's e2e on 1.100.3 are the longest layers; the third lane takes the rest, so that the three
-// end together (with two lanes, or the e2e layers one after the other, the machine idled 13-16 %).
+// The lanes by the layers' CPU in fresh-clone runs (ci12: the machine was 94 % busy, so a lane's
+// share of the CPU is its share of the time): the second lane holds the setup and the longest layer,
+// e2e on 1.100.3, which needs it (571 s of CPU); the first lane lint, the format check, the unit tests,
+// integration on 1.100.3 and the Russian suite (506 s); the third the shorter VS Code layers (429 s).
+// With two lanes the machine idled 13-16 % while VS Code layers waited.
 export const LAYERS: readonly Layer[] = [
   { name: 'Debian packages of the unit tests', run: 'npm run setup:vscode -- --unit-packages', untested: true, alone: true },
-  // First lane: lint beside the setup, which waits on downloads; the unit tests; integration on 1.100.3.
+  // First lane: lint and the format check beside the setup, which waits on downloads; the unit tests;
+  // integration on 1.100.3; the Russian suite (after the setup, and in another lane than the e2e
+  // layer, which builds the same language pack: long ended by then).
   { name: 'lint (eslint, dependency rules)', run: 'npm run lint', check: true },
+  { name: 'format check (prettier)', run: 'npm run format:check', check: true },
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true },
-  // Second lane: the setup, then the longest VS Code layer at once, then the Russian suite (after the
-  // e2e layer, which builds the same language pack).
+  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true },
+  // Second lane: the setup, then the longest VS Code layer at once.
   { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
   { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
-  { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true, beside: 'integration-ru.log' },
-  // Third lane: the format check beside the setup, then the shorter VS Code layers.
-  { name: 'format check (prettier)', run: 'npm run format:check', check: true, beside: 'format-check.log', lane: 3 },
+  // Third lane, once the setup ended: the shorter VS Code layers.
   {
     name: 'e2e, VS Code 1.139.1 (generate, studio, walkthrough)',
     run: 'npm run test:e2e:current-subset',

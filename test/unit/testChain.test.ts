@@ -40,8 +40,8 @@ function heldRunner() {
 const UNIT_PACKAGES = LAYERS[0]!.name;
 const SETUP = LAYERS.find((l) => l.untested && l.beside)!.name;
 const CHECKS = LAYERS.filter((l) => l.check).map((l) => l.name);
-const LINT = LAYERS.find((l) => l.check && !l.beside)!.name;
-const FORMAT = LAYERS.find((l) => l.check && l.beside)!.name;
+const LINT = LAYERS.find((l) => l.check && l.name.startsWith('lint'))!.name;
+const FORMAT = LAYERS.find((l) => l.check && l.name.startsWith('format'))!.name;
 const VSCODE_LAYERS = LAYERS.filter((l) => l.needsVscode).map((l) => l.name);
 const vscodeLane = (n: number) => LAYERS.filter((l) => !l.alone && laneOf(l) === n && l.needsVscode).map((l) => l.name);
 const FIRST_LANE = vscodeLane(1);
@@ -49,25 +49,26 @@ const SECOND_LANE = vscodeLane(2);
 const THIRD_LANE = vscodeLane(3);
 
 describe('npm test: the order of the layers', () => {
-  it("the unit tests' Debian packages first, alone; then lint, the setup and the format check at once; then three lanes of VS Code layers", async () => {
+  it("the unit tests' Debian packages first, alone; then lint beside the setup; then three lanes of VS Code layers", async () => {
     const runner = heldRunner();
     const chain = runLayers(LAYERS, runner.run);
     await runner.started(UNIT_PACKAGES);
     await runner.settle();
     assert.deepEqual(runner.events, [`start ${UNIT_PACKAGES}`], "nothing beside the unit tests' Debian packages");
     await runner.end(UNIT_PACKAGES);
-    // Each lane's first layer, none of which needs VS Code: lint, the setup, the format check.
-    for (const first of [LINT, SETUP, FORMAT]) await runner.started(first);
+    // The first layer of the first two lanes, neither of which needs VS Code: lint and the setup. The
+    // third lane has only VS Code layers: it waits for the setup.
+    for (const first of [LINT, SETUP]) await runner.started(first);
     await runner.settle();
-    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, `start ${LINT}`, `start ${FORMAT}`].sort());
-    // Lint, then the unit tests, in the first lane beside the setup.
+    assert.deepEqual(runner.events.slice(2).sort(), [`start ${SETUP}`, `start ${LINT}`].sort());
+    // Lint, the format check, then the unit tests, in the first lane beside the setup.
     await runner.end(LINT);
-    await runner.started('unit');
-    // The unit tests and the format check end first: the VS Code layers still wait for the setup.
-    await runner.end('unit');
     await runner.end(FORMAT);
+    await runner.started('unit');
+    // The unit tests end first: the VS Code layers still wait for the setup.
+    await runner.end('unit');
     await runner.settle();
-    assert.equal(runner.events.at(-1), `end ${FORMAT}`);
+    assert.equal(runner.events.at(-1), 'end unit');
     await runner.end(SETUP);
     // The three lanes go on at once, each with its first VS Code layer (the second lane's is the
     // longest layer, e2e on 1.100.3: it starts as soon as it can).
@@ -115,9 +116,9 @@ describe('npm test: the order of the layers', () => {
     const chain = runLayers(LAYERS, runner.run);
     await runner.end(UNIT_PACKAGES);
     await runner.end(LINT, 1);
+    await runner.end(FORMAT, 1);
     await runner.end('unit');
     await runner.end(SETUP);
-    await runner.end(FORMAT, 1);
     for (const name of [...FIRST_LANE, ...SECOND_LANE, ...THIRD_LANE]) await runner.end(name);
     const results = await chain;
     assert.deepEqual(
