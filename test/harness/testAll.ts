@@ -47,8 +47,8 @@ export interface Layer {
 export const LAYERS: readonly Layer[] = [
   { name: 'Debian packages of the unit tests', run: 'npm run setup:vscode -- --unit-packages', untested: true, alone: true },
   // First lane: lint and the format check beside the setup, which waits on downloads; the unit tests;
-  // integration on 1.100.3; the Russian suite (after the setup, and in another lane than the e2e
-  // layer, which builds the same language pack: long ended by then).
+  // integration on 1.100.3; the Russian suite (it may build the Russian language pack while the e2e
+  // layer's Russian suite does: each is made aside and moved into place whole, languagePack.ts).
   { name: 'lint (eslint, dependency rules)', run: 'npm run lint', check: true },
   { name: 'format check (prettier)', run: 'npm run format:check', check: true },
   { name: 'unit', run: 'npm run test:unit' },
