@@ -29,20 +29,14 @@ function log(message: string): void {
  * removed; one that is not (an interrupted run of an older harness) is replaced.
  */
 function moveIntoPlace(made: string, target: string, complete: () => boolean): void {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      fs.renameSync(made, target);
-      return;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-      if (complete() || attempt > 0) {
-        fs.rmSync(made, { recursive: true, force: true });
-        if (!complete()) throw error;
-        return;
-      }
-      fs.rmSync(target, { recursive: true, force: true });
-    }
+  try {
+    fs.renameSync(made, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    if (complete()) return fs.rmSync(made, { recursive: true, force: true });
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.renameSync(made, target);
   }
 }
 
