@@ -40,6 +40,9 @@ function smooth(width: number, height: number) {
   return { width, height, data };
 }
 
+/** The 8×8 JPEG block of pixel p in an image `width` wide. */
+const blockOf = (p: number, width: number) => Math.floor(Math.floor(p / width) / 8) * Math.ceil(width / 8) + Math.floor((p % width) / 8);
+
 describe('region edit saved as JPEG', function () {
   this.timeout(60_000);
   const gw = gatewaySuite({ models: true });
@@ -55,9 +58,11 @@ describe('region edit saved as JPEG', function () {
   });
 
   const storeOf = () => new HistoryStore(path.join(dir, 'results.jsonl'), { load: journalCode });
-  const model = () => gw.models.find((m) => m.id === 'prism-2')!;
+  // lumen-xl takes a seed (and 3:2), so the answer, and so every figure compared below, is the same each run.
+  const MODEL = 'lumen-xl';
+  const model = () => gw.models.find((m) => m.id === MODEL)!;
   const editJob = (original: string): ImageJob => ({
-    request: { model: 'prism-2', prompt: 'make it a red door', aspect_ratio: '3:2' },
+    request: { model: MODEL, prompt: 'make it a red door', aspect_ratio: '3:2', seed: 41 },
     references: [original],
     transport: 'input_references',
     output: { directory: dir, pattern: '{name}.edit-{index}', sourceName: 'photo' },
@@ -88,7 +93,7 @@ describe('region edit saved as JPEG', function () {
     const record = new JobHistoryRecord(store, {
       request: region.job.request,
       references: recordedReferences(region.job),
-      model: 'prism-2',
+      model: MODEL,
       region: plan.record,
     });
     const result = await rig.service.run(region.job);
@@ -126,10 +131,14 @@ describe('region edit saved as JPEG', function () {
     const asPng = await decodeImage(await fs.readFile(pngFile));
     const asJpeg = await decodeImage(jpeg);
     assert.deepEqual([asJpeg.width, asJpeg.height], [W, H]);
-    // Outside the region (and its feather) the original is smooth: JPEG stays very close. Inside, the answer
-    // may have sharp edges, where JPEG's error is larger.
-    let outside = 0;
-    let inside = 0;
+    // JPEG codes each 8×8 block on its own (4:4:4, no chroma shared across blocks), so a block with no pixel of
+    // the region (mask or feather) is the smooth original's alone: its error is small and the same every run.
+    // The answer's sharp edges ring through the blocks it shares with the original, inside the region and just
+    // outside it, so those pixels get the looser bound of sharp content. (Measured: 3, 20 and a mean of 0.55.)
+    const touched = new Set<number>();
+    for (let p = 0; p < W * H; p++) if (plan.mask.alpha[p] !== 0) touched.add(blockOf(p, W));
+    let untouched = 0;
+    let sharedBlocks = 0;
     let sum = 0;
     for (let p = 0; p < asPng.data.length; p++) {
       if (p % 4 === 3) {
@@ -137,13 +146,14 @@ describe('region edit saved as JPEG', function () {
         continue;
       }
       const difference = Math.abs(asPng.data[p]! - asJpeg.data[p]!);
-      if (plan.mask.alpha[p >> 2] === 0) outside = Math.max(outside, difference);
-      else inside = Math.max(inside, difference);
+      if (touched.has(blockOf(p >> 2, W))) sharedBlocks = Math.max(sharedBlocks, difference);
+      else untouched = Math.max(untouched, difference);
       sum += difference;
     }
     const mean = sum / (W * H * 3);
-    assert.ok(outside <= 24, `largest channel difference outside the region ${outside}`);
-    assert.ok(inside <= 48, `largest channel difference inside the region ${inside}`);
+    assert.equal(touched.size, 5 * 4, 'the 20×16 box at (200, 120) with its 8-pixel feather spans 5×4 blocks');
+    assert.ok(untouched <= 8, `largest channel difference in blocks the region does not touch ${untouched}`);
+    assert.ok(sharedBlocks <= 48, `largest channel difference in blocks the region touches ${sharedBlocks}`);
     assert.ok(mean <= 3, `mean channel difference ${mean}`);
     assert.equal(paidRequests(gw.emu).length, 1);
   });
