@@ -2,10 +2,10 @@
 // side by side (a VS Code layer keeps a 2-core machine only about 60 % busy: it waits on windows,
 // timers and the emulator; two lanes still left it 13-16 % idle). The unit tests' Debian package
 // (openssl) comes first, alone: a unit test must find it there, not half installed. Then the first
-// lane runs lint, the format check, the unit tests and the Russian suite, its output as it comes; the second installs the other Debian packages and the two code-servers
+// lane runs lint, the format check, the unit tests, the Russian suite and the untrusted one, its
+// output as it comes; the second installs the other Debian packages and the two code-servers
 // (downloads, disk, a few native modules), then runs the e2e layer on 1.100.3; the third, once the
-// setup ended, the e2e layer on 1.139.1, integration on 1.139.1, the untrusted suite, integration on
-// 1.100.3 and crash. The
+// setup ended, the e2e layer on 1.139.1, integration on 1.139.1 and on 1.100.3, and crash. The
 // second and third lanes write each layer's output to test-results/<file>.log, printed whole once
 // it ended. A VS Code layer waits for the setup. A failing layer does not stop the others (one run
 // shows everything that is red), except setup, without which no VS Code layer can run. Prints one
@@ -39,20 +39,21 @@ export interface Layer {
   needsVscode?: boolean;
 }
 
-// The lanes by the layers' CPU in fresh-clone runs (ci12: the machine was 94 % busy, so a lane's
-// share of the CPU is its share of the time): the second lane holds the setup and the longest layer,
-// e2e on 1.100.3, which needs it (431 s of CPU in ci18); the first lane lint, the format check, the unit
-// tests and the Russian suite (255 s, but the unit tests wait on timers and processes: 422 s there); the
-// third the other VS Code layers (439 s). With two lanes the machine idled 13-16 % while VS Code layers waited.
+// The lanes by the layers' times in fresh-clone runs (ci18, ci19): the second lane holds the setup and
+// the longest layer, e2e on 1.100.3, which needs it (550-590 s); the first lane lint, the format check,
+// the unit tests (CPU 130-160 s, but 380-420 s: they wait on timers and processes), the Russian and the
+// untrusted suites; the third the other VS Code layers. With integration on 1.100.3 in the first lane
+// (ci18) that lane ended 2 minutes after the others, the machine half idle meanwhile.
 export const LAYERS: readonly Layer[] = [
   { name: 'Debian packages of the unit tests', run: 'npm run setup:vscode -- --unit-packages', untested: true, alone: true },
   // First lane: lint and the format check beside the setup, which waits on downloads; the unit tests;
-  // the Russian suite (it may build the Russian language pack while the e2e
-  // layer's Russian suite does: each is made aside and moved into place whole, languagePack.ts).
+  // the Russian suite (it may build the Russian language pack while the e2e layer's Russian suite
+  // does: each is made aside and moved into place whole, languagePack.ts); the untrusted suite.
   { name: 'lint (eslint, dependency rules)', run: 'npm run lint', check: true },
   { name: 'format check (prettier)', run: 'npm run format:check', check: true },
   { name: 'unit', run: 'npm run test:unit' },
   { name: 'integration, Russian', run: 'npm run test:integration:ru', needsVscode: true },
+  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true },
   // Second lane: the setup, then the longest VS Code layer at once.
   { name: 'setup (VS Code 1.100.3 and 1.139.1)', run: 'npm run setup:vscode', untested: true, beside: 'setup.log' },
   { name: 'e2e, VS Code 1.100.3', run: 'npm run test:e2e', needsVscode: true, beside: 'e2e-1.100.3.log' },
@@ -72,9 +73,6 @@ export const LAYERS: readonly Layer[] = [
     beside: 'integration-1.139.1.log',
     lane: 3,
   },
-  { name: 'integration, untrusted workspace', run: 'npm run test:integration:untrusted', needsVscode: true, beside: 'integration-untrusted.log', lane: 3 },
-  // Integration on 1.100.3 here, not after the unit tests: in ci18 the first lane ended 2 minutes after
-  // the others with it, the machine half idle meanwhile (the unit tests wait on timers and processes).
   { name: 'integration, VS Code 1.100.3', run: 'npm run test:integration', needsVscode: true, beside: 'integration-1.100.3.log', lane: 3 },
   // What `npm run test:crash` runs after its build and setup, both done by now.
   { name: 'crash, full disk, proxy and TLS, VS Code 1.100.3', run: 'npm run test:crash:built', needsVscode: true, beside: 'crash.log', lane: 3 },
