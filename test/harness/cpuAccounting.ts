@@ -82,6 +82,35 @@ function makeGroup(name: string): { dir: string; hierarchy: Hierarchy } | undefi
   return undefined;
 }
 
+/**
+ * A reader of the CPU seconds of the control group this process is in (a layer's, see layerCpu): every
+ * process of the layer, its VS Code and Chromium too. Undefined outside such a group (the root group
+ * counts the whole machine) or where none can be read.
+ */
+export function ownGroupCpu(procCgroup = '/proc/self/cgroup'): (() => number) | undefined {
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(procCgroup, 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  for (const hierarchy of HIERARCHIES) {
+    // cgroup v1: `3:cpu,cpuacct:/path` or `2:cpuacct:/path`; v2: `0::/path`.
+    const v1 = hierarchy.root.endsWith('cpuacct');
+    const line = lines.find((l) => (v1 ? /^\d+:[^:]*\bcpuacct\b[^:]*:/.test(l) : l.startsWith('0::')));
+    const group = line?.slice(line.indexOf(':', line.indexOf(':') + 1) + 1);
+    if (!group || group === '/' || !group.includes('gateway-images-')) continue;
+    const dir = path.join(hierarchy.root, group);
+    try {
+      hierarchy.read(dir);
+      return () => hierarchy.read(dir);
+    } catch {
+      // not this hierarchy
+    }
+  }
+  return undefined;
+}
+
 export interface MachineCpu {
   busy: number;
   idle: number;

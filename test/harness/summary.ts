@@ -14,8 +14,13 @@ export interface RunSummary {
   failed: number;
   pending: number;
   seconds: number;
-  /** Each test's result, and how long it ran (hooks not included). */
-  tests: { title: string; state: TestState; ms?: number; error?: string }[];
+  /**
+   * Each test's result, how long it ran and the CPU its layer used meanwhile (cpuMs: every process of the
+   * layer's control group, where the layer has one; hooks not included).
+   */
+  tests: { title: string; state: TestState; ms?: number; cpuMs?: number; error?: string }[];
+  /** The before and after hooks that took a second or more (a window opened or closed), with the same figures. */
+  hooks?: { title: string; ms: number; cpuMs?: number }[];
 }
 
 /** Every run summary in `file` (one JSON object per line; a torn last line is skipped). */

@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
+import { ownGroupCpu } from './cpuAccounting';
 import { LAYER_ENV, type RunSummary, SUMMARY_FILE_ENV, type TestState } from './summary';
 
 class SummaryReporter extends Mocha.reporters.Spec {
@@ -13,13 +14,32 @@ class SummaryReporter extends Mocha.reporters.Spec {
     if (!file) return;
     const started = Date.now();
     const tests: RunSummary['tests'] = [];
-    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) => tests.push({ title: test.fullTitle(), state: 'passed', ms: test.duration }));
+    const hooks: NonNullable<RunSummary['hooks']> = [];
+    // The CPU of the layer (its windows included) while each test and each long hook ran: where a
+    // layer's CPU goes, which a slower machine multiplies.
+    const groupCpu = ownGroupCpu();
+    const cpuNow = () => (groupCpu ? safely(groupCpu) : undefined);
+    let testCpu: number | undefined;
+    let hookStart = { ms: 0, cpu: undefined as number | undefined };
+    const cpuMsSince = (from: number | undefined) => {
+      const now = cpuNow();
+      return now === undefined || from === undefined ? {} : { cpuMs: Math.round((now - from) * 1000) };
+    };
+    runner.on(Mocha.Runner.constants.EVENT_TEST_BEGIN, () => (testCpu = cpuNow()));
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (test) =>
+      tests.push({ title: test.fullTitle(), state: 'passed', ms: test.duration, ...cpuMsSince(testCpu) }),
+    );
     runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, (test) => tests.push({ title: test.fullTitle(), state: 'pending' }));
     // A failing hook fails the tests it was for: mocha reports it once, under the hook's title.
     // The error's first lines go with it: CI prints only the end of a long log, and the summary is at the end.
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test, error: Error) =>
-      tests.push({ title: test.fullTitle(), state: 'failed', ms: test.duration, error: firstLines(error) }),
+      tests.push({ title: test.fullTitle(), state: 'failed', ms: test.duration, error: firstLines(error), ...cpuMsSince(testCpu) }),
     );
+    runner.on(Mocha.Runner.constants.EVENT_HOOK_BEGIN, () => (hookStart = { ms: Date.now(), cpu: cpuNow() }));
+    runner.on(Mocha.Runner.constants.EVENT_HOOK_END, (hook) => {
+      const ms = Date.now() - hookStart.ms;
+      if (ms >= 1000) hooks.push({ title: hook.fullTitle(), ms, ...cpuMsSince(hookStart.cpu) });
+    });
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const count = (state: TestState) => tests.filter((t) => t.state === state).length;
       const summary: RunSummary = {
@@ -29,10 +49,19 @@ class SummaryReporter extends Mocha.reporters.Spec {
         pending: count('pending'),
         seconds: (Date.now() - started) / 1000,
         tests,
+        ...(hooks.length > 0 && { hooks }),
       };
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.appendFileSync(file, JSON.stringify(summary) + '\n');
     });
+  }
+}
+
+function safely(read: () => number): number | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined; // the group was removed under us: no figure
   }
 }
 
