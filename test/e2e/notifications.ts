@@ -44,7 +44,15 @@ async function closeCentre(win: NotificationWindow): Promise<void> {
   if (win.command) await win.command('notifications.hideList');
   // Its Hide button, not Escape: Escape goes where the focus is, and after a generation that is often
   // the image's preview (a webview's frame), where it does not reach the centre (seen in the demo's test).
-  else await win.page.locator(`${CENTRE}.visible .notifications-center-header .codicon-notifications-hide`).first().click();
+  else {
+    // The centre may close by itself meanwhile (a new progress toast closes it: seen in a slowed run), and
+    // a closed centre has no Hide button to wait for: closed is what this asks.
+    const centre = win.page.locator(`${CENTRE}.visible`);
+    const hide = centre.locator('.notifications-center-header .codicon-notifications-hide').first();
+    for (const until = Date.now() + CENTRE_WAIT_MS; (await centre.count()) > 0 && Date.now() < until;) {
+      await hide.click({ timeout: 2_000 }).catch(() => undefined);
+    }
+  }
   await win.page.locator(`${CENTRE}.visible`).waitFor({ state: 'hidden', timeout: CENTRE_WAIT_MS });
 }
 
