@@ -61,6 +61,25 @@ export function processTree(root: number): ProcessInfo[] {
   return [...found.values()];
 }
 
+/** The processes that `pid` started and that still run (each thread's list in /proc/<pid>/task/<tid>/children). */
+export function childrenOf(pid: number): ProcessInfo[] {
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const children = new Set<number>();
+  for (const task of tasks) {
+    try {
+      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) children.add(Number(child));
+    } catch {
+      /* the thread ended meanwhile */
+    }
+  }
+  return [...children].map(readStat).filter((p): p is ProcessInfo => p !== undefined);
+}
+
 /** The processes of `known` that still run (same pid and start time). */
 export function survivors(known: readonly ProcessInfo[]): ProcessInfo[] {
   return known.filter((k) => {

@@ -111,7 +111,13 @@ async function main(): Promise<void> {
       ],
       { env, stdio: ['ignore', 'ignore', 'inherit'] },
     );
-    const settings = { 'gatewayImages.baseUrl': emulator.url, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' };
+    const settings = {
+      'gatewayImages.baseUrl': emulator.url,
+      'workbench.startupEditor': 'none',
+      'telemetry.telemetryLevel': 'off',
+      // No port scan of every process (`ls -l /proc/*/fd/*` and `ps` every 2 s): the demo may idle for hours.
+      'remote.autoForwardPortsSource': 'output',
+    };
     writeJson(path.join(dirs.userData, 'User', 'settings.json'), settings);
     writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), { 'gatewayImages.baseUrl': emulator.url });
 
