@@ -3,6 +3,7 @@
 import * as assert from 'assert';
 import { setTimeout as sleep } from 'timers/promises';
 import { readManifest } from '../harness/paths';
+import { NO_PORT_SCAN } from '../harness/workbenchConfig';
 import { childrenOf } from './processes';
 import { dismissQuickInput, openCommandPalette, readQuickItems, screenshot, typeInQuickInput, visibleQuickItems } from './workbench';
 import { useWorkbench } from './useWorkbench';
@@ -70,7 +71,7 @@ describe('Smoke (e2e)', () => {
       const scans = await portScansWithin(host, 30_000);
       assert.ok(scans.length > 0, 'with remote.autoForwardPortsSource "process" no scan started in 30 s: the check above proves nothing');
     } finally {
-      await wb.settings({ 'remote.autoForwardPortsSource': 'output' });
+      await wb.settings(NO_PORT_SCAN);
     }
   });
 });

@@ -22,6 +22,7 @@ import {
   disableExtensionsInPage,
   enableSmokeTestDriverInPage,
   installExtensionCopy,
+  NO_PORT_SCAN,
   UNCOMPRESSED,
   writeJson,
 } from './workbenchConfig';
@@ -193,10 +194,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       'extensions.autoCheckUpdates': false,
       'extensions.autoUpdate': false,
       'update.mode': 'none',
-      // Ports found from processes: the extension host runs `ls -l /proc/*/fd/*` and `ps` every 2 s
-      // or more (measured: an idle window used 2.2 s of CPU per 30 s with it, 1.0 s without). URLs in
-      // terminals ('output') are still forwarded.
-      'remote.autoForwardPortsSource': 'output',
+      ...NO_PORT_SCAN,
       // A blinking cursor repaints twice a second, in software (VS Code 1.139 focuses the Chat input).
       'editor.cursorBlinking': 'solid',
       'security.workspace.trust.enabled': options.workspaceTrust === true,

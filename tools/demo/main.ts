@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { startEmulator } from '../emulator';
 import { freePort, killGroup, waitForCodeServer } from '../../test/harness/processes';
-import { CODE_SERVER_FLAGS } from '../../test/harness/workbenchConfig';
+import { CODE_SERVER_FLAGS, NO_PORT_SCAN } from '../../test/harness/workbenchConfig';
 import { packageVsix } from '../../test/harness/packageVsix';
 import { CODE_SERVER_ENTRY, FIXTURE_WORKSPACE, readManifest, REPO_ROOT } from '../../test/harness/paths';
 import { ensureSetup } from '../../test/harness/setup';
@@ -115,8 +115,7 @@ async function main(): Promise<void> {
       'gatewayImages.baseUrl': emulator.url,
       'workbench.startupEditor': 'none',
       'telemetry.telemetryLevel': 'off',
-      // No port scan of every process (`ls -l /proc/*/fd/*` and `ps` every 2 s): the demo may idle for hours.
-      'remote.autoForwardPortsSource': 'output',
+      ...NO_PORT_SCAN, // the demo may idle for hours
     };
     writeJson(path.join(dirs.userData, 'User', 'settings.json'), settings);
     writeJson(path.join(dirs.userData, 'Machine', 'settings.json'), { 'gatewayImages.baseUrl': emulator.url });
