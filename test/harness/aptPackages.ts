@@ -8,8 +8,11 @@ import { log, run, SetupError } from './setupProcess';
  * modules the tests load (paths.ts: no Kerberos, terminal or keychain headers), a proxy and openssl.
  */
 export const APT_PACKAGES = [
-  // Chromium's headless shell (paths.ts, CHROMIUM): the tests' browser.
+  // Chromium's headless shell (paths.ts, CHROMIUM): the tests' browser, and the fonts it draws the
+  // workbench with (a recommendation of chromium-common; the others, udev, upower, a notification
+  // daemon and what they pull in, a headless browser does not use).
   'chromium-headless-shell',
+  'fonts-liberation',
   'ripgrep',
   // node-gyp needs a compiler, make and python3 to rebuild the native modules.
   'build-essential',
@@ -26,6 +29,11 @@ export const APT_PACKAGES = [
  * these, before the unit tests start; the rest installs beside them.
  */
 export const UNIT_APT_PACKAGES = ['openssl'];
+
+/** The command that installs `packages` (what the setup runs as root), for a person to run. */
+export function aptInstallCommand(packages: readonly string[], sudo: string): string {
+  return `${sudo}apt-get install -y --no-install-recommends ${packages.join(' ')}`;
+}
 
 function isInstalled(pkg: string): boolean {
   const r = spawnSync('dpkg', ['-s', pkg], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' });
@@ -46,7 +54,7 @@ export async function ensureAptPackages(packages: readonly string[] = APT_PACKAG
   if (missing.length === 0) return false;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
-    const command = `sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing.join(' ')}`;
+    const command = `sudo apt-get update && ${aptInstallCommand(missing, 'sudo DEBIAN_FRONTEND=noninteractive ')}`;
     process.stderr.write(`[setup] Missing Debian packages: ${missing.join(' ')}\n`);
     process.stderr.write(`[setup] Run this, then run the setup again:\n${command}\n`);
     throw new SetupError(`missing Debian packages: ${missing.join(' ')}`);
@@ -54,7 +62,9 @@ export async function ensureAptPackages(packages: readonly string[] = APT_PACKAG
   log(`Installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await run('apt-get', ['update'], { env });
-  await run('apt-get', ['install', '-y', ...missing], { env });
+  // Only what the packages depend on: their recommendations (about 100 more packages for the browser
+  // alone: systemd, avahi, Perl, printing) took most of the install's time and the tests use none.
+  await run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env });
   const still = missingAptPackages(packages);
   if (still.length > 0) throw new SetupError(`apt-get did not install: ${still.join(' ')}`);
   return true;

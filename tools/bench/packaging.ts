@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { missingAptPackages } from '../../test/harness/aptPackages';
+import { aptInstallCommand, missingAptPackages } from '../../test/harness/aptPackages';
 import { packageVsix } from '../../test/harness/packageVsix';
 import { selectedVscodeTarget } from '../../test/harness/paths';
 import { isCodeServerInstalled } from '../../test/harness/setup';
@@ -85,7 +85,7 @@ export function prepareActivation(log: (line: string) => void): { note: string }
   }
   if (missing.length) {
     const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
-    const command = `${sudo}apt-get install -y ${missing.join(' ')} && ${setup}`;
+    const command = `${aptInstallCommand(missing, sudo)} && ${setup}`;
     const packages = `${missing.length === 1 ? 'is the Debian package' : 'are the Debian packages'} ${missing.join(', ')}`;
     log(`bench: ${what}, nor ${packages}. Run this once, then the bench again:\n  ${command}`);
     log('bench: the bench goes on without it; the activate() row will read "not measured" (add --no-activation to skip it).');
