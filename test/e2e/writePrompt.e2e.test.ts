@@ -2,22 +2,22 @@
 // selected in a Markdown editor, Generate Image for Selection from the palette (no Style step: the
 // workspace has no styles file), the model, "Write the prompt with Test Writer", and the review step with the proposed prompt
 // and the reservation, then the image. The language model is the fixture test/fixtures/lm-provider
-// (its answer is set by the test: no real model is reachable here). The provider API is stable
-// from VS Code 1.104: on 1.100.3 the suite with the model is skipped before a window opens. The
-// studio's fallback without a model (the selection, with the line that says why) runs in the shared
-// window, which has no language model, on every VS Code.
+// (its answer is set by the test: no real model is reachable here), loaded by the shared window with
+// no model offered: the suite with the model offers it while it runs (lmProvider.ts). The provider
+// API is stable from VS Code 1.104: on 1.100.3 that suite is skipped. The studio's fallback without a
+// model (the selection, with the line that says why) runs in the shared window on every VS Code.
 // Pictures: docs/write-prompt-review.png and docs/write-prompt-image.png (docs/ only with
 // GATEWAY_IMAGES_UPDATE_DOCS=1), else test-results/e2e/.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { REPO_ROOT, selectedVscodeTarget } from '../harness/paths';
+import { REPO_ROOT } from '../harness/paths';
+import { hasProviderApi, vscodeVersion } from './lmProvider';
 import { openStudio } from './studioPage';
 import { type OpenedWorkbench, pickQuickItem, prepareTest, readToasts, runCommand, waitFor, waitForNotification } from './workbench';
 import { useWorkbench } from './useWorkbench';
 import { savePicture } from './pictures';
 
-const LM_PROVIDER = path.join(REPO_ROOT, 'test', 'fixtures', 'lm-provider');
 /** The README's first paragraph, as the article whose cover is made. */
 const PARAGRAPH = fs
   .readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8')
@@ -28,17 +28,6 @@ const PARAGRAPH = fs
 const ANSWER =
   'Prompt: "A calm editor window on a wooden desk, a glowing picture frame rising out of it, a small ruble coin and a price tag beside it, soft morning light, flat editorial illustration, no text"';
 const CLEANED = ANSWER.slice('Prompt: "'.length, -1);
-
-/** The version of the VS Code under test, from its product.json. */
-function vscodeVersion(): string {
-  return (JSON.parse(fs.readFileSync(path.join(selectedVscodeTarget().vscodeDir, 'product.json'), 'utf8')) as { version: string }).version;
-}
-
-/** The language model provider API is stable from VS Code 1.104. */
-function hasProviderApi(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > 1 || (major === 1 && minor >= 104);
-}
 
 /** The paragraph in a Markdown editor (beside the active one, or in its place), all of it selected. */
 async function openParagraph(opened: OpenedWorkbench, name: string, beside = false): Promise<void> {
@@ -57,14 +46,22 @@ describe('Prompt written by a language model (e2e)', () => {
     console.log(`      skipped: VS Code ${version} has no vscode.lm.registerLanguageModelChatProvider (stable from 1.104)`);
     this.skip();
   });
-  const opened = useWorkbench(
-    { extensions: [LM_PROVIDER], viewport: { width: 1280, height: 800 } },
-    {
-      timeoutMs: 180_000,
-      // The fixture is loaded where the API is: its command answers.
-      onOpened: (openedWindow) => openedWindow.command('gatewayImagesTest.setLanguageModelAnswer', ANSWER, 'answer'),
+  // The shared window, which loads the fixture without a model offered: offered while this suite runs,
+  // at the size of its pictures, then taken back (the suites after it expect no model).
+  let viewport: { width: number; height: number } | null = null;
+  after(async () => {
+    if (!viewport) return; // skipped (no provider API), or the window never opened
+    await opened().command('gatewayImagesTest.setLanguageModelAvailable', false);
+    await opened().page.setViewportSize(viewport);
+  });
+  const opened = useWorkbench('shared', {
+    onOpened: async (openedWindow) => {
+      await openedWindow.command('gatewayImagesTest.setLanguageModelAnswer', ANSWER, 'answer');
+      await openedWindow.command('gatewayImagesTest.setLanguageModelAvailable', true);
+      viewport = openedWindow.page.viewportSize() ?? { width: 1400, height: 900 };
+      await openedWindow.page.setViewportSize({ width: 1280, height: 800 });
     },
-  );
+  });
 
   it('Generate Image for Selection: the review shows the prompt the model wrote and the reservation; the gateway gets it', async () => {
     await prepareTest(opened(), { key: 'unlimited' });
