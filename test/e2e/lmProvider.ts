@@ -1,11 +1,9 @@
-// The language model provider fixture (test/fixtures/lm-provider) in the e2e windows: the shared
+// The language model provider fixture (LM_PROVIDER_FIXTURE) in the e2e windows: the shared
 // window loads it where VS Code has the provider API, without a model offered; the suite that needs
 // the model offers it (gatewayImagesTest.setLanguageModelAvailable) and takes it back when it ends.
 import * as fs from 'fs';
 import * as path from 'path';
-import { REPO_ROOT, selectedVscodeTarget } from '../harness/paths';
-
-export const LM_PROVIDER = path.join(REPO_ROOT, 'test', 'fixtures', 'lm-provider');
+import { selectedVscodeTarget } from '../harness/paths';
 
 /** The version of the VS Code under test, from its product.json. */
 export function vscodeVersion(): string {

@@ -7,8 +7,8 @@
 // results journal a test fills with thousands of results. Loaded by .mocharc.e2e.json (`require`):
 // its root hook closes the window once every suite has run.
 import * as path from 'path';
-import { REPO_ROOT } from '../harness/paths';
-import { hasProviderApi, LM_PROVIDER } from './lmProvider';
+import { LM_PROVIDER_FIXTURE, REPO_ROOT } from '../harness/paths';
+import { hasProviderApi } from './lmProvider';
 import { reusedWindow } from './reusedWindow';
 import { openWorkbench, type OpenedWorkbench, type OpenWorkbenchOptions } from './workbench';
 
@@ -24,7 +24,7 @@ const shared = reusedWindow(
   () =>
     openWorkbench({
       settings: { 'gatewayImages.openAfterGenerate': false, 'gatewayImages.confirmCostAbove': 1000, 'gatewayImagesTest.languageModelAvailable': false },
-      extensions: [TOOL_INVOKER, ...(hasProviderApi() ? [LM_PROVIDER] : [])],
+      extensions: [TOOL_INVOKER, ...(hasProviderApi() ? [LM_PROVIDER_FIXTURE] : [])],
     } satisfies OpenWorkbenchOptions),
   'shared window',
 );

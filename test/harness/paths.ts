@@ -136,6 +136,8 @@ export const CODE_SERVER_VSCODE = VSCODE_TARGETS.oldest.vscodeDir;
 export const INSTALL_MARKER = VSCODE_TARGETS.oldest.marker;
 export const EXTENSION_BUNDLE = path.join(REPO_ROOT, 'dist', 'extension.js');
 export const FIXTURE_WORKSPACE = path.join(REPO_ROOT, 'test', 'fixtures', 'workspace');
+/** The language model provider fixture: in every integration run, and in the e2e shared window where VS Code has the API. */
+export const LM_PROVIDER_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'lm-provider');
 export const DEFAULT_INTEGRATION_ENTRY = path.join(OUT_DIR, 'test', 'integration', 'index.js');
 export const RESULTS_DIR = path.join(REPO_ROOT, 'test-results');
 /**

@@ -8,9 +8,7 @@ import { launchWorkbench, type Workbench } from './launch';
 import { closeAllWorkbenches, deadline } from './processes';
 import { parseArgs, resolveEntry, testEntryEnv } from './cli';
 import { ensureRussianLanguagePack } from './languagePack';
-import { REPO_ROOT, RESULTS_DIR } from './paths';
-
-const LM_PROVIDER_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'lm-provider');
+import { LM_PROVIDER_FIXTURE, RESULTS_DIR } from './paths';
 
 function saveFailureArtifacts(wb: Workbench | undefined, reason: string): void {
   if (!wb) return;
