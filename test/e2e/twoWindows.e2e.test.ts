@@ -22,16 +22,18 @@ async function openSecondWindow(opened: OpenedWorkbench): Promise<Page> {
 }
 
 /**
- * Opens a workspace file in the window by Quick Open, as a person does. The new window restores the
- * editors the workspace had, and one still loading (a studio revived by its serializer) may take a
- * key or the focus: Quick Open then does not show, or closes again. So each attempt presses Ctrl+P
- * once and waits for the file's tab; the next attempt gives the workbench the focus first. Never a
- * second Ctrl+P while the first may still be opening: on a busy machine the workbench handled the
- * second after Quick Open showed, as "next item", and Ctrl's release then opened that item and
- * closed Quick Open under the typing (a slowed CI run). The file is written before the window opens:
- * a file written after it was not listed by its Quick Open for 45 s in another slowed run.
+ * Opens a workspace file in the window by Quick Open, typing its absolute path, as a person may. With
+ * the name alone, Quick Open lists files found by the workspace's file search, which in a new window
+ * listed nothing for this file for 45 s in two CI runs (one idle); a path that exists is listed from a
+ * stat of it, with no search. The new window restores the editors the workspace had, and one still
+ * loading (a studio revived by its serializer) may take a key or the focus: Quick Open then does not
+ * show, or closes again. So each attempt presses Ctrl+P once and waits for the file's tab; the next
+ * attempt gives the workbench the focus first. Never a second Ctrl+P while the first may still be
+ * opening: on a busy machine the workbench handled the second after Quick Open showed, as "next
+ * item", and Ctrl's release then opened that item and closed Quick Open under the typing.
  */
-async function quickOpen(page: Page, name: string): Promise<void> {
+async function quickOpen(page: Page, file: string): Promise<void> {
+  const name = path.basename(file);
   const box = page.locator('.quick-input-widget .quick-input-box input');
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first();
   const tab = page.locator('.tabs-container .tab.active', { hasText: name });
@@ -45,13 +47,17 @@ async function quickOpen(page: Page, name: string): Promise<void> {
     if (!(await box.isVisible())) await page.keyboard.press('Control+P');
     if (!(await shows(box, 20_000))) seen.push(`attempt ${attempt}: Quick Open did not show`);
     else if (
-      !(await box.fill(name).then(
+      !(await box.fill(file).then(
         () => shows(row, 15_000),
         () => false,
       ))
-    )
-      seen.push(`attempt ${attempt}: no row for ${name}`);
-    else {
+    ) {
+      const rows = await page
+        .locator('.quick-input-widget .monaco-list-row')
+        .allInnerTexts()
+        .catch(() => []);
+      seen.push(`attempt ${attempt}: no row for ${name} (rows: ${rows.map((r) => JSON.stringify(r.replace(/\s+/g, ' '))).join(', ') || 'none'})`);
+    } else {
       await page.keyboard.press('Enter');
       if (await shows(tab, 10_000)) return;
       seen.push(`attempt ${attempt}: Enter opened no tab of ${name}`);
@@ -80,7 +86,6 @@ describe('Two windows of one workspace (e2e)', () => {
   it('a prompt file run in one window is refused in the other at once, naming it; afterwards the other finds every line done and pays nothing', async () => {
     await prepareTest(opened(), { key: 'unlimited' });
     const { emulator, workspace } = opened();
-    // The file before the second window: its Quick Open lists it from the start.
     const file = path.join(workspace, 'shared-prompts.jsonl');
     const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ prompt: `two windows ${i + 1}`, model: 'aurora-1', size: '64x64' }));
     fs.writeFileSync(file, lines.join('\n'));
@@ -94,7 +99,7 @@ describe('Two windows of one workspace (e2e)', () => {
     await waitFor(() => paid() > 0, 20_000, 'the first window to send a line');
 
     // The second window, from its palette, on the same file: refused at once.
-    await quickOpen(second, 'shared-prompts.jsonl');
+    await quickOpen(second, file);
     await runCommand(second, 'Gateway Images: Generate Images from File');
     const refusal = (await waitForNotification({ page: second }, /shared-prompts\.jsonl is already being run/, 20_000)).find((t) =>
       t.includes('already being run'),
