@@ -23,6 +23,7 @@ import {
   enableSmokeTestDriverInPage,
   installExtensionCopy,
   NO_PORT_SCAN,
+  QUIET_EDITOR,
   UNCOMPRESSED,
   writeJson,
 } from './workbenchConfig';
@@ -195,6 +196,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       'extensions.autoUpdate': false,
       'update.mode': 'none',
       ...NO_PORT_SCAN,
+      ...QUIET_EDITOR,
       // A blinking cursor repaints twice a second, in software (VS Code 1.139 focuses the Chat input).
       'editor.cursorBlinking': 'solid',
       'security.workspace.trust.enabled': options.workspaceTrust === true,
