@@ -22,6 +22,7 @@ import {
   disableExtensionsInPage,
   enableSmokeTestDriverInPage,
   installExtensionCopy,
+  NO_BUILTIN_AI,
   NO_PORT_SCAN,
   QUIET_EDITOR,
   UNCOMPRESSED,
@@ -197,6 +198,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       'update.mode': 'none',
       ...NO_PORT_SCAN,
       ...QUIET_EDITOR,
+      ...NO_BUILTIN_AI,
       // A blinking cursor repaints twice a second, in software (VS Code 1.139 focuses the Chat input).
       'editor.cursorBlinking': 'solid',
       'security.workspace.trust.enabled': options.workspaceTrust === true,
