@@ -120,6 +120,30 @@ describe('cancel before sending', () => {
     assert.equal(paidRequests(gw.emu).length, 0);
   });
 
+  it('cancelled while the job service checks the request (the catalog read): told that nothing was charged', async () => {
+    const reading = gate();
+    const { client } = gatedClient();
+    const rig = newService(client, gw.models, path.join(gw.dir, 'recovery'), {
+      models: async () => {
+        await reading.opened;
+        return gw.models;
+      },
+    });
+    const controller = new AbortController();
+    const running = caught<CancelledError>(() =>
+      rig.service.run({ request, output: { directory: path.join(gw.dir, 'out'), pattern: 'x' } }, { signal: controller.signal }),
+    );
+    controller.abort();
+    reading.open();
+    const error = await running;
+    await client.close();
+    assert.ok(error instanceof CancelledError, String(error));
+    assert.equal(error.outcomeUnknown, false);
+    assert.match(error.message, /before the request was sent: nothing was charged/);
+    assert.ok(!rig.events.some((e) => e.type === 'sending'));
+    assert.equal(gw.emu.state.requests.length, 0);
+  });
+
   it('cancelled after the body went out (the gateway is generating): outcome unknown, as before', async () => {
     gw.emu.state.armFault({ fault: 'latency', latencyMs: 3000 });
     const { client } = gatedClient();
