@@ -10,68 +10,30 @@ import { type OpenedWorkbench, prepareTest, runCommand, waitFor, waitForNotifica
 import { useWorkbench } from './useWorkbench';
 import { RESULTS_DIR } from '../harness/paths';
 
-/** A second window of the same workbench: the same folder, its own extension host. */
-async function openSecondWindow(opened: OpenedWorkbench): Promise<Page> {
+/**
+ * A second window of the same workbench: the same folder, its own extension host, opened on `file`
+ * (the workbench URL's `openFile`, as a window opened on a file has it). In slowed CI runs the second
+ * window's Quick Open listed nothing for the file for 45 s, by its name and by its absolute path alike,
+ * while that window was still busy with its start; a window that opens with the file needs no search.
+ */
+async function openSecondWindow(opened: OpenedWorkbench, file: string): Promise<Page> {
+  const url = new URL(opened.page.url());
+  const payload = JSON.parse(url.searchParams.get('payload') ?? '[]') as [string, string][];
+  payload.push(['openFile', `vscode-remote://${url.host}${file}`]);
+  url.searchParams.set('payload', JSON.stringify(payload));
   const page = await opened.workbench.context.newPage();
-  await page.goto(opened.page.url(), { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  await page.goto(url.toString(), { waitUntil: 'domcontentloaded', timeout: 60_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
   // Its extension host has activated ours once its status bar item shows the account.
   await page.locator('[id$="gateway-images.status"]').first().waitFor({ state: 'visible', timeout: 90_000 });
   await page.bringToFront();
+  // The file's tab, active: the command below takes the active editor's file.
+  const tab = page.locator('.tabs-container .tab.active', { hasText: path.basename(file) });
+  await tab.waitFor({ state: 'visible', timeout: 60_000 }).catch(async (error: Error) => {
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'e2e', 'two-windows-second-window.png') }).catch(() => undefined);
+    throw new Error(`the second window did not show ${path.basename(file)} (test-results/e2e/two-windows-second-window.png): ${error.message}`);
+  });
   return page;
-}
-
-/**
- * Opens a workspace file in the window by Quick Open, typing its absolute path, as a person may. With
- * the name alone, Quick Open lists files found by the workspace's file search, which in a new window
- * listed nothing for this file for 45 s in two CI runs (one idle); a path that exists is listed from a
- * stat of it, with no search. The new window restores the editors the workspace had, and one still
- * loading (a studio revived by its serializer) may take a key or the focus: Quick Open then does not
- * show, or closes again. So each attempt presses Ctrl+P once and waits for the file's tab; the next
- * attempt gives the workbench the focus first. Never a second Ctrl+P while the first may still be
- * opening: on a busy machine the workbench handled the second after Quick Open showed, as "next
- * item", and Ctrl's release then opened that item and closed Quick Open under the typing.
- */
-async function quickOpen(page: Page, file: string): Promise<void> {
-  const name = path.basename(file);
-  const box = page.locator('.quick-input-widget .quick-input-box input');
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first();
-  const tab = page.locator('.tabs-container .tab.active', { hasText: name });
-  const shows = (locator: typeof box, timeout: number) =>
-    locator.waitFor({ state: 'visible', timeout }).then(
-      () => true,
-      () => false,
-    );
-  const seen: string[] = [];
-  for (let attempt = 1; ; attempt++) {
-    if (!(await box.isVisible())) await page.keyboard.press('Control+P');
-    if (!(await shows(box, 20_000))) seen.push(`attempt ${attempt}: Quick Open did not show`);
-    else if (
-      !(await box.fill(file).then(
-        () => shows(row, 15_000),
-        () => false,
-      ))
-    ) {
-      const rows = await page
-        .locator('.quick-input-widget .monaco-list-row')
-        .allInnerTexts()
-        .catch(() => []);
-      seen.push(`attempt ${attempt}: no row for ${name} (rows: ${rows.map((r) => JSON.stringify(r.replace(/\s+/g, ' '))).join(', ') || 'none'})`);
-    } else {
-      await page.keyboard.press('Enter');
-      if (await shows(tab, 10_000)) return;
-      seen.push(`attempt ${attempt}: Enter opened no tab of ${name}`);
-    }
-    if (attempt === 3) {
-      await page.screenshot({ path: path.join(RESULTS_DIR, 'e2e', 'two-windows-second-window.png') }).catch(() => undefined);
-      throw new Error(`Quick Open did not open ${name} in the second window (test-results/e2e/two-windows-second-window.png): ${seen.join('; ')}`);
-    }
-    await page.keyboard.press('Escape');
-    await page
-      .locator('.part.statusbar')
-      .click({ position: { x: 5, y: 5 } })
-      .catch(() => undefined);
-  }
 }
 
 describe('Two windows of one workspace (e2e)', () => {
@@ -89,7 +51,7 @@ describe('Two windows of one workspace (e2e)', () => {
     const file = path.join(workspace, 'shared-prompts.jsonl');
     const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ prompt: `two windows ${i + 1}`, model: 'aurora-1', size: '64x64' }));
     fs.writeFileSync(file, lines.join('\n'));
-    second = await openSecondWindow(opened());
+    second = await openSecondWindow(opened(), file);
     const paid = () => emulator.state.requests.filter((r) => r.paid && r.prompt?.startsWith('two windows')).length;
     // The first window runs the file by arguments, the gateway holding each line 25 s: its run must
     // still hold the claim when the second window's start comes, after Quick Open and the palette,
@@ -98,8 +60,7 @@ describe('Two windows of one workspace (e2e)', () => {
     const run = opened().command<{ done: number }>('gatewayImages.generateFromFile', { file, concurrency: 2 });
     await waitFor(() => paid() > 0, 20_000, 'the first window to send a line');
 
-    // The second window, from its palette, on the same file: refused at once.
-    await quickOpen(second, file);
+    // The second window, from its palette, on the same file (its active editor): refused at once.
     await runCommand(second, 'Gateway Images: Generate Images from File');
     const refusal = (await waitForNotification({ page: second }, /shared-prompts\.jsonl is already being run/, 20_000)).find((t) =>
       t.includes('already being run'),
