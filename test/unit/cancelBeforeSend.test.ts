@@ -48,6 +48,13 @@ describe('cancel before sending', () => {
     return { opened, open };
   }
 
+  /** A cancel before anything went out: a CancelledError, not "outcome unknown", saying nothing was charged. */
+  function assertToldNothingCharged(error: unknown): void {
+    assert.ok(error instanceof CancelledError, String(error));
+    assert.equal(error.outcomeUnknown, false);
+    assert.match(error.message, /before the request was sent: nothing was charged/);
+  }
+
   it('cancelled while the key is being read: not sent, not "may have been charged"', async () => {
     const key = gate();
     const { client, seen } = gatedClient({ key: key.opened });
@@ -58,9 +65,7 @@ describe('cancel before sending', () => {
     key.open();
     const error = await running;
     await client.close();
-    assert.ok(error instanceof CancelledError, String(error));
-    assert.equal(error.outcomeUnknown, false);
-    assert.match(error.message, /before the request was sent: nothing was charged/);
+    assertToldNothingCharged(error);
     assert.equal(seen.connects, 0, 'a connection was opened');
     assert.equal(gw.emu.state.requests.length, 0);
   });
@@ -137,9 +142,7 @@ describe('cancel before sending', () => {
     reading.open();
     const error = await running;
     await client.close();
-    assert.ok(error instanceof CancelledError, String(error));
-    assert.equal(error.outcomeUnknown, false);
-    assert.match(error.message, /before the request was sent: nothing was charged/);
+    assertToldNothingCharged(error);
     assert.ok(!rig.events.some((e) => e.type === 'sending'));
     assert.equal(gw.emu.state.requests.length, 0);
   });
