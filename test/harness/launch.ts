@@ -26,6 +26,7 @@ import {
   NO_PORT_SCAN,
   QUIET_EDITOR,
   UNCOMPRESSED,
+  UNUSED_BUILTIN_EXTENSIONS,
   writeJson,
 } from './workbenchConfig';
 import { formatAutomationLog, recordPageEvents, WORKBENCH_NOISE } from './workbenchLog';
@@ -78,26 +79,6 @@ export interface LaunchOptions {
    */
   disabledBuiltinExtensions?: readonly string[];
 }
-
-/**
- * Built-in extensions that no test uses, off in every test window: each costs CPU beside the tests
- * on a 2-core machine. TypeScript and JavaScript start a tsserver (10-12 % of a core each) for any
- * .js, .ts or .jsonc file opened; Git, its base and GitHub activate on start-up and run git on the
- * workspace; Emmet activates on any language; merge conflicts, the debugger's auto-attach and npm
- * on start-up or on a package.json. Markdown and JSON stay on: the extension opens Account and
- * Usage and a prompt-file run's report in Markdown's preview, the integration tests render Markdown
- * (markdown.api.render), and the styles file is checked against its schema. Both start only when used.
- */
-export const UNUSED_BUILTIN_EXTENSIONS: readonly string[] = [
-  'vscode.typescript-language-features',
-  'vscode.git',
-  'vscode.git-base',
-  'vscode.github',
-  'vscode.emmet',
-  'vscode.merge-conflict',
-  'vscode.debug-auto-launch',
-  'vscode.npm',
-];
 
 export interface Workbench {
   /** The one temp dir holding home, user data, extensions, workspace copy and browser profile. */

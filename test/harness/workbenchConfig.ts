@@ -86,6 +86,37 @@ export const QUIET_EDITOR = {
  */
 export const NO_BUILTIN_AI = { 'chat.disableAIFeatures': true } as const;
 
+/**
+ * Built-in extensions that no test uses, off in every test window. TypeScript and JavaScript start a
+ * tsserver (10-12 % of a core each) for any .js, .ts or .jsonc file opened; Git, its base and GitHub
+ * activate on start-up and run git on the workspace; Emmet activates on any language; merge
+ * conflicts, the debugger's auto-attach and npm on start-up or on a package.json. The rest cost the
+ * workbench and the extension host their contributions in every window (languages, grammars, themes,
+ * views), and some activate: GitHub's sign-in when VS Code 1.139 asks for a GitHub session, the
+ * extension manifest checker on any JSON file. Two integration runs at once on 1.139.1, one with the
+ * second group off: 4-6 % less CPU; the e2e subset 1 %. On stay Markdown, its math and diagrams (the
+ * extension opens Account and Usage and a prompt-file run's report in Markdown's preview; the tests
+ * render outside text with VS Code's Markdown renderer as a person has it), JSON and settings
+ * editing (the styles file is checked against its schema), HTML, CSS, JavaScript and TypeScript
+ * grammars, image preview, the default themes and icons, logs, and port forwarding.
+ */
+export const UNUSED_BUILTIN_EXTENSIONS: readonly string[] = [
+  ...['typescript-language-features', 'git', 'git-base', 'github', 'emmet', 'merge-conflict', 'debug-auto-launch', 'npm'],
+  // Languages no test opens.
+  ...['bat', 'clojure', 'coffeescript', 'cpp', 'csharp', 'dart', 'docker', 'dotenv', 'fsharp', 'go', 'groovy', 'handlebars', 'hlsl', 'ini'],
+  ...['java', 'julia', 'latex', 'less', 'lua', 'make', 'objective-c', 'perl', 'php', 'powershell', 'pug', 'python', 'r', 'razor'],
+  ...['restructuredtext', 'ruby', 'rust', 'scss', 'shaderlab', 'shellscript', 'sql', 'swift', 'vb', 'xml', 'yaml'],
+  // Features no test uses: language servers, sign-in, notebooks, task runners, views.
+  ...['php-language-features', 'css-language-features', 'html-language-features', 'extension-editing', 'references-view', 'search-result'],
+  ...['debug-server-ready', 'ipynb', 'notebook-renderers', 'simple-browser', 'terminal-suggest', 'github-authentication'],
+  ...['microsoft-authentication', 'grunt', 'gulp', 'jake'],
+  // Colour themes besides the defaults (the screenshots use Default Dark Modern and Default Light Modern).
+  ...['theme-abyss', 'theme-kimbie-dark', 'theme-monokai', 'theme-monokai-dimmed', 'theme-quietlight', 'theme-red', 'theme-solarized-dark'],
+  ...['theme-solarized-light', 'theme-tomorrow-night-blue'],
+]
+  .map((name) => `vscode.${name}`)
+  .concat(['ms-vscode.js-debug', 'ms-vscode.js-debug-companion', 'ms-vscode.vscode-js-profile-table']);
+
 /** The flags for a run with Workspace Trust on (the workspace starts untrusted). */
 export function codeServerFlags(workspaceTrust: boolean): string[] {
   return workspaceTrust ? CODE_SERVER_FLAGS.filter((f) => f !== '--disable-workspace-trust') : [...CODE_SERVER_FLAGS];
