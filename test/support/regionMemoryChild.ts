@@ -5,12 +5,14 @@
 //     same picture as the JPEGs named: baseline (as a camera writes it: baseline, 4:2:0) and jpeg
 //     (mozjpeg's defaults: progressive, 4:4:4). The picture is made once for them all.
 //   node regionMemoryChild.js edit <dir> <png|jpeg|baseline>   loads the modules, idles, runs the region edit
+//   node regionMemoryChild.js peak   measures nothing done, as `edit` measures (the measurement's own test)
 // `edit` prints one JSON line: { idleKb, peakKb, ... }.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { deflate } from 'node:zlib';
 import type { JobResult } from '../../src/jobs/jobResult';
+import { resetPeakRss, vmHwmMb } from '../../tools/bench/procStats';
 import { chunk, encodeJpeg, photoLike, PNG_SIGNATURE } from './regionImages';
 
 const deflateAsync = promisify(deflate);
@@ -65,12 +67,28 @@ async function make(dir: string, jpegs: ('jpeg' | 'baseline')[]): Promise<void> 
   await pngs;
 }
 
+/** The peak RSS in KiB: VmHWM since the mark when there is one, else the kernel's maxRSS (which may count the parent's). */
+function peakSinceMark(marked: boolean): number {
+  const hwmMb = marked ? vmHwmMb() : undefined;
+  return hwmMb !== undefined ? Math.round(hwmMb * 1024) : process.resourceUsage().maxRSS;
+}
+
+/** `peak`: the figures of a process that does nothing, measured as `edit` measures: what the parent's memory adds to them. */
+function idlePeak(): Pick<MemoryFigures, 'idleKb' | 'peakKb'> {
+  const idleKb = Math.round(process.memoryUsage.rss() / 1024);
+  return { idleKb, peakKb: peakSinceMark(resetPeakRss()) };
+}
+
 async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
   const regionEdit = await import('../../src/jobs/regionEdit');
   // The JPEG decoder's WASM is compiled on first use, as in the extension: part of the edit's cost.
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 50));
   const idleKb = Math.round(process.memoryUsage.rss() / 1024);
+  // The kernel's peak mark from here on (VmHWM, reset at idle). Not resourceUsage().maxRSS: Linux
+  // carries the peak of the process that forked this one across exec, so a test process of 364 MB
+  // made both edits "peak 364 MB" (CI, 2026-12-03).
+  const peakMarked = resetPeakRss();
 
   const original = path.join(dir, ORIGINAL_FILES[kind]);
   const work = path.join(dir, `work-${kind}`);
@@ -85,7 +103,7 @@ async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
   const result: JobResult = { files: [answer], model: 'm', estimate: { n: 1, reservation: 0, expectedMin: 0, expectedMax: 0 } };
   const outcome = await regionEdit.finishRegionEdit(plan, result, path.join(dir, 'mask.png'));
   if (outcome.notes.length || outcome.files.length !== 1) throw new Error(`the region edit failed: ${outcome.notes.join('; ')}`);
-  const peakKb = process.resourceUsage().maxRSS;
+  const peakKb = peakSinceMark(peakMarked);
   const { crop } = plan.record;
   return {
     kind,
@@ -100,12 +118,14 @@ async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
 if (require.main === module) {
   const [step, dir, kind] = process.argv.slice(2);
   const run =
-    step === 'make'
-      ? make(
-          dir!,
-          process.argv.slice(4).filter((jpeg): jpeg is 'jpeg' | 'baseline' => jpeg === 'jpeg' || jpeg === 'baseline'),
-        )
-      : edit(dir!, kind === 'jpeg' || kind === 'baseline' ? kind : 'png');
+    step === 'peak'
+      ? Promise.resolve(idlePeak())
+      : step === 'make'
+        ? make(
+            dir!,
+            process.argv.slice(4).filter((jpeg): jpeg is 'jpeg' | 'baseline' => jpeg === 'jpeg' || jpeg === 'baseline'),
+          )
+        : edit(dir!, kind === 'jpeg' || kind === 'baseline' ? kind : 'png');
   run.then(
     (figures) => {
       if (figures) process.stdout.write(`${JSON.stringify(figures)}\n`);

@@ -63,6 +63,18 @@ describe('region edit memory (4096×4096 original, real processes)', function ()
     assert.ok(mb(baseline.peakKb - baseline.idleKb) <= BOUND_MB, `peak − idle ${mb(baseline.peakKb - baseline.idleKb).toFixed(0)} MB`);
   });
 
+  it("measures the child's own peak: a parent of 300 MB does not raise it", async () => {
+    // Linux carries a forked process's peak RSS across exec into resourceUsage().maxRSS: the test
+    // process's own size once made both edits read "peak 364 MB".
+    const ballast = Buffer.alloc(300 * 1024 * 1024, 1);
+    try {
+      const { idleKb, peakKb } = JSON.parse(await child(['peak'])) as MemoryFigures;
+      assert.ok(mb(peakKb - idleKb) < 64, `a child that does nothing: idle ${mb(idleKb).toFixed(0)} MB, peak ${mb(peakKb).toFixed(0)} MB`);
+    } finally {
+      assert.ok(ballast.length > 0); // the ballast is held until the child has run
+    }
+  });
+
   // Not held: decoding a progressive 4096×4096 JPEG alone takes ~260 MB over idle, every run (258–266
   // measured): it runs in a worker thread (~17 MB), ended right after, so the put-back never overlaps it;
   // but mozjpeg's WASM memory (~185 MB: whole-image coefficients 96 MB, the RGBA 64 MB, the input) and
