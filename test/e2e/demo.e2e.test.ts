@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_ARGS, UNCOMPRESSED } from '../harness/workbenchConfig';
+import { E2E_CHROMIUM_ARGS, UNCOMPRESSED } from '../harness/workbenchConfig';
 import { CHROMIUM } from '../harness/paths';
 import { copyRepo } from '../support/repoCopy';
 import { portIsFree, type ProcessInfo, processTree, survivors } from './processes';
@@ -132,7 +132,7 @@ describe('npm run demo, as the README says (e2e)', function () {
   async function opensInChromium(): Promise<void> {
     assert.ok(printed, 'the demo did not start');
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: E2E_CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 }, extraHTTPHeaders: UNCOMPRESSED });
     const t0 = Date.now();
     await page.goto(printed.url, { waitUntil: 'domcontentloaded', timeout: 60_000 });

@@ -18,6 +18,7 @@ import {
   checkCodeServerInstalled,
   checkExtensionBuilt,
   CHROMIUM_ARGS,
+  E2E_CHROMIUM_ARGS,
   codeServerFlags,
   disableExtensionsInPage,
   enableSmokeTestDriverInPage,
@@ -275,7 +276,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
     context = await chromium.launchPersistentContext(dirs.browser, {
       executablePath: CHROMIUM,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: options.extensionTestsPath ? CHROMIUM_ARGS : E2E_CHROMIUM_ARGS,
       // Uncompressed answers: code-server brotli-compresses each workbench file per request (about a
       // second of its CPU per window, and more per reload), for a loopback connection.
       extraHTTPHeaders: UNCOMPRESSED,
