@@ -116,7 +116,7 @@ export class ImageJobService {
       if (!confirmed) throw new CancelledError(l10n.t('Not sent: the cost was not confirmed.'));
     }
     // Cancelled while the job was checked or confirmed: nothing has gone out, and the person is told so.
-    if (options.signal?.aborted) throw new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
+    if (options.signal?.aborted) throw CancelledError.beforeSending();
 
     // Each image is placed as soon as it is complete (the first one early, not at the end).
     const date = this.deps.now?.() ?? new Date();

@@ -228,7 +228,7 @@ export class GatewayClient {
       if (error instanceof SinkFailure) throw error.cause;
       let typed = deadline.translate(error, status !== undefined ? 'answering' : bodyStarted ? 'awaiting-answer' : 'connecting');
       if (kept) typed.keptAnswer = { ...kept, costRub: await costInAnswer(kept.file) };
-      if (!bodyStarted && typed instanceof CancelledError) typed = new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
+      if (!bodyStarted && typed instanceof CancelledError) typed = CancelledError.beforeSending();
       // Once the body began to leave, only a refusal proves nothing was charged. A failure without an
       // answer may have reached the gateway (a proxy's 407 is its own answer: the request went no further).
       if (!(typed instanceof ApiError) && !(typed instanceof ProxyAuthenticationError) && bodyStarted && mayHaveReachedGateway(error))

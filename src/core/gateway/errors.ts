@@ -188,6 +188,11 @@ export class CancelledError extends GatewayError {
   constructor(message = l10n.t('The request was cancelled.')) {
     super(message);
   }
+
+  /** A cancel that landed before any of the request went out: the person is told that nothing was charged. */
+  static beforeSending(): CancelledError {
+    return new CancelledError(l10n.t('Cancelled before the request was sent: nothing was charged.'));
+  }
 }
 
 /** The gateway answered with a success status but the body could not be read (truncated JSON, bad base64...). */
