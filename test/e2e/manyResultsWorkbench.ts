@@ -1,6 +1,6 @@
 // One window with a long history, for the suites that need 5,000 results: Find Image Results… and
 // the studio at scale. Opening a window and seeding its journal (a generation from the studio, 4,999
-// results appended, a reload) cost about fifteen seconds of a 2-core machine; the second suite finds
+// results appended) cost about ten seconds of a 2-core machine; the second suite finds
 // them done. The results are made once, by the first suite that asks (alone or after the other), and
 // what each suite changes it puts back (the gallery's filter). Loaded by .mocharc.e2e.json
 // (`require`): its root hook closes the window once every suite has run.

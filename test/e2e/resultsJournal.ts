@@ -1,11 +1,11 @@
 // A long history of results for the studio's gallery and Find Image Results…: one result generated
 // from the studio, thousands appended beside it in the workspace's results journal, as long use
-// leaves it, read anew by a reloaded window.
+// (or another window) leaves it.
 import * as fs from 'fs';
 import * as path from 'path';
 import { type HistoryEntry, journalLine } from '../../src/jobs/results/resultsIndex';
 import { generateCard, openStudio } from './studioPage';
-import { type OpenedWorkbench, reloadWindow, waitFor } from './workbench';
+import { type OpenedWorkbench, waitFor } from './workbench';
 
 /** The results journal of the window's workspace, once it holds the generated result with its cost. */
 export function generatedResult(opened: OpenedWorkbench): Promise<{ journal: string; result: HistoryEntry }> {
@@ -51,13 +51,13 @@ export function appendResults(journal: string, oldest: HistoryEntry, count: numb
 
 /**
  * `count` results in the workspace's journal: the oldest generated from the studio with
- * `oldestPrompt`, the rest appended beside it (appendResults). The window is then reloaded: the new
- * window reads the journal on its first use, when the studio asks for its first page.
+ * `oldestPrompt`, the rest appended beside it (appendResults). The window's extension reads them as
+ * it reads another window's appends (it watches the journal and checks it before each read), so no
+ * reload is needed here; a suite that wants the journal read cold reloads the window itself.
  */
 export async function seedResults(opened: OpenedWorkbench, oldestPrompt: string, count: number, describe: (i: number) => AppendedResult): Promise<void> {
   await generateCard(await openStudio(opened.page), oldestPrompt);
   const { journal, result } = await generatedResult(opened);
   await opened.command('workbench.action.closeAllEditors');
   appendResults(journal, result, count, describe);
-  await reloadWindow(opened);
 }
