@@ -19,6 +19,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { REPO_ROOT, RESULTS_DIR } from './paths';
 import { type MachineCpu as Cpu, layerCpu, machineCpu } from './cpuAccounting';
+import { readSpeedGauge, speedGaugeLine } from './speedGauge';
 import { LAYER_ENV, readSummaries, SUMMARY_FILE_ENV } from './summary';
 
 export interface Layer {
@@ -203,15 +204,19 @@ async function main(): Promise<number> {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const summaryFile = path.join(RESULTS_DIR, 'summary.jsonl');
   fs.rmSync(summaryFile, { force: true });
+  const gaugeAtStart = readSpeedGauge();
   const before = machineCpu();
   const startedAt = Date.now();
   const done = await runLayers(layers, (layer) => runLayer(layer, summaryFile));
   const after = machineCpu();
+  const seconds = (Date.now() - startedAt) / 1000;
+  const layersCpu = done.some((r) => r.cpuSeconds !== undefined) ? done.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0) : undefined;
+  const gauge = speedGaugeLine(gaugeAtStart, readSpeedGauge(), layersCpu);
   const passed = done.reduce((n, r) => n + r.passed, 0);
   const failed = done.reduce((n, r) => n + r.failed, 0);
   // The failed tests by name, above the total: CI shows the end of the output, and a count alone cannot be chased.
   const failures = done.flatMap((r) => (r.failures ?? []).map((f) => `FAILED in ${r.name}: ${f}`));
-  const lines = [...done.map(line), ...cpuLines(done, before, after, (Date.now() - startedAt) / 1000), ...failures, `${passed} passed, ${failed} failed`];
+  const lines = [...done.map(line), ...cpuLines(done, before, after, seconds), gauge, ...failures, `${passed} passed, ${failed} failed`];
   fs.writeFileSync(path.join(RESULTS_DIR, 'summary.txt'), lines.join('\n') + '\n');
   process.stdout.write(`\n::: test layers\n${lines.join('\n')}\n`);
   return failed === 0 ? 0 : 1;
