@@ -133,13 +133,19 @@ async function runLayer(layer: Layer, summaryFile: string): Promise<LayerResult>
   return result;
 }
 
+/** The CPU seconds of the layers in all; undefined where no layer was measured (no control group). */
+export function layersCpuSeconds(done: readonly LayerResult[]): number | undefined {
+  return done.some((r) => r.cpuSeconds !== undefined) ? done.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0) : undefined;
+}
+
 /**
  * The CPU of the layers in all, and how busy the machine was (every process, the layers' and anything
  * beside them): where it was busy throughout, a slower machine of the kind multiplies the time.
  */
 export function cpuLines(done: readonly LayerResult[], before: Cpu | undefined, after: Cpu | undefined, seconds: number): string[] {
   const lines: string[] = [];
-  if (done.some((r) => r.cpuSeconds !== undefined)) lines.push(`CPU of the layers in all: ${done.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0).toFixed(0)} s`);
+  const layersCpu = layersCpuSeconds(done);
+  if (layersCpu !== undefined) lines.push(`CPU of the layers in all: ${layersCpu.toFixed(0)} s`);
   if (before && after) {
     const busy = after.busy - before.busy;
     const total = busy + after.idle - before.idle;
@@ -210,8 +216,7 @@ async function main(): Promise<number> {
   const done = await runLayers(layers, (layer) => runLayer(layer, summaryFile));
   const after = machineCpu();
   const seconds = (Date.now() - startedAt) / 1000;
-  const layersCpu = done.some((r) => r.cpuSeconds !== undefined) ? done.reduce((n, r) => n + (r.cpuSeconds ?? 0), 0) : undefined;
-  const gauge = speedGaugeLine(gaugeAtStart, readSpeedGauge(), layersCpu);
+  const gauge = speedGaugeLine(gaugeAtStart, readSpeedGauge(), layersCpuSeconds(done));
   const passed = done.reduce((n, r) => n + r.passed, 0);
   const failed = done.reduce((n, r) => n + r.failed, 0);
   // The failed tests by name, above the total: CI shows the end of the output, and a count alone cannot be chased.
