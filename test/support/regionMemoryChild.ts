@@ -67,16 +67,28 @@ async function make(dir: string, jpegs: ('jpeg' | 'baseline')[]): Promise<void> 
   await pngs;
 }
 
-/** The peak RSS in KiB: VmHWM since the mark when there is one, else the kernel's maxRSS (which may count the parent's). */
-function peakSinceMark(marked: boolean): number {
-  const hwmMb = marked ? vmHwmMb() : undefined;
-  return hwmMb !== undefined ? Math.round(hwmMb * 1024) : process.resourceUsage().maxRSS;
+/**
+ * The idle RSS, and the kernel's peak mark from here on (VmHWM, reset at idle). Not
+ * resourceUsage().maxRSS: Linux carries the peak of the process that forked this one across exec, so
+ * a test process of 364 MB made both edits "peak 364 MB" (CI, 2026-12-03). `peakKb()` reads the peak
+ * since the mark, or maxRSS where the mark cannot be reset (it may then count the parent's).
+ */
+function markIdle(): { idleKb: number; peakKb: () => number } {
+  const idleKb = Math.round(process.memoryUsage.rss() / 1024);
+  const marked = resetPeakRss();
+  return {
+    idleKb,
+    peakKb: () => {
+      const hwmMb = marked ? vmHwmMb() : undefined;
+      return hwmMb !== undefined ? Math.round(hwmMb * 1024) : process.resourceUsage().maxRSS;
+    },
+  };
 }
 
 /** `peak`: the figures of a process that does nothing, measured as `edit` measures: what the parent's memory adds to them. */
 function idlePeak(): Pick<MemoryFigures, 'idleKb' | 'peakKb'> {
-  const idleKb = Math.round(process.memoryUsage.rss() / 1024);
-  return { idleKb, peakKb: peakSinceMark(resetPeakRss()) };
+  const mark = markIdle();
+  return { idleKb: mark.idleKb, peakKb: mark.peakKb() };
 }
 
 async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
@@ -84,11 +96,7 @@ async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
   // The JPEG decoder's WASM is compiled on first use, as in the extension: part of the edit's cost.
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const idleKb = Math.round(process.memoryUsage.rss() / 1024);
-  // The kernel's peak mark from here on (VmHWM, reset at idle). Not resourceUsage().maxRSS: Linux
-  // carries the peak of the process that forked this one across exec, so a test process of 364 MB
-  // made both edits "peak 364 MB" (CI, 2026-12-03).
-  const peakMarked = resetPeakRss();
+  const { idleKb, peakKb: peakSinceIdle } = markIdle();
 
   const original = path.join(dir, ORIGINAL_FILES[kind]);
   const work = path.join(dir, `work-${kind}`);
@@ -103,7 +111,7 @@ async function edit(dir: string, kind: OriginalKind): Promise<MemoryFigures> {
   const result: JobResult = { files: [answer], model: 'm', estimate: { n: 1, reservation: 0, expectedMin: 0, expectedMax: 0 } };
   const outcome = await regionEdit.finishRegionEdit(plan, result, path.join(dir, 'mask.png'));
   if (outcome.notes.length || outcome.files.length !== 1) throw new Error(`the region edit failed: ${outcome.notes.join('; ')}`);
-  const peakKb = peakSinceMark(peakMarked);
+  const peakKb = peakSinceIdle();
   const { crop } = plan.record;
   return {
     kind,
