@@ -134,14 +134,32 @@ export class AccountStatusBar implements vscode.Disposable {
   }
 }
 
+/** The window's focus as the refresh schedule sees it: VS Code's window, or a test's. */
+export interface WindowFocus {
+  readonly focused: boolean;
+  readonly onDidChange: vscode.Event<vscode.WindowState>;
+}
+
+const vscodeWindowFocus = (): WindowFocus => ({
+  get focused() {
+    return vscode.window.state.focused;
+  },
+  onDidChange: vscode.window.onDidChangeWindowState,
+});
+
 /** Keeps the account fresh: at start, when the key or address changes, and on a timer while focused. */
-export function scheduleAccountRefresh(account: AccountModel, keysChanged: vscode.Event<void>): vscode.Disposable {
+export function scheduleAccountRefresh(
+  account: AccountModel,
+  keysChanged: vscode.Event<void>,
+  windowFocus: WindowFocus = vscodeWindowFocus(),
+): vscode.Disposable {
   let timer: ReturnType<typeof setInterval> | undefined;
+  let focused = windowFocus.focused;
   const restartTimer = () => {
     if (timer) clearInterval(timer);
     timer = undefined;
     const minutes = readSettings().balanceRefreshMinutes;
-    if (minutes > 0 && vscode.window.state.focused) timer = setInterval(() => void account.refresh(), minutes * 60_000);
+    if (minutes > 0 && focused) timer = setInterval(() => void account.refresh(), minutes * 60_000);
   };
   // First read after activation has returned: activate() itself makes no network call.
   const first = setTimeout(() => void account.refresh(), 0);
@@ -153,11 +171,16 @@ export function scheduleAccountRefresh(account: AccountModel, keysChanged: vscod
       if (e.affectsConfiguration('gatewayImages.baseUrl')) void account.switchIdentity().catch(() => undefined);
       if (e.affectsConfiguration('gatewayImages.balanceRefreshMinutes')) restartTimer();
     }),
-    vscode.window.onDidChangeWindowState((state) => {
+    windowFocus.onDidChange((state) => {
+      // The event also fires when the window's activity (`active`) changes, as after a while without
+      // input: only a change of focus starts or stops the timer.
+      if (state.focused === focused) return;
+      focused = state.focused;
       restartTimer();
       // Coming back after a while: catch up at once.
-      const stale = !account.snapshot.updatedAt || Date.now() - account.snapshot.updatedAt > readSettings().balanceRefreshMinutes * 60_000;
-      if (state.focused && stale && readSettings().balanceRefreshMinutes > 0) void account.refresh();
+      const minutes = readSettings().balanceRefreshMinutes;
+      const stale = !account.snapshot.updatedAt || Date.now() - account.snapshot.updatedAt > minutes * 60_000;
+      if (focused && stale && minutes > 0) void account.refresh();
     }),
   ];
   return new vscode.Disposable(() => {

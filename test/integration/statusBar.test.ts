@@ -50,6 +50,20 @@ function fakeAccount(snapshot: AccountSnapshot) {
   return { account, model: account as unknown as AccountModel, refreshes, switches };
 }
 
+/** A window whose focus the test sets, as VS Code's onDidChangeWindowState reports it. */
+function windowFocus(focused: boolean) {
+  const changes = new vscode.EventEmitter<vscode.WindowState>();
+  return {
+    focused,
+    onDidChange: changes.event,
+    fire(state: vscode.WindowState) {
+      this.focused = state.focused;
+      changes.fire(state);
+    },
+    dispose: () => changes.dispose(),
+  };
+}
+
 const colourOf = (item: vscode.StatusBarItem) => item.backgroundColor?.id;
 const commandOf = (item: vscode.StatusBarItem) => (typeof item.command === 'string' ? item.command : item.command?.command);
 
@@ -166,10 +180,10 @@ describe('Account refresh schedule (scheduleAccountRefresh)', function () {
   });
 
   it('refreshes on the gatewayImages.balanceRefreshMinutes timer while focused, and stops on dispose', async function () {
-    if (!vscode.window.state.focused) this.skip(); // the timer runs only in a focused window
     const fake = fakeAccount({ status: 'ready', balance: 1, updatedAt: Date.now() });
     const keys = new vscode.EventEmitter<void>();
-    const schedule = scheduleAccountRefresh(fake.model, keys.event);
+    const window = windowFocus(true);
+    const schedule = scheduleAccountRefresh(fake.model, keys.event, window);
     try {
       await waitUntil(() => fake.refreshes.length >= 1, 5_000, 'the first refresh');
       // 0.005 minutes = 300 ms: the change restarts the timer with the new period.
@@ -182,7 +196,7 @@ describe('Account refresh schedule (scheduleAccountRefresh)', function () {
       schedule.dispose();
       const stopped = fake.refreshes.length;
       const probe = fakeAccount({ status: 'ready', balance: 1, updatedAt: Date.now() });
-      const second = scheduleAccountRefresh(probe.model, keys.event);
+      const second = scheduleAccountRefresh(probe.model, keys.event, window);
       try {
         await waitUntil(() => probe.refreshes.length >= 4, 10_000, 'the probe timer');
       } finally {
@@ -192,6 +206,31 @@ describe('Account refresh schedule (scheduleAccountRefresh)', function () {
     } finally {
       schedule.dispose();
       keys.dispose();
+      window.dispose();
+    }
+  });
+
+  it('only a change of focus moves the schedule: an activity change (active) neither refreshes nor restarts the timer', async () => {
+    // Stale figures: a return to focus catches up at once. The period is long, so no timer refresh comes between.
+    const fake = fakeAccount({ status: 'ready', balance: 1, updatedAt: Date.now() - 60 * 60_000 });
+    const keys = new vscode.EventEmitter<void>();
+    const window = windowFocus(true);
+    const schedule = scheduleAccountRefresh(fake.model, keys.event, window);
+    try {
+      await waitUntil(() => fake.refreshes.length >= 1, 5_000, 'the first refresh');
+      const after = fake.refreshes.length;
+      // VS Code fires this when the window has had no input for a while (and again on input); it is still focused.
+      window.fire({ focused: true, active: false });
+      window.fire({ focused: true, active: true });
+      assert.strictEqual(fake.refreshes.length, after, 'an activity change refreshed the account');
+      window.fire({ focused: false, active: false });
+      assert.strictEqual(fake.refreshes.length, after, 'losing focus refreshed the account');
+      window.fire({ focused: true, active: true });
+      assert.strictEqual(fake.refreshes.length, after + 1, 'back in focus with stale figures: one refresh at once');
+    } finally {
+      schedule.dispose();
+      keys.dispose();
+      window.dispose();
     }
   });
 });
