@@ -210,8 +210,9 @@ describe('Account refresh schedule (scheduleAccountRefresh)', function () {
     }
   });
 
-  it('only a change of focus moves the schedule: an activity change (active) neither refreshes nor restarts the timer', async () => {
-    // Stale figures: a return to focus catches up at once. The period is long, so no timer refresh comes between.
+  it('only a change of focus moves the schedule: an activity change (active) does not refresh, a return to focus with stale figures does once', async () => {
+    // The default period (minutes): no timer refresh comes between. Figures an hour old are stale.
+    await config().update('balanceRefreshMinutes', undefined, vscode.ConfigurationTarget.Global);
     const fake = fakeAccount({ status: 'ready', balance: 1, updatedAt: Date.now() - 60 * 60_000 });
     const keys = new vscode.EventEmitter<void>();
     const window = windowFocus(true);
