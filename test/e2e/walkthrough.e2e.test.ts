@@ -114,23 +114,28 @@ async function answerInputBox(page: Page, placeholder: string, text: string): Pr
   const input = page.locator(`.quick-input-widget .quick-input-box input[placeholder*="${placeholder}"]`);
   await input.waitFor({ state: 'visible', timeout: 15_000 });
   await input.fill(text);
-  // The walkthrough focuses its step once its button's command has started; on a loaded machine that
-  // can come after the box opened, and the Enter then goes to the step while the box (ignoreFocusOut)
-  // stays open with the text (seen in CI). Then, as a person would, Enter again in the box: only when
-  // the box is still open and the focus is in the walkthrough's step, so an Enter the box took (or the
-  // next picker's) is never given twice.
+  await input.press('Enter');
+  // The walkthrough focuses its step on a timer of its own; on a loaded machine that can come after
+  // the box opened, and the Enter then goes to the step while the box (ignoreFocusOut) stays open with
+  // the text (seen in CI). Then, as a person would, Enter again, in the box only: once the box has
+  // stayed open with the text and the focus in the step for a second (a box that took its Enter closes),
+  // and only while the box itself has the focus, so that no Enter reaches the step's own buttons.
   const until = Date.now() + 30_000;
+  let lostSince: number | undefined;
   for (;;) {
-    await input.press('Enter', { timeout: 5_000 });
-    let stepHasFocus = false;
-    while (!stepHasFocus) {
-      if (!(await input.isVisible())) return;
-      if (Date.now() >= until) throw new Error(`the input box "${placeholder}" did not take its Enter in 30 s`);
-      stepHasFocus = await page.evaluate(
-        () => !!(globalThis as unknown as FocusDocument).document.activeElement?.closest('.gettingStartedContainer .getting-started-step'),
-      );
-      if (!stepHasFocus) await new Promise((resolve) => setTimeout(resolve, 200));
+    if (!(await input.isVisible())) return;
+    if (Date.now() >= until) throw new Error(`the input box "${placeholder}" did not take its Enter in 30 s`);
+    const lost =
+      (await input.inputValue().catch(() => '')) === text &&
+      (await page.evaluate(() => !!(globalThis as unknown as FocusDocument).document.activeElement?.closest('.gettingStartedContainer .getting-started-step')));
+    if (!lost) lostSince = undefined;
+    else if (lostSince === undefined) lostSince = Date.now();
+    else if (Date.now() - lostSince >= 1_000) {
+      lostSince = undefined;
+      await input.focus({ timeout: 2_000 }).catch(() => undefined);
+      if (await input.evaluate((el) => el === el.ownerDocument.activeElement).catch(() => false)) await page.keyboard.press('Enter');
     }
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
