@@ -7,6 +7,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import { setTimeout as sleep } from 'timers/promises';
 import type { Locator, Page } from 'playwright-core';
 import { readManifest, REPO_ROOT } from '../harness/paths';
 import {
@@ -83,18 +84,16 @@ async function showWalkthrough(page: Page): Promise<void> {
   await stepButton(page, 'connect').waitFor({ state: 'visible', timeout: 15_000 });
   // Opening ends with the walkthrough focusing its selected step (on a timer of its own): until then
   // that focus can come at any moment and close whatever the test opens meanwhile (a context menu).
-  await waitFor(
-    () =>
-      page.evaluate(
-        () => !!(globalThis as unknown as FocusDocument).document.activeElement?.closest('.gettingStartedContainer .getting-started-step.expanded'),
-      ),
-    15_000,
-    'the walkthrough to focus its selected step',
-  );
+  await waitFor(() => focusWithin(page, '.gettingStartedContainer .getting-started-step.expanded'), 15_000, 'the walkthrough to focus its selected step');
 }
 
 interface FocusDocument {
   document: { activeElement: { closest(selector: string): unknown } | null };
+}
+
+/** Whether the page's focused element is inside an element that matches `selector`. */
+function focusWithin(page: Page, selector: string): Promise<boolean> {
+  return page.evaluate((inside) => !!(globalThis as unknown as FocusDocument).document.activeElement?.closest(inside), selector);
 }
 
 /** Expands a step and clicks the command button in its description. */
@@ -125,9 +124,7 @@ async function answerInputBox(page: Page, placeholder: string, text: string): Pr
   for (;;) {
     if (!(await input.isVisible())) return;
     if (Date.now() >= until) throw new Error(`the input box "${placeholder}" did not take its Enter in 30 s`);
-    const lost =
-      (await input.inputValue().catch(() => '')) === text &&
-      (await page.evaluate(() => !!(globalThis as unknown as FocusDocument).document.activeElement?.closest('.gettingStartedContainer .getting-started-step')));
+    const lost = (await input.inputValue().catch(() => '')) === text && (await focusWithin(page, '.gettingStartedContainer .getting-started-step'));
     if (!lost) lostSince = undefined;
     else if (lostSince === undefined) lostSince = Date.now();
     else if (Date.now() - lostSince >= 1_000) {
@@ -135,7 +132,7 @@ async function answerInputBox(page: Page, placeholder: string, text: string): Pr
       await input.focus({ timeout: 2_000 }).catch(() => undefined);
       if (await input.evaluate((el) => el === el.ownerDocument.activeElement).catch(() => false)) await page.keyboard.press('Enter');
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }
 
@@ -281,11 +278,7 @@ describe('Getting Started walkthrough, clicked through (e2e)', () => {
       // machine the picker opens only after that and keeps the focus. The picker must survive losing
       // the focus (ignoreFocusOut) either way, so the test gives the focus to the step's button itself.
       await page.locator('.gettingStartedContainer .getting-started-step.expanded').getByRole('button', { name: what, exact: true }).first().focus();
-      await waitFor(
-        () => page.evaluate(() => !(globalThis as unknown as FocusDocument).document.activeElement?.closest('.quick-input-widget')),
-        15_000,
-        `${what}: the focus to leave the picker`,
-      );
+      await waitFor(async () => !(await focusWithin(page, '.quick-input-widget')), 15_000, `${what}: the focus to leave the picker`);
       // The quick input hides in a task after the blur (its focus tracker): two tasks later it has, or never will.
       for (let i = 0; i < 2; i++) await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
       assert.ok(await list.isVisible(), `${what}: the picker closed when it lost the focus`);
